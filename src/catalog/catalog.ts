@@ -1,0 +1,142 @@
+/**
+ * One catalog generation, compiled for serving.
+ *
+ * Built once per generation per isolate: prompts sorted by name (a stable
+ * order across pages and isolates), templates compiled, and list pages
+ * serialized lazily per protocol revision and kept as JSON strings, so a
+ * warm `prompts/list` is a map lookup plus an id splice.
+ */
+import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
+import { featuresOf, type LegacyVersion } from '../lib/versions.js';
+import { completeValues, type Completion } from './complete.js';
+import { mintCursor, readCursor } from './cursor.js';
+import { LookupError } from './errors.js';
+import { describePrompt, shapeContent } from './shape.js';
+import { compileTemplate, render, templatedFields, type Template } from './template.js';
+import type { CatalogSnapshot, MessageRecord, PromptRecord } from './types.js';
+
+interface CompiledMessage {
+  readonly record: MessageRecord;
+  /** Paths of templated string fields, with their compiled templates. */
+  readonly slots: readonly { readonly path: readonly string[]; readonly template: Template }[];
+}
+
+interface CompiledPrompt {
+  readonly record: PromptRecord;
+  readonly required: readonly string[];
+  readonly messages: readonly CompiledMessage[];
+}
+
+function compileMessage(record: MessageRecord): CompiledMessage {
+  const content = record.content as unknown as Record<string, unknown>;
+  const slots = templatedFields(content).map(({ obj, key }) => ({
+    path: obj === content ? [key] : ['resource', key],
+    template: compileTemplate(obj[key] as string),
+  }));
+  return { record, slots: slots.filter((s) => s.template.length > 1) };
+}
+
+function renderMessage(m: CompiledMessage, args: Record<string, string>): MessageRecord['content'] {
+  if (m.slots.length === 0) return m.record.content;
+  const out = { ...(m.record.content as unknown as Record<string, unknown>) };
+  for (const { path, template } of m.slots) {
+    if (path.length === 1) out[path[0]!] = render(template, args);
+    else {
+      const inner = { ...(out[path[0]!] as Record<string, unknown>) };
+      inner[path[1]!] = render(template, args);
+      out[path[0]!] = inner;
+    }
+  }
+  return out as unknown as MessageRecord['content'];
+}
+
+export class Catalog {
+  readonly generation: number;
+  readonly size: number;
+  private readonly sorted: readonly CompiledPrompt[];
+  private readonly byName = new Map<string, CompiledPrompt>();
+  private readonly pages = new Map<string, Promise<string>>();
+
+  constructor(snapshot: CatalogSnapshot) {
+    this.generation = snapshot.generation;
+    this.sorted = [...snapshot.prompts]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((record) => ({
+        record,
+        required: (record.arguments ?? []).filter((a) => a.required).map((a) => a.name),
+        messages: record.messages.map(compileMessage),
+      }));
+    for (const p of this.sorted) this.byName.set(p.record.name, p);
+    this.size = this.sorted.length;
+  }
+
+  /**
+   * The `prompts/list` result for one page, as a JSON string. Cached per
+   * (revision, offset, page size) for the life of this generation.
+   */
+  async listPage(version: LegacyVersion, cursor: unknown, pageSize: number, secret: string): Promise<string> {
+    const offset = cursor === undefined ? 0 : await readCursor(secret, cursor, this.generation);
+    if (offset > this.size) throw new LookupError('invalid_cursor', 'Invalid cursor');
+    const key = `${version}|${offset}|${pageSize}`;
+    let page = this.pages.get(key);
+    if (!page) {
+      page = this.buildPage(version, offset, pageSize, secret);
+      this.pages.set(key, page);
+      page.catch(() => this.pages.delete(key));
+    }
+    return page;
+  }
+
+  private async buildPage(version: LegacyVersion, offset: number, pageSize: number, secret: string): Promise<string> {
+    const f = featuresOf(version);
+    const prompts = this.sorted.slice(offset, offset + pageSize).map((p) => describePrompt(p.record, f));
+    const next = offset + pageSize;
+    const result: { prompts: unknown[]; nextCursor?: string } = { prompts };
+    if (next < this.size) result.nextCursor = await mintCursor(secret, this.generation, next);
+    return JSON.stringify(result);
+  }
+
+  get(name: unknown, args: unknown, version: LegacyVersion): GetPromptResult {
+    const p = this.lookup(name);
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      throw new LookupError('invalid_argument', 'arguments must be an object of strings');
+    const given = (args ?? {}) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(given)) {
+      if (typeof v !== 'string') throw new LookupError('invalid_argument', `Argument "${k}" must be a string`, { argument: k });
+    }
+    const missing = p.required.filter((r) => given[r] === undefined);
+    if (missing.length) {
+      throw new LookupError(
+        'missing_argument',
+        `Missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')} for prompt "${p.record.name}"`,
+        { missing },
+      );
+    }
+    // Undeclared arguments are ignored: placeholders can only name declared ones (checked at publish).
+    const f = featuresOf(version);
+    const messages: PromptMessage[] = p.messages.map((m) => ({
+      role: m.record.role,
+      content: shapeContent(renderMessage(m, given as Record<string, string>), f),
+    }));
+    const result: GetPromptResult = { messages };
+    if (p.record.description !== undefined) result.description = p.record.description;
+    return result;
+  }
+
+  complete(name: unknown, argument: string, value: string): Completion {
+    const p = this.lookup(name);
+    const arg = p.record.arguments?.find((a) => a.name === argument);
+    return completeValues(arg?.values ?? [], value);
+  }
+
+  names(): string[] {
+    return this.sorted.map((p) => p.record.name);
+  }
+
+  private lookup(name: unknown): CompiledPrompt {
+    if (typeof name !== 'string') throw new LookupError('invalid_argument', 'Prompt name must be a string');
+    const p = this.byName.get(name);
+    if (!p) throw new LookupError('unknown_prompt', `Unknown prompt "${name.length > 100 ? `${name.slice(0, 100)}…` : name}"`, { name });
+    return p;
+  }
+}

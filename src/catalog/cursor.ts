@@ -1,0 +1,44 @@
+/**
+ * Opaque list cursors: `<generation>.<offset>.<mac>`, base64url-wrapped.
+ *
+ * Signed so a client cannot forge offsets, and bound to the catalog
+ * generation so a cursor from before a change is rejected (-32602) rather
+ * than silently skipping or repeating prompts. Cursors this isolate minted
+ * are remembered, so walking pages costs no HMAC verification.
+ */
+import { decodeBase64Url, encodeBase64Url } from '../lib/base64url.js';
+import { mac, safeEqual } from '../lib/hmac.js';
+import { LookupError } from './errors.js';
+
+const PURPOSE = 'cursor/v1';
+const minted = new Map<string, { generation: number; offset: number }>();
+const MAX_MEMO = 10_000;
+
+export async function mintCursor(secret: string, generation: number, offset: number): Promise<string> {
+  const body = `${generation}.${offset}`;
+  const cursor = encodeBase64Url(new TextEncoder().encode(`${body}.${await mac(secret, PURPOSE, body)}`));
+  if (minted.size >= MAX_MEMO) minted.clear();
+  minted.set(cursor, { generation, offset });
+  return cursor;
+}
+
+/** Returns the offset the cursor points at in `generation`, or throws LookupError('invalid_cursor'). */
+export async function readCursor(secret: string, cursor: unknown, generation: number): Promise<number> {
+  const known = typeof cursor === 'string' ? minted.get(cursor) : undefined;
+  const parsed = known ?? (await verify(secret, cursor));
+  if (!parsed) throw new LookupError('invalid_cursor', 'Invalid cursor');
+  if (parsed.generation !== generation)
+    throw new LookupError('invalid_cursor', 'Cursor is from an older version of the prompt list; list again from the start');
+  return parsed.offset;
+}
+
+async function verify(secret: string, cursor: unknown): Promise<{ generation: number; offset: number } | null> {
+  if (typeof cursor !== 'string' || cursor.length > 200) return null;
+  const bytes = decodeBase64Url(cursor);
+  if (!bytes) return null;
+  const m = /^(\d{1,15})\.(\d{1,9})\.([A-Za-z0-9_-]{22})$/.exec(new TextDecoder().decode(bytes));
+  if (!m) return null;
+  const expected = await mac(secret, PURPOSE, `${m[1]}.${m[2]}`);
+  if (!safeEqual(expected, m[3]!)) return null;
+  return { generation: Number(m[1]), offset: Number(m[2]) };
+}

@@ -1,0 +1,155 @@
+/**
+ * Validation of prompt records, shared by every writer (seed, admin API, CLI).
+ *
+ * Hand-written rather than the SDK's zod schemas: it must also check what the
+ * spec types cannot (placeholders naming declared arguments, unique names,
+ * size limits), report every problem with a field path, and stay out of the
+ * Worker bundle budget (zod alone is larger than the whole gateway).
+ * Errors are found at publish time so that serving never meets a bad record.
+ */
+import { placeholders, templatedFields } from './template.js';
+import type { Issue, PromptRecord } from './types.js';
+
+export const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+const MAX_TEXT = 100_000;
+const MAX_VALUES = 1_000;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+class Checker {
+  readonly issues: Issue[] = [];
+  fail(path: string, message: string): void {
+    this.issues.push({ path, message });
+  }
+  str(o: Obj, key: string, path: string, opts: { required?: boolean; max?: number } = {}): void {
+    const v = o[key];
+    if (v === undefined) {
+      if (opts.required) this.fail(path + key, 'required');
+    } else if (typeof v !== 'string') this.fail(path + key, 'must be a string');
+    else if (v.length > (opts.max ?? MAX_TEXT)) this.fail(path + key, `longer than ${opts.max ?? MAX_TEXT} characters`);
+    else if (opts.required && v === '') this.fail(path + key, 'must not be empty');
+  }
+}
+
+function checkIcons(c: Checker, icons: unknown, path: string): void {
+  if (icons === undefined) return;
+  if (!Array.isArray(icons)) return c.fail(path, 'must be a list');
+  icons.forEach((icon, i) => {
+    const p = `${path}[${i}]`;
+    if (!isObj(icon)) return c.fail(p, 'must be an object');
+    c.str(icon, 'src', `${p}.`, { required: true, max: 200_000 });
+    if (typeof icon.src === 'string' && !/^(https:|data:)/.test(icon.src)) c.fail(`${p}.src`, 'must be an https: or data: URI');
+    c.str(icon, 'mimeType', `${p}.`, { max: 100 });
+    if (icon.theme !== undefined && icon.theme !== 'light' && icon.theme !== 'dark') c.fail(`${p}.theme`, 'must be light or dark');
+    if (icon.sizes !== undefined && !(Array.isArray(icon.sizes) && icon.sizes.every((s) => typeof s === 'string')))
+      c.fail(`${p}.sizes`, 'must be a list of strings');
+  });
+}
+
+function checkBase64(c: Checker, o: Obj, key: string, path: string, mimePrefix: string): void {
+  c.str(o, key, path, { required: true, max: 10_000_000 });
+  if (typeof o[key] === 'string' && !BASE64.test(o[key] as string)) c.fail(path + key, 'must be base64');
+  c.str(o, 'mimeType', path, { required: true, max: 100 });
+  if (mimePrefix && typeof o.mimeType === 'string' && !o.mimeType.startsWith(mimePrefix))
+    c.fail(`${path}mimeType`, `must be a ${mimePrefix}* type`);
+}
+
+function checkContent(c: Checker, block: unknown, path: string): void {
+  if (!isObj(block)) return c.fail(path, 'must be an object');
+  const p = `${path}.`;
+  switch (block.type) {
+    case 'text':
+      return c.str(block, 'text', p, { required: true });
+    case 'image':
+      return checkBase64(c, block, 'data', p, 'image/');
+    case 'audio':
+      return checkBase64(c, block, 'data', p, 'audio/');
+    case 'resource_link':
+      c.str(block, 'uri', p, { required: true, max: 4096 });
+      c.str(block, 'name', p, { required: true, max: 256 });
+      c.str(block, 'mimeType', p, { max: 100 });
+      return checkIcons(c, block.icons, `${p}icons`);
+    case 'resource': {
+      const r = block.resource;
+      if (!isObj(r)) return c.fail(`${p}resource`, 'required');
+      c.str(r, 'uri', `${p}resource.`, { required: true, max: 4096 });
+      c.str(r, 'mimeType', `${p}resource.`, { max: 100 });
+      if (typeof r.text === 'string') return;
+      if (r.blob !== undefined) return checkBase64(c, { ...r, mimeType: r.mimeType ?? 'application/octet-stream' }, 'blob', `${p}resource.`, '');
+      return c.fail(`${p}resource`, 'needs text or blob');
+    }
+    default:
+      c.fail(`${p}type`, 'must be one of text, image, audio, resource, resource_link');
+  }
+}
+
+/** Validates one record; returns its issues (empty when valid). */
+export function validatePrompt(input: unknown): Issue[] {
+  const c = new Checker();
+  if (!isObj(input)) return [{ path: '', message: 'must be an object' }];
+  c.str(input, 'name', '', { required: true, max: 64 });
+  if (typeof input.name === 'string' && input.name && !NAME_PATTERN.test(input.name))
+    c.fail('name', 'may only use A-Z a-z 0-9 _ . - (at most 64 characters)');
+  c.str(input, 'title', '', { max: 200 });
+  c.str(input, 'description', '', { max: 4000 });
+  checkIcons(c, input.icons, 'icons');
+  if (input.tags !== undefined && !(Array.isArray(input.tags) && input.tags.every((t) => typeof t === 'string')))
+    c.fail('tags', 'must be a list of strings');
+
+  const declared = new Set<string>();
+  if (input.arguments !== undefined && !Array.isArray(input.arguments)) c.fail('arguments', 'must be a list');
+  (Array.isArray(input.arguments) ? input.arguments : []).forEach((arg: unknown, i) => {
+    const p = `arguments[${i}]`;
+    if (!isObj(arg)) return c.fail(p, 'must be an object');
+    c.str(arg, 'name', `${p}.`, { required: true, max: 64 });
+    if (typeof arg.name === 'string') {
+      if (arg.name && !NAME_PATTERN.test(arg.name)) c.fail(`${p}.name`, 'may only use A-Z a-z 0-9 _ . -');
+      if (declared.has(arg.name)) c.fail(`${p}.name`, `duplicate argument "${arg.name}"`);
+      declared.add(arg.name);
+    }
+    c.str(arg, 'title', `${p}.`, { max: 200 });
+    c.str(arg, 'description', `${p}.`, { max: 4000 });
+    if (arg.required !== undefined && typeof arg.required !== 'boolean') c.fail(`${p}.required`, 'must be true or false');
+    const vals = arg.values;
+    if (vals !== undefined && !(Array.isArray(vals) && vals.length <= MAX_VALUES && vals.every((v) => typeof v === 'string')))
+      c.fail(`${p}.values`, `must be a list of at most ${MAX_VALUES} strings`);
+  });
+
+  if (!Array.isArray(input.messages) || input.messages.length === 0) c.fail('messages', 'must be a non-empty list');
+  (Array.isArray(input.messages) ? input.messages : []).forEach((m: unknown, i) => {
+    const p = `messages[${i}]`;
+    if (!isObj(m)) return c.fail(p, 'must be an object');
+    if (m.role !== 'user' && m.role !== 'assistant') c.fail(`${p}.role`, 'must be user or assistant');
+    checkContent(c, m.content, `${p}.content`);
+    if (!isObj(m.content)) return;
+    for (const { obj, key } of templatedFields(m.content)) {
+      for (const name of placeholders(obj[key] as string)) {
+        if (!declared.has(name)) c.fail(`${p}.content`, `placeholder {{${name}}} names no declared argument`);
+      }
+    }
+  });
+  return c.issues;
+}
+
+/** Validates a whole set: every record, plus unique names. Issue paths are prefixed with the prompt's position. */
+export function validateSet(inputs: readonly unknown[], label: (i: number) => string = (i) => `prompts[${i}]`): Issue[] {
+  const issues: Issue[] = [];
+  const seen = new Map<string, number>();
+  inputs.forEach((input, i) => {
+    for (const issue of validatePrompt(input)) issues.push({ path: `${label(i)}: ${issue.path}`, message: issue.message });
+    const name = isObj(input) && typeof input.name === 'string' ? input.name : undefined;
+    if (name === undefined) return;
+    const first = seen.get(name);
+    if (first !== undefined) issues.push({ path: `${label(i)}: name`, message: `duplicate prompt name "${name}" (also ${label(first)})` });
+    else seen.set(name, i);
+  });
+  return issues;
+}
+
+export function asRecords(inputs: readonly unknown[]): PromptRecord[] {
+  const issues = validateSet(inputs);
+  if (issues.length) throw new Error(issues.map((i) => `${i.path}: ${i.message}`).join('\n'));
+  return inputs as PromptRecord[];
+}

@@ -1,0 +1,73 @@
+/**
+ * Typed, validated view of the Worker's vars and secrets.
+ *
+ * Parsed once per `env` object (an isolate keeps the same one), so the hot
+ * path reads plain fields. Bad values fail loudly with the var's name rather
+ * than falling back silently: a gateway with a typo in its TTL should not
+ * start pretending it has a different one.
+ */
+
+export interface Config {
+  readonly allowedOrigins: readonly OriginPattern[];
+  readonly pageSize: number;
+  readonly sessionTtlMs: number;
+  readonly sessionRecheckMs: number;
+  readonly catalogRefreshMs: number;
+  readonly maxBodyBytes: number;
+  /** Undefined when the secret is unset; the MCP route then answers 500 with a clear log line. */
+  readonly signingSecret: string | undefined;
+}
+
+export interface OriginPattern {
+  readonly scheme: string;
+  readonly host: string;
+  /** `null` matches any port (written `host:*`). */
+  readonly port: string | null;
+}
+
+export class ConfigError extends Error {}
+
+type Vars = Partial<Record<keyof Env, unknown>>;
+
+function int(vars: Vars, name: keyof Env, fallback: number, min: number, max: number): number {
+  const raw = vars[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${String(name)} must be an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+export function parseOrigins(raw: string): OriginPattern[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const m = /^(https?):\/\/([^/:]+)(?::(\d+|\*))?$/.exec(entry);
+      if (!m) throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" is not scheme://host[:port|:*]`);
+      const scheme = m[1]!;
+      const port = m[3] === '*' ? null : (m[3] ?? (scheme === 'https' ? '443' : '80'));
+      return { scheme, host: m[2]!.toLowerCase(), port };
+    });
+}
+
+const cache = new WeakMap<object, Config>();
+
+export function configOf(env: Env): Config {
+  let c = cache.get(env);
+  if (c) return c;
+  const vars = env as unknown as Vars;
+  c = {
+    allowedOrigins: parseOrigins(String(vars.ALLOWED_ORIGINS ?? '')),
+    pageSize: int(vars, 'PAGE_SIZE', 50, 1, 500),
+    sessionTtlMs: int(vars, 'SESSION_TTL_SECONDS', 3600, 10, 30 * 86400) * 1000,
+    sessionRecheckMs: int(vars, 'SESSION_RECHECK_MS', 2000, 0, 60_000),
+    catalogRefreshMs: int(vars, 'CATALOG_REFRESH_MS', 2000, 0, 300_000),
+    maxBodyBytes: int(vars, 'MAX_BODY_BYTES', 1_048_576, 1024, 16 * 1_048_576),
+    signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
+  };
+  cache.set(env, c);
+  return c;
+}

@@ -1,0 +1,30 @@
+/**
+ * The Hono app: mounts the routes and owns the single error handler that
+ * turns every HttpError (and anything unexpected) into a response.
+ */
+import { Hono } from 'hono';
+import { ConfigError } from '../lib/config.js';
+import { errorMessage, ErrorCode, HttpError } from '../rpc/errors.js';
+import type { AppEnv } from './guards.js';
+import { mcp } from './mcp.js';
+
+export const app = new Hono<AppEnv>();
+
+app.route('/mcp', mcp);
+
+app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }));
+
+app.notFound((c) => c.json({ error: 'not_found', message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+
+app.onError((err, c) => {
+  if (err instanceof HttpError) {
+    return new Response(JSON.stringify(errorMessage(err.id, err)), {
+      status: err.status,
+      headers: { 'content-type': 'application/json', ...err.headers },
+    });
+  }
+  const misconfigured = err instanceof ConfigError;
+  console.error(JSON.stringify({ msg: misconfigured ? 'configuration error' : 'unhandled error', path: c.req.path, error: String(err), stack: err.stack }));
+  const wrapped = new HttpError(500, ErrorCode.InternalError, misconfigured ? 'Server misconfigured; see logs' : 'Internal error');
+  return new Response(JSON.stringify(errorMessage(undefined, wrapped)), { status: 500, headers: { 'content-type': 'application/json' } });
+});

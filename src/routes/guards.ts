@@ -1,0 +1,73 @@
+/**
+ * HTTP-level guards in front of /mcp: Origin (DNS-rebinding defence), CORS
+ * for browser clients such as the MCP Inspector, body size, and the Accept
+ * and Content-Type rules of Streamable HTTP. Each failure throws an
+ * HttpError; `app.onError` alone turns it into a response.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { configOf, type Config, type OriginPattern } from '../lib/config.js';
+import { ErrorCode, HttpError } from '../rpc/errors.js';
+
+export type AppEnv = { Bindings: Env };
+
+export function originAllowed(origin: string, allowed: readonly OriginPattern[]): boolean {
+  let u: URL;
+  try {
+    u = new URL(origin);
+  } catch {
+    return false;
+  }
+  const scheme = u.protocol.slice(0, -1);
+  const port = u.port || (scheme === 'https' ? '443' : '80');
+  return allowed.some((p) => p.scheme === scheme && p.host === u.hostname && (p.port === null || p.port === port));
+}
+
+/** A present Origin that is not allowed gets 403 (spec §2); no Origin means a non-browser client. */
+export const checkOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const origin = c.req.header('origin');
+  if (origin !== undefined && !originAllowed(origin, configOf(c.env).allowedOrigins)) {
+    throw new HttpError(403, ErrorCode.Transport, `Forbidden: origin ${origin.slice(0, 100)} is not allowed`);
+  }
+  await next();
+};
+
+export const corsForMcp: MiddlewareHandler<AppEnv> = cors({
+  origin: (origin, c) => (originAllowed(origin, configOf(c.env as Env).allowedOrigins) ? origin : null),
+  allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  allowHeaders: ['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'],
+  exposeHeaders: ['mcp-session-id', 'mcp-protocol-version'],
+  maxAge: 86400,
+});
+
+const limiters = new WeakMap<Config, MiddlewareHandler>();
+
+export const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
+  const cfg = configOf(c.env);
+  let mw = limiters.get(cfg);
+  if (!mw) {
+    const max = cfg.maxBodyBytes;
+    mw = bodyLimit({
+      maxSize: max,
+      onError: () => {
+        throw new HttpError(413, ErrorCode.Transport, `Payload Too Large: the body limit is ${max} bytes`);
+      },
+    });
+    limiters.set(cfg, mw);
+  }
+  return mw(c, next);
+};
+
+/** POST must accept both JSON and SSE (406) and send JSON (415). */
+export const checkPostHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const accept = c.req.header('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    throw new HttpError(406, ErrorCode.Transport, 'Not Acceptable: Accept must list both application/json and text/event-stream');
+  }
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new HttpError(415, ErrorCode.Transport, 'Unsupported Media Type: Content-Type must be application/json');
+  }
+  await next();
+};

@@ -1,0 +1,56 @@
+/**
+ * JSON-RPC 2.0 envelope: parsing the body and classifying each message.
+ *
+ * Hand-checked rather than run through the SDK's zod schemas: this is the
+ * hot path of every POST, and the checks are the few the transport needs
+ * (the method handlers validate their own params).
+ */
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, HttpError } from './errors.js';
+
+export type Params = Record<string, unknown> | undefined;
+
+export type Message =
+  | { kind: 'request'; id: RequestId; method: string; params: Params }
+  | { kind: 'notification'; method: string; params: Params }
+  | { kind: 'response'; id: RequestId };
+
+export function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, ErrorCode.ParseError, 'Parse error: body is not valid JSON');
+  }
+}
+
+const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+
+/** Classifies one message, or throws a 400 -32600 naming what is wrong (with the id when readable). */
+export function readMessage(x: unknown): Message {
+  const bad = (why: string, id?: RequestId) => new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, undefined, {}, id);
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw bad('a message must be a JSON object');
+  const m = x as Record<string, unknown>;
+  const id = isId(m.id) ? m.id : undefined;
+  if (m.jsonrpc !== '2.0') throw bad('jsonrpc must be "2.0"', id);
+  if ('method' in m) {
+    if (typeof m.method !== 'string' || m.method === '') throw bad('method must be a non-empty string', id);
+    const p = m.params;
+    if (p !== undefined && (typeof p !== 'object' || p === null || Array.isArray(p))) throw bad('params must be an object', id);
+    const params = p as Params;
+    if (!('id' in m)) return { kind: 'notification', method: m.method, params };
+    if (id === undefined) throw bad('id must be a string or an integer');
+    return { kind: 'request', id, method: m.method, params };
+  }
+  if (id !== undefined && ('result' in m || 'error' in m)) return { kind: 'response', id };
+  throw bad('not a request, notification or response', id);
+}
+
+/** Marker for a result that is already serialized JSON (cached list pages). */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+export function resultMessage(id: RequestId, result: unknown): string {
+  const body = result instanceof RawJson ? result.json : JSON.stringify(result);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`;
+}

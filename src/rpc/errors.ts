@@ -1,0 +1,68 @@
+/**
+ * The one place JSON-RPC error bodies are built.
+ *
+ * `RpcError` is a JSON-RPC error that belongs inside a reply to one message
+ * (HTTP 200 in the legacy era). `HttpError` additionally ends the HTTP
+ * exchange with a status, and is turned into a response only by the app's
+ * `onError`. Legacy transport errors use the SDK's -32000/-32001 codes and
+ * never the modern -32020..-32022 codes: dual-era clients read those as
+ * "this server is modern" and would not fall back to `initialize`.
+ */
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Transport-level rejection (SDK convention): headers, size, origin, version. */
+  Transport: -32000,
+  /** Unknown or ended session (SDK convention). */
+  SessionNotFound: -32001,
+} as const;
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export class HttpError extends RpcError {
+  constructor(
+    readonly status: number,
+    code: number,
+    message: string,
+    data?: unknown,
+    readonly headers: Record<string, string> = {},
+    /** The request id, when it could be read before the failure. */
+    readonly id?: RequestId,
+  ) {
+    super(code, message, data);
+  }
+}
+
+export interface ErrorMessage {
+  jsonrpc: '2.0';
+  id?: RequestId;
+  error: { code: number; message: string; data?: unknown };
+}
+
+/** A JSON-RPC error object. The id is omitted when it could not be read (2025-11-25 schema). */
+export function errorMessage(id: RequestId | undefined, err: RpcError): ErrorMessage {
+  const error: ErrorMessage['error'] = { code: err.code, message: err.message };
+  if (err.data !== undefined) error.data = err.data;
+  return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
+}
+
+/** Maps anything thrown while answering a message to a JSON-RPC error, hiding internals. */
+export function toRpcError(e: unknown): RpcError {
+  if (e instanceof RpcError) return e;
+  return new RpcError(ErrorCode.InternalError, 'Internal error');
+}
+
+export const invalidParams = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);

@@ -1,0 +1,111 @@
+/**
+ * The legacy-era entry (2025-11-25 back to 2025-03-26): sessions, batches,
+ * and the HTTP statuses the Streamable HTTP transport assigns to each case.
+ *
+ * The modern era will get its own entry beside this one; both share
+ * `dispatch.ts` for what methods mean.
+ */
+import { currentCatalog } from '../catalog/store.js';
+import type { Config } from '../lib/config.js';
+import { featuresOf, isLegacyVersion, LEGACY_VERSIONS, type LegacyVersion } from '../lib/versions.js';
+import { checkSession, createSession, endSession } from '../session/sessions.js';
+import type { CallContext } from './context.js';
+import { call } from './dispatch.js';
+import { readMessage, resultMessage, type Message } from './envelope.js';
+import { errorMessage, ErrorCode, HttpError, RpcError } from './errors.js';
+import { initializeResult, readInitialize } from './methods/initialize.js';
+
+export interface Transport {
+  readonly env: Env;
+  readonly cfg: Config;
+  readonly secret: string;
+  readonly waitUntil: (p: Promise<unknown>) => void;
+  readonly sessionId: string | undefined;
+  readonly protocolVersion: string | undefined;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+export const SESSION_HEADER = 'mcp-session-id';
+
+const accepted = () => new Response(null, { status: 202 });
+const json = (body: string, headers: Record<string, string> = JSON_HEADERS) => new Response(body, { status: 200, headers });
+
+/** An unsupported MCP-Protocol-Version header is a 400 (spec §2), in a body dual-era clients read as "legacy". */
+export function checkVersionHeader(value: string | undefined): void {
+  if (value !== undefined && !isLegacyVersion(value)) {
+    throw new HttpError(400, ErrorCode.Transport, `Bad Request: unsupported MCP-Protocol-Version "${value.slice(0, 40)}"`, {
+      supported: LEGACY_VERSIONS,
+    });
+  }
+}
+
+async function requireSession(t: Transport): Promise<LegacyVersion> {
+  if (!t.sessionId) throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required');
+  const version = await checkSession(t.env, t.secret, t.sessionId, t.cfg.sessionRecheckMs);
+  if (!version) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  return version;
+}
+
+function context(t: Transport, version: LegacyVersion, sessionId: string): CallContext {
+  return {
+    env: t.env,
+    cfg: t.cfg,
+    secret: t.secret,
+    version,
+    sessionId,
+    catalog: () => currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil),
+  };
+}
+
+async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' }>): Promise<Response> {
+  if (t.sessionId) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', undefined, {}, msg.id);
+  let init;
+  try {
+    init = readInitialize(msg.params);
+  } catch (e) {
+    return json(JSON.stringify(errorMessage(msg.id, e as RpcError)));
+  }
+  const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs });
+  return json(resultMessage(msg.id, initializeResult(init.version)), { ...JSON_HEADERS, [SESSION_HEADER]: sessionId });
+}
+
+async function batch(t: Transport, items: unknown[]): Promise<Response> {
+  if (items.length === 0) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
+  if (items.some((m) => (m as { method?: unknown })?.method === 'initialize'))
+    throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch');
+  const version = await requireSession(t);
+  if (!featuresOf(version).batches)
+    throw new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of protocol ${version}`);
+  const ctx = context(t, version, t.sessionId!);
+  const replies = await Promise.all(
+    items.map(async (item) => {
+      let msg: Message;
+      try {
+        msg = readMessage(item);
+      } catch (e) {
+        const err = e as HttpError;
+        return JSON.stringify(errorMessage(err.id, err));
+      }
+      return msg.kind === 'request' ? call(msg, ctx) : null;
+    }),
+  );
+  const out = replies.filter((r): r is string => r !== null);
+  return out.length ? json(`[${out.join(',')}]`) : accepted();
+}
+
+export async function legacyPost(t: Transport, body: unknown): Promise<Response> {
+  checkVersionHeader(t.protocolVersion);
+  if (Array.isArray(body)) return batch(t, body);
+  const msg = readMessage(body);
+  if (msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg);
+  const version = await requireSession(t);
+  if (msg.kind !== 'request') return accepted();
+  return json(await call(msg, context(t, version, t.sessionId!)));
+}
+
+export async function legacyDelete(t: Transport): Promise<Response> {
+  checkVersionHeader(t.protocolVersion);
+  await requireSession(t);
+  if (!(await endSession(t.env, t.sessionId!))) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  return new Response(null, { status: 200 });
+}

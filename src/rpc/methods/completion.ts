@@ -1,0 +1,18 @@
+/**
+ * completion/complete for `ref/prompt`: ranks the argument's declared values.
+ * This gateway has no resources, so `ref/resource` is invalid params.
+ */
+import { invalidParams } from '../errors.js';
+import type { Params } from '../envelope.js';
+import type { CallContext } from '../context.js';
+
+export async function complete(params: Params, ctx: CallContext) {
+  const ref = params?.ref as { type?: unknown; name?: unknown } | undefined;
+  const arg = params?.argument as { name?: unknown; value?: unknown } | undefined;
+  if (!ref || typeof ref !== 'object') throw invalidParams('ref is required');
+  if (ref.type !== 'ref/prompt') throw invalidParams(`Unsupported completion ref type ${JSON.stringify(ref.type)}; this server completes ref/prompt only`);
+  if (!arg || typeof arg !== 'object' || typeof arg.name !== 'string' || typeof arg.value !== 'string')
+    throw invalidParams('argument must be {name: string, value: string}');
+  const catalog = await ctx.catalog();
+  return { completion: catalog.complete(ref.name, arg.name, arg.value) };
+}

@@ -1,0 +1,23 @@
+/**
+ * ping and logging/setLevel. The level is session state, so it is kept by
+ * the session's Durable Object, never only in the isolate.
+ */
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { setSessionLogLevel } from '../../session/sessions.js';
+import { ErrorCode, invalidParams, RpcError } from '../errors.js';
+import type { Params } from '../envelope.js';
+import type { CallContext } from '../context.js';
+
+const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+export function ping(): Record<string, never> {
+  return {};
+}
+
+export async function setLevel(params: Params, ctx: CallContext): Promise<Record<string, never>> {
+  const level = params?.level;
+  if (!LEVELS.includes(level as LoggingLevel)) throw invalidParams(`level must be one of ${LEVELS.join(', ')}`);
+  if (!(await setSessionLogLevel(ctx.env, ctx.sessionId, level as LoggingLevel)))
+    throw new RpcError(ErrorCode.InternalError, 'Session ended while setting the log level');
+  return {};
+}

@@ -1,0 +1,72 @@
+/**
+ * The Worker's view of sessions: create, check, end.
+ *
+ * A check is a signature check of the id (memoised) plus a per-isolate
+ * liveness memo. Only when the memo is older than `recheckMs` does the
+ * isolate ask the session's Durable Object (which also records activity).
+ * An isolate that ended a session forgets it at once; other isolates notice
+ * within `recheckMs`. The README ("Session checks") has the measurements
+ * behind this trade-off; `recheckMs = 0` asks the Durable Object every time.
+ */
+import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LegacyVersion } from '../lib/versions.js';
+import type { SessionObject } from './object.js';
+import { mintSessionId, readSessionId } from './token.js';
+
+export interface SessionEnv {
+  SESSIONS: DurableObjectNamespace<SessionObject>;
+}
+
+const liveUntil = new Map<string, number>();
+const ended = new Set<string>();
+const MAX_MEMO = 50_000;
+
+function stub(env: SessionEnv, id: string): DurableObjectStub<SessionObject> {
+  return env.SESSIONS.get(env.SESSIONS.idFromName(id));
+}
+
+function bounded<T>(m: Map<string, T> | Set<string>): void {
+  if (m.size >= MAX_MEMO) m.delete(m.keys().next().value!);
+}
+
+export async function createSession(
+  env: SessionEnv,
+  secret: string,
+  init: { version: LegacyVersion; clientInfo?: Implementation; capabilities?: ClientCapabilities; ttlMs: number },
+): Promise<string> {
+  const id = await mintSessionId(secret, init.version);
+  await stub(env, id).open(init);
+  return id;
+}
+
+/** The session's negotiated revision, or null when the id is forged, unknown or ended. */
+export async function checkSession(env: SessionEnv, secret: string, id: string, recheckMs: number): Promise<LegacyVersion | null> {
+  const version = await readSessionId(secret, id);
+  if (!version || ended.has(id)) return null;
+  const now = Date.now();
+  if ((liveUntil.get(id) ?? 0) > now) return version;
+  if (!(await stub(env, id).touch())) {
+    markEnded(id);
+    return null;
+  }
+  if (recheckMs > 0) {
+    bounded(liveUntil);
+    liveUntil.set(id, now + recheckMs);
+  }
+  return version;
+}
+
+export async function endSession(env: SessionEnv, id: string): Promise<boolean> {
+  markEnded(id);
+  return stub(env, id).end();
+}
+
+export async function setSessionLogLevel(env: SessionEnv, id: string, level: LoggingLevel): Promise<boolean> {
+  return stub(env, id).setLogLevel(level);
+}
+
+function markEnded(id: string): void {
+  liveUntil.delete(id);
+  bounded(ended);
+  ended.add(id);
+}

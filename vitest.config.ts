@@ -1,0 +1,39 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `workers` runs inside workerd against real KV and Durable
+// Objects (Miniflare), `e2e` runs in Node against `wrangler dev` over HTTP.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: {
+              bindings: {
+                SIGNING_SECRET: 'test-signing-secret',
+                ALLOWED_ORIGINS: 'http://localhost:*,https://app.example.com',
+                PAGE_SIZE: '3',
+                CATALOG_REFRESH_MS: '0',
+                MAX_BODY_BYTES: '65536',
+                SESSION_TTL_SECONDS: '60',
+              },
+            },
+          }),
+        ],
+        test: { name: 'workers', include: ['test/unit/**/*.test.ts', 'test/flow/**/*.test.ts'] },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
