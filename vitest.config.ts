@@ -18,6 +18,8 @@ export default defineConfig({
                 CATALOG_REFRESH_MS: '0',
                 MAX_BODY_BYTES: '65536',
                 SESSION_TTL_SECONDS: '60',
+                // Flow tests ask the session object on every request; the memo has its own test.
+                SESSION_RECHECK_MS: '0',
               },
             },
           }),

@@ -1,0 +1,23 @@
+/**
+ * `npm run seed`: loads ./prompts through the project's one loader and
+ * writes them as a new catalog generation into the *local* KV that
+ * `wrangler dev` uses. Invalid files stop the seed with every problem listed.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { snapshotEntries } from '../src/catalog/store.js';
+import { loadPromptDir } from '../src/cli/fs-source.js';
+
+const dir = process.argv[2] ?? 'prompts';
+const { records, issues } = loadPromptDir(dir);
+if (issues.length) {
+  for (const i of issues) console.error(`${dir}/${i.path}: ${i.message}`);
+  process.exit(1);
+}
+const snapshot = { generation: Date.now(), updatedAt: new Date().toISOString(), prompts: records };
+const file = join(mkdtempSync(join(tmpdir(), 'promptgate-seed-')), 'entries.json');
+writeFileSync(file, JSON.stringify(snapshotEntries(snapshot)));
+execFileSync('npx', ['wrangler', 'kv', 'bulk', 'put', file, '--binding', 'PROMPTS', '--local', ...process.argv.slice(3)], { stdio: ['ignore', 'ignore', 'inherit'] });
+console.log(`seeded ${records.length} prompts from ${dir}/ as generation ${snapshot.generation}`);

@@ -1,0 +1,39 @@
+/**
+ * Reads a prompt directory from disk into the loader's FileSource (Node only).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { isPromptFile, loadPromptFiles, type FileSource, type LoadResult } from '../catalog/files.js';
+
+function walk(dir: string, out: string[]): void {
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, out);
+    else out.push(full);
+  }
+}
+
+export function dirSource(dir: string): FileSource {
+  const paths: string[] = [];
+  walk(dir, paths);
+  const files = new Map<string, string>();
+  for (const p of paths) {
+    const rel = relative(dir, p).split('\\').join('/');
+    if (isPromptFile(rel)) files.set(rel, readFileSync(p, 'utf8'));
+  }
+  return {
+    files,
+    readAsset(path) {
+      try {
+        return new Uint8Array(readFileSync(join(dir, path)));
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+export function loadPromptDir(dir: string): LoadResult {
+  return loadPromptFiles(dirSource(dir));
+}

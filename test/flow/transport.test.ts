@@ -1,0 +1,169 @@
+/**
+ * Streamable HTTP transport rules (legacy era): every rejection asserts both
+ * the HTTP status and the JSON-RPC code the spec checklist assigns.
+ */
+import { SELF } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { ACCEPT, expectError, MCP_URL, openSession, post, publish, request } from '../helpers/worker.js';
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS);
+});
+
+describe('POST headers', () => {
+  it('406 when Accept does not list both types', async () => {
+    for (const accept of ['application/json', 'text/event-stream', '*/*']) {
+      const res = await post(request('initialize', { protocolVersion: '2025-11-25' }), { headers: { accept } });
+      await expectError(res, 406, -32000);
+    }
+  });
+  it('415 when Content-Type is not JSON', async () => {
+    const res = await post(request('ping'), { headers: { 'content-type': 'text/plain' } });
+    await expectError(res, 415, -32000);
+  });
+  it('413 when the body is over the limit', async () => {
+    const big = JSON.stringify(request('ping', { pad: 'x'.repeat(70_000) }));
+    await expectError(await post(big), 413, -32000);
+  });
+  it('413 for an oversized chunked body without Content-Length', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(40_000));
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(chunk);
+        c.enqueue(chunk);
+        c.close();
+      },
+    });
+    const res = await SELF.fetch(MCP_URL, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json' }, body: stream });
+    await expectError(res, 413, -32000);
+  });
+});
+
+describe('JSON-RPC envelope', () => {
+  it('400 -32700 on malformed JSON', async () => {
+    await expectError(await post('{"jsonrpc":"2.0",'), 400, -32700);
+  });
+  it('400 -32600 on a bad envelope, with the id when it was readable', async () => {
+    const cases: [unknown, number | undefined][] = [
+      [42, undefined],
+      [{ jsonrpc: '1.0', id: 7, method: 'ping' }, 7],
+      [{ jsonrpc: '2.0', id: null, method: 'ping' }, undefined],
+      [{ jsonrpc: '2.0', id: 3, method: 12 }, 3],
+      [{ jsonrpc: '2.0', id: 4, method: 'ping', params: [1] }, 4],
+      [{ jsonrpc: '2.0', id: 5 }, 5],
+    ];
+    for (const [body, id] of cases) {
+      const res = await post(body);
+      const text = await res.clone().text();
+      await expectError(res, 400, -32600);
+      expect(JSON.parse(text).id).toBe(id);
+    }
+  });
+  it('400 -32600 on a batch outside a 2025-03-26 session', async () => {
+    const s = await openSession('2025-11-25');
+    await expectError(await post([request('ping'), request('ping')], { session: s.id }), 400, -32600);
+  });
+  it('400 -32600 on initialize inside a batch, and on an empty batch', async () => {
+    await expectError(await post([request('initialize', { protocolVersion: '2025-03-26' })]), 400, -32600);
+    const s = await openSession('2025-03-26');
+    await expectError(await post([], { session: s.id }), 400, -32600);
+  });
+  it('accepts batches on 2025-03-26 sessions, answering only the requests', async () => {
+    const s = await openSession('2025-03-26');
+    const a = request('ping');
+    const b = request('prompts/get', { name: 'nope' });
+    const res = await post([a, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }, b, { bad: true }], {
+      session: s.id,
+    });
+    expect(res.status).toBe(200);
+    const replies = (await res.json()) as any[];
+    expect(replies).toHaveLength(3);
+    expect(replies.find((r) => r.id === a.id).result).toEqual({});
+    expect(replies.find((r) => r.id === b.id).error.code).toBe(-32602);
+    expect(replies.find((r) => r.id === undefined).error.code).toBe(-32600);
+    const onlyNotes = await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }], { session: s.id });
+    expect(onlyNotes.status).toBe(202);
+    expect(await onlyNotes.text()).toBe('');
+  });
+  it('202 with no body for notifications and responses', async () => {
+    const s = await openSession();
+    for (const msg of [
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 'srv-1', result: {} },
+      { jsonrpc: '2.0', id: 'srv-2', error: { code: -1, message: 'x' } },
+    ]) {
+      const res = await post(msg, { session: s.id, version: s.version });
+      expect(res.status).toBe(202);
+      expect(await res.text()).toBe('');
+    }
+  });
+});
+
+describe('sessions at the transport', () => {
+  it('400 without Mcp-Session-Id, 404 for unknown or forged ids', async () => {
+    await expectError(await post(request('ping')), 400, -32000);
+    await expectError(await post(request('ping'), { session: 'not-a-session' }), 404, -32001);
+    const s = await openSession();
+    const forged = s.id.slice(0, -2) + (s.id.endsWith('AA') ? 'BB' : 'AA');
+    await expectError(await post(request('ping'), { session: forged }), 404, -32001);
+  });
+  it('400 -32600 when initialize carries a session id', async () => {
+    const s = await openSession();
+    await expectError(await post(request('initialize', { protocolVersion: '2025-11-25' }), { session: s.id }), 400, -32600);
+  });
+  it('DELETE ends the session; later requests get 404', async () => {
+    const s = await openSession();
+    const del = await SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': s.id } });
+    expect(del.status).toBe(200);
+    await expectError(await post(request('ping'), { session: s.id }), 404, -32001);
+    const again = await SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': s.id } });
+    await expectError(again, 404, -32001);
+    await expectError(await SELF.fetch(MCP_URL, { method: 'DELETE' }), 400, -32000);
+  });
+  it('session ids are visible ASCII and unique', async () => {
+    const ids = await Promise.all([1, 2, 3, 4, 5].map(() => openSession().then((s) => s.id)));
+    expect(new Set(ids).size).toBe(5);
+    for (const id of ids) expect(id).toMatch(/^[\x21-\x7e]+$/);
+  });
+});
+
+describe('protocol version and origin', () => {
+  it('400 -32000 for an unsupported MCP-Protocol-Version', async () => {
+    const s = await openSession();
+    const err = await expectError(await post(request('ping'), { session: s.id, version: '1999-01-01' }), 400, -32000);
+    expect(err.data.supported).toContain('2025-11-25');
+  });
+  it('a modern-era request gets a 400 whose code is not a modern one', async () => {
+    const res = await post(
+      request('server/discover', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } }),
+      { version: '2026-07-28', headers: { 'mcp-method': 'server/discover' } },
+    );
+    const err = await expectError(res, 400, -32000);
+    expect([-32020, -32021, -32022, -32602]).not.toContain(err.code);
+  });
+  it('403 for a disallowed Origin; allowed origins and no Origin pass', async () => {
+    const body = request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    await expectError(await post(body, { headers: { origin: 'https://evil.example' } }), 403, -32000);
+    await expectError(await post(body, { headers: { origin: 'http://localhost.evil.example:3000' } }), 403, -32000);
+    expect((await post(body, { headers: { origin: 'http://localhost:6274' } })).status).toBe(200);
+    expect((await post(body, { headers: { origin: 'https://app.example.com' } })).status).toBe(200);
+    expect((await post(body)).status).toBe(200);
+  });
+  it('CORS preflight exposes the session header to allowed origins', async () => {
+    const res = await SELF.fetch(MCP_URL, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-session-id' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    const init = await post(request('initialize', { protocolVersion: '2025-11-25' }), { headers: { origin: 'http://localhost:6274' } });
+    expect(init.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('mcp-session-id');
+  });
+  it('GET /mcp answers 405 with Allow', async () => {
+    const s = await openSession();
+    const res = await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream', 'mcp-session-id': s.id } });
+    await expectError(res, 405, -32000);
+    expect(res.headers.get('allow')).toBe('POST, DELETE');
+  });
+});
