@@ -1,8 +1,9 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `workers` runs inside workerd against real KV and Durable
-// Objects (Miniflare), `e2e` runs in Node against `wrangler dev` over HTTP.
+// Three projects: `workers` runs inside workerd against real KV and Durable
+// Objects (Miniflare); `node` covers Node-side code (the file loader, later the
+// CLI); `e2e` runs in Node against a real `wrangler dev` over HTTP.
 export default defineConfig({
   test: {
     projects: [
@@ -25,6 +26,9 @@ export default defineConfig({
           }),
         ],
         test: { name: 'workers', include: ['test/unit/**/*.test.ts', 'test/flow/**/*.test.ts'] },
+      },
+      {
+        test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node' },
       },
       {
         test: {

@@ -11,20 +11,29 @@ import { mac, safeEqual } from '../lib/hmac.js';
 import { LookupError } from './errors.js';
 
 const PURPOSE = 'cursor/v1';
-const minted = new Map<string, { generation: number; offset: number }>();
+type Position = { generation: number; offset: number };
+/** Cursors minted here, per secret (a rotated secret must not honour old cursors). */
+const mintedBySecret = new Map<string, Map<string, Position>>();
 const MAX_MEMO = 10_000;
+
+function minted(secret: string): Map<string, Position> {
+  let m = mintedBySecret.get(secret);
+  if (!m) mintedBySecret.set(secret, (m = new Map()));
+  return m;
+}
 
 export async function mintCursor(secret: string, generation: number, offset: number): Promise<string> {
   const body = `${generation}.${offset}`;
   const cursor = encodeBase64Url(new TextEncoder().encode(`${body}.${await mac(secret, PURPOSE, body)}`));
-  if (minted.size >= MAX_MEMO) minted.clear();
-  minted.set(cursor, { generation, offset });
+  const memo = minted(secret);
+  if (memo.size >= MAX_MEMO) memo.clear();
+  memo.set(cursor, { generation, offset });
   return cursor;
 }
 
 /** Returns the offset the cursor points at in `generation`, or throws LookupError('invalid_cursor'). */
 export async function readCursor(secret: string, cursor: unknown, generation: number): Promise<number> {
-  const known = typeof cursor === 'string' ? minted.get(cursor) : undefined;
+  const known = typeof cursor === 'string' ? minted(secret).get(cursor) : undefined;
   const parsed = known ?? (await verify(secret, cursor));
   if (!parsed) throw new LookupError('invalid_cursor', 'Invalid cursor');
   if (parsed.generation !== generation)
@@ -32,7 +41,7 @@ export async function readCursor(secret: string, cursor: unknown, generation: nu
   return parsed.offset;
 }
 
-async function verify(secret: string, cursor: unknown): Promise<{ generation: number; offset: number } | null> {
+async function verify(secret: string, cursor: unknown): Promise<Position | null> {
   if (typeof cursor !== 'string' || cursor.length > 200) return null;
   const bytes = decodeBase64Url(cursor);
   if (!bytes) return null;

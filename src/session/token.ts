@@ -13,30 +13,38 @@ import { versionAt, versionIndex, type LegacyVersion } from '../lib/versions.js'
 
 const PURPOSE = 'session/v1';
 const SHAPE = /^([A-Za-z0-9_-]{22})\.(\d)\.([A-Za-z0-9_-]{22})$/;
-const verified = new Map<string, LegacyVersion>();
+/** Verified ids per secret, so a rotated secret never honours the old memo. */
+const verifiedBySecret = new Map<string, Map<string, LegacyVersion>>();
 const MAX_MEMO = 50_000;
+
+function memo(secret: string): Map<string, LegacyVersion> {
+  let m = verifiedBySecret.get(secret);
+  if (!m) verifiedBySecret.set(secret, (m = new Map()));
+  return m;
+}
 
 export async function mintSessionId(secret: string, version: LegacyVersion): Promise<string> {
   const body = `${randomToken(16)}.${versionIndex(version)}`;
   const id = `${body}.${await mac(secret, PURPOSE, body)}`;
-  remember(id, version);
+  remember(secret, id, version);
   return id;
 }
 
 /** The revision a genuine id was minted for, or null for anything we did not sign. */
 export async function readSessionId(secret: string, id: string): Promise<LegacyVersion | null> {
-  const hit = verified.get(id);
+  const hit = memo(secret).get(id);
   if (hit) return hit;
   const m = SHAPE.exec(id);
   if (!m) return null;
   const version = versionAt(Number(m[2]));
   if (!version) return null;
   if (!safeEqual(await mac(secret, PURPOSE, `${m[1]}.${m[2]}`), m[3]!)) return null;
-  remember(id, version);
+  remember(secret, id, version);
   return version;
 }
 
-function remember(id: string, version: LegacyVersion): void {
-  if (verified.size >= MAX_MEMO) verified.delete(verified.keys().next().value!);
-  verified.set(id, version);
+function remember(secret: string, id: string, version: LegacyVersion): void {
+  const m = memo(secret);
+  if (m.size >= MAX_MEMO) m.delete(m.keys().next().value!);
+  m.set(id, version);
 }

@@ -1,0 +1,75 @@
+/**
+ * The one prompt-file loader, on the shipped examples and on broken files.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadPromptFiles, type FileSource } from '../../src/catalog/files.js';
+import { loadPromptDir } from '../../src/cli/fs-source.js';
+
+function source(files: Record<string, string>, assets: Record<string, Uint8Array> = {}): FileSource {
+  return { files: new Map(Object.entries(files)), readAsset: (p) => assets[p] };
+}
+
+describe('example prompts', () => {
+  const { records, issues } = loadPromptDir('prompts');
+  it('all load without issues', () => {
+    expect(issues).toEqual([]);
+    expect(records.length).toBeGreaterThanOrEqual(6);
+  });
+  it('cover the required kinds: review, commit, explain, multi-turn debug with a resource, summarize, image', () => {
+    const byName = new Map(records.map((r) => [r.name, r]));
+    for (const n of ['code_review', 'commit_message', 'explain_code', 'debug_session', 'summarize', 'ui_review']) expect(byName.has(n), n).toBe(true);
+    const debug = byName.get('debug_session')!;
+    expect(debug.messages.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(debug.messages.map((m) => m.role))).toEqual(new Set(['user', 'assistant']));
+    expect(debug.messages.some((m) => m.content.type === 'resource')).toBe(true);
+    const image = byName.get('ui_review')!.messages.find((m) => m.content.type === 'image')!.content as { data: string; mimeType: string };
+    expect(image.mimeType).toBe('image/png');
+    expect(Buffer.from(image.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+  });
+});
+
+describe('loadPromptFiles', () => {
+  const fm = (body: string) => `---\nname: p\narguments:\n  - name: a\n    required: true\n---\n${body}`;
+  it('splits ## user / ## assistant sections into messages', () => {
+    const { records, issues } = loadPromptFiles(source({ 'p.md': fm('## user\nHello {{a}}\n\nmore\n\n## assistant\nOK\n') }));
+    expect(issues).toEqual([]);
+    expect(records[0]!.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Hello {{a}}\n\nmore' } },
+      { role: 'assistant', content: { type: 'text', text: 'OK' } },
+    ]);
+  });
+  it('reads typed blocks and assets relative to the file', () => {
+    const png = new Uint8Array([137, 80, 78, 71]);
+    const md = fm('## user\n```image\nfile: ../img/x.png\n```\n\n## user\n```resource\nuri: log://{{a}}\ntext: boom\n```\n');
+    const { records, issues } = loadPromptFiles(source({ 'dir/p.md': md }, { 'img/x.png': png }));
+    expect(issues).toEqual([]);
+    expect(records[0]!.messages[0]!.content).toEqual({ type: 'image', mimeType: 'image/png', data: 'iVBORw==' });
+    expect(records[0]!.messages[1]!.content).toEqual({ type: 'resource', resource: { uri: 'log://{{a}}', text: 'boom' } });
+  });
+  it('accepts JSON and YAML records', () => {
+    const rec = { name: 'j', messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] };
+    const { records, issues } = loadPromptFiles(source({ 'j.json': JSON.stringify(rec), 'y.yaml': 'name: y\nmessages:\n  - role: user\n    content: {type: text, text: hi}\n' }));
+    expect(issues).toEqual([]);
+    expect(records.map((r) => r.name)).toEqual(['j', 'y']);
+  });
+  it('names the file and the field for every problem, and loads the valid rest', () => {
+    const { records, issues } = loadPromptFiles(
+      source({
+        'a.md': fm('## user\nuses {{b}}\n'),
+        'b.md': 'no front matter',
+        'c.md': fm('intro\n## user\nx'),
+        'd.md': fm('## user\n```image\nfile: missing.png\n```\n'),
+        'e.md': '---\nname: p\n---\n## user\ndup of nothing\n',
+        'f.md': '---\nname: p\n---\n## user\nsame name as e\n',
+      }),
+    );
+    expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'a.md: messages[0].content: placeholder {{b}} names no declared argument',
+      'b.md: missing YAML front matter (a block between --- lines at the top)',
+      'c.md: text before the first "## user" or "## assistant" heading',
+      'd.md: image.file: cannot read missing.png',
+      'f.md: name: duplicate prompt name "p" (also in e.md)',
+    ]);
+    expect(records.map((r) => r.name)).toEqual(['p']);
+  });
+});
