@@ -1,7 +1,8 @@
 /**
  * `npm run seed`: loads ./prompts through the project's one loader and
  * writes them as a new catalog generation into the *local* KV that
- * `wrangler dev` uses. Invalid files stop the seed with every problem listed.
+ * `wrangler dev` uses (or, with `--remote`, the deployed one). Invalid files
+ * stop the seed with every problem listed.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -19,5 +20,11 @@ if (issues.length) {
 const snapshot = { generation: Date.now(), updatedAt: new Date().toISOString(), prompts: records };
 const file = join(mkdtempSync(join(tmpdir(), 'promptgate-seed-')), 'entries.json');
 writeFileSync(file, JSON.stringify(snapshotEntries(snapshot)));
-execFileSync('npx', ['wrangler', 'kv', 'bulk', 'put', file, '--binding', 'PROMPTS', '--local', ...process.argv.slice(3)], { stdio: ['ignore', 'ignore', 'inherit'] });
+// Extra arguments go to `wrangler kv bulk put`: `--persist-to <dir>` for a custom local state
+// directory, or `--remote` to publish to the deployed namespace.
+const extra = process.argv.slice(3);
+const target = extra.includes('--remote') ? [] : ['--local'];
+execFileSync('npx', ['wrangler', 'kv', 'bulk', 'put', file, '--binding', 'PROMPTS', ...target, ...extra], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 console.log(`seeded ${records.length} prompts from ${dir}/ as generation ${snapshot.generation}`);

@@ -18,6 +18,8 @@ app.notFound((c) => c.json({ error: 'not_found', message: `No route for ${c.req.
 
 app.onError((err, c) => {
   if (err instanceof HttpError) {
+    if (err.status >= 500) console.error(JSON.stringify({ msg: 'request failed', status: err.status, code: err.code, error: err.message }));
+    else console.warn(JSON.stringify({ msg: 'request rejected', status: err.status, code: err.code, error: err.message, method: c.req.method }));
     return new Response(JSON.stringify(errorMessage(err.id, err)), {
       status: err.status,
       headers: { 'content-type': 'application/json', ...err.headers },

@@ -1,0 +1,319 @@
+/**
+ * Starts the gateway under a real `wrangler dev` for end-to-end tests (Node only).
+ *
+ *   const gw = await startGateway({ pageSize: 2 });
+ *   ... talk to gw.mcpUrl over HTTP ...
+ *   await gw.stop();
+ *
+ * Every gateway gets a free port on 127.0.0.1 and a fresh temp persist dir,
+ * seeded through `scripts/seed.ts` (which forwards `--persist-to` to
+ * `wrangler kv bulk put`), so runs never share KV or Durable Object state with
+ * each other or with `npm start`. wrangler runs in its own process group
+ * (`detached`), and `stop()` signals the whole group: npm exec, wrangler,
+ * esbuild and both workerd processes. A process 'exit' hook (and SIGINT /
+ * SIGTERM / SIGHUP, when nothing else handles them) kills whatever a crashed
+ * or interrupted run left running.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface GatewayOptions {
+  /** Prompt directory to seed (default: the project's `prompts/`). */
+  promptsDir?: string;
+  /** `PAGE_SIZE` var (default 50, the wrangler.toml value). */
+  pageSize?: number;
+  /** Extra `--var NAME:VALUE` overrides (values may contain ':'). */
+  vars?: Record<string, string | number>;
+  /** How long to wait for `wrangler dev` to answer (default 60 s). */
+  readyTimeoutMs?: number;
+  /** How long seeding may take (default 60 s). */
+  seedTimeoutMs?: number;
+}
+
+export interface Gateway {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  readonly url: string;
+  /** The MCP endpoint, `${url}/mcp`. */
+  readonly mcpUrl: string;
+  /** The temp persist dir (KV + Durable Objects); removed by stop(). */
+  readonly persistDir: string;
+  /** Everything wrangler printed so far (tail), for diagnostics. */
+  output(): string;
+  /** Kills the whole wrangler process group and removes the persist dir. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_READY_TIMEOUT_MS = 60_000;
+const DEFAULT_SEED_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 5_000;
+const MAX_OUTPUT_CHARS = 64 * 1024;
+const START_ATTEMPTS = 3;
+
+/** Quiet, offline-friendly environment for wrangler and npx. */
+function childEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
+    NO_UPDATE_NOTIFIER: '1',
+    npm_config_update_notifier: 'false',
+    FORCE_COLOR: '0',
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Leftover protection: every live process group and temp dir is tracked here.
+
+interface Live {
+  pgid: number;
+  dir: string;
+}
+
+const live = new Set<Live>();
+let hooksInstalled = false;
+
+function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  if (!(pgid > 1)) return false; // never process.kill(-0): that is our own group
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: the group is gone
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  if (!(pgid > 1)) return false;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function removeDir(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+  } catch {
+    // best effort: a temp dir is not worth failing a run over
+  }
+}
+
+function killAllSync(): void {
+  for (const l of live) {
+    killGroup(l.pgid, 'SIGKILL');
+    removeDir(l.dir);
+  }
+  live.clear();
+}
+
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on('exit', killAllSync);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      killAllSync();
+      // Only restore the default "die by signal" when nobody else handles it.
+      if (process.listenerCount(sig) === 1) {
+        process.off(sig, onSignal);
+        process.kill(process.pid, sig);
+      }
+    };
+    process.on(sig, onSignal);
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+/** A port the OS considers free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => (port ? resolve(port) : reject(new Error('could not allocate a port'))));
+    });
+  });
+}
+
+function seed(promptsDir: string, persistDir: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'npx',
+      ['tsx', 'scripts/seed.ts', promptsDir, '--persist-to', persistDir],
+      { cwd: PROJECT_ROOT, env: childEnv(), timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) {
+          reject(new Error(`seeding ${promptsDir} into ${persistDir} failed: ${err.message}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+        } else if (!/seeded \d+ prompts/.test(stdout)) {
+          reject(new Error(`seed did not report success\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+        } else resolve();
+      },
+    );
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+class StartError extends Error {
+  constructor(
+    message: string,
+    readonly portTaken: boolean,
+  ) {
+    super(message);
+  }
+}
+
+interface Running {
+  child: ChildProcess;
+  pgid: number;
+  output: () => string;
+  exited: Promise<void>;
+  hasExited: () => boolean;
+}
+
+function spawnWrangler(port: number, persistDir: string, vars: Record<string, string>): Running {
+  const args = ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir];
+  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
+  const child = spawn('npx', args, { cwd: PROJECT_ROOT, env: childEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.pid === undefined) throw new Error('failed to spawn `npx wrangler dev`');
+  const pgid = child.pid;
+
+  let out = '';
+  const append = (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    if (out.length > MAX_OUTPUT_CHARS) out = out.slice(-MAX_OUTPUT_CHARS);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+
+  let done = false;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      done = true;
+      resolve();
+    });
+    child.once('error', (e) => {
+      out += `\n[spawn error] ${String(e)}`;
+      done = true;
+      resolve();
+    });
+  });
+  return { child, pgid, output: () => out, exited, hasExited: () => done };
+}
+
+/** Lines wrangler prints that say nothing about our Worker (no internet in CI). */
+function tidy(output: string): string {
+  return output
+    .split('\n')
+    .filter((l) => !/Request\.cf|ENOTFOUND workers\.cloudflare\.com|at GetAddrInfoReqWrap|Unknown (user|env) config "nodedir"/.test(l))
+    .join('\n');
+}
+
+async function waitReady(url: string, run: Running, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastProblem = 'no attempt yet';
+  while (Date.now() < deadline) {
+    if (run.hasExited()) {
+      const text = run.output();
+      throw new StartError(
+        `wrangler dev exited (code ${run.child.exitCode}, signal ${run.child.signalCode}) before ${url} answered.\n--- wrangler output ---\n${tidy(text)}`,
+        /EADDRINUSE|address already in use/i.test(text),
+      );
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      const body = await res.text();
+      if (res.ok && body.includes('promptgate')) return;
+      lastProblem = `HTTP ${res.status}: ${body.slice(0, 200)}`;
+    } catch (e) {
+      lastProblem = String((e as Error).cause ?? e);
+    }
+    await sleep(250);
+  }
+  throw new StartError(
+    `wrangler dev did not answer ${url} within ${timeoutMs} ms (last: ${lastProblem}).\n--- wrangler output ---\n${tidy(run.output())}`,
+    false,
+  );
+}
+
+async function stopRunning(run: Running): Promise<void> {
+  if (groupAlive(run.pgid)) {
+    killGroup(run.pgid, 'SIGTERM');
+    await Promise.race([run.exited, sleep(STOP_GRACE_MS)]);
+    // npm exec may exit before its grandchildren (workerd); give them a moment, then insist.
+    const deadline = Date.now() + 2_000;
+    while (groupAlive(run.pgid) && Date.now() < deadline) await sleep(100);
+    killGroup(run.pgid, 'SIGKILL');
+  }
+  await Promise.race([run.exited, sleep(STOP_GRACE_MS)]);
+  run.child.stdout?.destroy();
+  run.child.stderr?.destroy();
+}
+
+/**
+ * Seeds a fresh persist dir and starts `wrangler dev` on it. Rejects with
+ * wrangler's output if it does not come up within `readyTimeoutMs`; in every
+ * failure case nothing is left running and the temp dir is removed.
+ */
+export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  installHooks();
+  const promptsDir = opts.promptsDir ?? join(PROJECT_ROOT, 'prompts');
+  const vars: Record<string, string> = { PAGE_SIZE: String(opts.pageSize ?? 50) };
+  for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = String(v);
+
+  const persistDir = mkdtempSync(join(tmpdir(), 'promptgate-e2e-'));
+  const entry: Live = { pgid: 0, dir: persistDir };
+  live.add(entry);
+  try {
+    await seed(promptsDir, persistDir, opts.seedTimeoutMs ?? DEFAULT_SEED_TIMEOUT_MS);
+
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const run = spawnWrangler(port, persistDir, vars);
+      entry.pgid = run.pgid;
+      try {
+        await waitReady(url, run, opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
+      } catch (e) {
+        await stopRunning(run);
+        entry.pgid = 0;
+        // Someone took the port between freePort() and wrangler binding it: try another.
+        if (e instanceof StartError && e.portTaken && attempt < START_ATTEMPTS) continue;
+        throw e;
+      }
+
+      let stopping: Promise<void> | undefined;
+      return {
+        url,
+        mcpUrl: `${url}/mcp`,
+        persistDir,
+        output: () => tidy(run.output()),
+        stop: () =>
+          (stopping ??= (async () => {
+            try {
+              await stopRunning(run);
+            } finally {
+              live.delete(entry);
+              removeDir(persistDir);
+            }
+          })()),
+      };
+    }
+  } catch (e) {
+    if (entry.pgid) killGroup(entry.pgid, 'SIGKILL');
+    live.delete(entry);
+    removeDir(persistDir);
+    throw e;
+  }
+}
