@@ -8,32 +8,23 @@
  */
 import { decodeBase64Url, encodeBase64Url } from '../lib/base64url.js';
 import { mac, safeEqual } from '../lib/hmac.js';
+import { PerSecret } from '../lib/memo.js';
 import { LookupError } from './errors.js';
 
 const PURPOSE = 'cursor/v1';
 type Position = { generation: number; offset: number };
-/** Cursors minted here, per secret (a rotated secret must not honour old cursors). */
-const mintedBySecret = new Map<string, Map<string, Position>>();
-const MAX_MEMO = 10_000;
-
-function minted(secret: string): Map<string, Position> {
-  let m = mintedBySecret.get(secret);
-  if (!m) mintedBySecret.set(secret, (m = new Map()));
-  return m;
-}
+const minted = new PerSecret<Position>(10_000);
 
 export async function mintCursor(secret: string, generation: number, offset: number): Promise<string> {
   const body = `${generation}.${offset}`;
   const cursor = encodeBase64Url(new TextEncoder().encode(`${body}.${await mac(secret, PURPOSE, body)}`));
-  const memo = minted(secret);
-  if (memo.size >= MAX_MEMO) memo.clear();
-  memo.set(cursor, { generation, offset });
+  minted.for(secret).set(cursor, { generation, offset });
   return cursor;
 }
 
 /** Returns the offset the cursor points at in `generation`, or throws LookupError('invalid_cursor'). */
 export async function readCursor(secret: string, cursor: unknown, generation: number): Promise<number> {
-  const known = typeof cursor === 'string' ? minted(secret).get(cursor) : undefined;
+  const known = typeof cursor === 'string' ? minted.for(secret).get(cursor) : undefined;
   const parsed = known ?? (await verify(secret, cursor));
   if (!parsed) throw new LookupError('invalid_cursor', 'Invalid cursor');
   if (parsed.generation !== generation)

@@ -9,6 +9,7 @@
  * behind this trade-off; `recheckMs = 0` asks the Durable Object every time.
  */
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { BoundedMap } from '../lib/memo.js';
 import type { LegacyVersion } from '../lib/versions.js';
 import type { SessionObject } from './object.js';
 import { mintSessionId, readSessionId } from './token.js';
@@ -17,16 +18,11 @@ export interface SessionEnv {
   SESSIONS: DurableObjectNamespace<SessionObject>;
 }
 
-const liveUntil = new Map<string, number>();
-const ended = new Set<string>();
-const MAX_MEMO = 50_000;
+const liveUntil = new BoundedMap<string, number>(50_000);
+const ended = new BoundedMap<string, true>(50_000);
 
 function stub(env: SessionEnv, id: string): DurableObjectStub<SessionObject> {
   return env.SESSIONS.get(env.SESSIONS.idFromName(id));
-}
-
-function bounded<T>(m: Map<string, T> | Set<string>): void {
-  if (m.size >= MAX_MEMO) m.delete(m.keys().next().value!);
 }
 
 export async function createSession(
@@ -49,10 +45,7 @@ export async function checkSession(env: SessionEnv, secret: string, id: string, 
     markEnded(id);
     return null;
   }
-  if (recheckMs > 0) {
-    bounded(liveUntil);
-    liveUntil.set(id, now + recheckMs);
-  }
+  if (recheckMs > 0) liveUntil.set(id, now + recheckMs);
   return version;
 }
 
@@ -67,6 +60,5 @@ export async function setSessionLogLevel(env: SessionEnv, id: string, level: Log
 
 function markEnded(id: string): void {
   liveUntil.delete(id);
-  bounded(ended);
-  ended.add(id);
+  ended.set(id, true);
 }

@@ -9,42 +9,29 @@
  */
 import { randomToken } from '../lib/base64url.js';
 import { mac, safeEqual } from '../lib/hmac.js';
+import { PerSecret } from '../lib/memo.js';
 import { versionAt, versionIndex, type LegacyVersion } from '../lib/versions.js';
 
 const PURPOSE = 'session/v1';
 const SHAPE = /^([A-Za-z0-9_-]{22})\.(\d)\.([A-Za-z0-9_-]{22})$/;
-/** Verified ids per secret, so a rotated secret never honours the old memo. */
-const verifiedBySecret = new Map<string, Map<string, LegacyVersion>>();
-const MAX_MEMO = 50_000;
-
-function memo(secret: string): Map<string, LegacyVersion> {
-  let m = verifiedBySecret.get(secret);
-  if (!m) verifiedBySecret.set(secret, (m = new Map()));
-  return m;
-}
+const verified = new PerSecret<LegacyVersion>(50_000);
 
 export async function mintSessionId(secret: string, version: LegacyVersion): Promise<string> {
   const body = `${randomToken(16)}.${versionIndex(version)}`;
   const id = `${body}.${await mac(secret, PURPOSE, body)}`;
-  remember(secret, id, version);
+  verified.for(secret).set(id, version);
   return id;
 }
 
 /** The revision a genuine id was minted for, or null for anything we did not sign. */
 export async function readSessionId(secret: string, id: string): Promise<LegacyVersion | null> {
-  const hit = memo(secret).get(id);
+  const hit = verified.for(secret).get(id);
   if (hit) return hit;
   const m = SHAPE.exec(id);
   if (!m) return null;
   const version = versionAt(Number(m[2]));
   if (!version) return null;
   if (!safeEqual(await mac(secret, PURPOSE, `${m[1]}.${m[2]}`), m[3]!)) return null;
-  remember(secret, id, version);
+  verified.for(secret).set(id, version);
   return version;
-}
-
-function remember(secret: string, id: string, version: LegacyVersion): void {
-  const m = memo(secret);
-  if (m.size >= MAX_MEMO) m.delete(m.keys().next().value!);
-  m.set(id, version);
 }

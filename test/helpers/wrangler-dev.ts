@@ -15,7 +15,7 @@
  * or interrupted run left running.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +41,7 @@ export interface Gateway {
   readonly url: string;
   /** The MCP endpoint, `${url}/mcp`. */
   readonly mcpUrl: string;
-  /** The temp persist dir (KV + Durable Objects); removed by stop(). */
+  /** The persist dir (KV + Durable Objects), inside a temp dir that stop() removes. */
   readonly persistDir: string;
   /** Everything wrangler printed so far (tail), for diagnostics. */
   output(): string;
@@ -146,12 +146,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-function seed(promptsDir: string, persistDir: string, timeoutMs: number): Promise<void> {
+function seed(promptsDir: string, persistDir: string, scratchDir: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(
       'npx',
       ['tsx', 'scripts/seed.ts', promptsDir, '--persist-to', persistDir],
-      { cwd: PROJECT_ROOT, env: childEnv(), timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024 },
+      // TMPDIR: the seed script writes its entries file to a temp dir it does not remove; keep that inside ours.
+      { cwd: PROJECT_ROOT, env: { ...childEnv(), TMPDIR: scratchDir }, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err) {
           reject(new Error(`seeding ${promptsDir} into ${persistDir} failed: ${err.message}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
@@ -272,11 +273,16 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const vars: Record<string, string> = { PAGE_SIZE: String(opts.pageSize ?? 50) };
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = String(v);
 
-  const persistDir = mkdtempSync(join(tmpdir(), 'promptgate-e2e-'));
-  const entry: Live = { pgid: 0, dir: persistDir };
+  // One temp root per gateway: <root>/state is the persist dir, <root>/tmp the seed's scratch space.
+  const root = mkdtempSync(join(tmpdir(), 'promptgate-e2e-'));
+  const persistDir = join(root, 'state');
+  const scratchDir = join(root, 'tmp');
+  mkdirSync(persistDir);
+  mkdirSync(scratchDir);
+  const entry: Live = { pgid: 0, dir: root };
   live.add(entry);
   try {
-    await seed(promptsDir, persistDir, opts.seedTimeoutMs ?? DEFAULT_SEED_TIMEOUT_MS);
+    await seed(promptsDir, persistDir, scratchDir, opts.seedTimeoutMs ?? DEFAULT_SEED_TIMEOUT_MS);
 
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
@@ -305,7 +311,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
               await stopRunning(run);
             } finally {
               live.delete(entry);
-              removeDir(persistDir);
+              removeDir(root);
             }
           })()),
       };
@@ -313,7 +319,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   } catch (e) {
     if (entry.pgid) killGroup(entry.pgid, 'SIGKILL');
     live.delete(entry);
-    removeDir(persistDir);
+    removeDir(root);
     throw e;
   }
 }
