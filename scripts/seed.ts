@@ -5,7 +5,7 @@
  * stop the seed with every problem listed.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { snapshotEntries } from '../src/catalog/store.js';
@@ -18,8 +18,10 @@ if (issues.length) {
   process.exit(1);
 }
 const snapshot = { generation: Date.now(), updatedAt: new Date().toISOString(), prompts: records };
-const file = join(mkdtempSync(join(tmpdir(), 'promptgate-seed-')), 'entries.json');
+const tmp = mkdtempSync(join(tmpdir(), 'promptgate-seed-'));
+const file = join(tmp, 'entries.json');
 writeFileSync(file, JSON.stringify(snapshotEntries(snapshot)));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 // Extra arguments go to `wrangler kv bulk put`: `--persist-to <dir>` for a custom local state
 // directory, or `--remote` to publish to the deployed namespace.
 const extra = process.argv.slice(3);

@@ -59,10 +59,17 @@ export const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
   return mw(c, next);
 };
 
+/** The media types an Accept header lists, lower-cased, parameters dropped (RFC 9110 §12.5.1). */
+export function mediaTypes(accept: string | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const part of (accept ?? '').split(',')) out.add(part.split(';', 1)[0]!.trim().toLowerCase());
+  return out;
+}
+
 /** POST must accept both JSON and SSE (406) and send JSON (415). */
 export const checkPostHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const accept = c.req.header('accept') ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+  const types = mediaTypes(c.req.header('accept'));
+  if (!types.has('application/json') || !types.has('text/event-stream')) {
     throw new HttpError(406, ErrorCode.Transport, 'Not Acceptable: Accept must list both application/json and text/event-stream');
   }
   const type = c.req.header('content-type') ?? '';

@@ -18,6 +18,11 @@ describe('POST headers', () => {
       await expectError(res, 406, -32000);
     }
   });
+  it('reads Accept case-insensitively, by media type', async () => {
+    const init = request('initialize', { protocolVersion: '2025-11-25' });
+    expect((await post(init, { headers: { accept: 'Application/JSON; q=0.9, Text/Event-Stream' } })).status).toBe(200);
+    await expectError(await post(init, { headers: { accept: 'application/jsonx, text/event-streams' } }), 406, -32000);
+  });
   it('415 when Content-Type is not JSON', async () => {
     const res = await post(request('ping'), { headers: { 'content-type': 'text/plain' } });
     await expectError(res, 415, -32000);

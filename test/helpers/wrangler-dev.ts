@@ -166,6 +166,16 @@ function seed(promptsDir: string, persistDir: string, scratchDir: string, timeou
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits for `p` at most `ms`, without leaving a timer behind when `p` wins. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 class StartError extends Error {
   constructor(
     message: string,
@@ -251,13 +261,13 @@ async function waitReady(url: string, run: Running, timeoutMs: number): Promise<
 async function stopRunning(run: Running): Promise<void> {
   if (groupAlive(run.pgid)) {
     killGroup(run.pgid, 'SIGTERM');
-    await Promise.race([run.exited, sleep(STOP_GRACE_MS)]);
+    await within(run.exited, STOP_GRACE_MS);
     // npm exec may exit before its grandchildren (workerd); give them a moment, then insist.
     const deadline = Date.now() + 2_000;
     while (groupAlive(run.pgid) && Date.now() < deadline) await sleep(100);
     killGroup(run.pgid, 'SIGKILL');
   }
-  await Promise.race([run.exited, sleep(STOP_GRACE_MS)]);
+  await within(run.exited, STOP_GRACE_MS);
   run.child.stdout?.destroy();
   run.child.stderr?.destroy();
 }

@@ -1,0 +1,703 @@
+/**
+ * `npm run bench`: reproducible load benchmark of the promptgate Worker.
+ *
+ * Builds the gateway bundle with `wrangler deploy --dry-run`, runs it on
+ * Miniflare (the package API, not `wrangler dev`) next to a bare Hono
+ * CEILING Worker and the official SDK McpServer PEER (Node, stateless), and
+ * loads all of them on loopback with autocannon in interleaved rounds.
+ * Prints a markdown table of medians and writes bench/out/latest.json.
+ *
+ * Knobs (env): BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_SCENARIOS,
+ * BENCH_WARMUP_SECONDS, BENCH_COLD_STARTS, BENCH_TIMEOUT_SECONDS (see README.md).
+ *
+ * Everything it starts (Miniflare instances, the peer process, the temp dir)
+ * is disposed on exit, on error, on SIGINT/SIGTERM and on the global timeout.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
+import { Miniflare } from 'miniflare';
+import { unstable_readConfig } from 'wrangler';
+import { GET_ARGS, GET_PROMPT, PROMPTS, getResult, listResult, snapshotEntries } from './prompts.mjs';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH_DIR, '..');
+const OUT_DIR = join(BENCH_DIR, 'out');
+const require = createRequire(import.meta.url);
+
+// ---------------------------------------------------------------- settings
+
+function envNum(name, fallback, { min = 0, integer = false } = {}) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw new Error(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+const SECONDS = envNum('BENCH_SECONDS', 5, { min: 1, integer: true });
+const ROUNDS = envNum('BENCH_ROUNDS', 3, { min: 1, integer: true });
+const WARMUP_SECONDS = envNum('BENCH_WARMUP_SECONDS', 1, { min: 0, integer: true });
+const COLD_STARTS = envNum('BENCH_COLD_STARTS', 3, { min: 0, integer: true });
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '10,50').split(',').map((s) => {
+  const n = Number(s.trim());
+  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_CONNECTIONS: bad value ${JSON.stringify(s)}`);
+  return n;
+});
+
+const PROTOCOL = '2025-11-25';
+const SIGNING_SECRET = 'bench-signing-secret-not-for-production';
+const RECHECK_DEFAULT_FALLBACK = '2000';
+
+const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
+const BODY = {
+  list: rpc('prompts/list'),
+  get: rpc('prompts/get', { name: GET_PROMPT, arguments: GET_ARGS }),
+  ping: rpc('ping'),
+  initialize: rpc('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'promptgate-bench', version: '1.0.0' } }),
+};
+const BASE_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+/** Scenarios in the order each round runs them; per scenario the targets run in the listed order. */
+const ALL_SCENARIOS = [
+  { id: 'list', label: 'prompts/list (first page), in session', body: BODY.list, session: true, targets: ['ceiling', 'gateway', 'peer'] },
+  { id: 'get', label: `prompts/get ${GET_PROMPT} (${Object.keys(GET_ARGS).length} args), in session`, body: BODY.get, session: true, targets: ['ceiling', 'gateway', 'peer'] },
+  { id: 'ping', label: 'ping, in session', body: BODY.ping, session: true, targets: ['ceiling', 'gateway', 'peer'] },
+  { id: 'initialize', label: 'initialize (session setup: new session + DO write each)', body: BODY.initialize, session: false, targets: ['ceiling', 'gateway', 'peer'] },
+  {
+    id: 'session-check',
+    label: 'prompts/list, session check: memo (RECHECK 2000) vs DO round trip (RECHECK 0)',
+    body: BODY.list,
+    session: true,
+    targets: ['ceiling', 'gateway', 'gateway-recheck0'],
+  },
+];
+const SCENARIOS = (() => {
+  const want = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!want?.length) return ALL_SCENARIOS;
+  for (const id of want) if (!ALL_SCENARIOS.some((s) => s.id === id)) throw new Error(`BENCH_SCENARIOS: unknown scenario "${id}"`);
+  return ALL_SCENARIOS.filter((s) => want.includes(s.id));
+})();
+
+const MEASUREMENTS_PER_ROUND = SCENARIOS.reduce((n, s) => n + s.targets.length, 0) * CONNECTIONS.length;
+const WARMUPS = new Set(SCENARIOS.flatMap((s) => s.targets.map((t) => `${t}|${s.id}`))).size;
+const ESTIMATE_S = ROUNDS * MEASUREMENTS_PER_ROUND * (SECONDS + 1.5) + WARMUPS * (WARMUP_SECONDS + 1) + COLD_STARTS * 5 + 90;
+const TIMEOUT_S = envNum('BENCH_TIMEOUT_SECONDS', Math.max(900, Math.ceil(ESTIMATE_S * 1.5)), { min: 10 });
+
+// ---------------------------------------------------------------- lifecycle
+
+const cleanups = [];
+let shuttingDown = false;
+let currentLoad = null;
+
+/** Registers a disposer; they run in reverse order, each bounded, on every way out. */
+function onCleanup(name, fn) {
+  const entry = { name, fn };
+  cleanups.push(entry);
+  return () => {
+    const i = cleanups.indexOf(entry);
+    if (i >= 0) cleanups.splice(i, 1);
+  };
+}
+
+const withTimeout = (p, ms, what) =>
+  Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error(`${what}: timed out after ${ms} ms`)), ms).unref())]);
+
+async function cleanup() {
+  try {
+    currentLoad?.stop();
+  } catch {}
+  while (cleanups.length) {
+    const { name, fn } = cleanups.pop();
+    try {
+      await withTimeout(Promise.resolve().then(fn), 15_000, `cleanup ${name}`);
+    } catch (e) {
+      console.error(`bench: cleanup of ${name} failed: ${e?.message ?? e}`);
+    }
+  }
+}
+
+async function shutdown(code, reason) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  if (reason) console.error(`\nbench: FAILED: ${reason?.stack ?? reason}`);
+  // The last resort: whatever happens in cleanup, the process ends.
+  setTimeout(() => {
+    console.error('bench: cleanup did not finish in 60 s; exiting anyway');
+    process.exit(code || 3);
+  }, 60_000).unref();
+  await cleanup();
+  process.exit(code);
+}
+
+const globalTimer = setTimeout(() => shutdown(2, new Error(`global timeout of ${TIMEOUT_S} s reached (BENCH_TIMEOUT_SECONDS)`)), TIMEOUT_S * 1000);
+process.on('SIGINT', () => shutdown(130, new Error('interrupted (SIGINT)')));
+process.on('SIGTERM', () => shutdown(143, new Error('terminated (SIGTERM)')));
+process.on('uncaughtException', (e) => shutdown(1, e));
+process.on('unhandledRejection', (e) => shutdown(1, e));
+
+// ---------------------------------------------------------------- helpers
+
+const log = (...a) => console.error('bench:', ...a);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+/** Nearest-rank percentile of an ascending-sorted array. */
+const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN);
+const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+
+function exec(cmd, args, { timeoutMs, cwd = ROOT, env = process.env } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const untrack = onCleanup(`${cmd} ${args[0] ?? ''}`, () => child.exitCode === null && child.kill('SIGKILL'));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${cmd} ${args.join(' ')}: timed out after ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      untrack();
+      reject(e);
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      untrack();
+      if (code === 0) resolvePromise({ stdout, stderr });
+      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}\n${stdout}\n${stderr}`));
+    });
+  });
+}
+
+async function post(url, body, headers) {
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, ms: performance.now() - t0 };
+}
+
+/** A 200 with a JSON-RPC result (not an error); returns the parsed result. */
+function expectResult(r, what) {
+  if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status}: ${r.text.slice(0, 500)}`);
+  let msg;
+  try {
+    msg = JSON.parse(r.text);
+  } catch {
+    throw new Error(`${what}: body is not JSON: ${r.text.slice(0, 500)}`);
+  }
+  if (msg.error || !('result' in msg)) throw new Error(`${what}: no JSON-RPC result: ${r.text.slice(0, 500)}`);
+  return msg.result;
+}
+
+// ---------------------------------------------------------------- build
+
+async function buildGateway(tmp) {
+  const outdir = join(tmp, 'gateway');
+  const t0 = performance.now();
+  const { stdout } = await exec('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir], {
+    timeoutMs: 180_000,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  const buildMs = performance.now() - t0;
+  const scriptPath = join(outdir, 'index.js');
+  const raw = readFileSync(scriptPath);
+  const wranglerLine = /Total Upload:.*$/m.exec(stdout)?.[0]?.trim();
+  return { scriptPath, buildMs, rawBytes: raw.length, gzipBytes: gzipSync(raw).length, wranglerReports: wranglerLine ?? null };
+}
+
+async function buildCeiling(tmp) {
+  // esbuild as wrangler ships it (no extra dependency).
+  const esbuild = createRequire(require.resolve('wrangler/package.json'))('esbuild');
+  const outfile = join(tmp, 'ceiling', 'ceiling.js');
+  await esbuild.build({
+    entryPoints: [join(BENCH_DIR, 'ceiling.mjs')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    mainFields: ['module', 'main'],
+    conditions: ['workerd', 'worker', 'browser'],
+    logLevel: 'warning',
+  });
+  return { scriptPath: outfile, rawBytes: statSync(outfile).size };
+}
+
+// ---------------------------------------------------------------- targets
+
+function readWranglerConfig() {
+  const cfg = unstable_readConfig({ config: join(ROOT, 'wrangler.toml') });
+  const kv = cfg.kv_namespaces.map((k) => k.binding);
+  assert.ok(kv.includes('PROMPTS'), 'wrangler.toml must bind the PROMPTS KV namespace');
+  const sqliteClasses = new Set(cfg.migrations.flatMap((m) => m.new_sqlite_classes ?? []));
+  const dos = Object.fromEntries(
+    cfg.durable_objects.bindings.map((b) => [b.name, { className: b.class_name, useSQLite: sqliteClasses.has(b.class_name) }]),
+  );
+  assert.deepEqual(dos.SESSIONS, { className: 'SessionObject', useSQLite: true }, 'wrangler.toml must bind SESSIONS to the SQLite-backed SessionObject');
+  return {
+    compatibilityDate: cfg.compatibility_date,
+    compatibilityFlags: cfg.compatibility_flags ?? [],
+    vars: Object.fromEntries(Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+    kv,
+    dos,
+  };
+}
+
+function gatewayOptions(build, wcfg, overrides = {}) {
+  return {
+    name: 'promptgate',
+    host: '127.0.0.1',
+    port: 0,
+    modules: true,
+    scriptPath: build.scriptPath,
+    modulesRoot: dirname(build.scriptPath),
+    compatibilityDate: wcfg.compatibilityDate,
+    compatibilityFlags: wcfg.compatibilityFlags,
+    kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `bench-${b.toLowerCase()}`])),
+    durableObjects: wcfg.dos,
+    bindings: { ...wcfg.vars, SIGNING_SECRET, ...overrides },
+  };
+}
+
+/** Starts a Miniflare instance, registered for disposal. */
+async function startMiniflare(options, name) {
+  const mf = new Miniflare(options);
+  const untrack = onCleanup(name, () => mf.dispose());
+  const url = await mf.ready;
+  return {
+    mf,
+    url: new URL('/mcp', url).href,
+    dispose: async () => {
+      untrack();
+      await mf.dispose();
+    },
+  };
+}
+
+async function seed(mf) {
+  const kv = await mf.getKVNamespace('PROMPTS');
+  for (const { key, value } of snapshotEntries()) await kv.put(key, value);
+}
+
+async function openSession(url) {
+  const r = await post(url, BODY.initialize, BASE_HEADERS);
+  const result = expectResult(r, 'initialize');
+  const sid = r.headers.get('mcp-session-id');
+  if (!sid) throw new Error('initialize: no mcp-session-id header');
+  assert.equal(result.protocolVersion, PROTOCOL);
+  return sid;
+}
+
+async function startPeer() {
+  const child = spawn(process.execPath, [join(BENCH_DIR, 'peer.mjs')], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  onCleanup('peer', async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.stdin.end();
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000).unref())]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const port = await withTimeout(
+    new Promise((res, rej) => {
+      let buf = '';
+      child.on('exit', (code) => rej(new Error(`peer exited early with ${code}`)));
+      child.stdout.on('data', (d) => {
+        buf += d;
+        const nl = buf.indexOf('\n');
+        if (nl >= 0) {
+          try {
+            res(JSON.parse(buf.slice(0, nl)).port);
+          } catch (e) {
+            rej(e);
+          }
+        }
+      });
+    }),
+    20_000,
+    'peer start',
+  );
+  child.stdout.resume();
+  return { url: `http://127.0.0.1:${port}/mcp`, pid: child.pid };
+}
+
+// ---------------------------------------------------------------- correctness
+
+const samePrompts = (r) => {
+  assert.ok(Array.isArray(r.prompts), 'result.prompts is a list');
+  assert.equal(r.prompts.length, 20, 'first page holds all 20 prompts');
+  assert.deepEqual(
+    r.prompts.map((p) => p.name),
+    PROMPTS.map((p) => p.name),
+  );
+  for (const [i, p] of r.prompts.entries()) assert.equal(p.arguments?.length, PROMPTS[i].arguments.length, `${p.name}: argument count`);
+  assert.equal(r.nextCursor, undefined, 'no second page');
+};
+
+/** What each scenario must answer, per kind of target. */
+const CHECKS = {
+  ceiling: (result) => assert.deepEqual(result, listResult()),
+  list: { gateway: (r) => (samePrompts(r), assert.deepEqual(r, listResult())), peer: samePrompts },
+  get: { gateway: (r) => assert.deepEqual(r, getResult()), peer: (r) => assert.deepEqual(r, getResult()) },
+  ping: { gateway: (r) => assert.deepEqual(r, {}), peer: (r) => assert.deepEqual(r, {}) },
+  initialize: {
+    gateway: (r) => (assert.equal(r.protocolVersion, PROTOCOL), assert.ok(r.capabilities?.prompts)),
+    peer: (r) => (assert.equal(r.protocolVersion, PROTOCOL), assert.ok(r.capabilities?.prompts)),
+  },
+};
+CHECKS['session-check'] = CHECKS.list;
+
+function requestFor(scenario, target) {
+  const headers = { ...BASE_HEADERS };
+  if (scenario.session) {
+    headers['mcp-protocol-version'] = PROTOCOL;
+    if (target.sessionId) headers['mcp-session-id'] = target.sessionId;
+  }
+  return { url: target.url, headers, body: scenario.body };
+}
+
+/**
+ * Sends the scenario's request twice and checks both answers; returns the
+ * body, which autocannon then expects byte for byte on every response.
+ */
+async function verify(scenario, target) {
+  const req = requestFor(scenario, target);
+  const what = `${scenario.id} on ${target.id}`;
+  const bodies = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await post(req.url, req.body, req.headers);
+    const result = expectResult(r, what);
+    try {
+      if (target.kind === 'ceiling') CHECKS.ceiling(result);
+      else CHECKS[scenario.id][target.kind](result);
+    } catch (e) {
+      throw new Error(`${what}: wrong answer: ${e.message}`);
+    }
+    if (scenario.id === 'initialize' && target.kind === 'gateway' && !r.headers.get('mcp-session-id'))
+      throw new Error(`${what}: no mcp-session-id header`);
+    bodies.push(r.text);
+  }
+  if (bodies[0] !== bodies[1]) throw new Error(`${what}: two identical requests got different bodies; cannot check bodies under load`);
+  return bodies[0];
+}
+
+// ---------------------------------------------------------------- load
+
+/** One autocannon run; latencies recorded by us at sub-millisecond precision. */
+function load({ url, headers, body, expectBody }, connections, seconds) {
+  return new Promise((resolveLoad, reject) => {
+    const latencies = [];
+    const instance = autocannon(
+      { url, method: 'POST', headers, body, connections, duration: seconds, pipelining: 1, timeout: 10, expectBody },
+      (err, result) => {
+        currentLoad = null;
+        if (err) return reject(err);
+        latencies.sort((a, b) => a - b);
+        resolveLoad({
+          rps: result.requests.total / result.duration,
+          total: result.requests.total,
+          durationS: result.duration,
+          p50: percentile(latencies, 0.5),
+          p99: percentile(latencies, 0.99),
+          mean: latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1),
+          non2xx: result.non2xx,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          mismatches: result.mismatches,
+          statusCodes: result.statusCodeStats,
+        });
+      },
+    );
+    currentLoad = instance;
+    instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  });
+}
+
+function assertClean(m, what) {
+  const bad = [];
+  if (m.non2xx) bad.push(`${m.non2xx} non-2xx (${JSON.stringify(m.statusCodes)})`);
+  if (m.mismatches) bad.push(`${m.mismatches} responses with a body other than the verified one`);
+  if (m.errors) bad.push(`${m.errors} connection errors`);
+  if (m.timeouts) bad.push(`${m.timeouts} timeouts`);
+  if (m.total === 0) bad.push('no responses at all');
+  if (bad.length) throw new Error(`${what}: ${bad.join(', ')}`);
+}
+
+// ---------------------------------------------------------------- cold start
+
+async function coldStart(build, wcfg, i) {
+  const t0 = performance.now();
+  const inst = await startMiniflare(gatewayOptions(build, wcfg), `cold-start gateway #${i}`);
+  const readyMs = performance.now() - t0;
+  try {
+    const init = await post(inst.url, BODY.initialize, BASE_HEADERS);
+    const coldStartMs = performance.now() - t0;
+    expectResult(init, 'cold start: initialize');
+    const sid = init.headers.get('mcp-session-id');
+    // Seeding happens after initialize (which reads no KV), so it is not part of the cold start.
+    await seed(inst.mf);
+    const h = { ...BASE_HEADERS, 'mcp-protocol-version': PROTOCOL, 'mcp-session-id': sid };
+    const ping = await post(inst.url, BODY.ping, h); // first in-session request: Durable Object touch
+    expectResult(ping, 'cold start: ping');
+    const list1 = await post(inst.url, BODY.list, h); // first catalog use: KV read + compile + page build
+    samePrompts(expectResult(list1, 'cold start: first prompts/list'));
+    const list2 = await post(inst.url, BODY.list, h);
+    expectResult(list2, 'cold start: second prompts/list');
+    return { readyMs, coldStartMs, initializeMs: init.ms, firstPingMs: ping.ms, firstListMs: list1.ms, secondListMs: list2.ms };
+  } finally {
+    await inst.dispose();
+  }
+}
+
+// ---------------------------------------------------------------- report
+
+const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const fmtMs = (n) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+const fmtX = (n) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : 'n/a');
+const kib = (b) => `${(b / 1024).toFixed(1)} KiB`;
+
+function summarize(measurements, targets) {
+  const rows = [];
+  for (const s of SCENARIOS) {
+    for (const c of CONNECTIONS) {
+      const ceilingByRound = new Map(measurements.filter((m) => m.scenario === s.id && m.connections === c && m.target === 'ceiling').map((m) => [m.round, m]));
+      for (const t of s.targets) {
+        const ms = measurements.filter((m) => m.scenario === s.id && m.connections === c && m.target === t);
+        const ratios = ms.map((m) => m.rps / ceilingByRound.get(m.round)?.rps).filter(Number.isFinite);
+        rows.push({
+          scenario: s.id,
+          scenarioLabel: s.label,
+          connections: c,
+          target: t,
+          targetLabel: targetLabel(s, targets[t]),
+          rounds: ms.length,
+          rps: median(ms.map((m) => m.rps)),
+          p50: median(ms.map((m) => m.p50)),
+          p99: median(ms.map((m) => m.p99)),
+          ratioToCeiling: median(ratios),
+          rpsPerRound: ms.map((m) => Math.round(m.rps)),
+        });
+      }
+    }
+  }
+  return rows;
+}
+
+function targetLabel(scenario, target) {
+  if (scenario.id === 'session-check' && target.id === 'gateway') return 'gateway, SESSION_RECHECK_MS=2000 (memo)';
+  return target.label;
+}
+
+function pairedRatio(measurements, scenario, c, num, den) {
+  const byRound = (t) => new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === t).map((m) => [m.round, m.rps]));
+  const a = byRound(num);
+  const b = byRound(den);
+  return median([...a].map(([r, v]) => v / b.get(r)).filter(Number.isFinite));
+}
+
+function table(rows) {
+  const head = ['Scenario', 'Conns', 'Target', 'req/s (median)', 'p50 ms', 'p99 ms', 'x ceiling'];
+  const lines = [`| ${head.join(' | ')} |`, '|---|---:|---|---:|---:|---:|---:|'];
+  for (const r of rows) {
+    lines.push(`| ${r.scenarioLabel} | ${r.connections} | ${r.targetLabel} | ${fmtInt(r.rps)} | ${fmtMs(r.p50)} | ${fmtMs(r.p99)} | ${fmtX(r.ratioToCeiling)} |`);
+  }
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const startedAt = new Date();
+  log(
+    `${ROUNDS} round(s) x ${MEASUREMENTS_PER_ROUND} measurements of ${SECONDS} s at ${CONNECTIONS.join('/')} connections; ` +
+      `scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}; estimated ${Math.round(ESTIMATE_S)} s, global timeout ${TIMEOUT_S} s`,
+  );
+  const tmp = mkdtempSync(join(os.tmpdir(), 'promptgate-bench-'));
+  onCleanup('temp dir', () => rmSync(tmp, { recursive: true, force: true }));
+
+  // Build.
+  const wcfg = readWranglerConfig();
+  log('building the gateway (wrangler deploy --dry-run) and the ceiling (esbuild)…');
+  const [gatewayBuild, ceilingBuild] = await Promise.all([buildGateway(tmp), buildCeiling(tmp)]);
+  log(`gateway bundle ${kib(gatewayBuild.rawBytes)} raw, ${kib(gatewayBuild.gzipBytes)} gzip (built in ${Math.round(gatewayBuild.buildMs)} ms)`);
+
+  // Cold starts, each on a fresh instance, before anything else runs.
+  const cold = [];
+  for (let i = 1; i <= COLD_STARTS; i++) {
+    cold.push(await coldStart(gatewayBuild, wcfg, i));
+    log(`cold start #${i}: ${JSON.stringify(cold.at(-1), (_k, v) => (typeof v === 'number' ? Math.round(v * 100) / 100 : v))}`);
+  }
+  const coldMedian = cold.length
+    ? Object.fromEntries(Object.keys(cold[0]).map((k) => [k, median(cold.map((c) => c[k]))]))
+    : null;
+
+  // The long-lived targets.
+  log('starting targets…');
+  const ceilingBody = JSON.stringify({ jsonrpc: '2.0', id: 1, result: listResult() });
+  const [ceiling, gateway, gateway0, peer] = await Promise.all([
+    startMiniflare(
+      {
+        name: 'ceiling',
+        host: '127.0.0.1',
+        port: 0,
+        modules: true,
+        scriptPath: ceilingBuild.scriptPath,
+        modulesRoot: dirname(ceilingBuild.scriptPath),
+        compatibilityDate: wcfg.compatibilityDate,
+        compatibilityFlags: wcfg.compatibilityFlags,
+        bindings: { CEILING_BODY: ceilingBody },
+      },
+      'ceiling',
+    ),
+    startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway'),
+    startMiniflare(gatewayOptions(gatewayBuild, wcfg, { SESSION_RECHECK_MS: '0' }), 'gateway (SESSION_RECHECK_MS=0)'),
+    startPeer(),
+  ]);
+  await Promise.all([seed(gateway.mf), seed(gateway0.mf)]);
+  const recheckDefault = wcfg.vars.SESSION_RECHECK_MS ?? RECHECK_DEFAULT_FALLBACK;
+  const targets = {
+    ceiling: { id: 'ceiling', kind: 'ceiling', label: 'ceiling (bare Hono Worker, fixed response)', url: ceiling.url },
+    gateway: { id: 'gateway', kind: 'gateway', label: 'gateway', url: gateway.url, sessionId: await openSession(gateway.url) },
+    'gateway-recheck0': {
+      id: 'gateway-recheck0',
+      kind: 'gateway',
+      label: 'gateway, SESSION_RECHECK_MS=0 (DO every request)',
+      url: gateway0.url,
+      sessionId: await openSession(gateway0.url),
+    },
+    peer: { id: 'peer', kind: 'peer', label: 'SDK McpServer (Node, stateless)', url: peer.url },
+  };
+  // The ceiling gets the same request bytes as the gateway (session id included).
+  targets.ceiling.sessionId = targets.gateway.sessionId;
+  assert.equal(recheckDefault, '2000', 'the memo comparison expects SESSION_RECHECK_MS = 2000 in wrangler.toml');
+
+  // Correctness of every (scenario, target) pair before any load.
+  log('verifying every scenario once on every target…');
+  const plans = new Map();
+  for (const s of SCENARIOS) {
+    for (const t of s.targets) {
+      const req = requestFor(s, targets[t]);
+      plans.set(`${s.id}|${t}`, { ...req, expectBody: await verify(s, targets[t]) });
+    }
+  }
+  log(`verified ${plans.size} scenario/target pairs`);
+
+  // Warm-up: each pair once, not recorded.
+  if (WARMUP_SECONDS > 0) {
+    log(`warming up (${WARMUP_SECONDS} s per scenario/target pair)…`);
+    for (const [key, plan] of plans) {
+      const m = await load(plan, Math.max(...CONNECTIONS), WARMUP_SECONDS);
+      assertClean(m, `warm-up ${key}`);
+    }
+  }
+
+  // Interleaved rounds.
+  const measurements = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const s of SCENARIOS) {
+      for (const c of CONNECTIONS) {
+        for (const t of s.targets) {
+          const m = await load(plans.get(`${s.id}|${t}`), c, SECONDS);
+          const what = `round ${round} ${s.id} ${t} c=${c}`;
+          assertClean(m, what);
+          measurements.push({ round, scenario: s.id, target: t, connections: c, ...m });
+          log(`${what}: ${fmtInt(m.rps)} req/s, p50 ${fmtMs(m.p50)} ms, p99 ${fmtMs(m.p99)} ms`);
+        }
+      }
+    }
+  }
+
+  // Report.
+  const rows = summarize(measurements, targets);
+  const extra = [];
+  for (const c of CONNECTIONS) {
+    for (const s of SCENARIOS.filter((x) => x.targets.includes('gateway') && x.targets.includes('peer'))) {
+      extra.push({ kind: 'gateway/peer', scenario: s.id, connections: c, ratio: pairedRatio(measurements, s.id, c, 'gateway', 'peer') });
+    }
+    if (SCENARIOS.some((s) => s.id === 'session-check')) {
+      extra.push({ kind: 'recheck0/recheck2000', scenario: 'session-check', connections: c, ratio: pairedRatio(measurements, 'session-check', c, 'gateway-recheck0', 'gateway') });
+    }
+  }
+
+  const out = [];
+  out.push(`## promptgate benchmark (${startedAt.toISOString()})`, '');
+  out.push(
+    `Miniflare ${pkgVersion('miniflare')} on loopback, autocannon ${pkgVersion('autocannon')}, Node ${process.version}, ` +
+      `${os.cpus().length} x ${os.cpus()[0]?.model?.trim()}; ${ROUNDS} interleaved round(s) of ${SECONDS} s per measurement; ` +
+      `medians across rounds; "x ceiling" = median of per-round ratios to the ceiling in the same scenario and connection count.`,
+    '',
+  );
+  out.push(table(rows), '');
+  out.push('Session check (prompts/list on two gateway instances, paired per round):');
+  for (const e of extra.filter((x) => x.kind === 'recheck0/recheck2000')) {
+    const r2000 = rows.find((r) => r.scenario === 'session-check' && r.connections === e.connections && r.target === 'gateway');
+    const r0 = rows.find((r) => r.scenario === 'session-check' && r.connections === e.connections && r.target === 'gateway-recheck0');
+    out.push(
+      `- ${e.connections} connections: RECHECK 2000 ${fmtInt(r2000.rps)} req/s (${fmtX(r2000.ratioToCeiling)} ceiling), ` +
+        `RECHECK 0 ${fmtInt(r0.rps)} req/s (${fmtX(r0.ratioToCeiling)} ceiling); RECHECK 0 / RECHECK 2000 = ${fmtX(e.ratio)}`,
+    );
+  }
+  out.push('', 'Gateway vs SDK peer (req/s, paired per round):');
+  for (const e of extra.filter((x) => x.kind === 'gateway/peer')) out.push(`- ${e.scenario}, ${e.connections} connections: ${fmtX(e.ratio)}`);
+  out.push('');
+  out.push(
+    `Gateway bundle (wrangler deploy --dry-run, index.js): ${gatewayBuild.rawBytes} bytes (${kib(gatewayBuild.rawBytes)}) raw, ` +
+      `${gatewayBuild.gzipBytes} bytes (${kib(gatewayBuild.gzipBytes)}) gzip (zlib default level)` +
+      (gatewayBuild.wranglerReports ? `; wrangler reports "${gatewayBuild.wranglerReports}"` : ''),
+  );
+  if (coldMedian) {
+    out.push(
+      `Cold start (median of ${cold.length} fresh Miniflare instances): new Miniflare() → ready ${fmtMs(coldMedian.readyMs)} ms; ` +
+        `→ first successful initialize response ${fmtMs(coldMedian.coldStartMs)} ms (the initialize request itself ${fmtMs(coldMedian.initializeMs)} ms).`,
+      `First requests after start: first in-session ping (first Durable Object touch) ${fmtMs(coldMedian.firstPingMs)} ms; ` +
+        `first prompts/list (catalog cold read from KV) ${fmtMs(coldMedian.firstListMs)} ms; second prompts/list (warm) ${fmtMs(coldMedian.secondListMs)} ms.`,
+    );
+  }
+  console.log(out.join('\n'));
+
+  mkdirSync(OUT_DIR, { recursive: true });
+  const json = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, coldStarts: COLD_STARTS, scenarios: SCENARIOS.map((s) => s.id) },
+    environment: {
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model?.trim(),
+      loadavgAtEnd: os.loadavg(),
+      versions: Object.fromEntries(['miniflare', 'wrangler', 'autocannon', 'hono', '@modelcontextprotocol/sdk', 'zod'].map((n) => [n, pkgVersion(n)])),
+    },
+    bundle: { rawBytes: gatewayBuild.rawBytes, gzipBytes: gatewayBuild.gzipBytes, buildMs: gatewayBuild.buildMs, wranglerReports: gatewayBuild.wranglerReports, ceilingRawBytes: ceilingBuild.rawBytes },
+    coldStart: { median: coldMedian, runs: cold },
+    targets: Object.fromEntries(Object.values(targets).map((t) => [t.id, { kind: t.kind, label: t.label }])),
+    scenarios: SCENARIOS.map((s) => ({ id: s.id, label: s.label, body: s.body, targets: s.targets })),
+    summary: rows,
+    ratios: extra,
+    measurements,
+  };
+  writeFileSync(join(OUT_DIR, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
+  log(`wrote ${join(OUT_DIR, 'latest.json')}`);
+}
+
+main().then(
+  async () => {
+    clearTimeout(globalTimer);
+    await shutdown(0);
+  },
+  (e) => shutdown(1, e),
+);
