@@ -21,6 +21,10 @@ export default defineConfig({
                 SESSION_TTL_SECONDS: '60',
                 // Flow tests ask the session object on every request; the memo has its own test.
                 SESSION_RECHECK_MS: '0',
+                SSE_KEEPALIVE_MS: '300',
+                SSE_RETRY_MS: '1500',
+                NOTIFY_COALESCE_MS: '100',
+                REGISTRY_SHARDS: '4',
               },
             },
           }),

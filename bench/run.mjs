@@ -24,7 +24,6 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { Miniflare } from 'miniflare';
-import { unstable_readConfig } from 'wrangler';
 import { GET_ARGS, GET_PROMPT, PROMPTS, getResult, listResult, snapshotEntries } from './prompts.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -48,6 +47,9 @@ const SECONDS = envNum('BENCH_SECONDS', 5, { min: 1, integer: true });
 const ROUNDS = envNum('BENCH_ROUNDS', 3, { min: 1, integer: true });
 const WARMUP_SECONDS = envNum('BENCH_WARMUP_SECONDS', 1, { min: 0, integer: true });
 const COLD_STARTS = envNum('BENCH_COLD_STARTS', 3, { min: 0, integer: true });
+/** Durable Object storage: 'disk' (Miniflare's default, SQLite files as under `wrangler dev`) or 'memory' (unsafeEphemeralDurableObjects). */
+const DO_STORAGE = process.env.BENCH_DO_STORAGE || 'disk';
+if (!['disk', 'memory'].includes(DO_STORAGE)) throw new Error(`BENCH_DO_STORAGE must be disk or memory, got ${JSON.stringify(DO_STORAGE)}`);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '10,50').split(',').map((s) => {
   const n = Number(s.trim());
   if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_CONNECTIONS: bad value ${JSON.stringify(s)}`);
@@ -56,7 +58,6 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '10,50').split(',').map((s
 
 const PROTOCOL = '2025-11-25';
 const SIGNING_SECRET = 'bench-signing-secret-not-for-production';
-const RECHECK_DEFAULT_FALLBACK = '2000';
 
 const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
 const BODY = {
@@ -72,13 +73,21 @@ const ALL_SCENARIOS = [
   { id: 'list', label: 'prompts/list (first page), in session', body: BODY.list, session: true, targets: ['ceiling', 'gateway', 'peer'] },
   { id: 'get', label: `prompts/get ${GET_PROMPT} (${Object.keys(GET_ARGS).length} args), in session`, body: BODY.get, session: true, targets: ['ceiling', 'gateway', 'peer'] },
   { id: 'ping', label: 'ping, in session', body: BODY.ping, session: true, targets: ['ceiling', 'gateway', 'peer'] },
-  { id: 'initialize', label: 'initialize (session setup: new session + DO write each)', body: BODY.initialize, session: false, targets: ['ceiling', 'gateway', 'peer'] },
   {
     id: 'session-check',
-    label: 'prompts/list, session check: memo (RECHECK 2000) vs DO round trip (RECHECK 0)',
+    label: 'prompts/list, session check: memo (RECHECK default) vs DO round trip (RECHECK 0)',
     body: BODY.list,
     session: true,
     targets: ['ceiling', 'gateway', 'gateway-recheck0'],
+  },
+  // Its own gateway instance (same settings), so the thousands of sessions it creates do not
+  // weigh on the other scenarios' instance (and not on one side of the session-check pair).
+  {
+    id: 'initialize',
+    label: 'initialize (session setup: new session + DO write each)',
+    body: BODY.initialize,
+    session: false,
+    targets: ['ceiling', 'gateway-init', 'peer'],
   },
 ];
 const SCENARIOS = (() => {
@@ -142,6 +151,16 @@ async function shutdown(code, reason) {
 const globalTimer = setTimeout(() => shutdown(2, new Error(`global timeout of ${TIMEOUT_S} s reached (BENCH_TIMEOUT_SECONDS)`)), TIMEOUT_S * 1000);
 process.on('SIGINT', () => shutdown(130, new Error('interrupted (SIGINT)')));
 process.on('SIGTERM', () => shutdown(143, new Error('terminated (SIGTERM)')));
+// Miniflare's own signal hook exits the process synchronously (after removing its state), so
+// whatever must not outlive us also gets a synchronous last word here.
+const exitHooks = [];
+process.on('exit', () => {
+  for (const fn of exitHooks.splice(0).reverse()) {
+    try {
+      fn();
+    } catch {}
+  }
+});
 process.on('uncaughtException', (e) => shutdown(1, e));
 process.on('unhandledRejection', (e) => shutdown(1, e));
 
@@ -239,8 +258,18 @@ async function buildCeiling(tmp) {
 
 // ---------------------------------------------------------------- targets
 
-function readWranglerConfig() {
-  const cfg = unstable_readConfig({ config: join(ROOT, 'wrangler.toml') });
+/**
+ * wrangler.toml as wrangler reads it. In a child process: importing `wrangler` installs
+ * SIGINT/SIGTERM handlers that call process.exit() before our cleanup could run.
+ */
+async function readWranglerConfig() {
+  const script =
+    "const { unstable_readConfig } = await import('wrangler');" +
+    'const c = unstable_readConfig({ config: process.argv[1] });' +
+    'process.stdout.write(JSON.stringify({ compatibility_date: c.compatibility_date, compatibility_flags: c.compatibility_flags,' +
+    ' vars: c.vars, kv_namespaces: c.kv_namespaces, durable_objects: c.durable_objects, migrations: c.migrations }));';
+  const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script, join(ROOT, 'wrangler.toml')], { timeoutMs: 60_000 });
+  const cfg = JSON.parse(stdout);
   const kv = cfg.kv_namespaces.map((k) => k.binding);
   assert.ok(kv.includes('PROMPTS'), 'wrangler.toml must bind the PROMPTS KV namespace');
   const sqliteClasses = new Set(cfg.migrations.flatMap((m) => m.new_sqlite_classes ?? []));
@@ -269,6 +298,7 @@ function gatewayOptions(build, wcfg, overrides = {}) {
     compatibilityFlags: wcfg.compatibilityFlags,
     kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `bench-${b.toLowerCase()}`])),
     durableObjects: wcfg.dos,
+    unsafeEphemeralDurableObjects: DO_STORAGE === 'memory',
     bindings: { ...wcfg.vars, SIGNING_SECRET, ...overrides },
   };
 }
@@ -304,6 +334,7 @@ async function openSession(url) {
 
 async function startPeer() {
   const child = spawn(process.execPath, [join(BENCH_DIR, 'peer.mjs')], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  exitHooks.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
   onCleanup('peer', async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
@@ -400,6 +431,7 @@ async function verify(scenario, target) {
 /** One autocannon run; latencies recorded by us at sub-millisecond precision. */
 function load({ url, headers, body, expectBody }, connections, seconds) {
   return new Promise((resolveLoad, reject) => {
+    if (shuttingDown) return reject(new Error('shutting down'));
     const latencies = [];
     const instance = autocannon(
       { url, method: 'POST', headers, body, connections, duration: seconds, pipelining: 1, timeout: 10, expectBody },
@@ -498,7 +530,7 @@ function summarize(measurements, targets) {
 }
 
 function targetLabel(scenario, target) {
-  if (scenario.id === 'session-check' && target.id === 'gateway') return 'gateway, SESSION_RECHECK_MS=2000 (memo)';
+  if (scenario.id === 'session-check' && target.id === 'gateway') return `gateway, SESSION_RECHECK_MS=${target.recheckMs} (memo)`;
   return target.label;
 }
 
@@ -522,17 +554,22 @@ function table(rows) {
 
 async function main() {
   const startedAt = new Date();
+  const loadavgAtStart = os.loadavg();
   log(
     `${ROUNDS} round(s) x ${MEASUREMENTS_PER_ROUND} measurements of ${SECONDS} s at ${CONNECTIONS.join('/')} connections; ` +
       `scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}; estimated ${Math.round(ESTIMATE_S)} s, global timeout ${TIMEOUT_S} s`,
   );
   const tmp = mkdtempSync(join(os.tmpdir(), 'promptgate-bench-'));
-  onCleanup('temp dir', () => rmSync(tmp, { recursive: true, force: true }));
+  onCleanup('temp dir', () => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }));
+  exitHooks.push(() => rmSync(tmp, { recursive: true, force: true }));
+  // Miniflare keeps its state (Durable Object SQLite files, KV) under os.tmpdir() and removes it
+  // fire-and-forget on dispose; inside our temp dir it is removed for certain.
+  process.env.TMPDIR = join(tmp, 'tmp');
+  mkdirSync(process.env.TMPDIR);
 
   // Build.
-  const wcfg = readWranglerConfig();
   log('building the gateway (wrangler deploy --dry-run) and the ceiling (esbuild)…');
-  const [gatewayBuild, ceilingBuild] = await Promise.all([buildGateway(tmp), buildCeiling(tmp)]);
+  const [wcfg, gatewayBuild, ceilingBuild] = await Promise.all([readWranglerConfig(), buildGateway(tmp), buildCeiling(tmp)]);
   log(`gateway bundle ${kib(gatewayBuild.rawBytes)} raw, ${kib(gatewayBuild.gzipBytes)} gzip (built in ${Math.round(gatewayBuild.buildMs)} ms)`);
 
   // Cold starts, each on a fresh instance, before anything else runs.
@@ -548,7 +585,7 @@ async function main() {
   // The long-lived targets.
   log('starting targets…');
   const ceilingBody = JSON.stringify({ jsonrpc: '2.0', id: 1, result: listResult() });
-  const [ceiling, gateway, gateway0, peer] = await Promise.all([
+  const [ceiling, gateway, gateway0, gatewayInit, peer] = await Promise.all([
     startMiniflare(
       {
         name: 'ceiling',
@@ -565,10 +602,12 @@ async function main() {
     ),
     startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway'),
     startMiniflare(gatewayOptions(gatewayBuild, wcfg, { SESSION_RECHECK_MS: '0' }), 'gateway (SESSION_RECHECK_MS=0)'),
+    startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway (initialize)'),
     startPeer(),
   ]);
-  await Promise.all([seed(gateway.mf), seed(gateway0.mf)]);
-  const recheckDefault = wcfg.vars.SESSION_RECHECK_MS ?? RECHECK_DEFAULT_FALLBACK;
+  await Promise.all([seed(gateway.mf), seed(gateway0.mf), seed(gatewayInit.mf)]);
+  const recheckDefault = wcfg.vars.SESSION_RECHECK_MS ?? '2000'; // src/lib/config.ts falls back to 2000
+  if (!(Number(recheckDefault) > 0)) throw new Error(`the session-check comparison needs SESSION_RECHECK_MS > 0 in wrangler.toml, got ${recheckDefault}`);
   const targets = {
     ceiling: { id: 'ceiling', kind: 'ceiling', label: 'ceiling (bare Hono Worker, fixed response)', url: ceiling.url },
     gateway: { id: 'gateway', kind: 'gateway', label: 'gateway', url: gateway.url, sessionId: await openSession(gateway.url) },
@@ -579,11 +618,12 @@ async function main() {
       url: gateway0.url,
       sessionId: await openSession(gateway0.url),
     },
+    'gateway-init': { id: 'gateway-init', kind: 'gateway', label: 'gateway', url: gatewayInit.url },
     peer: { id: 'peer', kind: 'peer', label: 'SDK McpServer (Node, stateless)', url: peer.url },
   };
   // The ceiling gets the same request bytes as the gateway (session id included).
   targets.ceiling.sessionId = targets.gateway.sessionId;
-  assert.equal(recheckDefault, '2000', 'the memo comparison expects SESSION_RECHECK_MS = 2000 in wrangler.toml');
+  targets.gateway.recheckMs = recheckDefault;
 
   // Correctness of every (scenario, target) pair before any load.
   log('verifying every scenario once on every target…');
@@ -625,11 +665,12 @@ async function main() {
   const rows = summarize(measurements, targets);
   const extra = [];
   for (const c of CONNECTIONS) {
-    for (const s of SCENARIOS.filter((x) => x.targets.includes('gateway') && x.targets.includes('peer'))) {
-      extra.push({ kind: 'gateway/peer', scenario: s.id, connections: c, ratio: pairedRatio(measurements, s.id, c, 'gateway', 'peer') });
+    for (const s of SCENARIOS.filter((x) => x.targets.includes('peer'))) {
+      const gw = s.targets.find((t) => targets[t].kind === 'gateway');
+      extra.push({ kind: 'gateway/peer', scenario: s.id, connections: c, ratio: pairedRatio(measurements, s.id, c, gw, 'peer') });
     }
     if (SCENARIOS.some((s) => s.id === 'session-check')) {
-      extra.push({ kind: 'recheck0/recheck2000', scenario: 'session-check', connections: c, ratio: pairedRatio(measurements, 'session-check', c, 'gateway-recheck0', 'gateway') });
+      extra.push({ kind: 'recheck0/recheckDefault', scenario: 'session-check', connections: c, ratio: pairedRatio(measurements, 'session-check', c, 'gateway-recheck0', 'gateway') });
     }
   }
 
@@ -638,17 +679,21 @@ async function main() {
   out.push(
     `Miniflare ${pkgVersion('miniflare')} on loopback, autocannon ${pkgVersion('autocannon')}, Node ${process.version}, ` +
       `${os.cpus().length} x ${os.cpus()[0]?.model?.trim()}; ${ROUNDS} interleaved round(s) of ${SECONDS} s per measurement; ` +
-      `medians across rounds; "x ceiling" = median of per-round ratios to the ceiling in the same scenario and connection count.`,
+      `medians across rounds; "x ceiling" = median of per-round ratios to the ceiling in the same scenario and connection count. ` +
+      `Durable Object storage: ${DO_STORAGE}. Load average at start ${loadavgAtStart.map((x) => x.toFixed(2)).join(' ')}, at end ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}.`,
     '',
   );
   out.push(table(rows), '');
   out.push('Session check (prompts/list on two gateway instances, paired per round):');
-  for (const e of extra.filter((x) => x.kind === 'recheck0/recheck2000')) {
-    const r2000 = rows.find((r) => r.scenario === 'session-check' && r.connections === e.connections && r.target === 'gateway');
+  for (const e of extra.filter((x) => x.kind === 'recheck0/recheckDefault')) {
+    const rMemo = rows.find((r) => r.scenario === 'session-check' && r.connections === e.connections && r.target === 'gateway');
     const r0 = rows.find((r) => r.scenario === 'session-check' && r.connections === e.connections && r.target === 'gateway-recheck0');
     out.push(
-      `- ${e.connections} connections: RECHECK 2000 ${fmtInt(r2000.rps)} req/s (${fmtX(r2000.ratioToCeiling)} ceiling), ` +
-        `RECHECK 0 ${fmtInt(r0.rps)} req/s (${fmtX(r0.ratioToCeiling)} ceiling); RECHECK 0 / RECHECK 2000 = ${fmtX(e.ratio)}`,
+      `- ${e.connections} connections: RECHECK ${targets.gateway.recheckMs} ${fmtInt(rMemo.rps)} req/s (${fmtX(rMemo.ratioToCeiling)} ceiling), ` +
+        `RECHECK 0 ${fmtInt(r0.rps)} req/s (${fmtX(r0.ratioToCeiling)} ceiling); RECHECK 0 / RECHECK ${targets.gateway.recheckMs} = ${fmtX(e.ratio)}`,
     );
   }
   out.push('', 'Gateway vs SDK peer (req/s, paired per round):');
@@ -673,12 +718,21 @@ async function main() {
   const json = {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
-    settings: { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, coldStarts: COLD_STARTS, scenarios: SCENARIOS.map((s) => s.id) },
+    settings: {
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      warmupSeconds: WARMUP_SECONDS,
+      coldStarts: COLD_STARTS,
+      doStorage: DO_STORAGE,
+      scenarios: SCENARIOS.map((s) => s.id),
+    },
     environment: {
       node: process.version,
       platform: `${os.platform()} ${os.release()}`,
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model?.trim(),
+      loadavgAtStart,
       loadavgAtEnd: os.loadavg(),
       versions: Object.fromEntries(['miniflare', 'wrangler', 'autocannon', 'hono', '@modelcontextprotocol/sdk', 'zod'].map((n) => [n, pkgVersion(n)])),
     },

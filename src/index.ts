@@ -4,7 +4,9 @@
  */
 import { app } from './routes/app.js';
 
+export { ChangeFeed } from './session/feed.js';
 export { SessionObject } from './session/object.js';
+export { RegistryShard } from './session/registry.js';
 
 export default {
   fetch: app.fetch,

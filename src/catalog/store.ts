@@ -82,8 +82,9 @@ export async function currentCatalog(
   return cached.catalog;
 }
 
-export async function readSnapshot(kv: KVNamespace): Promise<CatalogSnapshot> {
-  return (await kv.get<CatalogSnapshot>(KV_KEYS.head, 'json')) ?? EMPTY;
+/** The published generation (0 before the first publish). */
+export async function readGeneration(kv: KVNamespace): Promise<number> {
+  return Number(await kv.get(KV_KEYS.generation)) || 0;
 }
 
 /**

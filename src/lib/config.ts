@@ -14,6 +14,10 @@ export interface Config {
   readonly sessionRecheckMs: number;
   readonly catalogRefreshMs: number;
   readonly maxBodyBytes: number;
+  readonly sseKeepaliveMs: number;
+  readonly sseRetryMs: number;
+  readonly notifyCoalesceMs: number;
+  readonly registryShards: number;
   /** Undefined when the secret is unset; the MCP route then answers 500 with a clear log line. */
   readonly signingSecret: string | undefined;
 }
@@ -66,6 +70,10 @@ export function configOf(env: Env): Config {
     sessionRecheckMs: int(vars, 'SESSION_RECHECK_MS', 2000, 0, 60_000),
     catalogRefreshMs: int(vars, 'CATALOG_REFRESH_MS', 2000, 0, 300_000),
     maxBodyBytes: int(vars, 'MAX_BODY_BYTES', 1_048_576, 1024, 16 * 1_048_576),
+    sseKeepaliveMs: int(vars, 'SSE_KEEPALIVE_MS', 20_000, 50, 25_000),
+    sseRetryMs: int(vars, 'SSE_RETRY_MS', 3000, 0, 600_000),
+    notifyCoalesceMs: int(vars, 'NOTIFY_COALESCE_MS', 250, 0, 60_000),
+    registryShards: int(vars, 'REGISTRY_SHARDS', 16, 1, 4096),
     signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
   };
   cache.set(env, c);

@@ -6,17 +6,23 @@ import { Hono } from 'hono';
 import { ConfigError } from '../lib/config.js';
 import { errorMessage, ErrorCode, HttpError } from '../rpc/errors.js';
 import type { AppEnv } from './guards.js';
+import { admin, AdminError } from './admin.js';
 import { mcp } from './mcp.js';
 
 export const app = new Hono<AppEnv>();
 
 app.route('/mcp', mcp);
+app.route('/admin', admin);
 
 app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }));
 
 app.notFound((c) => c.json({ error: 'not_found', message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
 
 app.onError((err, c) => {
+  if (err instanceof AdminError) {
+    const error = err.issues === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, issues: err.issues };
+    return c.json({ error }, err.status);
+  }
   if (err instanceof HttpError) {
     if (err.status >= 500) console.error(JSON.stringify({ msg: 'request failed', status: err.status, code: err.code, error: err.message }));
     else console.warn(JSON.stringify({ msg: 'request rejected', status: err.status, code: err.code, error: err.message, method: c.req.method }));

@@ -7,8 +7,8 @@ import { configOf } from '../lib/config.js';
 import { eraOf } from '../rpc/era.js';
 import { parseBody } from '../rpc/envelope.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
-import { legacyDelete, legacyPost, SESSION_HEADER, type Transport } from '../rpc/legacy.js';
-import { checkOrigin, checkPostHeaders, corsForMcp, limitBody, type AppEnv } from './guards.js';
+import { legacyDelete, legacyGet, legacyPost, SESSION_HEADER, type Transport } from '../rpc/legacy.js';
+import { checkOrigin, checkPostHeaders, corsForMcp, limitBody, mediaTypes, type AppEnv } from './guards.js';
 import type { Context } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
@@ -44,10 +44,15 @@ mcp.post('/', checkPostHeaders, limitBody, async (c) => {
   return legacyPost(t, body);
 });
 
-mcp.get('/', () => {
-  throw new HttpError(405, ErrorCode.Transport, 'Method Not Allowed: this server offers no standalone SSE stream yet', undefined, {
-    allow: 'POST, DELETE',
-  });
+mcp.get('/', (c) => {
+  if (!mediaTypes(c.req.header('accept')).has('text/event-stream')) {
+    throw new HttpError(406, ErrorCode.Transport, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
+  }
+  return legacyGet(transport(c), c.req.header('last-event-id'));
 });
 
 mcp.delete('/', (c) => legacyDelete(transport(c)));
+
+mcp.on(['PUT', 'PATCH'], '/', () => {
+  throw new HttpError(405, ErrorCode.Transport, 'Method Not Allowed', undefined, { allow: 'GET, POST, DELETE' });
+});

@@ -8,7 +8,8 @@
 import { currentCatalog } from '../catalog/store.js';
 import type { Config } from '../lib/config.js';
 import { featuresOf, isLegacyVersion, LEGACY_VERSIONS, type LegacyVersion } from '../lib/versions.js';
-import { checkSession, createSession, endSession } from '../session/sessions.js';
+import { checkSession, createSession, endSession, sessionStub } from '../session/sessions.js';
+import { openLegacyStream } from '../session/stream.js';
 import type { CallContext } from './context.js';
 import { call } from './dispatch.js';
 import { readMessage, resultMessage, type Message } from './envelope.js';
@@ -108,4 +109,20 @@ export async function legacyDelete(t: Transport): Promise<Response> {
   await requireSession(t);
   if (!(await endSession(t.env, t.sessionId!))) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
   return new Response(null, { status: 200 });
+}
+
+/** GET: the session's standalone SSE stream, new or resumed with Last-Event-ID. */
+export async function legacyGet(t: Transport, lastEventId: string | undefined): Promise<Response> {
+  checkVersionHeader(t.protocolVersion);
+  const version = await requireSession(t);
+  const opened = await openLegacyStream({
+    stub: () => sessionStub(t.env, t.sessionId!),
+    lastEventId,
+    priming: featuresOf(version).priming,
+    keepaliveMs: t.cfg.sseKeepaliveMs,
+    retryMs: t.cfg.sseRetryMs,
+  });
+  if (opened.ok) return opened.response;
+  if (opened.status === 404) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  throw new HttpError(400, ErrorCode.Transport, "Bad Request: Last-Event-ID does not name an event of this session's stream");
 }

@@ -2,18 +2,26 @@
  * SessionObject: one Durable Object per legacy-era MCP session.
  *
  * Owns the session's durable state (negotiated revision, client info and
- * capabilities, log level, timestamps) and its idle expiry by alarm. Workers
- * ask it only at initialize, DELETE, and when their liveness memo of the
- * session runs out (SESSION_RECHECK_MS), so a busy session costs a handful
- * of Durable Object requests, not one per message. `lastSeenAt` is written
- * at most every tenth of the TTL: expiry is exact to within that slack, and
- * a chatty client does not turn into a storage write per request.
+ * capabilities, log level, timestamps), its idle expiry by alarm, and its
+ * standalone SSE stream: the Worker that holds the client's SSE response
+ * talks to this object over a hibernatable WebSocket, so a connected but
+ * silent client keeps no object awake. Everything a stream needs to survive
+ * an eviction or restart is in storage (stream key, sequence, replay log) or
+ * in the socket's attachment, never only in memory.
+ *
+ * Workers ask it only at initialize, DELETE, stream open, and when their
+ * liveness memo runs out (SESSION_RECHECK_MS). `lastSeenAt` is written at most
+ * every tenth of the TTL, so a chatty client is not a storage write per request.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { randomToken } from '../lib/base64url.js';
 import type { LegacyVersion } from '../lib/versions.js';
+import { eventId, parseEventId, type CatalogEvent, type StreamFrame } from './events.js';
+import { shardFor } from './registry.js';
 
 export interface SessionState {
+  id: string;
   version: LegacyVersion;
   clientInfo?: Implementation;
   capabilities?: ClientCapabilities;
@@ -23,7 +31,24 @@ export interface SessionState {
   logLevel?: LoggingLevel;
 }
 
-export type SessionInit = Pick<SessionState, 'version' | 'clientInfo' | 'capabilities' | 'ttlMs'>;
+export type SessionInit = Pick<SessionState, 'id' | 'version' | 'clientInfo' | 'capabilities' | 'ttlMs'>;
+
+/** The standalone GET stream: its key, last sequence number and last catalog generation delivered. */
+interface StreamState {
+  key: string;
+  seq: number;
+  generation: number;
+}
+
+interface LogEntry {
+  seq: number;
+  at: number;
+  event: CatalogEvent;
+}
+
+/** Replay is bounded in count and age: enough to bridge a reconnect, not an archive. */
+export const REPLAY_MAX_EVENTS = 100;
+export const REPLAY_MAX_AGE_MS = 60 * 60 * 1000;
 
 export class SessionObject extends DurableObject<Env> {
   private state: SessionState | null | undefined;
@@ -64,13 +89,66 @@ export class SessionObject extends DurableObject<Env> {
     return this.load();
   }
 
-  /** Ends the session; true when there was one to end. */
+  /**
+   * Opens (or resumes, with Last-Event-ID) the standalone stream as a
+   * WebSocket to the calling Worker. One stream per session: a new one
+   * replaces the old, whose Worker is told to close its client stream.
+   * 404: no such session. 400: a Last-Event-ID that is not this session's stream.
+   */
+  override async fetch(req: Request): Promise<Response> {
+    if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
+    const s = await this.load();
+    if (!s) return new Response('session not found', { status: 404 });
+    const last = req.headers.get('last-event-id');
+    let stream = await this.ctx.storage.get<StreamState>('stream');
+    let replay: LogEntry[] = [];
+    if (last !== null) {
+      const at = parseEventId(last);
+      if (!stream || !at || at.key !== stream.key || at.seq > stream.seq) return new Response('unknown Last-Event-ID', { status: 400 });
+      replay = ((await this.ctx.storage.get<LogEntry[]>('log')) ?? []).filter((e) => e.seq > at.seq);
+    } else {
+      const first = stream === undefined;
+      stream = { key: randomToken(6), seq: 0, generation: stream?.generation ?? 0 };
+      await this.ctx.storage.put({ stream, log: [] });
+      if (first) await shardFor(this.env, s.id).add(s.id);
+    }
+    this.closeStreams('replaced');
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.ctx.acceptWebSocket(server);
+    server.serializeAttachment({ key: stream.key });
+    this.send(server, { t: 'open', id: last ?? eventId(stream.key, stream.seq) });
+    for (const e of replay) this.send(server, { t: 'event', id: eventId(stream.key, e.seq), event: e.event });
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /**
+   * Delivers a catalog change to this session's stream. Idempotent by
+   * generation, so a retried fan-out never duplicates a notification.
+   * Returns false when the session is gone (the registry then forgets it).
+   */
+  async deliver(event: CatalogEvent): Promise<boolean> {
+    if (!(await this.load())) return false;
+    const stream = await this.ctx.storage.get<StreamState>('stream');
+    if (!stream || event.generation <= stream.generation) return true;
+    stream.seq += 1;
+    stream.generation = event.generation;
+    const now = Date.now();
+    const log = ((await this.ctx.storage.get<LogEntry[]>('log')) ?? []).filter((e) => now - e.at < REPLAY_MAX_AGE_MS);
+    log.push({ seq: stream.seq, at: now, event });
+    await this.ctx.storage.put({ stream, log: log.slice(-REPLAY_MAX_EVENTS) });
+    for (const ws of this.ctx.getWebSockets()) this.send(ws, { t: 'event', id: eventId(stream.key, stream.seq), event });
+    return true;
+  }
+
+  /** Ends the session and its streams; true when there was one to end. */
   async end(): Promise<boolean> {
-    const existed = (await this.load()) !== null;
+    const s = await this.load();
+    this.closeStreams('ended');
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.state = null;
-    return existed;
+    if (s) await shardFor(this.env, s.id).remove(s.id);
+    return s !== null;
   }
 
   override async alarm(): Promise<void> {
@@ -82,6 +160,34 @@ export class SessionObject extends DurableObject<Env> {
       console.log(JSON.stringify({ msg: 'session expired', idleMs: Date.now() - s.lastSeenAt }));
     } else {
       await this.ctx.storage.setAlarm(expiresAt);
+    }
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    // The Worker's client went away. The stream's state stays for a resume with Last-Event-ID.
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, 'closed');
+    } catch {
+      // Already closed.
+    }
+  }
+
+  private closeStreams(reason: 'ended' | 'replaced'): void {
+    for (const ws of this.ctx.getWebSockets()) {
+      this.send(ws, { t: 'end', reason });
+      try {
+        ws.close(1000, reason);
+      } catch {
+        // Already closing.
+      }
+    }
+  }
+
+  private send(ws: WebSocket, frame: StreamFrame): void {
+    try {
+      ws.send(JSON.stringify(frame));
+    } catch {
+      // A socket that is closing cannot be written; its stream resumes from storage.
     }
   }
 }

@@ -21,7 +21,7 @@ export interface SessionEnv {
 const liveUntil = new BoundedMap<string, number>(50_000);
 const ended = new BoundedMap<string, true>(50_000);
 
-function stub(env: SessionEnv, id: string): DurableObjectStub<SessionObject> {
+export function sessionStub(env: SessionEnv, id: string): DurableObjectStub<SessionObject> {
   return env.SESSIONS.get(env.SESSIONS.idFromName(id));
 }
 
@@ -31,7 +31,7 @@ export async function createSession(
   init: { version: LegacyVersion; clientInfo?: Implementation; capabilities?: ClientCapabilities; ttlMs: number },
 ): Promise<string> {
   const id = await mintSessionId(secret, init.version);
-  await stub(env, id).open(init);
+  await sessionStub(env, id).open({ ...init, id });
   return id;
 }
 
@@ -41,7 +41,7 @@ export async function checkSession(env: SessionEnv, secret: string, id: string, 
   if (!version || ended.has(id)) return null;
   const now = Date.now();
   if ((liveUntil.get(id) ?? 0) > now) return version;
-  if (!(await stub(env, id).touch())) {
+  if (!(await sessionStub(env, id).touch())) {
     markEnded(id);
     return null;
   }
@@ -51,11 +51,11 @@ export async function checkSession(env: SessionEnv, secret: string, id: string, 
 
 export async function endSession(env: SessionEnv, id: string): Promise<boolean> {
   markEnded(id);
-  return stub(env, id).end();
+  return sessionStub(env, id).end();
 }
 
 export async function setSessionLogLevel(env: SessionEnv, id: string, level: LoggingLevel): Promise<boolean> {
-  return stub(env, id).setLogLevel(level);
+  return sessionStub(env, id).setLogLevel(level);
 }
 
 function markEnded(id: string): void {

@@ -165,10 +165,11 @@ describe('protocol version and origin', () => {
     const init = await post(request('initialize', { protocolVersion: '2025-11-25' }), { headers: { origin: 'http://localhost:6274' } });
     expect(init.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('mcp-session-id');
   });
-  it('GET /mcp answers 405 with Allow', async () => {
-    const s = await openSession();
-    const res = await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream', 'mcp-session-id': s.id } });
-    await expectError(res, 405, -32000);
-    expect(res.headers.get('allow')).toBe('POST, DELETE');
+  it('other methods on /mcp answer 405 with Allow', async () => {
+    for (const method of ['PUT', 'PATCH']) {
+      const res = await SELF.fetch(MCP_URL, { method, headers: { 'content-type': 'application/json' }, body: '{}' });
+      await expectError(res, 405, -32000);
+      expect(res.headers.get('allow')).toBe('GET, POST, DELETE');
+    }
   });
 });

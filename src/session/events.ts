@@ -1,0 +1,32 @@
+/**
+ * Catalog events and what travels between Durable Objects and the Worker
+ * that holds a client's stream.
+ *
+ * Events, not wire frames: a Durable Object never builds SSE or JSON-RPC.
+ * Each stream kind (a legacy GET stream, later a modern listen stream)
+ * turns an event into its own frame in the Worker.
+ */
+
+/** A change of the prompt catalog. Generations only grow, so they also deduplicate. */
+export interface CatalogEvent {
+  kind: 'prompts_list_changed';
+  generation: number;
+}
+
+/** Messages a session object sends down its WebSocket to the Worker holding the SSE response. */
+export type StreamFrame =
+  /** First frame: the id the stream resumes from (or starts at). */
+  | { t: 'open'; id: string }
+  | { t: 'event'; id: string; event: CatalogEvent }
+  /** The session ended or another stream replaced this one: close the client's stream. */
+  | { t: 'end'; reason: 'ended' | 'replaced' };
+
+/** Event ids are `<stream key>.<sequence>`: unique within the session, and they name their stream. */
+export function eventId(streamKey: string, seq: number): string {
+  return `${streamKey}.${seq}`;
+}
+
+export function parseEventId(id: string): { key: string; seq: number } | null {
+  const m = /^([A-Za-z0-9_-]{1,32})\.(\d{1,12})$/.exec(id);
+  return m ? { key: m[1]!, seq: Number(m[2]) } : null;
+}

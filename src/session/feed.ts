@@ -1,0 +1,58 @@
+/**
+ * ChangeFeed: the single object every catalog change goes through.
+ *
+ * It coalesces bursts (a change starts a window of NOTIFY_COALESCE_MS; every
+ * change inside it is folded into one notification of the newest
+ * generation), deduplicates by generation, and fans out to every registry
+ * shard in parallel. A fan-out with failures throws, so the alarm is retried
+ * by the runtime; session objects drop generations they already delivered.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import { configOf } from '../lib/config.js';
+import type { CatalogEvent } from './events.js';
+import { shardCount, shardStub, type DeliveryReport } from './registry.js';
+
+export class ChangeFeed extends DurableObject<Env> {
+  /** Queues a change; false when it is not newer than what was already announced. */
+  async publish(event: CatalogEvent): Promise<boolean> {
+    const published = (await this.ctx.storage.get<number>('published')) ?? 0;
+    const pending = (await this.ctx.storage.get<number>('pending')) ?? 0;
+    if (event.generation <= Math.max(published, pending)) return false;
+    await this.ctx.storage.put('pending', event.generation);
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
+    return true;
+  }
+
+  override async alarm(): Promise<void> {
+    const generation = await this.ctx.storage.get<number>('pending');
+    if (generation === undefined) return;
+    const event: CatalogEvent = { kind: 'prompts_list_changed', generation };
+    const started = Date.now();
+    const shards = shardCount(this.env);
+    const results = await Promise.allSettled(Array.from({ length: shards }, (_, i) => shardStub(this.env, i).deliver(event)));
+    const total: DeliveryReport = { members: 0, delivered: 0, dropped: 0, failed: 0 };
+    let shardFailures = 0;
+    for (const r of results) {
+      if (r.status === 'rejected') shardFailures += 1;
+      else for (const k of Object.keys(total) as (keyof DeliveryReport)[]) total[k] += r.value[k];
+    }
+    console.log(JSON.stringify({ msg: 'catalog change fanned out', generation, shards, shardFailures, ...total, ms: Date.now() - started }));
+    if (shardFailures || total.failed) throw new Error(`fan-out of generation ${generation} incomplete; retrying`);
+    await this.ctx.storage.put('published', generation);
+    // A change that arrived during the fan-out is still pending: it gets a window of its own.
+    if ((await this.ctx.storage.get<number>('pending')) === generation) await this.ctx.storage.delete('pending');
+    else await this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
+  }
+
+  async status(): Promise<{ published: number; pending: number | null }> {
+    return {
+      published: (await this.ctx.storage.get<number>('published')) ?? 0,
+      pending: (await this.ctx.storage.get<number>('pending')) ?? null,
+    };
+  }
+}
+
+/** The one publish path: every writer of the catalog announces its change here. */
+export async function publishChange(env: Env, event: CatalogEvent): Promise<boolean> {
+  return env.FEED.get(env.FEED.idFromName('global')).publish(event);
+}

@@ -1,0 +1,159 @@
+/**
+ * Live updates through real Durable Objects: GET streams, the publish path,
+ * fan-out through registry shards, replay with Last-Event-ID, keepalives,
+ * and streams ending with their session.
+ */
+import { env, runInDurableObject } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { expectError, MCP_URL, openSession, openStream, publish } from '../helpers/worker.js';
+import { SELF } from 'cloudflare:test';
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS);
+});
+
+const LIST_CHANGED = { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' };
+
+describe('GET stream', () => {
+  it('starts with retry and a priming event for 2025-11-25 clients', async () => {
+    const s = await openSession('2025-11-25');
+    const stream = await openStream(s);
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toBe('text/event-stream');
+    expect((await stream.next()).retry).toBe(1500);
+    const priming = await stream.next();
+    expect(priming.id).toMatch(/^[A-Za-z0-9_-]+\.0$/);
+    expect(priming.data).toBe('');
+    await stream.close();
+  });
+  it('sends no priming event to older clients', async () => {
+    const s = await openSession('2025-06-18');
+    const stream = await openStream(s);
+    expect((await stream.next()).retry).toBe(1500);
+    // Everything up to the first keepalive: a late notification may pass, a priming event may not.
+    for (let f = await stream.next(); f.comment !== 'keepalive'; f = await stream.next()) expect(f.data).not.toBe('');
+    await stream.close();
+  });
+  it('sends keepalive comments', async () => {
+    const s = await openSession();
+    const stream = await openStream(s);
+    await stream.next();
+    await stream.next();
+    const started = Date.now();
+    expect((await stream.next(2000)).comment).toBe('keepalive');
+    expect((await stream.next(2000)).comment).toBe('keepalive');
+    expect(Date.now() - started).toBeLessThan(1500);
+    await stream.close();
+  });
+  it('needs Accept: text/event-stream (406) and a live session (400/404)', async () => {
+    const s = await openSession();
+    await expectError(await SELF.fetch(MCP_URL, { headers: { accept: 'application/json', 'mcp-session-id': s.id } }), 406, -32000);
+    await expectError(await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream' } }), 400, -32000);
+    await expectError(await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'nope' } }), 404, -32001);
+  });
+});
+
+describe('catalog changes', () => {
+  it('reach every session with a stream, once each', async () => {
+    const a = await openSession();
+    const b = await openSession('2025-03-26');
+    const sa = await openStream(a);
+    const sb = await openStream(b);
+    await sa.next();
+    await sa.next();
+    await publish(FIXTURE_PROMPTS);
+    const ea = await sa.nextMessage();
+    const eb = await sb.nextMessage();
+    expect(ea.message).toEqual(LIST_CHANGED);
+    expect(eb.message).toEqual(LIST_CHANGED);
+    expect(ea.id).toMatch(/\.1$/);
+    // Exactly once: nothing but keepalives follows.
+    await expect(sa.nextMessage(600)).rejects.toThrow(/no SSE frame|stream ended/);
+    await sa.close();
+    await sb.close();
+  });
+  it('coalesces a burst of writes into one notification', async () => {
+    const s = await openSession();
+    const stream = await openStream(s);
+    await Promise.all(Array.from({ length: 20 }, () => publish(FIXTURE_PROMPTS)));
+    expect((await stream.nextMessage(3000)).message).toEqual(LIST_CHANGED);
+    await expect(stream.nextMessage(800)).rejects.toThrow();
+    await stream.close();
+  });
+  it('replays what a dropped connection missed, with Last-Event-ID', async () => {
+    const s = await openSession();
+    const first = await openStream(s);
+    await first.next();
+    const priming = await first.next();
+    await first.close();
+    await publish(FIXTURE_PROMPTS);
+    // Wait until the change has been delivered into the session's replay log.
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));
+    await waitFor(async () => ((await runInDurableObject(stub, (_o, ctx) => ctx.storage.get<unknown[]>('log'))) ?? []).length === 1);
+    const resumed = await openStream(s, priming.id);
+    const replayed = await resumed.nextMessage();
+    expect(replayed.message).toEqual(LIST_CHANGED);
+    expect(replayed.id).toBe(priming.id!.replace(/\.0$/, '.1'));
+    await resumed.close();
+  });
+  it('400 for a Last-Event-ID of another session or a garbage one', async () => {
+    const s = await openSession();
+    const other = await openSession();
+    const os = await openStream(other);
+    await os.next();
+    const otherId = (await os.next()).id!;
+    await os.close();
+    await (await openStream(s)).close();
+    for (const bad of [otherId, 'garbage', 'x.1']) {
+      const res = await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream', 'mcp-session-id': s.id, 'last-event-id': bad } });
+      await expectError(res, 400, -32000);
+    }
+  });
+  it('a second stream replaces the first', async () => {
+    const s = await openSession();
+    const one = await openStream(s);
+    await one.next();
+    const two = await openStream(s);
+    expect(await one.ended()).toBe(true);
+    await publish(FIXTURE_PROMPTS);
+    expect((await two.nextMessage()).message).toEqual(LIST_CHANGED);
+    await two.close();
+  });
+});
+
+describe('session end', () => {
+  it('DELETE ends the stream and leaves the registry', async () => {
+    const s = await openSession();
+    const stream = await openStream(s);
+    await stream.next();
+    const del = await SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': s.id } });
+    expect(del.status).toBe(200);
+    expect(await stream.ended()).toBe(true);
+    const { shardFor } = await import('../../src/session/registry.js');
+    expect(await shardFor(env, s.id).members()).not.toContain(s.id);
+  });
+  it('a restarted session object keeps its subscriber', async () => {
+    const s = await openSession();
+    const stream = await openStream(s);
+    await stream.next();
+    const { shardFor } = await import('../../src/session/registry.js');
+    expect(await shardFor(env, s.id).members()).toContain(s.id);
+    // Reset the object: its memory and its WebSockets are gone; only storage survives.
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));
+    await runInDurableObject(stub, (_o, ctx) => ctx.abort('test restart')).catch(() => {});
+    await publish(FIXTURE_PROMPTS);
+    expect((await stream.nextMessage()).message).toEqual(LIST_CHANGED);
+    await publish(FIXTURE_PROMPTS);
+    expect((await stream.nextMessage()).message).toEqual(LIST_CHANGED);
+    await stream.close();
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
