@@ -178,14 +178,25 @@ const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', 
 
 function exec(cmd, args, { timeoutMs, cwd = ROOT, env = process.env } = {}) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const untrack = onCleanup(`${cmd} ${args[0] ?? ''}`, () => child.exitCode === null && child.kill('SIGKILL'));
+    // Its own process group, so that a kill also reaches what it starts (npx -> wrangler -> esbuild).
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    };
+    const untrackCleanup = onCleanup(`${cmd} ${args[0] ?? ''}`, () => child.exitCode === null && killGroup());
+    exitHooks.push(killGroup);
+    const untrack = () => {
+      untrackCleanup();
+      exitHooks.splice(exitHooks.indexOf(killGroup) >>> 0, 1);
+    };
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      killGroup();
       reject(new Error(`${cmd} ${args.join(' ')}: timed out after ${timeoutMs} ms\n${stdout}\n${stderr}`));
     }, timeoutMs);
     child.on('error', (e) => {

@@ -1,6 +1,6 @@
 /**
  * End-to-end, legacy protocol era (2025-11-25 back to 2025-03-26): a real
- * `wrangler dev` seeded with the example prompts in prompts/, driven over
+ * `wrangler dev` publishing the example prompts in prompts/, driven over
  * real HTTP by the official MCP SDK v1 client and by raw fetch.
  *
  * PAGE_SIZE is 2 so the seven example prompts span four list pages.

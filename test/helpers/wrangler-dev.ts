@@ -6,25 +6,27 @@
  *   await gw.stop();
  *
  * Every gateway gets a free port on 127.0.0.1 and a fresh temp persist dir,
- * seeded through `scripts/seed.ts` (which forwards `--persist-to` to
- * `wrangler kv bulk put`), so runs never share KV or Durable Object state with
- * each other or with `npm start`. wrangler runs in its own process group
+ * so runs never share KV or Durable Object state with each other or with
+ * `npm start`. Prompts are published through the admin API, the same path
+ * as `npm start` and a deployment. wrangler runs in its own process group
  * (`detached`), and `stop()` signals the whole group: npm exec, wrangler,
  * esbuild and both workerd processes. A process 'exit' hook (and SIGINT /
  * SIGTERM / SIGHUP, when nothing else handles them) kills whatever a crashed
  * or interrupted run left running.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pushDir, type PushResult } from '../../src/cli/push.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface GatewayOptions {
-  /** Prompt directory to seed (default: the project's `prompts/`). */
+  /** Prompt directory to publish at start (default: the project's `prompts/`). */
   promptsDir?: string;
   /** `PAGE_SIZE` var (default 50, the wrangler.toml value). */
   pageSize?: number;
@@ -32,8 +34,6 @@ export interface GatewayOptions {
   vars?: Record<string, string | number>;
   /** How long to wait for `wrangler dev` to answer (default 60 s). */
   readyTimeoutMs?: number;
-  /** How long seeding may take (default 60 s). */
-  seedTimeoutMs?: number;
 }
 
 export interface Gateway {
@@ -43,6 +43,10 @@ export interface Gateway {
   readonly mcpUrl: string;
   /** The persist dir (KV + Durable Objects), inside a temp dir that stop() removes. */
   readonly persistDir: string;
+  /** The admin token this gateway was started with. */
+  readonly adminToken: string;
+  /** Publishes a prompt directory through the admin API. */
+  publish(dir: string): Promise<PushResult>;
   /** Everything wrangler printed so far (tail), for diagnostics. */
   output(): string;
   /** Kills the whole wrangler process group and removes the persist dir. Idempotent. */
@@ -50,7 +54,6 @@ export interface Gateway {
 }
 
 const DEFAULT_READY_TIMEOUT_MS = 60_000;
-const DEFAULT_SEED_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const MAX_OUTPUT_CHARS = 64 * 1024;
 const START_ATTEMPTS = 3;
@@ -143,24 +146,6 @@ export function freePort(): Promise<number> {
       const port = typeof addr === 'object' && addr ? addr.port : 0;
       srv.close(() => (port ? resolve(port) : reject(new Error('could not allocate a port'))));
     });
-  });
-}
-
-function seed(promptsDir: string, persistDir: string, scratchDir: string, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'npx',
-      ['tsx', 'scripts/seed.ts', promptsDir, '--persist-to', persistDir],
-      // TMPDIR: the seed script writes its entries file to a temp dir it does not remove; keep that inside ours.
-      { cwd: PROJECT_ROOT, env: { ...childEnv(), TMPDIR: scratchDir }, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        if (err) {
-          reject(new Error(`seeding ${promptsDir} into ${persistDir} failed: ${err.message}\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
-        } else if (!/seeded \d+ prompts/.test(stdout)) {
-          reject(new Error(`seed did not report success\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
-        } else resolve();
-      },
-    );
   });
 }
 
@@ -273,27 +258,24 @@ async function stopRunning(run: Running): Promise<void> {
 }
 
 /**
- * Seeds a fresh persist dir and starts `wrangler dev` on it. Rejects with
+ * Starts `wrangler dev` on a fresh persist dir and publishes the prompts. Rejects with
  * wrangler's output if it does not come up within `readyTimeoutMs`; in every
  * failure case nothing is left running and the temp dir is removed.
  */
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   installHooks();
   const promptsDir = opts.promptsDir ?? join(PROJECT_ROOT, 'prompts');
-  const vars: Record<string, string> = { PAGE_SIZE: String(opts.pageSize ?? 50) };
+  const adminToken = randomBytes(16).toString('hex');
+  const vars: Record<string, string> = { PAGE_SIZE: String(opts.pageSize ?? 50), ADMIN_TOKEN: adminToken };
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = String(v);
 
-  // One temp root per gateway: <root>/state is the persist dir, <root>/tmp the seed's scratch space.
+  // One temp root per gateway: <root>/state is the persist dir.
   const root = mkdtempSync(join(tmpdir(), 'promptgate-e2e-'));
   const persistDir = join(root, 'state');
-  const scratchDir = join(root, 'tmp');
   mkdirSync(persistDir);
-  mkdirSync(scratchDir);
   const entry: Live = { pgid: 0, dir: root };
   live.add(entry);
   try {
-    await seed(promptsDir, persistDir, scratchDir, opts.seedTimeoutMs ?? DEFAULT_SEED_TIMEOUT_MS);
-
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
@@ -301,6 +283,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       entry.pgid = run.pgid;
       try {
         await waitReady(url, run, opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
+        await pushDir(url, adminToken, promptsDir);
       } catch (e) {
         await stopRunning(run);
         entry.pgid = 0;
@@ -314,6 +297,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         url,
         mcpUrl: `${url}/mcp`,
         persistDir,
+        adminToken,
+        publish: (dir) => pushDir(url, adminToken, dir),
         output: () => tidy(run.output()),
         stop: () =>
           (stopping ??= (async () => {
