@@ -24,22 +24,28 @@ export function originAllowed(origin: string, allowed: readonly OriginPattern[])
   return allowed.some((p) => p.scheme === scheme && p.host === u.hostname && (p.port === null || p.port === port));
 }
 
-/** A present Origin that is not allowed gets 403 (spec §2); no Origin means a non-browser client. */
-export const checkOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const origin = c.req.header('origin');
-  if (origin !== undefined && !originAllowed(origin, configOf(c.env).allowedOrigins)) {
-    throw new HttpError(403, ErrorCode.Transport, `Forbidden: origin ${origin.slice(0, 100)} is not allowed`);
-  }
-  await next();
-};
-
-export const corsForMcp: MiddlewareHandler<AppEnv> = cors({
-  origin: (origin, c) => (originAllowed(origin, configOf(c.env as Env).allowedOrigins) ? origin : null),
+const corsForMcp = cors({
+  // Only reached for origins already checked below.
+  origin: (origin) => origin,
   allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
   allowHeaders: ['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'],
   exposeHeaders: ['mcp-session-id', 'mcp-protocol-version'],
   maxAge: 86400,
 });
+
+/**
+ * Browser requests only (those with an Origin): a disallowed origin gets 403
+ * (spec §2, DNS-rebinding defence), an allowed one gets CORS headers.
+ * Requests without Origin come from non-browser clients and skip both.
+ */
+export const browserGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const origin = c.req.header('origin');
+  if (origin === undefined) return next();
+  if (!originAllowed(origin, configOf(c.env).allowedOrigins)) {
+    throw new HttpError(403, ErrorCode.Transport, `Forbidden: origin ${origin.slice(0, 100)} is not allowed`);
+  }
+  return corsForMcp(c, next);
+};
 
 const limiters = new WeakMap<Config, MiddlewareHandler>();
 

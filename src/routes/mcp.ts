@@ -8,12 +8,12 @@ import { eraOf } from '../rpc/era.js';
 import { parseBody } from '../rpc/envelope.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
 import { legacyDelete, legacyGet, legacyPost, SESSION_HEADER, type Transport } from '../rpc/legacy.js';
-import { checkOrigin, checkPostHeaders, corsForMcp, limitBody, mediaTypes, type AppEnv } from './guards.js';
+import { browserGuard, checkPostHeaders, limitBody, mediaTypes, type AppEnv } from './guards.js';
 import type { Context } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
 
-mcp.use('*', corsForMcp, checkOrigin);
+mcp.use('*', browserGuard);
 
 function transport(c: Context<AppEnv>): Transport {
   const cfg = configOf(c.env);
