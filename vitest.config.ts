@@ -23,7 +23,7 @@ export default defineConfig({
                 SESSION_RECHECK_MS: '0',
                 SSE_KEEPALIVE_MS: '300',
                 SSE_RETRY_MS: '1500',
-                NOTIFY_COALESCE_MS: '100',
+                NOTIFY_COALESCE_MS: '500',
                 REGISTRY_SHARDS: '4',
               },
             },

@@ -67,6 +67,11 @@ const QUIESCE_MS = envNum('FANOUT_QUIESCE_MS', 1000);
 const DELIVERY_TIMEOUT_MS = envNum('FANOUT_DELIVERY_TIMEOUT_MS', 10_000, { min: 100 });
 const DUP_WINDOW_MS = envNum('FANOUT_DUP_WINDOW_MS', 2000);
 const TIMEOUT_S = envNum('FANOUT_TIMEOUT_SECONDS', 600, { min: 10 });
+/** Investigation knobs: REGISTRY_SHARDS override (default: wrangler.toml's) and Durable Object storage. */
+const SHARDS_OVERRIDE = process.env.FANOUT_SHARDS?.trim() ? envNum('FANOUT_SHARDS', 16, { min: 1 }) : null;
+/** 'disk': Miniflare's default SQLite files (as under `wrangler dev`); 'memory': unsafeEphemeralDurableObjects. */
+const DO_STORAGE = process.env.FANOUT_DO_STORAGE || 'disk';
+if (!['disk', 'memory'].includes(DO_STORAGE)) throw new Error(`FANOUT_DO_STORAGE must be disk or memory, got ${JSON.stringify(DO_STORAGE)}`);
 /** Upper bounds of the phases before the change (they fail the run, never hang it). */
 const PHASE_TIMEOUT_MS = 120_000;
 
@@ -259,6 +264,17 @@ function findWorkerd(port) {
   return found[0];
 }
 
+/** User + system CPU time of a pid in ms (clock ticks of 10 ms on Linux), or NaN. */
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 function memorySample(workerd) {
   const nodeRss = process.memoryUsage().rss / 1048576;
   if (workerd) {
@@ -387,7 +403,14 @@ function options(build, wcfg, coalesceMs, logs) {
     compatibilityFlags: wcfg.compatibilityFlags,
     kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `fanout-${b.toLowerCase()}`])),
     durableObjects: wcfg.dos,
-    bindings: { ...wcfg.vars, NOTIFY_COALESCE_MS: String(coalesceMs), SIGNING_SECRET, ADMIN_TOKEN },
+    unsafeEphemeralDurableObjects: DO_STORAGE === 'memory',
+    bindings: {
+      ...wcfg.vars,
+      NOTIFY_COALESCE_MS: String(coalesceMs),
+      ...(SHARDS_OVERRIDE ? { REGISTRY_SHARDS: String(SHARDS_OVERRIDE) } : {}),
+      SIGNING_SECRET,
+      ADMIN_TOKEN,
+    },
     handleStructuredLogs: logs.handle,
   };
 }
@@ -591,6 +614,7 @@ async function runOnce(build, wcfg, n, coalesceMs, run) {
     const memAfter = memorySample(workerd);
 
     // The change.
+    const cpu0 = { workerd: workerd ? cpuMs(workerd.pid) : NaN, node: process.cpuUsage() };
     const wall0 = Date.now();
     const t0 = performance.now();
     const g1 = await putCatalog(agent, base, CHANGED_CATALOG).catch((e) => {
@@ -599,6 +623,9 @@ async function runOnce(build, wcfg, n, coalesceMs, run) {
     const putMs = performance.now() - t0;
     await Promise.race([allChangedP, sleep(Math.max(0, t0 + DELIVERY_TIMEOUT_MS - performance.now()))]);
     const waitedMs = performance.now() - t0;
+    // CPU spent from the PUT to the last delivery (or the timeout): is workerd saturated?
+    const nodeCpu = process.cpuUsage(cpu0.node);
+    const cpu = { workerdMs: workerd ? cpuMs(workerd.pid) - cpu0.workerd : NaN, nodeMs: (nodeCpu.user + nodeCpu.system) / 1000, wallMs: waitedMs };
     // Every stream gets at least DUP_WINDOW_MS after its first event to show a second one.
     await sleep(DUP_WINDOW_MS);
     const fan = await logs.fanoutOf(g1, 1000);
@@ -644,6 +671,7 @@ async function runOnce(build, wcfg, n, coalesceMs, run) {
             logSeenAtMs: fan.seenAt - t0,
           }
         : null,
+      cpu,
       initMs,
       attachMs,
       memory: { source: memBefore.source, beforeMiB: memBefore.rssMiB, afterMiB: memAfter.rssMiB, nodeBeforeMiB: memBefore.nodeRssMiB, nodeAfterMiB: memAfter.nodeRssMiB },
@@ -654,6 +682,7 @@ async function runOnce(build, wcfg, n, coalesceMs, run) {
       `${tag}: delivered ${result.delivered}/${n} (missing ${missing}, dup ${duplicates}, bad ids ${badIds}, stream errors ${streamErrors}); ` +
         `first ${fmtMs(result.firstMs)} p50 ${fmtMs(result.p50Ms)} p99 ${fmtMs(result.p99Ms)} last ${fmtMs(result.lastMs)} ms; ` +
         `PUT ${fmtMs(putMs)} ms, feed fan-out ${fan ? `${fan.ms} ms (${fan.members} members, ${fan.delivered} delivered, ${fan.failed} failed)` : 'log missing'}; ` +
+        `CPU during delivery: workerd ${fmtMs(cpu.workerdMs)} ms, node ${fmtMs(cpu.nodeMs)} ms in ${fmtMs(waitedMs)} ms; ` +
         `init ${Math.round(initMs)} ms, attach ${Math.round(attachMs)} ms; ${memBefore.source} RSS ${fmtMiB(memBefore.rssMiB)} -> ${fmtMiB(memAfter.rssMiB)} MiB`,
     );
     return result;
@@ -693,6 +722,8 @@ function summarize(results, sizes, coalesces) {
         putMs: med((r) => r.putMs),
         feedFanoutMs: med((r) => r.feed?.fanoutMs ?? NaN),
         feedDoneAtMs: med((r) => r.feed?.doneAtMs ?? NaN),
+        workerdCpuMs: med((r) => r.cpu.workerdMs),
+        nodeCpuMs: med((r) => r.cpu.nodeMs),
         initMs: med((r) => r.initMs),
         attachMs: med((r) => r.attachMs),
       });
@@ -714,13 +745,13 @@ function tables(rows) {
     );
   }
   const b = [
-    '| N | coalesce ms | PUT response ms | feed done at ms (workerd clock) | feed fan-out ms (ChangeFeed log) | last − coalesce ms | last per run ms | open N sessions ms | attach N streams ms |',
-    '|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+    '| N | coalesce ms | PUT response ms | feed done at ms (workerd clock) | feed fan-out ms (ChangeFeed log) | last − coalesce ms | last per run ms | workerd / node CPU ms, PUT → last | open N sessions ms | attach N streams ms |',
+    '|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
   ];
   for (const r of rows) {
     b.push(
       `| ${r.n} | ${r.coalesceMs} | ${fmtMs(r.putMs)} | ${fmtMs(r.feedDoneAtMs)} | ${fmtMs(r.feedFanoutMs)} | ${fmtMs(r.lastMs - r.coalesceMs)} | ` +
-        `${r.lastPerRun.map(fmtMs).join(', ')} | ${Math.round(r.initMs)} | ${Math.round(r.attachMs)} |`,
+        `${r.lastPerRun.map(fmtMs).join(', ')} | ${fmtMs(r.workerdCpuMs)} / ${fmtMs(r.nodeCpuMs)} | ${Math.round(r.initMs)} | ${Math.round(r.attachMs)} |`,
     );
   }
   return { main: a.join('\n'), breakdown: b.join('\n') };
@@ -746,7 +777,7 @@ async function main() {
   const coalesces = COALESCE_OVERRIDE ?? [...new Set([configured, 0])];
   log(
     `sizes ${SIZES.join(', ')}; NOTIFY_COALESCE_MS ${coalesces.join(', ')}; ${RUNS} run(s) each on a fresh Miniflare; ` +
-      `REGISTRY_SHARDS ${wcfg.vars.REGISTRY_SHARDS}; global timeout ${TIMEOUT_S} s`,
+      `REGISTRY_SHARDS ${SHARDS_OVERRIDE ?? wcfg.vars.REGISTRY_SHARDS}; DO storage ${DO_STORAGE}; global timeout ${TIMEOUT_S} s`,
   );
 
   const results = [];
@@ -768,7 +799,7 @@ async function main() {
       `before the PUT was sent to each stream's first notifications/prompts/list_changed; first/p50/p99/last are per run, then the ` +
       `median over ${RUNS} fresh instance(s); delivered/missing/duplicates are summed over runs (missing: nothing within ` +
       `${DELIVERY_TIMEOUT_MS} ms; duplicate: a second list_changed within the ${DUP_WINDOW_MS} ms after). REGISTRY_SHARDS ` +
-      `${wcfg.vars.REGISTRY_SHARDS}. Memory: ${memSource === 'workerd' ? 'RSS of the workerd child process of the Miniflare instance (/proc)' : "Node's own RSS (the workerd process was not found)"}, ` +
+      `${SHARDS_OVERRIDE ?? wcfg.vars.REGISTRY_SHARDS}${SHARDS_OVERRIDE ? ' (FANOUT_SHARDS)' : ''}, Durable Object storage ${DO_STORAGE}. Memory: ${memSource === 'workerd' ? 'RSS of the workerd child process of the Miniflare instance (/proc)' : "Node's own RSS (the workerd process was not found)"}, ` +
       `after the N sessions exist, before and after the N streams attach. Load average at start ${loadavgAtStart.map((x) => x.toFixed(2)).join(' ')}, ` +
       `at end ${os
         .loadavg()
@@ -807,7 +838,8 @@ async function main() {
       quiesceMs: QUIESCE_MS,
       deliveryTimeoutMs: DELIVERY_TIMEOUT_MS,
       dupWindowMs: DUP_WINDOW_MS,
-      registryShards: wcfg.vars.REGISTRY_SHARDS,
+      registryShards: SHARDS_OVERRIDE ?? Number(wcfg.vars.REGISTRY_SHARDS),
+      doStorage: DO_STORAGE,
       memorySource: memSource,
     },
     environment: {

@@ -4,6 +4,7 @@
  */
 import { app } from './routes/app.js';
 
+export { CatalogWriter } from './catalog/writer.js';
 export { ChangeFeed } from './session/feed.js';
 export { SessionObject } from './session/object.js';
 export { RegistryShard } from './session/registry.js';

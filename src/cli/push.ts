@@ -13,8 +13,8 @@ export interface PushResult {
 }
 
 export async function pushRecords(baseUrl: string, token: string, prompts: PromptRecord[]): Promise<PushResult> {
-  const res = await fetch(new URL('/admin/catalog', baseUrl), {
-    method: 'PUT',
+  const res = await fetch(new URL('/admin/publish?prune=1', baseUrl), {
+    method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ prompts }),
   });
@@ -23,7 +23,8 @@ export async function pushRecords(baseUrl: string, token: string, prompts: Promp
     const issues = body?.error?.issues?.map((i) => `\n  ${i.path}: ${i.message}`).join('') ?? '';
     throw new PushError(`publish failed (HTTP ${res.status}): ${body?.error?.message ?? res.statusText}${issues}`);
   }
-  return body as unknown as PushResult;
+  const r = body as unknown as { generation: number; diff: { added: string[]; changed: string[]; unchanged: string[] } };
+  return { generation: r.generation, prompts: r.diff.added.length + r.diff.changed.length + r.diff.unchanged.length };
 }
 
 /** Loads, validates locally (file-level errors name the file), then publishes. */

@@ -1,22 +1,21 @@
 /**
- * /admin: publishing prompts. This first slice replaces the whole catalog
- * atomically (PUT /admin/catalog); per-prompt endpoints, versions and
- * history follow with the catalog writer object.
+ * /admin: authoring the catalog. Every write goes to the CatalogWriter
+ * object (one writer, every version kept); this file only speaks HTTP.
  *
  * Bearer ADMIN_TOKEN, compared in constant time. With no token configured
- * the admin API does not exist (404), so a forgotten secret fails closed.
- * Errors are JSON: {"error": {"code", "message", "issues"?}}.
+ * the admin API does not exist (404), so a forgotten secret fails closed;
+ * local development gets a documented default from .dev.vars.
+ * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
-import { publishPrompts } from '../catalog/publish.js';
-import { readGeneration } from '../catalog/store.js';
-import { validateSet } from '../catalog/validate.js';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { catalogWriter, type WriteResult } from '../catalog/writer.js';
+import { NAME_PATTERN } from '../catalog/validate.js';
 import { safeEqual } from '../lib/hmac.js';
 import type { AppEnv } from './guards.js';
 
 export class AdminError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 413 | 415 | 422,
+    readonly status: 400 | 401 | 404 | 409 | 413 | 415 | 422,
     readonly code: string,
     message: string,
     readonly issues?: unknown,
@@ -25,7 +24,9 @@ export class AdminError extends Error {
   }
 }
 
+/** Largest admin body, and most prompts in one publish. */
 export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
+export const MAX_PUBLISH_PROMPTS = 2_000;
 
 const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   const expected = (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN;
@@ -38,9 +39,10 @@ const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-async function readJson(req: Request): Promise<unknown> {
-  if (!/^application\/json\s*(;|$)/i.test(req.headers.get('content-type') ?? '')) throw new AdminError(415, 'unsupported_media_type', 'Send application/json');
-  const text = await req.text();
+async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) throw new AdminError(415, 'unsupported_media_type', 'Send application/json');
+  if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw new AdminError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
+  const text = await c.req.text();
   if (text.length > MAX_ADMIN_BODY) throw new AdminError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
   try {
     return JSON.parse(text);
@@ -49,18 +51,65 @@ async function readJson(req: Request): Promise<unknown> {
   }
 }
 
+function promptName(c: Context<AppEnv>): string {
+  const name = c.req.param('name') ?? '';
+  if (!NAME_PATTERN.test(name)) throw new AdminError(400, 'invalid_name', 'Prompt names use A-Z a-z 0-9 _ . - (at most 64 characters)');
+  return name;
+}
+
+const flag = (c: Context<AppEnv>, key: string) => ['1', 'true', 'yes'].includes((c.req.query(key) ?? '').toLowerCase());
+
+function answer(c: Context<AppEnv>, r: WriteResult) {
+  if (r.ok) {
+    if (!r.dryRun) console.log(JSON.stringify({ msg: 'catalog written', generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length }));
+    return c.json(r);
+  }
+  if (r.reason === 'invalid') throw new AdminError(422, 'invalid_prompts', `${r.issues.length} problem(s); nothing was written`, r.issues);
+  throw new AdminError(404, 'not_found', r.message);
+}
+
 export const admin = new Hono<AppEnv>();
 
 admin.use('*', requireToken);
 
-admin.get('/catalog', async (c) => c.json({ generation: await readGeneration(c.env.PROMPTS) }));
+admin.get('/prompts', async (c) => {
+  const current = await catalogWriter(c.env).current();
+  return c.json({ prompts: current.map((p) => ({ ...p.record, _version: p.version, _updatedAt: p.updatedAt })) });
+});
 
-admin.put('/catalog', async (c) => {
-  const body = (await readJson(c.req.raw)) as { prompts?: unknown };
+admin.get('/prompts/:name', async (c) => {
+  const { prompt, versions } = await catalogWriter(c.env).get(promptName(c));
+  if (!prompt && versions.length === 0) throw new AdminError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
+  return c.json({ prompt: prompt?.record ?? null, version: prompt?.version ?? null, versions });
+});
+
+admin.get('/prompts/:name/history', async (c) => {
+  const history = await catalogWriter(c.env).history(promptName(c));
+  if (history.length === 0) throw new AdminError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
+  return c.json({ name: c.req.param('name'), history });
+});
+
+admin.put('/prompts/:name', async (c) => {
+  const name = promptName(c);
+  const body = (await readJson(c)) as Record<string, unknown>;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AdminError(400, 'invalid_body', 'Body must be one prompt record');
+  if (body.name !== undefined && body.name !== name) throw new AdminError(400, 'name_mismatch', `Body names "${String(body.name)}" but the URL names "${name}"`);
+  return answer(c, await catalogWriter(c.env).put({ ...body, name }));
+});
+
+admin.delete('/prompts/:name', async (c) => answer(c, await catalogWriter(c.env).remove(promptName(c))));
+
+admin.post('/prompts/:name/rollback', async (c) => {
+  const name = promptName(c);
+  const body = (await readJson(c)) as { version?: unknown };
+  if (!Number.isInteger(body?.version) || (body.version as number) < 1) throw new AdminError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');
+  return answer(c, await catalogWriter(c.env).rollback(name, body.version as number));
+});
+
+/** The whole set, atomically: ?dry_run=1 returns the diff only; ?prune=1 deletes prompts missing from the set. */
+admin.post('/publish', async (c) => {
+  const body = (await readJson(c)) as { prompts?: unknown };
   if (!body || typeof body !== 'object' || !Array.isArray(body.prompts)) throw new AdminError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
-  const issues = validateSet(body.prompts);
-  if (issues.length) throw new AdminError(422, 'invalid_prompts', `${issues.length} problem(s); nothing was published`, issues);
-  const snap = await publishPrompts(c.env, body.prompts as never);
-  console.log(JSON.stringify({ msg: 'catalog published', generation: snap.generation, prompts: snap.prompts.length }));
-  return c.json({ generation: snap.generation, prompts: snap.prompts.length });
+  if (body.prompts.length > MAX_PUBLISH_PROMPTS) throw new AdminError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per publish`);
+  return answer(c, await catalogWriter(c.env).publishSet(body.prompts, { prune: flag(c, 'prune'), dryRun: flag(c, 'dry_run') }));
 });

@@ -41,9 +41,10 @@ describe('GET stream', () => {
     await stream.next();
     await stream.next();
     const started = Date.now();
-    expect((await stream.next(2000)).comment).toBe('keepalive');
-    expect((await stream.next(2000)).comment).toBe('keepalive');
-    expect(Date.now() - started).toBeLessThan(1500);
+    let keepalives = 0;
+    while (keepalives < 3) if ((await stream.next(2000)).comment === 'keepalive') keepalives++;
+    // Three 300 ms intervals, with slack for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(2500);
     await stream.close();
   });
   it('needs Accept: text/event-stream (406) and a live session (400/404)', async () => {
@@ -76,7 +77,10 @@ describe('catalog changes', () => {
   it('coalesces a burst of writes into one notification', async () => {
     const s = await openSession();
     const stream = await openStream(s);
+    const started = Date.now();
     await Promise.all(Array.from({ length: 20 }, () => publish(FIXTURE_PROMPTS)));
+    // The precondition: all 20 writes landed inside one coalescing window (500 ms in this config).
+    expect(Date.now() - started).toBeLessThan(500);
     expect((await stream.nextMessage(3000)).message).toEqual(LIST_CHANGED);
     await expect(stream.nextMessage(800)).rejects.toThrow();
     await stream.close();

@@ -3,7 +3,7 @@
  * the Worker through SELF exactly as an HTTP client would.
  */
 import { env, SELF } from 'cloudflare:test';
-import { publishSnapshot } from '../../src/catalog/publish.js';
+import { catalogWriter } from '../../src/catalog/writer.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
 import { readEvents, type EventStream } from './sse.js';
 
@@ -12,13 +12,22 @@ export { readEvents, type EventStream };
 export const MCP_URL = 'https://gateway.test/mcp';
 export const ACCEPT = 'application/json, text/event-stream';
 
-let generation = Date.now();
+let revision = 0;
 
-/** Publishes records as a new catalog generation, through the same path as the admin API. */
+/**
+ * Publishes exactly these records (pruning the rest) through the catalog
+ * writer, the same path as the admin API. Identical content is not a change,
+ * so each call also stamps a revision into the last fixture's text: every
+ * call makes a new generation, and the listed names stay the same.
+ */
 export async function publish(prompts: PromptRecord[]): Promise<number> {
-  generation += 1;
-  await publishSnapshot(env, { generation, updatedAt: new Date().toISOString(), prompts });
-  return generation;
+  revision += 1;
+  const stamped = prompts.map((p, i) =>
+    i === prompts.length - 1 ? { ...p, messages: [...p.messages, { role: 'assistant' as const, content: { type: 'text' as const, text: `rev ${revision}` } }] } : p,
+  );
+  const r = await catalogWriter(env).publishSet(stamped, { prune: true, dryRun: false });
+  if (!r.ok) throw new Error(`publish failed: ${JSON.stringify(r)}`);
+  return r.generation;
 }
 
 export interface PostOptions {

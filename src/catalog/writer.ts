@@ -1,0 +1,224 @@
+/**
+ * CatalogWriter: the single writer of the prompt catalog (one Durable Object).
+ *
+ * KV has no compare-and-set, so every write goes through this object. Each
+ * mutation runs under blockConcurrencyWhile, so writes are applied one at a
+ * time in arrival order: validate, record a new version of every changed
+ * prompt in SQLite (an overwrite or delete never loses the old text), assign
+ * the next generation, write the snapshot to KV, announce the change. Readers
+ * keep reading KV at the edge and never touch this object.
+ *
+ * If the KV write fails after the versions were recorded, the object marks
+ * itself dirty and rewrites KV from SQLite before its next write (or on the
+ * retry alarm), so KV converges to what the history says.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import { publishChange } from '../session/feed.js';
+import { canonical, diffSets, type SetDiff } from './diff.js';
+import { readGeneration, writeSnapshot } from './store.js';
+import type { CatalogSnapshot, Issue, PromptRecord } from './types.js';
+import { validatePrompt, validateSet } from './validate.js';
+
+export interface VersionInfo {
+  version: number;
+  generation: number;
+  createdAt: string;
+  deleted: boolean;
+}
+
+export interface StoredPrompt {
+  record: PromptRecord;
+  version: number;
+  generation: number;
+  updatedAt: string;
+}
+
+export type WriteResult =
+  | { ok: true; generation: number; diff: SetDiff; versions: Record<string, number>; dryRun: boolean }
+  | { ok: false; reason: 'invalid'; issues: Issue[] }
+  | { ok: false; reason: 'not_found'; message: string };
+
+interface Row {
+  name: string;
+  version: number;
+  generation: number;
+  record: string | null;
+  created_at: number;
+  [k: string]: SqlStorageValue;
+}
+
+const RETRY_MS = 5_000;
+
+export class CatalogWriter extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS versions (
+      name TEXT NOT NULL, version INTEGER NOT NULL, generation INTEGER NOT NULL,
+      record TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (name, version))`);
+    this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+  }
+
+  // ---- reads ------------------------------------------------------------
+
+  /** The current catalog: the latest version of every prompt that is not deleted. */
+  async current(): Promise<StoredPrompt[]> {
+    const rows = this.sql
+      .exec<Row>(
+        `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions GROUP BY name) l
+         ON v.name = l.name AND v.version = l.version WHERE v.record IS NOT NULL ORDER BY v.name`,
+      )
+      .toArray();
+    return rows.map(toStored);
+  }
+
+  async get(name: string): Promise<{ prompt: StoredPrompt | null; versions: VersionInfo[] }> {
+    const rows = this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', name).toArray();
+    const latest = rows.at(-1);
+    return { prompt: latest && latest.record !== null ? toStored(latest) : null, versions: rows.map(toInfo) };
+  }
+
+  /** Every version of one prompt, oldest first, with its full text (null for a deletion). */
+  async history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
+    return this.sql
+      .exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', name)
+      .toArray()
+      .map((r) => ({ ...toInfo(r), record: r.record === null ? null : (JSON.parse(r.record) as PromptRecord) }));
+  }
+
+  // ---- writes -----------------------------------------------------------
+
+  /**
+   * Publishes a whole set atomically. Without `prune`, prompts missing from
+   * the set are left alone; with it they are deleted. `dryRun` returns the
+   * diff and writes nothing.
+   */
+  async publishSet(prompts: unknown[], opts: { prune: boolean; dryRun: boolean }): Promise<WriteResult> {
+    const issues = validateSet(prompts);
+    if (issues.length) return { ok: false, reason: 'invalid', issues };
+    return this.apply(prompts as PromptRecord[], opts.prune, opts.dryRun);
+  }
+
+  async put(record: unknown): Promise<WriteResult> {
+    const issues = validatePrompt(record);
+    if (issues.length) return { ok: false, reason: 'invalid', issues };
+    return this.apply([record as PromptRecord], false, false);
+  }
+
+  async remove(name: string): Promise<WriteResult> {
+    return this.mutate(async () => {
+      const cur = await this.current();
+      if (!cur.some((p) => p.record.name === name)) return { ok: false, reason: 'not_found', message: `No prompt named "${name}"` };
+      return this.commit(cur, [], [name], false);
+    });
+  }
+
+  /** Restores the exact text of an earlier version as a new version. */
+  async rollback(name: string, version: number): Promise<WriteResult> {
+    return this.mutate(async () => {
+      const row = this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', name, version).toArray()[0];
+      if (!row || row.record === null)
+        return { ok: false, reason: 'not_found', message: `Prompt "${name}" has no version ${version} with content` };
+      return this.commit(await this.current(), [JSON.parse(row.record) as PromptRecord], [], false);
+    });
+  }
+
+  override async alarm(): Promise<void> {
+    await this.mutate(async () => this.resyncIfDirty());
+  }
+
+  private apply(records: PromptRecord[], prune: boolean, dryRun: boolean): Promise<WriteResult> {
+    return this.mutate(async () => {
+      const cur = await this.current();
+      const incoming = new Set(records.map((r) => r.name));
+      const removed = prune ? cur.filter((p) => !incoming.has(p.record.name)).map((p) => p.record.name) : [];
+      return this.commit(cur, records, removed, dryRun);
+    });
+  }
+
+  /** One write at a time, in arrival order, with KV brought up to date first. */
+  private mutate<T>(fn: () => Promise<T>): Promise<T> {
+    return this.ctx.blockConcurrencyWhile(async () => {
+      await this.resyncIfDirty();
+      return fn();
+    });
+  }
+
+  private async commit(cur: StoredPrompt[], upserts: PromptRecord[], removals: string[], dryRun: boolean): Promise<WriteResult> {
+    const before = new Map(cur.map((p) => [p.record.name, p.record]));
+    const diff = diffSets(before, upserts, removals);
+    const changed = [...diff.added, ...diff.changed];
+    const lastGeneration = Number(this.meta('generation') ?? 0);
+    if (dryRun || (changed.length === 0 && diff.removed.length === 0)) {
+      return { ok: true, generation: lastGeneration, diff, versions: {}, dryRun };
+    }
+    const generation = Math.max(Date.now(), lastGeneration + 1, (await readGeneration(this.env.PROMPTS)) + 1);
+    const now = Date.now();
+    const versions: Record<string, number> = {};
+    const byName = new Map(upserts.map((r) => [r.name, r]));
+    this.ctx.storage.transactionSync(() => {
+      const next = (name: string) =>
+        (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', name).one().v ?? 0) + 1;
+      for (const name of changed) {
+        versions[name] = next(name);
+        this.sql.exec('INSERT INTO versions VALUES (?, ?, ?, ?, ?)', name, versions[name], generation, canonical(byName.get(name)!), now);
+      }
+      for (const name of diff.removed) {
+        versions[name] = next(name);
+        this.sql.exec('INSERT INTO versions VALUES (?, ?, ?, NULL, ?)', name, versions[name], generation, now);
+      }
+      this.setMeta('generation', String(generation));
+      this.setMeta('dirty', '1');
+    });
+    await this.writeKv(generation);
+    return { ok: true, generation, diff, versions, dryRun: false };
+  }
+
+  private async writeKv(generation: number): Promise<void> {
+    const snap: CatalogSnapshot = {
+      generation,
+      updatedAt: new Date().toISOString(),
+      prompts: (await this.current()).map((p) => p.record),
+    };
+    try {
+      await writeSnapshot(this.env.PROMPTS, snap);
+      // Idempotent by generation, so a retry after a partial failure never notifies twice.
+      await publishChange(this.env, { kind: 'prompts_list_changed', generation });
+      this.setMeta('dirty', '0');
+    } catch (e) {
+      // History is recorded; KV and the announcement catch up before the next write or on this alarm.
+      await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+      throw e;
+    }
+  }
+
+  private async resyncIfDirty(): Promise<void> {
+    if (this.meta('dirty') === '1') await this.writeKv(Number(this.meta('generation')));
+  }
+
+  private meta(key: string): string | undefined {
+    return this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0]?.value;
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.sql.exec('INSERT OR REPLACE INTO meta VALUES (?, ?)', key, value);
+  }
+}
+
+function toInfo(r: Row): VersionInfo {
+  return { version: r.version, generation: r.generation, createdAt: new Date(r.created_at).toISOString(), deleted: r.record === null };
+}
+
+function toStored(r: Row): StoredPrompt {
+  return { record: JSON.parse(r.record!) as PromptRecord, version: r.version, generation: r.generation, updatedAt: new Date(r.created_at).toISOString() };
+}
+
+/** The writer's RPC surface. Records carry the SDK's open-ended content types, which the
+ * stub's serializability check cannot prove, so the stub is typed by the class's own methods. */
+export type WriterApi = Pick<CatalogWriter, 'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback'>;
+
+export function catalogWriter(env: Env): WriterApi {
+  return env.CATALOG.get(env.CATALOG.idFromName('catalog')) as unknown as WriterApi;
+}
