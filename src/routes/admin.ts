@@ -106,10 +106,17 @@ admin.post('/prompts/:name/rollback', async (c) => {
   return answer(c, await catalogWriter(c.env).rollback(name, body.version as number));
 });
 
-/** The whole set, atomically: ?dry_run=1 returns the diff only; ?prune=1 deletes prompts missing from the set. */
-admin.post('/publish', async (c) => {
+async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
   const body = (await readJson(c)) as { prompts?: unknown };
   if (!body || typeof body !== 'object' || !Array.isArray(body.prompts)) throw new AdminError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
   if (body.prompts.length > MAX_PUBLISH_PROMPTS) throw new AdminError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per publish`);
-  return answer(c, await catalogWriter(c.env).publishSet(body.prompts, { prune: flag(c, 'prune'), dryRun: flag(c, 'dry_run') }));
-});
+  return body.prompts;
+}
+
+/** The whole set, atomically: ?dry_run=1 returns the diff only; ?prune=1 deletes prompts missing from the set. */
+admin.post('/publish', async (c) =>
+  answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: flag(c, 'prune'), dryRun: flag(c, 'dry_run') })),
+);
+
+/** Replaces the whole catalog: the same as POST /publish?prune=1. */
+admin.put('/catalog', async (c) => answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: true, dryRun: false })));
