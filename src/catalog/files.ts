@@ -26,6 +26,8 @@ export interface FileSource {
 export interface LoadResult {
   records: PromptRecord[];
   issues: Issue[];
+  /** Which file each loaded prompt came from: name → path. */
+  sources: Map<string, string>;
 }
 
 const SECTION = /^##[ \t]+(user|assistant)[ \t]*$/gm;
@@ -132,5 +134,5 @@ export function loadPromptFiles(src: FileSource): LoadResult {
       records.push(r);
     }
   }
-  return { records, issues };
+  return { records, issues, sources: owner };
 }

@@ -1,0 +1,60 @@
+/**
+ * Records → prompt files, the inverse of files.ts (for `promptgate pull`).
+ *
+ * Writes Markdown when the round trip is exact, and JSON otherwise (text with
+ * a line that looks like a section heading or a typed block, or with
+ * leading/trailing blank space the Markdown form would trim). Image and audio
+ * data go to asset files referenced with `file:`.
+ */
+import { stringify as toYaml } from 'yaml';
+import type { PromptRecord } from './types.js';
+
+export interface SerializedPrompt {
+  path: string;
+  text: string;
+  assets: { path: string; bytes: Uint8Array }[];
+}
+
+const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'audio/wav': 'wav', 'audio/mpeg': 'mp3', 'audio/ogg': 'ogg' };
+
+function fromBase64(b64: string): Uint8Array {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function markdownSafe(text: string): boolean {
+  return text === text.trim() && text !== '' && !/^##[ \t]+(user|assistant)[ \t]*$/m.test(text) && !/^```(image|audio|resource|resource_link)\b/.test(text) && !text.includes('\r');
+}
+
+export function serializePrompt(r: PromptRecord): SerializedPrompt {
+  const assets: SerializedPrompt['assets'] = [];
+  const lossless = r.messages.every((m) => {
+    const c = m.content as { type: string; text?: string; data?: string; mimeType?: string };
+    if (c.type === 'text') return markdownSafe(c.text ?? '');
+    if (c.type === 'image' || c.type === 'audio') return !!EXT[c.mimeType ?? ''];
+    return true;
+  });
+  if (!lossless) return { path: `${r.name}.json`, text: `${JSON.stringify(r, null, 2)}\n`, assets };
+
+  const { messages, ...meta } = r;
+  const sections = messages.map((m, i) => {
+    const c = m.content as unknown as Record<string, unknown>;
+    let body: string;
+    if (c.type === 'text') body = c.text as string;
+    else if (c.type === 'image' || c.type === 'audio') {
+      const path = `assets/${r.name}-${i + 1}.${EXT[c.mimeType as string]}`;
+      assets.push({ path, bytes: fromBase64(c.data as string) });
+      const { type: _t, data: _d, mimeType: _m, ...rest } = c;
+      body = '```' + String(c.type) + '\n' + toYaml({ file: path, ...rest }).trimEnd() + '\n```';
+    } else if (c.type === 'resource') {
+      body = '```resource\n' + toYaml(c.resource).trimEnd() + '\n```';
+    } else {
+      const { type: _t, ...rest } = c;
+      body = '```resource_link\n' + toYaml(rest).trimEnd() + '\n```';
+    }
+    return `## ${m.role}\n\n${body}\n`;
+  });
+  return { path: `${r.name}.md`, text: `---\n${toYaml(meta).trimEnd()}\n---\n\n${sections.join('\n')}`, assets };
+}

@@ -1,0 +1,67 @@
+/**
+ * The admin API from Node: one method per endpoint, readable errors.
+ */
+import type { SetDiff } from '../catalog/diff.js';
+import type { Issue, PromptRecord } from '../catalog/types.js';
+
+export class CliError extends Error {}
+
+export interface PublishResult {
+  ok: true;
+  generation: number;
+  diff: SetDiff;
+  versions: Record<string, number>;
+  dryRun: boolean;
+}
+
+export interface VersionInfo {
+  version: number;
+  generation: number;
+  createdAt: string;
+  deleted: boolean;
+}
+
+export class AdminClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, this.baseUrl), {
+        method,
+        headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (e) {
+      throw new CliError(`cannot reach ${this.baseUrl}: ${(e as Error).cause ?? e}`);
+    }
+    const json = (await res.json().catch(() => null)) as { error?: { message: string; issues?: Issue[] } } | null;
+    if (!res.ok) {
+      const issues = json?.error?.issues?.map((i) => `\n  ${i.path}: ${i.message}`).join('') ?? '';
+      throw new CliError(`${method} ${path} failed (HTTP ${res.status}): ${json?.error?.message ?? res.statusText}${issues}`);
+    }
+    return json as T;
+  }
+
+  publish(prompts: PromptRecord[], opts: { dryRun?: boolean; prune?: boolean } = {}): Promise<PublishResult> {
+    const q = new URLSearchParams();
+    if (opts.dryRun) q.set('dry_run', '1');
+    if (opts.prune) q.set('prune', '1');
+    return this.call('POST', `/admin/publish?${q}`, { prompts });
+  }
+
+  async list(): Promise<(PromptRecord & { _version: number; _updatedAt: string })[]> {
+    return (await this.call<{ prompts: (PromptRecord & { _version: number; _updatedAt: string })[] }>('GET', '/admin/prompts')).prompts;
+  }
+
+  async history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
+    return (await this.call<{ history: (VersionInfo & { record: PromptRecord | null })[] }>('GET', `/admin/prompts/${encodeURIComponent(name)}/history`)).history;
+  }
+
+  rollback(name: string, version: number): Promise<PublishResult> {
+    return this.call('POST', `/admin/prompts/${encodeURIComponent(name)}/rollback`, { version });
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * `promptgate`: validate, push, pull, diff, history and rollback prompt files
+ * against a gateway's admin API. Exit code 0 on success, 1 on any failure,
+ * 2 on a usage error.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { canonical } from '../catalog/diff.js';
+import { serializePrompt } from '../catalog/serialize.js';
+import type { PromptRecord } from '../catalog/types.js';
+import { AdminClient, CliError, type PublishResult } from './api.js';
+import { loadPromptDir } from './fs-source.js';
+
+const USAGE = `promptgate <command> [options]
+
+Commands:
+  validate <dir>                    check prompt files; errors name file, line and field
+  push <dir> [--dry-run] [--prune]  publish the directory atomically (--prune deletes prompts not in it)
+  pull <dir>                        write the published prompts as files into <dir>
+  diff <dir>                        what push --prune would change, field by field
+  history <name>                    every version of a prompt
+  rollback <name> <version>         republish an earlier version's exact text
+
+Options:
+  --url <url>      gateway base URL   (or PROMPTGATE_URL; default http://127.0.0.1:8787)
+  --token <token>  admin token        (or PROMPTGATE_TOKEN)
+`;
+
+class UsageError extends Error {}
+
+const out = (s: string): void => {
+  process.stdout.write(`${s}\n`);
+};
+
+function load(dir: string) {
+  const result = loadPromptDir(dir);
+  if (result.issues.length) {
+    throw new CliError(`${result.issues.length} problem(s) in ${dir}/, nothing published:\n${result.issues.map((i) => `  ${dir}/${i.path}: ${i.message}`).join('\n')}`);
+  }
+  return result;
+}
+
+/** Paths where two JSON values differ ("messages[0].content.text"). */
+export function changedPaths(a: unknown, b: unknown, path = ''): string[] {
+  if (canonical(a) === canonical(b)) return [];
+  const isObj = (v: unknown) => typeof v === 'object' && v !== null;
+  if (!isObj(a) || !isObj(b) || Array.isArray(a) !== Array.isArray(b)) return [path || '(whole record)'];
+  const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
+  return [...keys].flatMap((k) => {
+    const sub = Array.isArray(a) ? `${path}[${k}]` : path ? `${path}.${k}` : k;
+    return changedPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], sub);
+  });
+}
+
+function printDiff(r: PublishResult, sources: Map<string, string>, dir: string): void {
+  const where = (n: string) => (sources.has(n) ? `${dir}/${sources.get(n)}` : '(not in directory)');
+  for (const n of r.diff.added) out(`  + ${n}  ${where(n)}`);
+  for (const n of r.diff.changed) out(`  ~ ${n}  ${where(n)}`);
+  for (const n of r.diff.removed) out(`  - ${n}`);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { url: { type: 'string' }, token: { type: 'string' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, ...args] = positionals;
+  if (values.help || !command) return out(USAGE);
+  const client = () => {
+    const token = values.token ?? process.env.PROMPTGATE_TOKEN;
+    if (!token) throw new UsageError('an admin token is required: --token or PROMPTGATE_TOKEN');
+    return new AdminClient(values.url ?? process.env.PROMPTGATE_URL ?? 'http://127.0.0.1:8787', token);
+  };
+  const need = (n: number, what: string) => {
+    if (args.length !== n) throw new UsageError(`usage: promptgate ${command} ${what}`);
+  };
+
+  switch (command) {
+    case 'validate': {
+      need(1, '<dir>');
+      const { records } = load(args[0]!);
+      return out(`${records.length} prompt(s) in ${args[0]}/ are valid`);
+    }
+    case 'push': {
+      need(1, '<dir> [--dry-run] [--prune]');
+      const dir = args[0]!;
+      const { records, sources } = load(dir);
+      const api = client();
+      const plan = await api.publish(records, { dryRun: true, prune: values.prune });
+      printDiff(plan, sources, dir);
+      const { added, changed, removed, unchanged } = plan.diff;
+      if (values['dry-run']) return out(`dry run: ${added.length} to add, ${changed.length} to change, ${removed.length} to delete, ${unchanged.length} unchanged`);
+      if (!added.length && !changed.length && !removed.length) return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
+      const done = await api.publish(records, { prune: values.prune });
+      for (const [name, v] of Object.entries(done.versions)) out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
+      const d = done.diff;
+      return out(`published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`);
+    }
+    case 'pull': {
+      need(1, '<dir>');
+      const prompts = await client().list();
+      for (const p of prompts) {
+        const { _version: _v, _updatedAt: _u, ...record } = p;
+        const file = serializePrompt(record as PromptRecord);
+        for (const a of [{ path: file.path, bytes: new TextEncoder().encode(file.text) }, ...file.assets]) {
+          mkdirSync(dirname(join(args[0]!, a.path)), { recursive: true });
+          writeFileSync(join(args[0]!, a.path), a.bytes);
+        }
+        out(`  ${p.name} (version ${p._version}) → ${args[0]}/${file.path}`);
+      }
+      return out(`pulled ${prompts.length} prompt(s)`);
+    }
+    case 'diff': {
+      need(1, '<dir>');
+      const { records, sources } = load(args[0]!);
+      const api = client();
+      const plan = await api.publish(records, { dryRun: true, prune: true });
+      const remote = new Map((await api.list()).map(({ _version: _v, _updatedAt: _u, ...r }) => [r.name, r]));
+      const local = new Map(records.map((r) => [r.name, r]));
+      printDiff(plan, sources, args[0]!);
+      for (const n of plan.diff.changed) out(`    ${n}: ${changedPaths(remote.get(n), local.get(n)).join(', ')}`);
+      if (!plan.diff.added.length && !plan.diff.changed.length && !plan.diff.removed.length) out('no differences');
+      return;
+    }
+    case 'history': {
+      need(1, '<name>');
+      for (const v of await client().history(args[0]!))
+        out(`  v${v.version}  ${v.createdAt}  generation ${v.generation}${v.deleted ? '  (deleted)' : ''}`);
+      return;
+    }
+    case 'rollback': {
+      need(2, '<name> <version>');
+      const version = Number(args[1]);
+      if (!Number.isInteger(version) || version < 1) throw new UsageError('version must be a positive integer');
+      const r = await client().rollback(args[0]!, version);
+      return out(`${args[0]} restored from version ${version} as version ${r.versions[args[0]!] ?? '(unchanged: already current)'}`);
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await run(argv);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`promptgate: ${e instanceof Error ? e.message : String(e)}\n`);
+    return e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+  }
+}
