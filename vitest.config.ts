@@ -25,6 +25,7 @@ export default defineConfig({
                 SSE_RETRY_MS: '1500',
                 NOTIFY_COALESCE_MS: '500',
                 REGISTRY_SHARDS: '4',
+                ADMIN_TOKEN: 'test-admin-token',
               },
             },
           }),
