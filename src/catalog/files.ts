@@ -12,7 +12,7 @@
  * Runs in Node and in workerd: file access comes in through `FileSource`.
  * Not part of the Worker bundle (the Worker receives validated records).
  */
-import { parse as parseYaml } from 'yaml';
+import { isNode, LineCounter, parse as parseYaml, parseDocument, type Document } from 'yaml';
 import type { Issue, PromptRecord } from './types.js';
 import { validatePrompt } from './validate.js';
 
@@ -83,13 +83,42 @@ function typedBlock(kind: string, yamlText: string, path: string, src: FileSourc
   }
 }
 
-function parseMarkdown(path: string, text: string, src: FileSource): unknown {
+/** Finds the 1-based line of a field path ("arguments[1].name") in a file, or of its nearest parent. */
+type Locate = (fieldPath: string) => number | undefined;
+
+function pathKeys(fieldPath: string): (string | number)[] {
+  return [...fieldPath.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
+}
+
+function yamlLocator(doc: Document, lines: LineCounter, firstLine: number): Locate {
+  return (fieldPath) => {
+    const keys = pathKeys(fieldPath);
+    for (let n = keys.length; n >= 0; n--) {
+      const node = n === 0 ? doc.contents : doc.getIn(keys.slice(0, n), true);
+      if (isNode(node) && node.range) return lines.linePos(node.range[0]).line + firstLine - 1;
+    }
+    return undefined;
+  };
+}
+
+function parseMarkdown(path: string, text: string, src: FileSource): { record: unknown; locate: Locate } {
   const fm = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!fm) throw new FileError('missing YAML front matter (a block between --- lines at the top)');
-  const meta = parseYaml(fm[1]!) as Record<string, unknown> | null;
+  const lines = new LineCounter();
+  const doc = parseDocument(fm[1]!, { lineCounter: lines });
+  if (doc.errors.length) throw new FileError(`front matter: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const meta = doc.toJS() as Record<string, unknown> | null;
   if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw new FileError('front matter must be a YAML mapping');
+  const bodyStart = fm[0].split('\n').length - (fm[0].endsWith('\n') ? 1 : 0);
   const body = text.slice(fm[0].length).replace(/\r\n/g, '\n');
   const heads = [...body.matchAll(SECTION)];
+  const headLine = (i: number) => bodyStart + body.slice(0, heads[i]!.index).split('\n').length;
+  const metaLocate = yamlLocator(doc, lines, 2);
+  const locate: Locate = (fieldPath) => {
+    const m = /^messages\[(\d+)\]/.exec(fieldPath);
+    if (m) return heads[Number(m[1])] ? headLine(Number(m[1])) : undefined;
+    return metaLocate(fieldPath);
+  };
   const lead = body.slice(0, heads[0]?.index ?? body.length).trim();
   if (lead) throw new FileError('text before the first "## user" or "## assistant" heading');
   const messages = heads.map((h, i) => {
@@ -99,13 +128,18 @@ function parseMarkdown(path: string, text: string, src: FileSource): unknown {
     const content = typed ? typedBlock(typed[1]!, typed[2]!, path, src) : { type: 'text', text: section };
     return { role: h[1], content };
   });
-  return { ...meta, messages };
+  return { record: { ...meta, messages }, locate };
 }
 
-/** Parses one file into an (unvalidated) record. */
-export function parsePromptFile(path: string, text: string, src: FileSource): unknown {
-  if (/\.json$/i.test(path)) return JSON.parse(text);
-  if (/\.ya?ml$/i.test(path)) return parseYaml(text);
+/** Parses one file into an (unvalidated) record, with a way to find a field's line. */
+export function parsePromptFile(path: string, text: string, src: FileSource): { record: unknown; locate: Locate } {
+  if (/\.json$/i.test(path)) return { record: JSON.parse(text), locate: () => undefined };
+  if (/\.ya?ml$/i.test(path)) {
+    const lines = new LineCounter();
+    const doc = parseDocument(text, { lineCounter: lines });
+    if (doc.errors.length) throw new FileError(doc.errors[0]!.message.split('\n')[0]!);
+    return { record: doc.toJS(), locate: yamlLocator(doc, lines, 1) };
+  }
   return parseMarkdown(path, text, src);
 }
 
@@ -117,18 +151,23 @@ export function loadPromptFiles(src: FileSource): LoadResult {
   for (const [path, text] of [...src.files].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (!isPromptFile(path)) continue;
     let record: unknown;
+    let locate: Locate;
     try {
-      record = parsePromptFile(path, text, src);
+      ({ record, locate } = parsePromptFile(path, text, src));
     } catch (e) {
       issues.push({ path, message: e instanceof Error ? e.message : String(e) });
       continue;
     }
     const own = validatePrompt(record);
-    for (const i of own) issues.push({ path: `${path}: ${i.path}`, message: i.message });
+    for (const i of own) {
+      const line = locate(i.path);
+      issues.push({ path: `${path}${line ? `:${line}` : ''}: ${i.path}`, message: i.message });
+    }
     if (own.length) continue;
     const r = record as PromptRecord;
     const prev = owner.get(r.name);
-    if (prev) issues.push({ path: `${path}: name`, message: `duplicate prompt name "${r.name}" (also in ${prev})` });
+    const line = locate('name');
+    if (prev) issues.push({ path: `${path}${line ? `:${line}` : ''}: name`, message: `duplicate prompt name "${r.name}" (also in ${prev})` });
     else {
       owner.set(r.name, path);
       records.push(r);

@@ -28,6 +28,22 @@ describe('example prompts', () => {
   });
 });
 
+describe('error locations', () => {
+  it('gives the line of a front-matter field, or of its parent when the field is missing', () => {
+    const md = '---\nname: review\narguments:\n  - name: code\n  - description: no name\n    required: yes\n---\n\n## user\nhi\n';
+    const { issues } = loadPromptFiles(source({ 'prompts/review.md': md }));
+    expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'prompts/review.md:5: arguments[1].name: required',
+      'prompts/review.md:6: arguments[1].required: must be true or false',
+    ]);
+  });
+  it('locates fields in YAML files too, and reports YAML syntax errors', () => {
+    const { issues } = loadPromptFiles(source({ 'x.yaml': 'name: x\nmessages:\n  - role: robot\n    content: {type: text, text: hi}\n', 'y.yaml': 'name: [unclosed\n' }));
+    expect(issues[0]).toEqual({ path: 'x.yaml:3: messages[0].role', message: 'must be user or assistant' });
+    expect(issues[1]!.path).toBe('y.yaml');
+  });
+});
+
 describe('loadPromptFiles', () => {
   const fm = (body: string) => `---\nname: p\narguments:\n  - name: a\n    required: true\n---\n${body}`;
   it('splits ## user / ## assistant sections into messages', () => {
@@ -64,11 +80,11 @@ describe('loadPromptFiles', () => {
       }),
     );
     expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
-      'a.md: messages[0].content: placeholder {{b}} names no declared argument',
+      'a.md:7: messages[0].content: placeholder {{b}} names no declared argument',
       'b.md: missing YAML front matter (a block between --- lines at the top)',
       'c.md: text before the first "## user" or "## assistant" heading',
       'd.md: image.file: cannot read missing.png',
-      'f.md: name: duplicate prompt name "p" (also in e.md)',
+      'f.md:2: name: duplicate prompt name "p" (also in e.md)',
     ]);
     expect(records.map((r) => r.name)).toEqual(['p']);
   });

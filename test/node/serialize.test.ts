@@ -1,0 +1,47 @@
+/**
+ * pull writes files that load back to the identical records.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadPromptFiles } from '../../src/catalog/files.js';
+import { serializePrompt } from '../../src/catalog/serialize.js';
+import type { PromptRecord } from '../../src/catalog/types.js';
+import { loadPromptDir } from '../../src/cli/fs-source.js';
+import { changedPaths } from '../../src/cli/main.js';
+
+function roundTrip(records: PromptRecord[]): { records: PromptRecord[]; paths: string[] } {
+  const files = new Map<string, string>();
+  const assets = new Map<string, Uint8Array>();
+  for (const r of records) {
+    const f = serializePrompt(r);
+    files.set(f.path, f.text);
+    for (const a of f.assets) assets.set(a.path, a.bytes);
+  }
+  const loaded = loadPromptFiles({ files, readAsset: (p) => assets.get(p) });
+  expect(loaded.issues).toEqual([]);
+  return { records: loaded.records, paths: [...files.keys()] };
+}
+
+describe('serializePrompt', () => {
+  it('round-trips every example exactly, as Markdown with image assets', () => {
+    const { records } = loadPromptDir('prompts');
+    const back = roundTrip(records);
+    expect(back.records).toEqual(records);
+    expect(back.paths.every((p) => p.endsWith('.md'))).toBe(true);
+  });
+  it('falls back to JSON when Markdown would not be exact', () => {
+    const tricky: PromptRecord[] = [
+      { name: 'heading', messages: [{ role: 'user', content: { type: 'text', text: 'before\n## assistant\nafter' } }] },
+      { name: 'spaces', messages: [{ role: 'user', content: { type: 'text', text: '  padded\n' } }] },
+    ];
+    const back = roundTrip(tricky);
+    expect(back.paths).toEqual(['heading.json', 'spaces.json']);
+    expect(back.records).toEqual(tricky);
+  });
+});
+
+describe('changedPaths', () => {
+  it('names the fields that differ', () => {
+    expect(changedPaths({ a: 1, b: { c: [1, 2] } }, { a: 1, b: { c: [1, 3] }, d: 1 })).toEqual(['b.c[1]', 'd']);
+    expect(changedPaths({ a: 1 }, { a: 1 })).toEqual([]);
+  });
+});
