@@ -1,0 +1,23 @@
+/**
+ * The published JSON Schema agrees with the loader on the shipped examples
+ * and on a broken record.
+ */
+import { readFileSync } from 'node:fs';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { loadPromptDir } from '../../src/cli/fs-source.js';
+
+const schema = JSON.parse(readFileSync('schema/prompt.schema.json', 'utf8'));
+const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+
+describe('schema/prompt.schema.json', () => {
+  it('accepts every example record', () => {
+    for (const r of loadPromptDir('prompts').records) expect(validate(r), `${r.name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  });
+  it('rejects what the loader rejects', () => {
+    expect(validate({ name: 'bad name', messages: [] })).toBe(false);
+    expect(validate({ name: 'p', arguments: [{ description: 'no name' }] })).toBe(false);
+    expect(validate({ name: 'p', messages: [{ role: 'system', content: { type: 'text', text: 'x' } }] })).toBe(false);
+    expect(validate({ name: 'p', icons: [{ src: 'javascript:alert(1)' }] })).toBe(false);
+  });
+});
