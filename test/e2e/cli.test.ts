@@ -1,0 +1,115 @@
+/**
+ * The promptgate CLI against a real `wrangler dev`: push shows the diff and
+ * per-file progress, an SDK client sees the new prompts and exactly one
+ * list_changed per publish; invalid sets publish nothing; history, rollback,
+ * pull and diff round-trip.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
+
+let gw: Gateway;
+let work: string;
+let client: Client;
+let notifications = 0;
+
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('node', [join(PROJECT_ROOT, 'bin/promptgate.mjs'), ...args], { env: { ...process.env, PROMPTGATE_URL: gw.url, PROMPTGATE_TOKEN: gw.adminToken } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function settle(): Promise<number> {
+  // Coalescing (250 ms) plus fan-out: wait until nothing more arrives.
+  await sleep(1200);
+  return notifications;
+}
+
+beforeAll(async () => {
+  gw = await startGateway();
+  work = mkdtempSync(join(tmpdir(), 'promptgate-cli-'));
+  cpSync(join(PROJECT_ROOT, 'prompts'), join(work, 'prompts'), { recursive: true });
+  client = new Client({ name: 'cli-e2e', version: '1' });
+  client.setNotificationHandler(PromptListChangedNotificationSchema, () => void notifications++);
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
+  await settle();
+});
+
+afterAll(async () => {
+  await client?.close();
+  await gw?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('promptgate CLI', () => {
+  it('push: diff, progress per file, summary; the client sees it, notified once', async () => {
+    writeFileSync(join(work, 'prompts', 'release_notes.md'), '---\nname: release_notes\ntitle: Release notes\narguments:\n  - name: changes\n    required: true\n---\n\n## user\n\nWrite release notes for:\n\n{{changes}}\n');
+    const before = await settle();
+    const r = await cli('push', join(work, 'prompts'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('+ release_notes');
+    expect(r.stdout).toMatch(/✓ release_notes → version 1/);
+    expect(r.stdout).toMatch(/published generation \d+: 1 added, 0 changed, 0 deleted, 7 unchanged/);
+    expect(await settle()).toBe(before + 1);
+    const names = (await client.listPrompts()).prompts.map((p) => p.name);
+    expect(names).toContain('release_notes');
+    const got = await client.getPrompt({ name: 'release_notes', arguments: { changes: 'fixed the flux capacitor' } });
+    expect(JSON.stringify(got.messages)).toContain('fixed the flux capacitor');
+  });
+  it('push of an unchanged directory publishes nothing and notifies nobody', async () => {
+    const before = await settle();
+    const r = await cli('push', join(work, 'prompts'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('nothing to publish');
+    expect(await settle()).toBe(before);
+  });
+  it('a set with one invalid file publishes nothing; validate and push exit non-zero naming file and line', async () => {
+    const bad = join(work, 'bad');
+    cpSync(join(work, 'prompts'), bad, { recursive: true });
+    writeFileSync(join(bad, 'summarize.md'), readFileSync(join(bad, 'summarize.md'), 'utf8') + '\n## user\nuses {{nope}}\n');
+    writeFileSync(join(bad, 'zz_new.md'), '---\nname: zz_new\n---\n## user\nnew and valid\n');
+    const v = await cli('validate', bad);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toMatch(/summarize\.md:\d+: messages\[\d+\]\.content: placeholder \{\{nope\}\} names no declared argument/);
+    const before = await settle();
+    const p = await cli('push', bad);
+    expect(p.code).toBe(1);
+    expect(await settle()).toBe(before);
+    expect((await client.listPrompts()).prompts.map((x) => x.name)).not.toContain('zz_new');
+  });
+  it('history and rollback restore the exact text; pull then diff shows no differences', async () => {
+    const file = join(work, 'prompts', 'summarize.md');
+    const original = (await client.getPrompt({ name: 'summarize', arguments: { text: 'T' } })).messages;
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/## user\n/, '## user\n\nPlease be brief.\n\n'));
+    expect((await cli('push', join(work, 'prompts'))).code).toBe(0);
+    const h = await cli('history', 'summarize');
+    expect(h.stdout).toMatch(/v1 .*\n.*v2 /);
+    const rb = await cli('rollback', 'summarize', '1');
+    expect(rb.code, rb.stderr).toBe(0);
+    expect(rb.stdout).toContain('restored from version 1 as version 3');
+    await settle();
+    expect((await client.getPrompt({ name: 'summarize', arguments: { text: 'T' } })).messages).toEqual(original);
+    const pulled = join(work, 'pulled');
+    expect((await cli('pull', pulled)).code).toBe(0);
+    const d = await cli('diff', pulled);
+    expect(d.code).toBe(0);
+    expect(d.stdout).toContain('no differences');
+  });
+  it('a wrong token fails with 401 and writes nothing; usage errors exit 2', async () => {
+    const r = await cli('push', join(work, 'prompts'), '--token', 'wrong');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('HTTP 401');
+    expect((await cli('rollback', 'summarize')).code).toBe(2);
+    expect((await cli('frobnicate')).code).toBe(2);
+  });
+});
