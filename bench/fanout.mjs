@@ -15,7 +15,7 @@
  *
  * Knobs (env, see bench/FANOUT.md): FANOUT_SIZES, FANOUT_RUNS, FANOUT_COALESCE_MS,
  * FANOUT_INIT_CONCURRENCY, FANOUT_OPEN_CONCURRENCY, FANOUT_QUIESCE_MS,
- * FANOUT_DELIVERY_TIMEOUT_MS, FANOUT_DUP_WINDOW_MS, FANOUT_TIMEOUT_SECONDS.
+ * FANOUT_DELIVERY_TIMEOUT_MS, FANOUT_DUP_WINDOW_MS, FANOUT_TIMEOUT_SECONDS, FANOUT_SHARDS (and TMPDIR).
  *
  * Everything it starts (Miniflare, workerd, streams, the build, the temp dir)
  * is disposed on exit, on error, on SIGINT/SIGTERM and on the global timeout.
@@ -67,11 +67,14 @@ const QUIESCE_MS = envNum('FANOUT_QUIESCE_MS', 1000);
 const DELIVERY_TIMEOUT_MS = envNum('FANOUT_DELIVERY_TIMEOUT_MS', 10_000, { min: 100 });
 const DUP_WINDOW_MS = envNum('FANOUT_DUP_WINDOW_MS', 2000);
 const TIMEOUT_S = envNum('FANOUT_TIMEOUT_SECONDS', 600, { min: 10 });
-/** Investigation knobs: REGISTRY_SHARDS override (default: wrangler.toml's) and Durable Object storage. */
+/**
+ * Investigation knob: REGISTRY_SHARDS override (default: wrangler.toml's). Durable Object storage
+ * is always Miniflare's default SQLite files under TMPDIR (in-memory objects have no SQL API,
+ * which RegistryShard needs); point TMPDIR at a tmpfs to take the disk out of the picture.
+ */
+/** Where the temp dir (build, Miniflare state) goes: TMPDIR as given. */
+const TMP_BASE = os.tmpdir();
 const SHARDS_OVERRIDE = process.env.FANOUT_SHARDS?.trim() ? envNum('FANOUT_SHARDS', 16, { min: 1 }) : null;
-/** 'disk': Miniflare's default SQLite files (as under `wrangler dev`); 'memory': unsafeEphemeralDurableObjects. */
-const DO_STORAGE = process.env.FANOUT_DO_STORAGE || 'disk';
-if (!['disk', 'memory'].includes(DO_STORAGE)) throw new Error(`FANOUT_DO_STORAGE must be disk or memory, got ${JSON.stringify(DO_STORAGE)}`);
 /** Upper bounds of the phases before the change (they fail the run, never hang it). */
 const PHASE_TIMEOUT_MS = 120_000;
 
@@ -370,7 +373,8 @@ function makeLogSink() {
         for (const w of waiters.splice(0)) w();
         return;
       }
-      if (parsed?.msg) return;
+      // Other structured app logs are noise here, unless they report a problem.
+      if (parsed?.msg && level !== 'error' && level !== 'warn') return;
     }
     if (level === 'error' || level === 'warn') {
       errors.push({ level, message });
@@ -403,7 +407,6 @@ function options(build, wcfg, coalesceMs, logs) {
     compatibilityFlags: wcfg.compatibilityFlags,
     kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `fanout-${b.toLowerCase()}`])),
     durableObjects: wcfg.dos,
-    unsafeEphemeralDurableObjects: DO_STORAGE === 'memory',
     bindings: {
       ...wcfg.vars,
       NOTIFY_COALESCE_MS: String(coalesceMs),
@@ -793,7 +796,7 @@ async function main() {
   const coalesces = COALESCE_OVERRIDE ?? [...new Set([configured, 0])];
   log(
     `sizes ${SIZES.join(', ')}; NOTIFY_COALESCE_MS ${coalesces.join(', ')}; ${RUNS} run(s) each on a fresh Miniflare; ` +
-      `REGISTRY_SHARDS ${SHARDS_OVERRIDE ?? wcfg.vars.REGISTRY_SHARDS}; DO storage ${DO_STORAGE}; global timeout ${TIMEOUT_S} s`,
+      `REGISTRY_SHARDS ${SHARDS_OVERRIDE ?? wcfg.vars.REGISTRY_SHARDS}; DO storage: SQLite files under ${TMP_BASE}; global timeout ${TIMEOUT_S} s`,
   );
 
   const results = [];
@@ -815,7 +818,7 @@ async function main() {
       `before the PUT was sent to each stream's first notifications/prompts/list_changed; first/p50/p99/last are per run, then the ` +
       `median over ${RUNS} fresh instance(s); delivered/missing/duplicates are summed over runs (missing: nothing within ` +
       `${DELIVERY_TIMEOUT_MS} ms; duplicate: a second list_changed within the ${DUP_WINDOW_MS} ms after). REGISTRY_SHARDS ` +
-      `${SHARDS_OVERRIDE ?? wcfg.vars.REGISTRY_SHARDS}${SHARDS_OVERRIDE ? ' (FANOUT_SHARDS)' : ''}, Durable Object storage ${DO_STORAGE}. Memory: ${memSource === 'workerd' ? 'RSS of the workerd child process of the Miniflare instance (/proc)' : "Node's own RSS (the workerd process was not found)"}, ` +
+      `${SHARDS_OVERRIDE ?? wcfg.vars.REGISTRY_SHARDS}${SHARDS_OVERRIDE ? ' (FANOUT_SHARDS)' : ''}, Durable Object storage: SQLite files under ${TMP_BASE}. Memory: ${memSource === 'workerd' ? 'RSS of the workerd child process of the Miniflare instance (/proc)' : "Node's own RSS (the workerd process was not found)"}, ` +
       `after the N sessions exist, before and after the N streams attach. Load average at start ${loadavgAtStart.map((x) => x.toFixed(2)).join(' ')}, ` +
       `at end ${os
         .loadavg()
@@ -856,7 +859,7 @@ async function main() {
       dupWindowMs: DUP_WINDOW_MS,
       registryShards: SHARDS_OVERRIDE ?? Number(wcfg.vars.REGISTRY_SHARDS),
       catalogRoute: catalogRoute && `${catalogRoute.method} ${catalogRoute.path}`,
-      doStorage: DO_STORAGE,
+      doStorageDir: TMP_BASE,
       memorySource: memSource,
     },
     environment: {
