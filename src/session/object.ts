@@ -46,6 +46,9 @@ interface LogEntry {
   event: CatalogEvent;
 }
 
+/** Replay entries are one key each (`log:<zero-padded seq>`), so a delivery writes one small entry, not the whole log. */
+const logKey = (seq: number) => `log:${String(seq).padStart(12, '0')}`;
+
 /** Replay is bounded in count and age: enough to bridge a reconnect, not an archive. */
 export const REPLAY_MAX_EVENTS = 100;
 export const REPLAY_MAX_AGE_MS = 60 * 60 * 1000;
@@ -105,11 +108,14 @@ export class SessionObject extends DurableObject<Env> {
     if (last !== null) {
       const at = parseEventId(last);
       if (!stream || !at || at.key !== stream.key || at.seq > stream.seq) return new Response('unknown Last-Event-ID', { status: 400 });
-      replay = ((await this.ctx.storage.get<LogEntry[]>('log')) ?? []).filter((e) => e.seq > at.seq);
+      const now = Date.now();
+      const log = await this.ctx.storage.list<LogEntry>({ prefix: 'log:', start: logKey(at.seq + 1) });
+      replay = [...log.values()].filter((e) => now - e.at < REPLAY_MAX_AGE_MS);
     } else {
       const first = stream === undefined;
       stream = { key: randomToken(6), seq: 0, generation: stream?.generation ?? 0 };
-      await this.ctx.storage.put({ stream, log: [] });
+      await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: 'log:' })).keys()]);
+      await this.ctx.storage.put('stream', stream);
       if (first) await shardFor(this.env, s.id).add(s.id);
     }
     this.closeStreams('replaced');
@@ -127,16 +133,21 @@ export class SessionObject extends DurableObject<Env> {
    * Returns false when the session is gone (the registry then forgets it).
    */
   async deliver(event: CatalogEvent): Promise<boolean> {
-    if (!(await this.load())) return false;
-    const stream = await this.ctx.storage.get<StreamState>('stream');
+    // One read for both keys; a hibernated object wakes with an empty cache.
+    const got = await this.ctx.storage.get<SessionState | StreamState>(['state', 'stream']);
+    this.state ??= (got.get('state') as SessionState | undefined) ?? null;
+    if (!this.state) return false;
+    const stream = got.get('stream') as StreamState | undefined;
     if (!stream || event.generation <= stream.generation) return true;
     stream.seq += 1;
     stream.generation = event.generation;
-    const now = Date.now();
-    const log = ((await this.ctx.storage.get<LogEntry[]>('log')) ?? []).filter((e) => now - e.at < REPLAY_MAX_AGE_MS);
-    log.push({ seq: stream.seq, at: now, event });
-    await this.ctx.storage.put({ stream, log: log.slice(-REPLAY_MAX_EVENTS) });
+    const entries: Record<string, StreamState | LogEntry> = { stream, [logKey(stream.seq)]: { seq: stream.seq, at: Date.now(), event } };
+    const written = this.ctx.storage.put(entries);
+    if (stream.seq > REPLAY_MAX_EVENTS) void this.ctx.storage.delete(logKey(stream.seq - REPLAY_MAX_EVENTS));
+    // Sent while the write is in flight: the output gate holds the message until it is durable,
+    // so a client never sees an event id that a restart could hand out again.
     for (const ws of this.ctx.getWebSockets()) this.send(ws, { t: 'event', id: eventId(stream.key, stream.seq), event });
+    await written;
     return true;
   }
 

@@ -94,7 +94,7 @@ describe('catalog changes', () => {
     await publish(FIXTURE_PROMPTS);
     // Wait until the change has been delivered into the session's replay log.
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));
-    await waitFor(async () => ((await runInDurableObject(stub, (_o, ctx) => ctx.storage.get<unknown[]>('log'))) ?? []).length === 1);
+    await waitFor(async () => (await runInDurableObject(stub, (_o, ctx) => ctx.storage.list({ prefix: 'log:' }))).size === 1);
     const resumed = await openStream(s, priming.id);
     const replayed = await resumed.nextMessage();
     expect(replayed.message).toEqual(LIST_CHANGED);
