@@ -1,0 +1,144 @@
+/**
+ * Upstream MCP servers: configuration, validated once per isolate.
+ *
+ * Configured as JSON in the UPSTREAMS var. Every problem is reported with
+ * its field path ("UPSTREAMS[1].url: ..."), and a bad configuration fails
+ * the gateway loudly rather than silently dropping an upstream. Header
+ * values may name Worker secrets as ${SECRET_NAME}; they are resolved here
+ * and never logged.
+ *
+ * SSRF guard: https only (http only to loopback, and only when
+ * UPSTREAM_ALLOW_HTTP_LOOPBACK is set, as in local development), and no
+ * literal private, loopback or link-local addresses. Workers cannot resolve
+ * DNS themselves, so a public name that resolves to a private address is
+ * left to the platform, whose fetch does not reach private networks.
+ */
+import { NAME_PATTERN } from '../validate.js';
+
+export interface UpstreamConfig {
+  id: string;
+  url: URL;
+  prefix: string;
+  timeoutMs: number;
+  enabled: boolean;
+  headers: Record<string, string>;
+  allow: string[] | null;
+  deny: string[];
+  /** Original upstream name → name to publish (before prefixing). */
+  aliases: Record<string, string>;
+}
+
+export class UpstreamConfigError extends Error {}
+
+export const DEFAULT_SEPARATOR = '.';
+export const DEFAULT_TIMEOUT_MS = 5_000;
+const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+/** True for literal addresses an upstream may never point at (RFC 1918, loopback, link-local, ULA, metadata). */
+export function isPrivateHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  if (h.includes(':')) {
+    return h === '::1' || h === '::' || /^f[cd][0-9a-f]{2}:/.test(h) || /^fe[89ab][0-9a-f]:/.test(h) || h.startsWith('::ffff:');
+  }
+  return false;
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+function globMatcher(pattern: string): RegExp {
+  return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+}
+
+export function nameAllowed(u: UpstreamConfig, name: string): boolean {
+  if (u.deny.some((p) => globMatcher(p).test(name))) return false;
+  return u.allow === null || u.allow.some((p) => globMatcher(p).test(name));
+}
+
+export function parseUpstreams(raw: string | undefined, opts: { separator: string; secrets: Record<string, unknown>; allowHttpLoopback: boolean }): UpstreamConfig[] {
+  if (!raw || !raw.trim()) return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch (e) {
+    throw new UpstreamConfigError(`UPSTREAMS is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(list)) throw new UpstreamConfigError('UPSTREAMS must be a JSON array of upstream objects');
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const prefixes = new Set<string>();
+  const out: UpstreamConfig[] = [];
+  list.forEach((item: unknown, i) => {
+    const at = (f: string) => `UPSTREAMS[${i}]${f ? `.${f}` : ''}`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return void problems.push(`${at('')}: must be an object`);
+    const o = item as Record<string, unknown>;
+    const id = o.id;
+    if (typeof id !== 'string' || !ID.test(id)) return void problems.push(`${at('id')}: required, lowercase a-z 0-9 _ - (at most 32)`);
+    if (seen.has(id)) problems.push(`${at('id')}: duplicate id "${id}"`);
+    seen.add(id);
+    let url: URL | undefined;
+    try {
+      url = new URL(String(o.url));
+    } catch {
+      problems.push(`${at('url')}: not a URL`);
+    }
+    if (url) {
+      const loopback = isLoopbackHost(url.hostname);
+      if (url.protocol === 'http:' && !(loopback && opts.allowHttpLoopback)) problems.push(`${at('url')}: must be https (http only to loopback in development)`);
+      else if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`${at('url')}: must be https`);
+      if (isPrivateHost(url.hostname) && !(loopback && opts.allowHttpLoopback)) problems.push(`${at('url')}: private, loopback and link-local addresses are not allowed`);
+      if (url.username || url.password) problems.push(`${at('url')}: credentials belong in headers, not the URL`);
+    }
+    const prefix = o.prefix === undefined ? id : o.prefix;
+    if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || prefix.includes(opts.separator))
+      problems.push(`${at('prefix')}: must use A-Z a-z 0-9 _ . - and must not contain the separator "${opts.separator}"`);
+    else if (prefixes.has(prefix)) problems.push(`${at('prefix')}: duplicate prefix "${prefix}"`);
+    else prefixes.add(prefix);
+    const timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(o.timeout);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000) problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
+    const headers: Record<string, string> = {};
+    if (o.headers !== undefined) {
+      if (typeof o.headers !== 'object' || o.headers === null) problems.push(`${at('headers')}: must be an object of strings`);
+      else
+        for (const [k, v] of Object.entries(o.headers)) {
+          if (typeof v !== 'string') {
+            problems.push(`${at(`headers.${k}`)}: must be a string`);
+            continue;
+          }
+          headers[k.toLowerCase()] = v.replace(/\$\{([A-Z0-9_]+)\}/g, (_m, name: string) => {
+            const secret = opts.secrets[name];
+            if (typeof secret !== 'string') problems.push(`${at(`headers.${k}`)}: secret ${name} is not set`);
+            return typeof secret === 'string' ? secret : '';
+          });
+        }
+    }
+    const strings = (v: unknown, f: string): string[] | null => {
+      if (v === undefined) return null;
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+      problems.push(`${at(f)}: must be a list of names (* and ? allowed)`);
+      return null;
+    };
+    const aliases: Record<string, string> = {};
+    if (o.aliases !== undefined) {
+      if (typeof o.aliases !== 'object' || o.aliases === null) problems.push(`${at('aliases')}: must map upstream names to new names`);
+      else
+        for (const [from, to] of Object.entries(o.aliases)) {
+          if (typeof to !== 'string' || !NAME_PATTERN.test(to)) problems.push(`${at(`aliases.${from}`)}: must be a name (A-Z a-z 0-9 _ . -)`);
+          else aliases[from] = to;
+        }
+    }
+    if (o.enabled !== undefined && typeof o.enabled !== 'boolean') problems.push(`${at('enabled')}: must be true or false`);
+    if (url && typeof prefix === 'string')
+      out.push({ id, url, prefix, timeoutMs, enabled: o.enabled !== false, headers, allow: strings(o.allow, 'allow'), deny: strings(o.deny, 'deny') ?? [], aliases });
+  });
+  if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
+  return out;
+}
