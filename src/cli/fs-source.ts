@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isPromptFile, loadPromptFiles, type FileSource, type LoadResult } from '../catalog/files.js';
+import { CliError } from './api.js';
 
 function walk(dir: string, out: string[]): void {
   for (const name of readdirSync(dir)) {
@@ -36,4 +37,13 @@ export function dirSource(dir: string): FileSource {
 
 export function loadPromptDir(dir: string): LoadResult {
   return loadPromptFiles(dirSource(dir));
+}
+
+/** Loads a directory, or throws one readable error listing every problem (file:line: field: message). */
+export function loadValidDir(dir: string): LoadResult {
+  const result = loadPromptDir(dir);
+  if (result.issues.length) {
+    throw new CliError(`${result.issues.length} problem(s) in ${dir}/, nothing published:\n${result.issues.map((i) => `  ${dir}/${i.path}: ${i.message}`).join('\n')}`);
+  }
+  return result;
 }

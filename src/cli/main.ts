@@ -10,7 +10,7 @@ import { canonical } from '../catalog/diff.js';
 import { serializePrompt } from '../catalog/serialize.js';
 import type { PromptRecord } from '../catalog/types.js';
 import { AdminClient, CliError, type PublishResult } from './api.js';
-import { loadPromptDir } from './fs-source.js';
+import { loadValidDir } from './fs-source.js';
 
 const USAGE = `promptgate <command> [options]
 
@@ -32,14 +32,6 @@ class UsageError extends Error {}
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
-
-function load(dir: string) {
-  const result = loadPromptDir(dir);
-  if (result.issues.length) {
-    throw new CliError(`${result.issues.length} problem(s) in ${dir}/, nothing published:\n${result.issues.map((i) => `  ${dir}/${i.path}: ${i.message}`).join('\n')}`);
-  }
-  return result;
-}
 
 /** Paths where two JSON values differ ("messages[0].content.text"). */
 export function changedPaths(a: unknown, b: unknown, path = ''): string[] {
@@ -80,13 +72,13 @@ async function run(argv: string[]): Promise<void> {
   switch (command) {
     case 'validate': {
       need(1, '<dir>');
-      const { records } = load(args[0]!);
+      const { records } = loadValidDir(args[0]!);
       return out(`${records.length} prompt(s) in ${args[0]}/ are valid`);
     }
     case 'push': {
       need(1, '<dir> [--dry-run] [--prune]');
       const dir = args[0]!;
-      const { records, sources } = load(dir);
+      const { records, sources } = loadValidDir(dir);
       const api = client();
       const plan = await api.publish(records, { dryRun: true, prune: values.prune });
       printDiff(plan, sources, dir);
@@ -114,7 +106,7 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'diff': {
       need(1, '<dir>');
-      const { records, sources } = load(args[0]!);
+      const { records, sources } = loadValidDir(args[0]!);
       const api = client();
       const plan = await api.publish(records, { dryRun: true, prune: true });
       const remote = new Map((await api.list()).map(({ _version: _v, _updatedAt: _u, ...r }) => [r.name, r]));
