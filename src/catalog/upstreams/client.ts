@@ -1,0 +1,309 @@
+/**
+ * A client of one upstream MCP server that speaks every era, falling back
+ * as the spec says: modern 2026-07-28 first (per-request `_meta`, Mcp-Method
+ * and Mcp-Name headers), then legacy Streamable HTTP (initialize, session id,
+ * version header, re-initialize on 404, JSON or SSE replies, priming events
+ * ignored), then 2024-11-05 HTTP+SSE when the initialize POST gets 400, 404
+ * or 405. The era found is cached per origin for the isolate.
+ *
+ * Hand-written rather than the SDK's clients: bundled for workerd, the v1
+ * `Client` + `StreamableHTTPClientTransport` is 91.6 KB gzipped and the v2
+ * `@modelcontextprotocol/client` 88.3 KB (measured with esbuild, minified),
+ * each more than the gateway's whole 80 KB budget; this file needs none of
+ * their zod schemas, OAuth or stdio code.
+ *
+ * Only the headers configured for the upstream are sent: never anything of
+ * the downstream client's (no credential passthrough).
+ */
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { readSse, type UpstreamEvent } from './sse-reader.js';
+
+export type Era = 'modern' | 'legacy' | 'sse';
+
+export const MODERN_VERSION = '2026-07-28';
+export const LEGACY_VERSION = '2025-11-25';
+const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32602]);
+
+export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
+
+export class UpstreamError extends Error {
+  constructor(
+    readonly kind: UpstreamErrorKind,
+    message: string,
+    readonly code?: number,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface UpstreamClientOptions {
+  url: URL;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  clientInfo: Implementation;
+  fetch?: typeof fetch;
+}
+
+type Json = Record<string, unknown>;
+
+interface Connection {
+  era: Era;
+  sessionId?: string;
+  version?: string;
+  /** HTTP+SSE only: where to POST, and the replies arriving on the stream. */
+  endpoint?: URL;
+  pending?: Map<number, (msg: Json) => void>;
+  closeStream?: () => void;
+}
+
+const eraByOrigin = new Map<string, Era>();
+
+/** Header-safe value, or the spec's base64 sentinel. */
+export function headerValue(v: string): string {
+  return /^[\x20-\x7e]*$/.test(v) && v.trim() === v ? v : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(v)))}?=`;
+}
+
+export class UpstreamClient {
+  private conn: Connection | undefined;
+  private nextId = 1;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly opts: UpstreamClientOptions) {
+    this.fetch = opts.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  get era(): Era | undefined {
+    return this.conn?.era;
+  }
+
+  /** Sends one request; a legacy session the upstream forgot (404) is re-initialized once. */
+  async request(method: string, params: Json = {}): Promise<Json> {
+    const conn = await this.connect();
+    try {
+      return await this.send(conn, method, params);
+    } catch (e) {
+      if (!(e instanceof UpstreamError && e.kind === 'http' && e.code === 404 && conn.era === 'legacy' && conn.sessionId)) throw e;
+      this.conn = undefined;
+      return this.send(await this.connect(), method, params);
+    }
+  }
+
+  /** Every prompt, following nextCursor (bounded, so a looping upstream cannot hang us). */
+  async listPrompts(maxPages = 100): Promise<Json[]> {
+    const all: Json[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < maxPages; page++) {
+      const r = await this.request('prompts/list', cursor ? { cursor } : {});
+      if (!Array.isArray(r.prompts)) throw new UpstreamError('protocol', 'prompts/list result has no prompts array');
+      all.push(...(r.prompts as Json[]));
+      cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
+      if (!cursor) return all;
+    }
+    throw new UpstreamError('protocol', `prompts/list did not end within ${maxPages} pages`);
+  }
+
+  async close(): Promise<void> {
+    const conn = this.conn;
+    this.conn = undefined;
+    conn?.closeStream?.();
+    if (conn?.era === 'legacy' && conn.sessionId) {
+      await this.http('DELETE', this.opts.url, undefined, { 'mcp-session-id': conn.sessionId }).catch(() => undefined);
+    }
+  }
+
+  // ---- connection -------------------------------------------------------
+
+  private async connect(): Promise<Connection> {
+    if (this.conn) return this.conn;
+    const origin = this.opts.url.origin + this.opts.url.pathname;
+    const known = eraByOrigin.get(origin);
+    let conn: Connection | undefined;
+    if (known === undefined || known === 'modern') conn = await this.tryModern();
+    if (!conn && known !== 'sse') conn = await this.tryLegacy();
+    if (!conn) conn = await this.openSse();
+    eraByOrigin.set(origin, conn.era);
+    this.conn = conn;
+    return conn;
+  }
+
+  private async tryModern(): Promise<Connection | undefined> {
+    const probe = this.envelope('server/discover', {}, { era: 'modern' });
+    const res = await this.http('POST', this.opts.url, probe, this.modernHeaders('server/discover', {}));
+    if (res.ok) {
+      // A legacy server without sessions may answer 200 with "method not found": that is not modern.
+      try {
+        await this.reply(res, probe.id as number);
+        return { era: 'modern' };
+      } catch (e) {
+        if (e instanceof UpstreamError && e.kind === 'timeout') throw e;
+        return undefined;
+      }
+    }
+    const body = (await res.json().catch(() => null)) as { error?: { code?: number } } | null;
+    // A recognised modern error means "modern, but not like that"; anything else means legacy.
+    if (res.status === 400 && MODERN_ERRORS.has(body?.error?.code ?? 0) && body?.error?.code !== -32022) return { era: 'modern' };
+    return undefined;
+  }
+
+  private async tryLegacy(): Promise<Connection | undefined> {
+    const init = this.envelope('initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: this.opts.clientInfo });
+    const res = await this.http('POST', this.opts.url, init);
+    if (res.status === 400 || res.status === 404 || res.status === 405) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
+    }
+    const result = await this.reply(res, init.id as number);
+    const conn: Connection = { era: 'legacy', sessionId: res.headers.get('mcp-session-id') ?? undefined, version: String(result.protocolVersion ?? LEGACY_VERSION) };
+    const note = await this.http('POST', this.opts.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, this.legacyHeaders(conn));
+    await note.body?.cancel();
+    return conn;
+  }
+
+  /** 2024-11-05: GET an SSE stream whose first event names the POST endpoint; replies arrive on the stream. */
+  private async openSse(): Promise<Connection> {
+    const ctl = new AbortController();
+    const res = await this.fetch(this.opts.url, { headers: { ...this.opts.headers, accept: 'text/event-stream' }, signal: ctl.signal });
+    if (!res.ok || !res.body) throw new UpstreamError('http', `upstream answered neither Streamable HTTP nor HTTP+SSE (GET ${res.status})`, res.status);
+    const events = readSse(res.body);
+    const first = await withTimeout(events.next(), this.opts.timeoutMs, 'waiting for the endpoint event');
+    if (first.done || first.value.event !== 'endpoint') throw new UpstreamError('protocol', 'HTTP+SSE stream did not start with an endpoint event');
+    const conn: Connection = { era: 'sse', endpoint: new URL(first.value.data, this.opts.url), pending: new Map(), closeStream: () => ctl.abort() };
+    void (async () => {
+      for await (const ev of events) {
+        if (ev.event !== 'message' || !ev.data) continue;
+        const msg = JSON.parse(ev.data) as Json;
+        if (typeof msg.id === 'number') conn.pending!.get(msg.id)?.(msg);
+      }
+    })().catch(() => undefined);
+    const init = await this.send(conn, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: this.opts.clientInfo });
+    conn.version = String(init.protocolVersion ?? '2024-11-05');
+    await (await this.http('POST', conn.endpoint!, { jsonrpc: '2.0', method: 'notifications/initialized' })).body?.cancel();
+    return conn;
+  }
+
+  // ---- requests ---------------------------------------------------------
+
+  private async send(conn: Connection, method: string, params: Json): Promise<Json> {
+    if (conn.era === 'sse') {
+      const msg = this.envelope(method, params);
+      const reply = new Promise<Json>((resolve) => conn.pending!.set(msg.id as number, resolve));
+      const res = await this.http('POST', conn.endpoint!, msg);
+      await res.body?.cancel();
+      if (!res.ok) throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
+      try {
+        return unwrap(await withTimeout(reply, this.opts.timeoutMs, method));
+      } finally {
+        conn.pending!.delete(msg.id as number);
+      }
+    }
+    const msg = this.envelope(method, params, conn);
+    const headers = conn.era === 'modern' ? this.modernHeaders(method, params) : this.legacyHeaders(conn);
+    const res = await this.http('POST', this.opts.url, msg, headers);
+    if (!res.ok) {
+      const body = (await res.json().catch(() => null)) as { error?: { code: number; message: string; data?: unknown } } | null;
+      if (body?.error && res.status !== 404) throw new UpstreamError('rpc', body.error.message, body.error.code, body.error.data);
+      throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
+    }
+    return this.reply(res, msg.id as number);
+  }
+
+  private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json {
+    const p = conn?.era === 'modern'
+      ? { ...params, _meta: { ...(params._meta as Json | undefined), 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': this.opts.clientInfo } }
+      : params;
+    return { jsonrpc: '2.0', id: this.nextId++, method, params: p };
+  }
+
+  private modernHeaders(method: string, params: Json): Record<string, string> {
+    const h: Record<string, string> = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method };
+    if (method === 'prompts/get' && typeof params.name === 'string') h['mcp-name'] = headerValue(params.name);
+    return h;
+  }
+
+  private legacyHeaders(conn: Connection): Record<string, string> {
+    const h: Record<string, string> = { 'mcp-protocol-version': conn.version ?? LEGACY_VERSION };
+    if (conn.sessionId) h['mcp-session-id'] = conn.sessionId;
+    return h;
+  }
+
+  private async http(method: string, url: URL, body?: unknown, extra: Record<string, string> = {}): Promise<Response> {
+    try {
+      return await this.fetch(url, {
+        method,
+        headers: { ...this.opts.headers, accept: 'application/json, text/event-stream', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+    } catch (e) {
+      const timedOut = (e as Error)?.name === 'TimeoutError' || (e as Error)?.name === 'AbortError';
+      throw new UpstreamError(timedOut ? 'timeout' : 'http', timedOut ? `upstream did not answer ${method} within ${this.opts.timeoutMs} ms` : `upstream unreachable: ${String(e)}`);
+    }
+  }
+
+  /** The result for `id`, from a JSON reply or from an SSE stream (priming and other messages skipped). */
+  private async reply(res: Response, id: number): Promise<Json> {
+    try {
+      return await this.readReply(res, id);
+    } catch (e) {
+      if (e instanceof UpstreamError) throw e;
+      throw new UpstreamError('protocol', `upstream closed the reply mid-stream (${String(e)})`);
+    }
+  }
+
+  private async readReply(res: Response, id: number): Promise<Json> {
+    const type = res.headers.get('content-type') ?? '';
+    if (type.includes('text/event-stream') && res.body) {
+      const find = async () => {
+        for await (const ev of readSse(res.body!)) {
+          if (!ev.data) continue;
+          const msg = parseJson(ev);
+          if (msg.id === id) return msg;
+        }
+        throw new UpstreamError('protocol', 'SSE reply ended before the response arrived');
+      };
+      return unwrap(await withTimeout(find(), this.opts.timeoutMs, 'reading the SSE reply'));
+    }
+    const text = await withTimeout(res.text(), this.opts.timeoutMs, 'reading the reply');
+    let msg: Json;
+    try {
+      msg = JSON.parse(text) as Json;
+    } catch {
+      throw new UpstreamError('protocol', 'upstream sent a reply that is not JSON');
+    }
+    return unwrap(msg);
+  }
+}
+
+function parseJson(ev: UpstreamEvent): Json {
+  try {
+    return JSON.parse(ev.data) as Json;
+  } catch {
+    throw new UpstreamError('protocol', 'upstream sent an SSE event that is not JSON');
+  }
+}
+
+function unwrap(msg: Json): Json {
+  const err = msg.error as { code?: number; message?: string; data?: unknown } | undefined;
+  if (err) throw new UpstreamError('rpc', String(err.message ?? 'upstream error'), Number(err.code ?? -32603), err.data);
+  if (typeof msg.result !== 'object' || msg.result === null) throw new UpstreamError('protocol', 'upstream reply has neither result nor error');
+  return msg.result as Json;
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new UpstreamError('timeout', `upstream timed out ${what} (${ms} ms)`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Test hook: forget cached eras (each test server is a new origin anyway). */
+export function forgetEras(): void {
+  eraByOrigin.clear();
+}

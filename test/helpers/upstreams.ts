@@ -1,0 +1,185 @@
+/**
+ * Real upstream MCP servers for tests (Node only), each on a free loopback port:
+ * - `legacyServer`: SDK v1 low-level Server, sessionful Streamable HTTP, with a
+ *   paginated prompts/list (2 per page) and completion;
+ * - `modernServer`: SDK v2 `createMcpHandler` (2026-07-28, legacy stateless fallback);
+ * - `sseServer`: SDK v1 HTTP+SSE (2024-11-05);
+ * - `everything`: @modelcontextprotocol/server-everything in streamableHttp mode;
+ * - `faultyServer`: hangs, 500s, garbage JSON, or closes mid-reply.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CompleteRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import { freePort, PROJECT_ROOT } from './wrangler-dev.js';
+
+export interface Running {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ http: HttpServer; url: string }> {
+  const http = createServer(handler);
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  return { http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
+}
+
+function stop(http: HttpServer): Promise<void> {
+  http.closeAllConnections();
+  return new Promise((r) => http.close(() => r()));
+}
+
+async function body(req: IncomingMessage): Promise<string> {
+  let s = '';
+  for await (const chunk of req) s += chunk;
+  return s;
+}
+
+export interface LegacyPrompt {
+  name: string;
+  description?: string;
+  args?: { name: string; required?: boolean; values?: string[] }[];
+  text: string;
+}
+
+/** SDK v1 sessionful server with a paginated prompts/list. `prompts` may be changed while it runs. */
+export async function legacyServer(prompts: LegacyPrompt[], pageSize = 2): Promise<Running & { sessions: () => number; dropSessions: () => void }> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const build = () => {
+    const server = new Server({ name: 'legacy-upstream', version: '1.0.0' }, { capabilities: { prompts: { listChanged: true }, completions: {} } });
+    server.setRequestHandler(ListPromptsRequestSchema, (req) => {
+      const start = Number(req.params?.cursor ?? 0);
+      const page = prompts.slice(start, start + pageSize).map((p) => ({ name: p.name, description: p.description, arguments: p.args?.map((a) => ({ name: a.name, required: a.required })) }));
+      return start + pageSize < prompts.length ? { prompts: page, nextCursor: String(start + pageSize) } : { prompts: page };
+    });
+    server.setRequestHandler(GetPromptRequestSchema, (req) => {
+      const p = prompts.find((x) => x.name === req.params.name);
+      if (!p) throw new McpError(-32602, `Unknown prompt ${req.params.name}`);
+      for (const a of p.args ?? []) if (a.required && !req.params.arguments?.[a.name]) throw new McpError(-32602, `Missing required argument ${a.name}`);
+      const text = p.text.replace(/\{(\w+)\}/g, (_m, k: string) => req.params.arguments?.[k] ?? '');
+      return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
+    });
+    server.setRequestHandler(CompleteRequestSchema, (req) => {
+      const p = prompts.find((x) => x.name === (req.params.ref as { name?: string }).name);
+      const values = (p?.args?.find((a) => a.name === req.params.argument.name)?.values ?? []).filter((v) => v.startsWith(req.params.argument.value));
+      return { completion: { values, total: values.length, hasMore: false } };
+    });
+    return server;
+  };
+  const { http, url } = await listen(async (req, res) => {
+    const sid = req.headers['mcp-session-id'] as string | undefined;
+    let transport = sid ? transports.get(sid) : undefined;
+    if (!transport) {
+      if (sid) {
+        res.writeHead(404).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } }));
+        return;
+      }
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, transport!) });
+      transport.onclose = () => transport?.sessionId && transports.delete(transport.sessionId);
+      await build().connect(transport);
+    }
+    const raw = req.method === 'POST' ? await body(req) : undefined;
+    await transport.handleRequest(req, res, raw ? JSON.parse(raw) : undefined);
+  });
+  return { url: `${url}/mcp`, sessions: () => transports.size, dropSessions: () => transports.clear(), close: () => stop(http) };
+}
+
+/** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */
+export async function modernServer(names: string[]): Promise<Running> {
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: 'modern-upstream', version: '2.0.0' });
+    for (const name of names) {
+      server.registerPrompt(name, { description: `modern ${name}`, argsSchema: z.object({ topic: z.string() }) }, ({ topic }) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `${name} about ${topic}` } }],
+      }));
+    }
+    return server;
+  });
+  const { http, url } = await listen(async (req, res) => {
+    const raw = req.method === 'POST' ? await body(req) : undefined;
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    const response = await handler.fetch(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }));
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    res.end();
+  });
+  return { url: `${url}/mcp`, close: async () => {
+    await handler.close();
+    await stop(http);
+  } };
+}
+
+/** SDK v1 HTTP+SSE (2024-11-05): GET /sse, POST /messages?sessionId=. */
+export async function sseServer(names: string[]): Promise<Running> {
+  const transports = new Map<string, SSEServerTransport>();
+  const { http, url } = await listen(async (req, res) => {
+    if (req.method === 'GET') {
+      const t = new SSEServerTransport('/messages', res);
+      transports.set(t.sessionId, t);
+      const server = new Server({ name: 'sse-upstream', version: '0.1.0' }, { capabilities: { prompts: {} } });
+      server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: names.map((name) => ({ name })) }));
+      server.setRequestHandler(GetPromptRequestSchema, (r) => ({ messages: [{ role: 'user', content: { type: 'text', text: `sse ${r.params.name}` } }] }));
+      await server.connect(t);
+      return;
+    }
+    if (req.url === '/sse') {
+      res.writeHead(405).end();
+      return;
+    }
+    const t = transports.get(new URL(req.url!, 'http://x').searchParams.get('sessionId') ?? '');
+    if (!t) return void res.writeHead(404).end();
+    await t.handlePostMessage(req, res, JSON.parse(await body(req)));
+  });
+  return { url: `${url}/sse`, close: () => stop(http) };
+}
+
+export type Fault = 'hang' | 'error500' | 'garbage' | 'cut';
+
+export async function faultyServer(fault: Fault): Promise<Running> {
+  const { http, url } = await listen(async (req, res) => {
+    await body(req);
+    if (fault === 'hang') return; // never answers
+    if (fault === 'error500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
+    if (fault === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc": "2.0", "res');
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('id: 1\ndata:\n\n');
+    res.destroy();
+  });
+  return { url: `${url}/mcp`, close: () => stop(http) };
+}
+
+/** @modelcontextprotocol/server-everything in streamableHttp mode, as a child process. */
+export async function everything(): Promise<Running> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr!.on('data', (d) => (out += d));
+  child.stdout!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 20_000;
+  while (!/listening on port/i.test(out)) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`server-everything did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 100));
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The upstream client against real MCP servers of every era, and against
+ * servers that fail in the ways real ones do.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
+import { everything, faultyServer, legacyServer, modernServer, sseServer, type Fault, type LegacyPrompt, type Running } from '../helpers/upstreams.js';
+
+const clientInfo = { name: 'promptgate-test', version: '1' };
+const client = (url: string, timeoutMs = 2000) => new UpstreamClient({ url: new URL(url), headers: {}, timeoutMs, clientInfo });
+const stopAfter: Running[] = [];
+afterAll(async () => {
+  await Promise.all(stopAfter.map((s) => s.close()));
+});
+async function started<T extends Running>(p: Promise<T>): Promise<T> {
+  const s = await p;
+  stopAfter.push(s);
+  return s;
+}
+
+const LEGACY: LegacyPrompt[] = [
+  { name: 'alpha', text: 'alpha' },
+  { name: 'beta', text: 'beta {who}', args: [{ name: 'who', required: true, values: ['world', 'wombat', 'team'] }] },
+  { name: 'gamma', text: 'gamma' },
+  { name: 'delta', text: 'delta' },
+  { name: 'epsilon', text: 'epsilon' },
+];
+
+describe('legacy Streamable HTTP upstream (SDK v1, sessions)', () => {
+  let server: Running & { sessions: () => number; dropSessions: () => void };
+  beforeAll(async () => {
+    server = await started(legacyServer(LEGACY));
+  });
+  it('initializes, follows pagination, gets and completes', async () => {
+    const c = client(server.url);
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(LEGACY.map((p) => p.name));
+    expect(c.era).toBe('legacy');
+    const got = await c.request('prompts/get', { name: 'beta', arguments: { who: 'world' } });
+    expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'beta world' } }]);
+    const done = await c.request('completion/complete', { ref: { type: 'ref/prompt', name: 'beta' }, argument: { name: 'who', value: 'w' } });
+    expect((done.completion as { values: string[] }).values).toEqual(['world', 'wombat']);
+    await c.close();
+  });
+  it('keeps upstream -32602 errors as they are', async () => {
+    const c = client(server.url);
+    const err = await c.request('prompts/get', { name: 'beta', arguments: {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(err).toMatchObject({ kind: 'rpc', code: -32602 });
+    await c.close();
+  });
+  it('re-initializes when the upstream forgets the session (404)', async () => {
+    const c = client(server.url);
+    await c.listPrompts();
+    server.dropSessions(); // the next request with the old id gets 404
+    expect((await c.request('prompts/get', { name: 'alpha' })).messages).toBeDefined();
+    expect(server.sessions()).toBe(1);
+    await c.close();
+  });
+});
+
+describe('modern upstream (SDK v2 createMcpHandler, 2026-07-28)', () => {
+  it('is detected as modern and served with the envelope and headers', async () => {
+    const server = await started(modernServer(['plan', 'recap']));
+    const c = client(server.url);
+    const names = (await c.listPrompts()).map((p) => p.name);
+    expect(c.era).toBe('modern');
+    expect(names.sort()).toEqual(['plan', 'recap']);
+    const got = await c.request('prompts/get', { name: 'plan', arguments: { topic: 'launch' } });
+    expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'plan about launch' } }]);
+  });
+});
+
+describe('HTTP+SSE upstream (2024-11-05)', () => {
+  it('falls back when initialize is refused, and talks over the SSE stream', async () => {
+    const server = await started(sseServer(['old_one', 'old_two']));
+    const c = client(server.url);
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['old_one', 'old_two']);
+    expect(c.era).toBe('sse');
+    expect((await c.request('prompts/get', { name: 'old_two' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'sse old_two' } }]);
+    await c.close();
+  });
+});
+
+describe('server-everything (streamableHttp)', () => {
+  it('lists, gets and completes its prompts', async () => {
+    const server = await started(everything());
+    const c = client(server.url, 5000);
+    const prompts = await c.listPrompts();
+    const names = prompts.map((p) => p.name);
+    expect(names.length).toBeGreaterThan(0);
+    const simple = prompts.find((p) => !(p.arguments as unknown[] | undefined)?.some((a) => (a as { required?: boolean }).required))!;
+    const got = await c.request('prompts/get', { name: simple.name, arguments: {} });
+    expect(Array.isArray(got.messages)).toBe(true);
+    await c.close();
+  }, 30_000);
+});
+
+describe('faulty upstreams', () => {
+  // A cut stream is a protocol error when the headers got through, an http error when they did not.
+  for (const [fault, kinds] of [
+    ['hang', ['timeout']],
+    ['error500', ['http']],
+    ['garbage', ['protocol']],
+    ['cut', ['protocol', 'http']],
+  ] as [Fault, string[]][]) {
+    it(`${fault}: fails with a clear ${kinds.join(' or ')} error within the timeout`, async () => {
+      const server = await started(faultyServer(fault));
+      const started_ = Date.now();
+      const err = await client(server.url, 300).listPrompts().catch((e) => e);
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect(kinds, err.message).toContain(err.kind);
+      expect(Date.now() - started_).toBeLessThan(300 * 3 + 200);
+    });
+  }
+});
