@@ -1,14 +1,19 @@
 /**
- * Worker entry: the Hono app as the fetch handler, plus the Durable Object
- * classes wrangler.toml binds.
+ * Worker entry: the Hono app as the fetch handler, the cron that re-reads
+ * upstream prompt lists, and the Durable Object classes wrangler.toml binds.
  */
+import { refreshUpstreams } from './catalog/upstreams/object.js';
 import { app } from './routes/app.js';
 
 export { CatalogWriter } from './catalog/writer.js';
+export { UpstreamObject } from './catalog/upstreams/object.js';
 export { ChangeFeed } from './session/feed.js';
 export { SessionObject } from './session/object.js';
 export { RegistryShard } from './session/registry.js';
 
 export default {
   fetch: app.fetch,
+  scheduled(_controller, env, ctx) {
+    ctx.waitUntil(refreshUpstreams(env));
+  },
 } satisfies ExportedHandler<Env>;

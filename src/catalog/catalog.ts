@@ -11,9 +11,9 @@ import { featuresOf, type LegacyVersion } from '../lib/versions.js';
 import { completeValues, type Completion } from './complete.js';
 import { mintCursor, readCursor } from './cursor.js';
 import { LookupError } from './errors.js';
-import { describePrompt, shapeContent } from './shape.js';
+import { describePrompt, describeRemote, shapeContent } from './shape.js';
 import { compileTemplate, render, templatedFields, type Template } from './template.js';
-import type { CatalogSnapshot, MessageRecord, PromptRecord } from './types.js';
+import type { CatalogSnapshot, MessageRecord, PromptOrigin, PromptRecord, UpstreamPrompt } from './types.js';
 
 interface CompiledMessage {
   readonly record: MessageRecord;
@@ -26,6 +26,17 @@ interface CompiledPrompt {
   readonly required: readonly string[];
   readonly messages: readonly CompiledMessage[];
 }
+
+interface RemotePrompt {
+  readonly prompt: UpstreamPrompt;
+  /** The upstream failed since this listing was taken: served, but marked. */
+  readonly stale: boolean;
+}
+
+type Entry = { readonly name: string } & ({ readonly local: CompiledPrompt } | { readonly remote: RemotePrompt });
+
+/** Where prompts/get and completion/complete for a name go. */
+export type Route = { kind: 'local' } | { kind: 'remote'; origin: PromptOrigin };
 
 function compileMessage(record: MessageRecord): CompiledMessage {
   const content = record.content as unknown as Record<string, unknown>;
@@ -53,21 +64,58 @@ function renderMessage(m: CompiledMessage, args: Record<string, string>): Messag
 export class Catalog {
   readonly generation: number;
   readonly size: number;
-  private readonly sorted: readonly CompiledPrompt[];
+  /** Local names that an upstream's namespaced name collided with (the local prompt wins). */
+  readonly collisions: readonly { name: string; upstream: string }[];
+  private readonly sorted: readonly Entry[];
   private readonly byName = new Map<string, CompiledPrompt>();
+  private readonly remote = new Map<string, RemotePrompt>();
+  private readonly prefixes = new Map<string, string>();
   private readonly pages = new Map<string, Promise<string>>();
 
   constructor(snapshot: CatalogSnapshot) {
     this.generation = snapshot.generation;
-    this.sorted = [...snapshot.prompts]
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((record) => ({
+    const entries: Entry[] = snapshot.prompts.map((record) => ({
+      name: record.name,
+      local: {
         record,
         required: (record.arguments ?? []).filter((a) => a.required).map((a) => a.name),
         messages: record.messages.map(compileMessage),
-      }));
-    for (const p of this.sorted) this.byName.set(p.record.name, p);
+      },
+    }));
+    for (const e of entries) if ('local' in e) this.byName.set(e.name, e.local);
+    const collisions: { name: string; upstream: string }[] = [];
+    for (const u of snapshot.upstreams ?? []) {
+      this.prefixes.set(u.prefix, u.id);
+      for (const prompt of u.prompts) {
+        if (this.byName.has(prompt.name) || this.remote.has(prompt.name)) {
+          collisions.push({ name: prompt.name, upstream: u.id });
+          continue;
+        }
+        const r = { prompt, stale: !u.ok };
+        this.remote.set(prompt.name, r);
+        entries.push({ name: prompt.name, remote: r });
+      }
+    }
+    this.collisions = collisions;
+    this.sorted = entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.size = this.sorted.length;
+  }
+
+  /**
+   * Where a name is served. Names of upstream prompts route by the listing;
+   * an unlisted name with a known prefix still routes to that upstream with
+   * the rest of the name, so routing never depends on an earlier list.
+   */
+  route(name: unknown, separator: string): Route {
+    if (typeof name === 'string') {
+      if (this.byName.has(name)) return { kind: 'local' };
+      const r = this.remote.get(name);
+      if (r) return { kind: 'remote', origin: r.prompt.origin };
+      const i = name.indexOf(separator);
+      const upstream = i > 0 ? this.prefixes.get(name.slice(0, i)) : undefined;
+      if (upstream) return { kind: 'remote', origin: { upstream, name: name.slice(i + separator.length) } };
+    }
+    return { kind: 'local' };
   }
 
   /**
@@ -89,7 +137,9 @@ export class Catalog {
 
   private async buildPage(version: LegacyVersion, offset: number, pageSize: number, secret: string): Promise<string> {
     const f = featuresOf(version);
-    const prompts = this.sorted.slice(offset, offset + pageSize).map((p) => describePrompt(p.record, f));
+    const prompts = this.sorted
+      .slice(offset, offset + pageSize)
+      .map((e) => ('local' in e ? describePrompt(e.local.record, f) : describeRemote(e.remote.prompt, e.remote.stale, f)));
     const next = offset + pageSize;
     const result: { prompts: unknown[]; nextCursor?: string } = { prompts };
     if (next < this.size) result.nextCursor = await mintCursor(secret, this.generation, next);
@@ -130,7 +180,7 @@ export class Catalog {
   }
 
   names(): string[] {
-    return this.sorted.map((p) => p.record.name);
+    return this.sorted.map((e) => e.name);
   }
 
   private lookup(name: unknown): CompiledPrompt {

@@ -6,9 +6,12 @@
  */
 import type { ContentBlock, Prompt } from '@modelcontextprotocol/sdk/types.js';
 import type { Features } from '../lib/versions.js';
-import type { PromptRecord, SpecPromptArgument } from './types.js';
+import type { PromptRecord, SpecPromptArgument, UpstreamPrompt } from './types.js';
 
-export function describePrompt(r: PromptRecord, f: Features): Prompt {
+/** The `_meta` key that tells clients where an aggregated prompt comes from. */
+export const ORIGIN_META = 'dev.promptgate/origin';
+
+export function describePrompt(r: Omit<PromptRecord, 'messages'>, f: Features): Prompt {
   const p: Prompt = { name: r.name };
   if (f.titles && r.title !== undefined) p.title = r.title;
   if (r.description !== undefined) p.description = r.description;
@@ -37,4 +40,11 @@ export function shapeContent(block: ContentBlock, f: Features): ContentBlock {
     }
   }
   return block;
+}
+
+/** An upstream prompt: described like a local one, plus its origin (and staleness) in `_meta` (2025-06-18+). */
+export function describeRemote(p: UpstreamPrompt, stale: boolean, f: Features): Prompt {
+  const out = describePrompt(p, f);
+  if (f.titles) out._meta = { [ORIGIN_META]: stale ? { ...p.origin, stale: true } : p.origin };
+  return out;
 }

@@ -31,11 +31,36 @@ export interface PromptRecord {
   messages: MessageRecord[];
 }
 
+/** Where an aggregated prompt really lives: its upstream and its name there. */
+export interface PromptOrigin {
+  upstream: string;
+  name: string;
+}
+
+/** An upstream's prompt as published here: namespaced, sanitized, metadata only. */
+export interface UpstreamPrompt extends Omit<PromptRecord, 'messages' | 'tags'> {
+  origin: PromptOrigin;
+}
+
+/** The last good listing of one upstream, and how fresh it is. */
+export interface UpstreamState {
+  id: string;
+  prefix: string;
+  prompts: UpstreamPrompt[];
+  /** Digest of the listing itself; a change of anything else (health) is not a list change. */
+  digest: string;
+  ok: boolean;
+  lastSuccess: string | null;
+  lastError: string | null;
+}
+
 export interface CatalogSnapshot {
   /** Monotonic; every published change gets a new one. */
   generation: number;
   updatedAt: string;
   prompts: PromptRecord[];
+  /** Aggregated upstreams, with their last good listings. */
+  upstreams?: UpstreamState[];
 }
 
 /** A problem found while validating, addressed by field path ("arguments[1].name"). */

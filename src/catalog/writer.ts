@@ -16,7 +16,8 @@ import { DurableObject } from 'cloudflare:workers';
 import { publishChange } from '../session/feed.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import { readGeneration, writeSnapshot } from './store.js';
-import type { CatalogSnapshot, Issue, PromptRecord } from './types.js';
+import type { CatalogSnapshot, Issue, PromptRecord, UpstreamPrompt, UpstreamState } from './types.js';
+import { upstreamConfigs } from './upstreams/config.js';
 import { validatePrompt, validateSet } from './validate.js';
 
 export interface VersionInfo {
@@ -59,6 +60,64 @@ export class CatalogWriter extends DurableObject<Env> {
       name TEXT NOT NULL, version INTEGER NOT NULL, generation INTEGER NOT NULL,
       record TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (name, version))`);
     this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    this.sql.exec('CREATE TABLE IF NOT EXISTS upstreams (id TEXT PRIMARY KEY, state TEXT NOT NULL)');
+  }
+
+  // ---- upstreams --------------------------------------------------------
+
+  /** Every configured upstream's last listing and health. */
+  async upstreams(): Promise<UpstreamState[]> {
+    const configured = new Set(upstreamConfigs(this.env).filter((u) => u.enabled).map((u) => u.id));
+    return this.sql
+      .exec<{ state: string }>('SELECT state FROM upstreams ORDER BY id')
+      .toArray()
+      .map((r) => JSON.parse(r.state) as UpstreamState)
+      .filter((u) => configured.has(u.id));
+  }
+
+  /**
+   * A fresh listing of one upstream. The catalog changes (new generation,
+   * list_changed) only when the listing's digest differs; a recovery from a
+   * failure makes a new generation (the stale marks go) without notifying.
+   */
+  async upstreamListed(id: string, prefix: string, prompts: UpstreamPrompt[]): Promise<{ changed: boolean }> {
+    return this.mutate(async () => {
+      const prev = this.upstreamState(id);
+      const digest = await sha256(canonical(prompts));
+      const changed = prev?.digest !== digest || prev?.prefix !== prefix;
+      this.saveUpstream({ id, prefix, prompts, digest, ok: true, lastSuccess: new Date().toISOString(), lastError: prev?.lastError ?? null });
+      if (changed || prev?.ok === false) await this.bump(changed);
+      return { changed };
+    });
+  }
+
+  /** A failed listing: the last good one stays, marked stale (new generation, no notification). */
+  async upstreamFailed(id: string, prefix: string, error: string): Promise<void> {
+    await this.mutate(async () => {
+      const prev = this.upstreamState(id);
+      this.saveUpstream({ id, prefix, prompts: prev?.prompts ?? [], digest: prev?.digest ?? '', ok: false, lastSuccess: prev?.lastSuccess ?? null, lastError: error });
+      if (prev?.ok !== false) await this.bump(false);
+    });
+  }
+
+  private upstreamState(id: string): UpstreamState | undefined {
+    const row = this.sql.exec<{ state: string }>('SELECT state FROM upstreams WHERE id = ?', id).toArray()[0];
+    return row ? (JSON.parse(row.state) as UpstreamState) : undefined;
+  }
+
+  private saveUpstream(state: UpstreamState): void {
+    this.sql.exec('INSERT OR REPLACE INTO upstreams VALUES (?, ?)', state.id, JSON.stringify(state));
+  }
+
+  private async bump(announce: boolean): Promise<void> {
+    const generation = await this.nextGeneration();
+    this.setMeta('generation', String(generation));
+    this.setMeta('dirty', '1');
+    await this.writeKv(generation, announce);
+  }
+
+  private async nextGeneration(): Promise<number> {
+    return Math.max(Date.now(), Number(this.meta('generation') ?? 0) + 1, (await readGeneration(this.env.PROMPTS)) + 1);
   }
 
   // ---- reads ------------------------------------------------------------
@@ -154,7 +213,7 @@ export class CatalogWriter extends DurableObject<Env> {
     if (dryRun || (changed.length === 0 && diff.removed.length === 0)) {
       return { ok: true, generation: lastGeneration, diff, versions: {}, dryRun };
     }
-    const generation = Math.max(Date.now(), lastGeneration + 1, (await readGeneration(this.env.PROMPTS)) + 1);
+    const generation = await this.nextGeneration();
     const now = Date.now();
     const versions: Record<string, number> = {};
     const byName = new Map(upserts.map((r) => [r.name, r]));
@@ -176,16 +235,17 @@ export class CatalogWriter extends DurableObject<Env> {
     return { ok: true, generation, diff, versions, dryRun: false };
   }
 
-  private async writeKv(generation: number): Promise<void> {
+  private async writeKv(generation: number, announce = true): Promise<void> {
     const snap: CatalogSnapshot = {
       generation,
       updatedAt: new Date().toISOString(),
       prompts: (await this.current()).map((p) => p.record),
+      upstreams: await this.upstreams(),
     };
     try {
       await writeSnapshot(this.env.PROMPTS, snap);
       // Idempotent by generation, so a retry after a partial failure never notifies twice.
-      await publishChange(this.env, { kind: 'prompts_list_changed', generation });
+      if (announce) await publishChange(this.env, { kind: 'prompts_list_changed', generation });
       this.setMeta('dirty', '0');
     } catch (e) {
       // History is recorded; KV and the announcement catch up before the next write or on this alarm.
@@ -217,8 +277,16 @@ function toStored(r: Row): StoredPrompt {
 
 /** The writer's RPC surface. Records carry the SDK's open-ended content types, which the
  * stub's serializability check cannot prove, so the stub is typed by the class's own methods. */
-export type WriterApi = Pick<CatalogWriter, 'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback'>;
+export type WriterApi = Pick<
+  CatalogWriter,
+  'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback' | 'upstreams' | 'upstreamListed' | 'upstreamFailed'
+>;
 
 export function catalogWriter(env: Env): WriterApi {
   return env.CATALOG.get(env.CATALOG.idFromName('catalog')) as unknown as WriterApi;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -18,6 +18,12 @@ export interface Config {
   readonly sseRetryMs: number;
   readonly notifyCoalesceMs: number;
   readonly registryShards: number;
+  /** Separator between an upstream's prefix and its prompt names. */
+  readonly separator: string;
+  /** Raw UPSTREAMS JSON; parsed and validated by catalog/upstreams/config.ts. */
+  readonly upstreamsJson: string;
+  readonly allowHttpLoopback: boolean;
+  readonly upstreamPollMs: number;
   /** Undefined when the secret is unset; the MCP route then answers 500 with a clear log line. */
   readonly signingSecret: string | undefined;
 }
@@ -57,6 +63,12 @@ export function parseOrigins(raw: string): OriginPattern[] {
     });
 }
 
+function separatorOf(raw: unknown): string {
+  const sep = raw === undefined || raw === '' ? '.' : String(raw);
+  if (!/^[._-]{1,2}$/.test(sep)) throw new ConfigError(`UPSTREAM_SEPARATOR must be one or two of . _ -, got ${JSON.stringify(raw)}`);
+  return sep;
+}
+
 const cache = new WeakMap<object, Config>();
 
 export function configOf(env: Env): Config {
@@ -74,6 +86,10 @@ export function configOf(env: Env): Config {
     sseRetryMs: int(vars, 'SSE_RETRY_MS', 3000, 0, 600_000),
     notifyCoalesceMs: int(vars, 'NOTIFY_COALESCE_MS', 250, 0, 60_000),
     registryShards: int(vars, 'REGISTRY_SHARDS', 16, 1, 4096),
+    separator: separatorOf(vars.UPSTREAM_SEPARATOR),
+    upstreamsJson: typeof vars.UPSTREAMS === 'string' ? vars.UPSTREAMS : '',
+    allowHttpLoopback: vars.UPSTREAM_ALLOW_HTTP_LOOPBACK === 'true',
+    upstreamPollMs: int(vars, 'UPSTREAM_POLL_MS', 60_000, 1_000, 86_400_000),
     signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
   };
   cache.set(env, c);

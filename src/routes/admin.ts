@@ -8,6 +8,7 @@
  * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { refreshUpstreams } from '../catalog/upstreams/object.js';
 import { catalogWriter, type WriteResult } from '../catalog/writer.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
 import { safeEqual } from '../lib/hmac.js';
@@ -120,3 +121,6 @@ admin.post('/publish', async (c) =>
 
 /** Replaces the whole catalog: the same as POST /publish?prune=1. */
 admin.put('/catalog', async (c) => answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: true, dryRun: false })));
+
+/** Re-reads every upstream now (the cron does it every minute). */
+admin.post('/upstreams/refresh', async (c) => c.json({ upstreams: await refreshUpstreams(c.env) }));

@@ -8,11 +8,13 @@ import { errorMessage, ErrorCode, HttpError } from '../rpc/errors.js';
 import type { AppEnv } from './guards.js';
 import { admin, AdminError } from './admin.js';
 import { mcp } from './mcp.js';
+import { status } from './status.js';
 
 export const app = new Hono<AppEnv>();
 
 app.route('/mcp', mcp);
 app.route('/admin', admin);
+app.route('/status', status);
 
 app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }));
 

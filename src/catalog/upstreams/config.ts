@@ -13,6 +13,7 @@
  * DNS themselves, so a public name that resolves to a private address is
  * left to the platform, whose fetch does not reach private networks.
  */
+import { configOf } from '../../lib/config.js';
 import { NAME_PATTERN } from '../validate.js';
 
 export interface UpstreamConfig {
@@ -141,4 +142,17 @@ export function parseUpstreams(raw: string | undefined, opts: { separator: strin
   });
   if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
   return out;
+}
+
+const parsed = new WeakMap<object, UpstreamConfig[]>();
+
+/** The validated upstreams of this Worker's configuration (parsed once per env). */
+export function upstreamConfigs(env: Env): UpstreamConfig[] {
+  let list = parsed.get(env);
+  if (!list) {
+    const cfg = configOf(env);
+    list = parseUpstreams(cfg.upstreamsJson, { separator: cfg.separator, secrets: env as unknown as Record<string, unknown>, allowHttpLoopback: cfg.allowHttpLoopback });
+    parsed.set(env, list);
+  }
+  return list;
 }

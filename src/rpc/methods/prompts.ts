@@ -4,6 +4,7 @@
  */
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
+import { getRemote } from './remote.js';
 
 export async function listPrompts(params: Params, ctx: CallContext): Promise<RawJson> {
   const catalog = await ctx.catalog();
@@ -12,5 +13,7 @@ export async function listPrompts(params: Params, ctx: CallContext): Promise<Raw
 
 export async function getPrompt(params: Params, ctx: CallContext) {
   const catalog = await ctx.catalog();
+  const route = catalog.route(params?.name, ctx.cfg.separator);
+  if (route.kind === 'remote') return getRemote(ctx, route.origin, params?.arguments);
   return catalog.get(params?.name, params?.arguments, ctx.version);
 }

@@ -1,0 +1,121 @@
+/**
+ * UpstreamObject: one Durable Object per upstream MCP server.
+ *
+ * It holds the upstream session (so prompts/get and completion/complete
+ * reuse a warm connection instead of initializing per request), re-reads
+ * the upstream's prompt list on a schedule, hands each listing to the
+ * CatalogWriter (which publishes only real changes), and keeps a circuit
+ * breaker: after repeated failures it stops calling the upstream for a
+ * backoff period that doubles up to five minutes, answering at once instead.
+ * Replies cross the RPC boundary as plain results, never thrown errors.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import { configOf } from '../../lib/config.js';
+import { catalogWriter } from '../writer.js';
+import { UpstreamClient, UpstreamError } from './client.js';
+import { upstreamConfigs, type UpstreamConfig } from './config.js';
+import { sanitizeListing } from './sanitize.js';
+
+export type ForwardResult =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; kind: 'rpc' | 'timeout' | 'unavailable' | 'failed'; code: number; message: string; data?: unknown };
+
+const BREAKER_THRESHOLD = 3;
+const BREAKER_MAX_MS = 5 * 60_000;
+
+export class UpstreamObject extends DurableObject<Env> {
+  private client: UpstreamClient | undefined;
+  private failures = 0;
+  private openUntil = 0;
+
+  private config(id: string): UpstreamConfig | undefined {
+    return upstreamConfigs(this.env).find((u) => u.id === id && u.enabled);
+  }
+
+  private clientFor(u: UpstreamConfig): UpstreamClient {
+    this.client ??= new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: { name: 'promptgate', version: '0.1.0' } });
+    return this.client;
+  }
+
+  private breakerOpen(): string | null {
+    const wait = this.openUntil - Date.now();
+    return wait > 0 ? `circuit open after ${this.failures} failures; next try in ${Math.ceil(wait / 1000)} s` : null;
+  }
+
+  private record(ok: boolean): void {
+    if (ok) {
+      this.failures = 0;
+      this.openUntil = 0;
+      return;
+    }
+    this.failures += 1;
+    if (this.failures >= BREAKER_THRESHOLD) this.openUntil = Date.now() + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (this.failures - BREAKER_THRESHOLD));
+  }
+
+  /** Re-reads the upstream's prompts and reports them (or the failure) to the catalog writer. */
+  async refresh(id: string): Promise<{ ok: boolean; prompts: number; error?: string }> {
+    await this.ctx.storage.put('id', id);
+    const u = this.config(id);
+    if (!u) return { ok: false, prompts: 0, error: 'not configured or disabled' };
+    const cfg = configOf(this.env);
+    await this.ctx.storage.setAlarm(Date.now() + cfg.upstreamPollMs);
+    const open = this.breakerOpen();
+    const writer = catalogWriter(this.env);
+    if (open) {
+      await writer.upstreamFailed(u.id, u.prefix, open);
+      return { ok: false, prompts: 0, error: open };
+    }
+    try {
+      const prompts = sanitizeListing(u, cfg.separator, await this.clientFor(u).listPrompts());
+      this.record(true);
+      await writer.upstreamListed(u.id, u.prefix, prompts);
+      return { ok: true, prompts: prompts.length };
+    } catch (e) {
+      this.record(false);
+      this.client = undefined;
+      const message = e instanceof UpstreamError ? `${e.kind}: ${e.message}` : String(e);
+      console.warn(JSON.stringify({ msg: 'upstream list failed', upstream: u.id, error: message, failures: this.failures }));
+      await writer.upstreamFailed(u.id, u.prefix, message);
+      return { ok: false, prompts: 0, error: message };
+    }
+  }
+
+  /** prompts/get or completion/complete on the upstream, with the upstream's own prompt name. */
+  async forward(id: string, method: 'prompts/get' | 'completion/complete', params: Record<string, unknown>): Promise<ForwardResult> {
+    const u = this.config(id);
+    if (!u) return { ok: false, kind: 'unavailable', code: -32602, message: `Unknown upstream "${id}"` };
+    const open = this.breakerOpen();
+    if (open) return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable (${open})` };
+    try {
+      const result = await this.clientFor(u).request(method, params);
+      this.record(true);
+      return { ok: true, result };
+    } catch (e) {
+      if (e instanceof UpstreamError && e.kind === 'rpc') return { ok: false, kind: 'rpc', code: e.code ?? -32603, message: e.message, data: e.data };
+      this.record(false);
+      this.client = undefined;
+      if (e instanceof UpstreamError && e.kind === 'timeout')
+        return { ok: false, kind: 'timeout', code: -32603, message: `Upstream "${id}" did not answer within ${u.timeoutMs} ms` };
+      return { ok: false, kind: 'failed', code: -32603, message: `Upstream "${id}" failed: ${e instanceof Error ? e.message : String(e)}` };
+    }
+  }
+
+  override async alarm(): Promise<void> {
+    const id = await this.ctx.storage.get<string>('id');
+    if (id) await this.refresh(id);
+  }
+}
+
+/** Typed by the class's own methods: results carry open-ended upstream JSON the stub types cannot prove serializable. */
+export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward'>;
+
+export function upstreamStub(env: Env, id: string): UpstreamApi {
+  return env.UPSTREAM.get(env.UPSTREAM.idFromName(id)) as unknown as UpstreamApi;
+}
+
+/** Refreshes every enabled upstream in parallel (cron, admin, start-up). */
+export async function refreshUpstreams(env: Env): Promise<Record<string, { ok: boolean; prompts: number; error?: string }>> {
+  const ups = upstreamConfigs(env).filter((u) => u.enabled);
+  const results = await Promise.all(ups.map((u) => upstreamStub(env, u.id).refresh(u.id)));
+  return Object.fromEntries(ups.map((u, i) => [u.id, results[i]!]));
+}

@@ -1,0 +1,29 @@
+/**
+ * GET /status: the catalog generation and every upstream's health, for
+ * dashboards and on-call. No secrets: upstream headers never appear, and
+ * errors are the client's own messages (kind and HTTP status).
+ */
+import { Hono } from 'hono';
+import { readGeneration } from '../catalog/store.js';
+import { upstreamConfigs } from '../catalog/upstreams/config.js';
+import { catalogWriter } from '../catalog/writer.js';
+import type { AppEnv } from './guards.js';
+
+export const status = new Hono<AppEnv>();
+
+status.get('/', async (c) => {
+  const states = new Map((await catalogWriter(c.env).upstreams()).map((u) => [u.id, u]));
+  const upstreams = upstreamConfigs(c.env).map((u) => {
+    const s = states.get(u.id);
+    return {
+      id: u.id,
+      prefix: u.prefix,
+      enabled: u.enabled,
+      state: !u.enabled ? 'disabled' : !s ? 'never_listed' : s.ok ? 'healthy' : s.lastSuccess ? 'stale' : 'failing',
+      prompts: s?.prompts.length ?? 0,
+      lastSuccess: s?.lastSuccess ?? null,
+      lastError: s?.lastError ?? null,
+    };
+  });
+  return c.json({ generation: await readGeneration(c.env.PROMPTS), upstreams });
+});

@@ -1,0 +1,147 @@
+/**
+ * Aggregation against real upstream MCP servers through `wrangler dev`: a
+ * sessionful SDK v1 server with a paginated list, an SDK v2 modern server,
+ * server-everything, and a server that hangs. Names are namespaced, get and
+ * complete route by name alone, errors map cleanly, one bad upstream does
+ * not take the list down, and an upstream change reaches SDK clients.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError, PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { everything, faultyServer, legacyServer, modernServer, type LegacyPrompt, type Running } from '../helpers/upstreams.js';
+import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
+
+const LEGACY: LegacyPrompt[] = [
+  { name: 'alpha', text: 'legacy alpha' },
+  { name: 'beta', text: 'beta {who}', args: [{ name: 'who', required: true, values: ['world', 'wombat', 'team'] }] },
+  { name: 'gamma', text: 'gamma' },
+];
+let gw: Gateway;
+const servers: Running[] = [];
+let legacyPrompts: LegacyPrompt[];
+
+async function connect(onChange?: () => void): Promise<Client> {
+  const client = new Client({ name: 'upstreams-e2e', version: '1' });
+  if (onChange) client.setNotificationHandler(PromptListChangedNotificationSchema, onChange);
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
+  return client;
+}
+
+async function listAll(client: Client): Promise<{ name: string; _meta?: Record<string, unknown> }[]> {
+  const all: { name: string; _meta?: Record<string, unknown> }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listPrompts(cursor ? { cursor } : {});
+    all.push(...page.prompts);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
+}
+
+async function refresh(): Promise<Record<string, { ok: boolean; prompts: number; error?: string }>> {
+  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}` } });
+  return ((await res.json()) as { upstreams: Record<string, { ok: boolean; prompts: number; error?: string }> }).upstreams;
+}
+
+beforeAll(async () => {
+  legacyPrompts = [...LEGACY];
+  const legacy = await legacyServer(legacyPrompts);
+  const modern = await modernServer(['plan', 'alpha']);
+  const ev = await everything();
+  const hang = await faultyServer('hang');
+  servers.push(legacy, modern, ev, hang);
+  const upstreams = [
+    { id: 'legacy', url: legacy.url },
+    { id: 'modern', url: modern.url },
+    { id: 'everything', url: ev.url, timeout: 5000 },
+    { id: 'slow', url: hang.url, timeout: 300 },
+  ];
+  gw = await startGateway({ pageSize: 4, vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true', NOTIFY_COALESCE_MS: 100 } });
+}, 120_000);
+
+afterAll(async () => {
+  await gw?.stop();
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+describe('aggregation', () => {
+  it('refresh reports each upstream; the hanging one fails within its timeout', async () => {
+    const started = Date.now();
+    const r = await refresh();
+    expect(r.legacy).toEqual({ ok: true, prompts: 3 });
+    expect(r.modern).toEqual({ ok: true, prompts: 2 });
+    expect(r.everything!.ok).toBe(true);
+    expect(r.slow!.ok).toBe(false);
+    expect(r.slow!.error).toMatch(/timeout/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+  it('lists local and upstream prompts together, namespaced, page by page', async () => {
+    const client = await connect();
+    const names = (await listAll(client)).map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['code_review', 'legacy.alpha', 'legacy.beta', 'legacy.gamma', 'modern.alpha', 'modern.plan']));
+    expect(names.some((n) => n.startsWith('everything.'))).toBe(true);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_.-]{1,64}$/);
+    expect([...names].sort()).toEqual(names);
+    const beta = (await listAll(client)).find((p) => p.name === 'legacy.beta')!;
+    expect(beta._meta?.['dev.promptgate/origin']).toEqual({ upstream: 'legacy', name: 'beta' });
+    await client.close();
+  });
+  it('routes get and complete by name alone, from a client that never listed', async () => {
+    const client = await connect();
+    const got = await client.getPrompt({ name: 'legacy.beta', arguments: { who: 'world' } });
+    expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'beta world' } }]);
+    const modern = await client.getPrompt({ name: 'modern.plan', arguments: { topic: 'launch' } });
+    expect(JSON.stringify(modern.messages)).toContain('plan about launch');
+    const done = await client.complete({ ref: { type: 'ref/prompt', name: 'legacy.beta' }, argument: { name: 'who', value: 'wo' } });
+    expect(done.completion.values).toEqual(['world', 'wombat']);
+    await client.close();
+  });
+  it('server-everything prompts work through the gateway', async () => {
+    const client = await connect();
+    const ev = (await listAll(client)).filter((p) => p.name.startsWith('everything.'));
+    const listed = await client.listPrompts();
+    expect(ev.length).toBeGreaterThan(0);
+    const simple = ev.find((p) => /simple/i.test(p.name)) ?? ev[0]!;
+    const got = await client.getPrompt({ name: simple.name, arguments: {} }).catch((e: unknown) => e);
+    if (got instanceof McpError) expect(got.code).toBe(-32602); // a prompt that needs arguments
+    else expect((got as { messages: unknown[] }).messages.length).toBeGreaterThan(0);
+    expect(listed.prompts.length).toBeGreaterThan(0);
+    await client.close();
+  });
+  it('maps upstream errors: -32602 stays, a timeout is -32603 naming the upstream', async () => {
+    const client = await connect();
+    const missing = await client.getPrompt({ name: 'legacy.beta', arguments: {} }).catch((e: McpError) => e);
+    expect(missing).toBeInstanceOf(McpError);
+    expect((missing as McpError).code).toBe(-32602);
+    const started = Date.now();
+    const slow = await client.getPrompt({ name: 'slow.anything' }).catch((e: McpError) => e);
+    expect((slow as McpError).code).toBe(-32603);
+    expect((slow as McpError).message).toMatch(/slow/);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await client.close();
+  });
+  it('GET /status shows each upstream state, counts and errors', async () => {
+    const body = (await (await fetch(`${gw.url}/status`)).json()) as { upstreams: { id: string; state: string; prompts: number; lastError: string | null }[] };
+    const by = Object.fromEntries(body.upstreams.map((u) => [u.id, u]));
+    expect(by.legacy).toMatchObject({ state: 'healthy', prompts: 3 });
+    expect(by.slow!.state).toBe('failing');
+    expect(by.slow!.lastError).toMatch(/timeout/);
+  });
+  it('an upstream change reaches connected clients once; an unchanged refresh notifies nobody', async () => {
+    let changes = 0;
+    const client = await connect(() => void changes++);
+    await new Promise((r) => setTimeout(r, 800));
+    changes = 0;
+    legacyPrompts.push({ name: 'delta', text: 'new upstream prompt' });
+    await refresh();
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(changes).toBe(1);
+    expect((await listAll(client)).map((p) => p.name)).toContain('legacy.delta');
+    await refresh();
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(changes).toBe(1);
+    await client.close();
+  });
+});
