@@ -64,8 +64,6 @@ function renderMessage(m: CompiledMessage, args: Record<string, string>): Messag
 export class Catalog {
   readonly generation: number;
   readonly size: number;
-  /** Local names that an upstream's namespaced name collided with (the local prompt wins). */
-  readonly collisions: readonly { name: string; upstream: string }[];
   private readonly sorted: readonly Entry[];
   private readonly byName = new Map<string, CompiledPrompt>();
   private readonly remote = new Map<string, RemotePrompt>();
@@ -83,20 +81,16 @@ export class Catalog {
       },
     }));
     for (const e of entries) if ('local' in e) this.byName.set(e.name, e.local);
-    const collisions: { name: string; upstream: string }[] = [];
     for (const u of snapshot.upstreams ?? []) {
       this.prefixes.set(u.prefix, u.id);
       for (const prompt of u.prompts) {
-        if (this.byName.has(prompt.name) || this.remote.has(prompt.name)) {
-          collisions.push({ name: prompt.name, upstream: u.id });
-          continue;
-        }
+        // A name that is already taken keeps its first owner (local prompts first); the writer logs it.
+        if (this.byName.has(prompt.name) || this.remote.has(prompt.name)) continue;
         const r = { prompt, stale: !u.ok };
         this.remote.set(prompt.name, r);
         entries.push({ name: prompt.name, remote: r });
       }
     }
-    this.collisions = collisions;
     this.sorted = entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.size = this.sorted.length;
   }

@@ -242,6 +242,8 @@ export class CatalogWriter extends DurableObject<Env> {
       prompts: (await this.current()).map((p) => p.record),
       upstreams: await this.upstreams(),
     };
+    const clashes = collisions(snap);
+    if (clashes.length) console.warn(JSON.stringify({ msg: 'prompt name collisions: local prompts win', generation, collisions: clashes }));
     try {
       await writeSnapshot(this.env.PROMPTS, snap);
       // Idempotent by generation, so a retry after a partial failure never notifies twice.
@@ -289,4 +291,17 @@ export function catalogWriter(env: Env): WriterApi {
 async function sha256(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
   return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Names an upstream listing shares with a local prompt (or an earlier upstream): the first one listed wins. */
+export function collisions(snap: Pick<CatalogSnapshot, 'prompts' | 'upstreams'>): { name: string; upstream: string; winner: string }[] {
+  const owner = new Map<string, string>(snap.prompts.map((p) => [p.name, 'local']));
+  const out: { name: string; upstream: string; winner: string }[] = [];
+  for (const u of snap.upstreams ?? [])
+    for (const p of u.prompts) {
+      const first = owner.get(p.name);
+      if (first) out.push({ name: p.name, upstream: u.id, winner: first });
+      else owner.set(p.name, u.id);
+    }
+  return out;
 }

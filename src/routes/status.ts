@@ -6,13 +6,15 @@
 import { Hono } from 'hono';
 import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
-import { catalogWriter } from '../catalog/writer.js';
+import { catalogWriter, collisions } from '../catalog/writer.js';
 import type { AppEnv } from './guards.js';
 
 export const status = new Hono<AppEnv>();
 
 status.get('/', async (c) => {
-  const states = new Map((await catalogWriter(c.env).upstreams()).map((u) => [u.id, u]));
+  const writer = catalogWriter(c.env);
+  const [listed, local] = await Promise.all([writer.upstreams(), writer.current()]);
+  const states = new Map(listed.map((u) => [u.id, u]));
   const upstreams = upstreamConfigs(c.env).map((u) => {
     const s = states.get(u.id);
     return {
@@ -25,5 +27,6 @@ status.get('/', async (c) => {
       lastError: s?.lastError ?? null,
     };
   });
-  return c.json({ generation: await readGeneration(c.env.PROMPTS), upstreams });
+  const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed });
+  return c.json({ generation: await readGeneration(c.env.PROMPTS), upstreams, collisions: clashes });
 });

@@ -8,9 +8,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everything, faultyServer, legacyServer, modernServer, type LegacyPrompt, type Running } from '../helpers/upstreams.js';
-import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
+import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const LEGACY: LegacyPrompt[] = [
   { name: 'alpha', text: 'legacy alpha' },
@@ -122,12 +125,53 @@ describe('aggregation', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     await client.close();
   });
+  it('after repeated failures the circuit opens and answers at once', async () => {
+    const client = await connect();
+    for (let i = 0; i < 3; i++) await client.getPrompt({ name: 'slow.anything' }).catch(() => undefined);
+    const started = Date.now();
+    const err = (await client.getPrompt({ name: 'slow.anything' }).catch((e: McpError) => e)) as McpError;
+    expect(err.code).toBe(-32603);
+    expect(err.message).toMatch(/unavailable.*circuit open/);
+    expect(Date.now() - started).toBeLessThan(250);
+    await client.close();
+  });
   it('GET /status shows each upstream state, counts and errors', async () => {
     const body = (await (await fetch(`${gw.url}/status`)).json()) as { upstreams: { id: string; state: string; prompts: number; lastError: string | null }[] };
     const by = Object.fromEntries(body.upstreams.map((u) => [u.id, u]));
     expect(by.legacy).toMatchObject({ state: 'healthy', prompts: 3 });
     expect(by.slow!.state).toBe('failing');
     expect(by.slow!.lastError).toMatch(/timeout/);
+  });
+  it('a failing upstream keeps serving its last good listing, marked stale; healthy ones are unaffected', async () => {
+    const legacy = servers[0] as Running & { setFailing: (on: boolean) => void };
+    legacy.setFailing(true); // prompts/list now answers -32603
+    const r = await refresh();
+    expect(r.legacy!.ok).toBe(false);
+    expect(r.modern!.ok).toBe(true);
+    const client = await connect();
+    const listed = await listAll(client);
+    const beta = listed.find((p) => p.name === 'legacy.beta')!;
+    expect(beta._meta?.['dev.promptgate/origin']).toEqual({ upstream: 'legacy', name: 'beta', stale: true });
+    expect(listed.find((p) => p.name === 'modern.plan')!._meta?.['dev.promptgate/origin']).toEqual({ upstream: 'modern', name: 'plan' });
+    legacy.setFailing(false);
+    expect((await refresh()).legacy!.ok).toBe(true);
+    expect((await listAll(client)).find((p) => p.name === 'legacy.beta')!._meta?.['dev.promptgate/origin']).toEqual({ upstream: 'legacy', name: 'beta' });
+    await client.close();
+  });
+  it('a local prompt that takes an upstream name wins, deterministically, and /status reports it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'promptgate-collide-'));
+    cpSync(join(PROJECT_ROOT, 'prompts'), dir, { recursive: true });
+    writeFileSync(join(dir, 'clash.md'), '---\nname: legacy.gamma\n---\n## user\nthe local one\n');
+    await gw.publish(dir);
+    const client = await connect();
+    const names = (await listAll(client)).map((p) => p.name);
+    expect(names.filter((n) => n === 'legacy.gamma')).toHaveLength(1);
+    expect(JSON.stringify((await client.getPrompt({ name: 'legacy.gamma' })).messages)).toContain('the local one');
+    const status = (await (await fetch(`${gw.url}/status`)).json()) as { collisions: unknown[] };
+    expect(status.collisions).toEqual([{ name: 'legacy.gamma', upstream: 'legacy', winner: 'local' }]);
+    await gw.publish(join(PROJECT_ROOT, 'prompts'));
+    rmSync(dir, { recursive: true, force: true });
+    await client.close();
   });
   it('an upstream change reaches connected clients once; an unchanged refresh notifies nobody', async () => {
     let changes = 0;

@@ -50,11 +50,16 @@ export interface LegacyPrompt {
 }
 
 /** SDK v1 sessionful server with a paginated prompts/list. `prompts` may be changed while it runs. */
-export async function legacyServer(prompts: LegacyPrompt[], pageSize = 2): Promise<Running & { sessions: () => number; dropSessions: () => void }> {
+export async function legacyServer(
+  prompts: LegacyPrompt[],
+  pageSize = 2,
+): Promise<Running & { sessions: () => number; dropSessions: () => void; setFailing: (on: boolean) => void }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  let failing = false;
   const build = () => {
     const server = new Server({ name: 'legacy-upstream', version: '1.0.0' }, { capabilities: { prompts: { listChanged: true }, completions: {} } });
     server.setRequestHandler(ListPromptsRequestSchema, (req) => {
+      if (failing) throw new McpError(-32603, 'listing is broken today');
       const start = Number(req.params?.cursor ?? 0);
       const page = prompts.slice(start, start + pageSize).map((p) => ({ name: p.name, description: p.description, arguments: p.args?.map((a) => ({ name: a.name, required: a.required })) }));
       return start + pageSize < prompts.length ? { prompts: page, nextCursor: String(start + pageSize) } : { prompts: page };
@@ -88,7 +93,7 @@ export async function legacyServer(prompts: LegacyPrompt[], pageSize = 2): Promi
     const raw = req.method === 'POST' ? await body(req) : undefined;
     await transport.handleRequest(req, res, raw ? JSON.parse(raw) : undefined);
   });
-  return { url: `${url}/mcp`, sessions: () => transports.size, dropSessions: () => transports.clear(), close: () => stop(http) };
+  return { url: `${url}/mcp`, sessions: () => transports.size, dropSessions: () => transports.clear(), setFailing: (on) => void (failing = on), close: () => stop(http) };
 }
 
 /** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */
@@ -141,7 +146,7 @@ export async function sseServer(names: string[]): Promise<Running> {
   return { url: `${url}/sse`, close: () => stop(http) };
 }
 
-export type Fault = 'hang' | 'error500' | 'garbage' | 'cut';
+export type Fault = 'hang' | 'error500' | 'garbage' | 'cut' | 'slowsse';
 
 export async function faultyServer(fault: Fault): Promise<Running> {
   const { http, url } = await listen(async (req, res) => {
@@ -149,6 +154,13 @@ export async function faultyServer(fault: Fault): Promise<Running> {
     if (fault === 'hang') return; // never answers
     if (fault === 'error500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
     if (fault === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc": "2.0", "res');
+    if (fault === 'slowsse') {
+      // Headers and a priming event at once, then nothing for a long time: the reply never comes in time.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: 1\ndata:\n\n');
+      setTimeout(() => res.end(), 10_000).unref();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('id: 1\ndata:\n\n');
     res.destroy();

@@ -102,6 +102,7 @@ describe('faulty upstreams', () => {
     ['error500', ['http']],
     ['garbage', ['protocol']],
     ['cut', ['protocol', 'http']],
+    ['slowsse', ['timeout']],
   ] as [Fault, string[]][]) {
     it(`${fault}: fails with a clear ${kinds.join(' or ')} error within the timeout`, async () => {
       const server = await started(faultyServer(fault));

@@ -251,6 +251,8 @@ export class UpstreamClient {
       return await this.readReply(res, id);
     } catch (e) {
       if (e instanceof UpstreamError) throw e;
+      const name = (e as Error)?.name;
+      if (name === 'TimeoutError' || name === 'AbortError') throw new UpstreamError('timeout', `upstream reply did not complete within ${this.opts.timeoutMs} ms`);
       throw new UpstreamError('protocol', `upstream closed the reply mid-stream (${String(e)})`);
     }
   }
