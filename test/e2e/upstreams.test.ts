@@ -173,6 +173,19 @@ describe('aggregation', () => {
     rmSync(dir, { recursive: true, force: true });
     await client.close();
   });
+  it("an upstream's own list_changed is followed: no poll or refresh needed", async () => {
+    let changes = 0;
+    const client = await connect(() => void changes++);
+    await new Promise((r) => setTimeout(r, 800));
+    changes = 0;
+    legacyPrompts.push({ name: 'pushed', text: 'announced by the upstream itself' });
+    await (servers[0] as Running & { notifyChanged: () => Promise<void> }).notifyChanged();
+    const deadline = Date.now() + 5000;
+    while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(changes).toBe(1);
+    expect((await listAll(client)).map((p) => p.name)).toContain('legacy.pushed');
+    await client.close();
+  });
   it('an upstream change reaches connected clients once; an unchanged refresh notifies nobody', async () => {
     let changes = 0;
     const client = await connect(() => void changes++);

@@ -53,8 +53,9 @@ export interface LegacyPrompt {
 export async function legacyServer(
   prompts: LegacyPrompt[],
   pageSize = 2,
-): Promise<Running & { sessions: () => number; dropSessions: () => void; setFailing: (on: boolean) => void }> {
+): Promise<Running & { sessions: () => number; dropSessions: () => void; setFailing: (on: boolean) => void; notifyChanged: () => Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  const servers = new Set<Server>();
   let failing = false;
   const build = () => {
     const server = new Server({ name: 'legacy-upstream', version: '1.0.0' }, { capabilities: { prompts: { listChanged: true }, completions: {} } });
@@ -88,12 +89,14 @@ export async function legacyServer(
       }
       transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, transport!) });
       transport.onclose = () => transport?.sessionId && transports.delete(transport.sessionId);
-      await build().connect(transport);
+      const server = build();
+      servers.add(server);
+      await server.connect(transport);
     }
     const raw = req.method === 'POST' ? await body(req) : undefined;
     await transport.handleRequest(req, res, raw ? JSON.parse(raw) : undefined);
   });
-  return { url: `${url}/mcp`, sessions: () => transports.size, dropSessions: () => transports.clear(), setFailing: (on) => void (failing = on), close: () => stop(http) };
+  return { url: `${url}/mcp`, sessions: () => transports.size, dropSessions: () => transports.clear(), setFailing: (on) => void (failing = on), notifyChanged: async () => void (await Promise.all([...servers].map((sv) => sv.sendPromptListChanged().catch(() => undefined)))), close: () => stop(http) };
 }
 
 /** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */

@@ -55,6 +55,9 @@ interface Connection {
   endpoint?: URL;
   pending?: Map<number, (msg: Json) => void>;
   closeStream?: () => void;
+  /** HTTP+SSE only: notifications arriving on the stream, and its end. */
+  onNotification?: (method: string) => void;
+  streamDone?: Promise<void>;
 }
 
 const eraByOrigin = new Map<string, Era>();
@@ -101,6 +104,42 @@ export class UpstreamClient {
       if (!cursor) return all;
     }
     throw new UpstreamError('protocol', `prompts/list did not end within ${maxPages} pages`);
+  }
+
+  /**
+   * Follows the upstream's prompt-list changes until the stream ends or
+   * `signal` aborts: a modern `subscriptions/listen`, the legacy standalone
+   * GET stream, or the HTTP+SSE stream itself. 'unsupported' means the
+   * upstream offers no stream (polling remains).
+   */
+  async listen(onListChanged: () => void, signal: AbortSignal): Promise<'unsupported' | 'ended'> {
+    const conn = await this.connect();
+    const isChange = (method: unknown) => method === 'notifications/prompts/list_changed';
+    if (conn.era === 'sse') {
+      conn.onNotification = (method) => isChange(method) && onListChanged();
+      await Promise.race([conn.streamDone, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
+      return 'ended';
+    }
+    const res =
+      conn.era === 'modern'
+        ? await this.http('POST', this.opts.url, this.envelope('subscriptions/listen', { notifications: { promptsListChanged: true } }, conn), this.modernHeaders('subscriptions/listen', {}), signal)
+        : await this.http('GET', this.opts.url, undefined, { ...this.legacyHeaders(conn), accept: 'text/event-stream' }, signal);
+    if (res.status === 404 && conn.era === 'legacy') this.conn = undefined;
+    if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
+      await res.body?.cancel();
+      return res.status === 404 ? 'ended' : 'unsupported';
+    }
+    try {
+      for await (const ev of readSse(res.body)) {
+        if (!ev.data) continue;
+        const msg = parseJson(ev);
+        if (isChange(msg.method)) onListChanged();
+        else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
+      }
+    } catch {
+      // A dropped stream is an end like any other: the caller reconnects.
+    }
+    return 'ended';
   }
 
   async close(): Promise<void> {
@@ -173,11 +212,12 @@ export class UpstreamClient {
     const first = await withTimeout(events.next(), this.opts.timeoutMs, 'waiting for the endpoint event');
     if (first.done || first.value.event !== 'endpoint') throw new UpstreamError('protocol', 'HTTP+SSE stream did not start with an endpoint event');
     const conn: Connection = { era: 'sse', endpoint: new URL(first.value.data, this.opts.url), pending: new Map(), closeStream: () => ctl.abort() };
-    void (async () => {
+    conn.streamDone = (async () => {
       for await (const ev of events) {
         if (ev.event !== 'message' || !ev.data) continue;
         const msg = JSON.parse(ev.data) as Json;
         if (typeof msg.id === 'number') conn.pending!.get(msg.id)?.(msg);
+        else if (typeof msg.method === 'string') conn.onNotification?.(msg.method);
       }
     })().catch(() => undefined);
     const init = await this.send(conn, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: this.opts.clientInfo });
@@ -231,13 +271,13 @@ export class UpstreamClient {
     return h;
   }
 
-  private async http(method: string, url: URL, body?: unknown, extra: Record<string, string> = {}): Promise<Response> {
+  private async http(method: string, url: URL, body?: unknown, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
     try {
       return await this.fetch(url, {
         method,
         headers: { ...this.opts.headers, accept: 'application/json, text/event-stream', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        signal: signal ?? AbortSignal.timeout(this.opts.timeoutMs),
       });
     } catch (e) {
       const timedOut = (e as Error)?.name === 'TimeoutError' || (e as Error)?.name === 'AbortError';

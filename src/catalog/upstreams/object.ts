@@ -8,6 +8,12 @@
  * breaker: after repeated failures it stops calling the upstream for a
  * backoff period that doubles up to five minutes, answering at once instead.
  * Replies cross the RPC boundary as plain results, never thrown errors.
+ *
+ * After a good listing it follows the upstream's own change notifications
+ * (modern listen, legacy GET stream or the HTTP+SSE stream) and re-lists on
+ * `list_changed`; the poll stays as the fallback. That open stream keeps one
+ * object per upstream resident: a cost bounded by the number of upstreams,
+ * paid for change propagation in seconds instead of a poll interval.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
@@ -27,6 +33,7 @@ export class UpstreamObject extends DurableObject<Env> {
   private client: UpstreamClient | undefined;
   private failures = 0;
   private openUntil = 0;
+  private listening = false;
 
   private config(id: string): UpstreamConfig | undefined {
     return upstreamConfigs(this.env).find((u) => u.id === id && u.enabled);
@@ -69,6 +76,7 @@ export class UpstreamObject extends DurableObject<Env> {
       const prompts = sanitizeListing(u, cfg.separator, await this.clientFor(u).listPrompts());
       this.record(true);
       await writer.upstreamListed(u.id, u.prefix, prompts);
+      this.follow(u);
       return { ok: true, prompts: prompts.length };
     } catch (e) {
       this.record(false);
@@ -98,6 +106,31 @@ export class UpstreamObject extends DurableObject<Env> {
         return { ok: false, kind: 'timeout', code: -32603, message: `Upstream "${id}" did not answer within ${u.timeoutMs} ms` };
       return { ok: false, kind: 'failed', code: -32603, message: `Upstream "${id}" failed: ${e instanceof Error ? e.message : String(e)}` };
     }
+  }
+
+  /** Re-lists whenever the upstream says its prompts changed; reconnects with backoff; stops if it offers no stream. */
+  private follow(u: UpstreamConfig): void {
+    if (this.listening) return;
+    this.listening = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const changed = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void this.refresh(u.id), 100);
+    };
+    void (async () => {
+      let backoff = 1000;
+      for (;;) {
+        const started = Date.now();
+        const outcome = await this.clientFor(u)
+          .listen(changed, new AbortController().signal)
+          .catch(() => 'ended' as const);
+        if (outcome === 'unsupported') break;
+        if (Date.now() - started > 60_000) backoff = 1000;
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 60_000);
+      }
+      this.listening = false;
+    })();
   }
 
   override async alarm(): Promise<void> {
