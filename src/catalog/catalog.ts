@@ -173,6 +173,11 @@ export class Catalog {
     return completeValues(arg?.values ?? [], value);
   }
 
+  /** Upstreams this generation has a listing for (healthy or stale). */
+  upstreamIds(): Set<string> {
+    return new Set(this.prefixes.values());
+  }
+
   names(): string[] {
     return this.sorted.map((e) => e.name);
   }

@@ -69,6 +69,18 @@ afterAll(async () => {
 });
 
 describe('aggregation', () => {
+  it('the first list asks never-listed upstreams for their prompts in the background', async () => {
+    const client = await connect();
+    const deadline = Date.now() + 8000;
+    let names: string[] = [];
+    while (!names.includes('legacy.alpha') && Date.now() < deadline) {
+      names = (await listAll(client)).map((p) => p.name);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(names).toContain('legacy.alpha');
+    expect(names).toContain('modern.plan');
+    await client.close();
+  });
   it('refresh reports each upstream; the hanging one fails within its timeout', async () => {
     const started = Date.now();
     const r = await refresh();

@@ -152,3 +152,20 @@ export async function refreshUpstreams(env: Env): Promise<Record<string, { ok: b
   const results = await Promise.all(ups.map((u) => upstreamStub(env, u.id).refresh(u.id)));
   return Object.fromEntries(ups.map((u, i) => [u.id, results[i]!]));
 }
+
+const kicked = new Map<string, number>();
+const KICK_EVERY_MS = 30_000;
+
+/**
+ * Upstreams that are configured but have never been listed (a fresh deploy,
+ * a new entry in UPSTREAMS) are asked for their prompts in the background, at
+ * most every 30 s per isolate, so the first clients do not wait a poll cycle.
+ */
+export function listMissing(env: Env, known: Set<string>, waitUntil: (p: Promise<unknown>) => void): void {
+  const now = Date.now();
+  for (const u of upstreamConfigs(env)) {
+    if (!u.enabled || known.has(u.id) || (kicked.get(u.id) ?? 0) > now) continue;
+    kicked.set(u.id, now + KICK_EVERY_MS);
+    waitUntil(upstreamStub(env, u.id).refresh(u.id).catch((e) => console.warn(JSON.stringify({ msg: 'upstream first listing failed', upstream: u.id, error: String(e) }))));
+  }
+}

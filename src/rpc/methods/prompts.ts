@@ -5,9 +5,11 @@
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 import { getRemote } from './remote.js';
+import { listMissing } from '../../catalog/upstreams/object.js';
 
 export async function listPrompts(params: Params, ctx: CallContext): Promise<RawJson> {
   const catalog = await ctx.catalog();
+  if (ctx.cfg.upstreamsJson.length > 2) listMissing(ctx.env, catalog.upstreamIds(), ctx.waitUntil);
   return new RawJson(await catalog.listPage(ctx.version, params?.cursor, ctx.cfg.pageSize, ctx.secret));
 }
 
