@@ -98,6 +98,16 @@ export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Pro
   adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
 }
 
+/**
+ * Serves a snapshot this isolate received directly from the writer (the
+ * cold upstream path), without waiting for KV to carry it here. Newer
+ * generations only, as always.
+ */
+export function adoptSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Catalog {
+  adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
+  return byNamespace.get(kv)!.catalog;
+}
+
 /** The same three entries as `writeSnapshot`, for `wrangler kv bulk put` (local seeding). */
 export function snapshotEntries(snap: CatalogSnapshot): { key: string; value: string }[] {
   const json = JSON.stringify(snap);

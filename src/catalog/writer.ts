@@ -80,14 +80,14 @@ export class CatalogWriter extends DurableObject<Env> {
    * list_changed) only when the listing's digest differs; a recovery from a
    * failure makes a new generation (the stale marks go) without notifying.
    */
-  async upstreamListed(id: string, prefix: string, prompts: UpstreamPrompt[]): Promise<{ changed: boolean }> {
+  async upstreamListed(id: string, prefix: string, prompts: UpstreamPrompt[]): Promise<{ changed: boolean; snapshot?: CatalogSnapshot }> {
     return this.mutate(async () => {
       const prev = this.upstreamState(id);
       const digest = await sha256(canonical(prompts));
       const changed = prev?.digest !== digest || prev?.prefix !== prefix;
       this.saveUpstream({ id, prefix, prompts, digest, ok: true, lastSuccess: new Date().toISOString(), lastError: prev?.lastError ?? null });
-      if (changed || prev?.ok === false) await this.bump(changed);
-      return { changed };
+      if (!changed && prev?.ok !== false) return { changed };
+      return { changed, snapshot: await this.bump(changed) };
     });
   }
 
@@ -109,11 +109,11 @@ export class CatalogWriter extends DurableObject<Env> {
     this.sql.exec('INSERT OR REPLACE INTO upstreams VALUES (?, ?)', state.id, JSON.stringify(state));
   }
 
-  private async bump(announce: boolean): Promise<void> {
+  private async bump(announce: boolean): Promise<CatalogSnapshot> {
     const generation = await this.nextGeneration();
     this.setMeta('generation', String(generation));
     this.setMeta('dirty', '1');
-    await this.writeKv(generation, announce);
+    return this.writeKv(generation, announce);
   }
 
   private async nextGeneration(): Promise<number> {
@@ -235,7 +235,7 @@ export class CatalogWriter extends DurableObject<Env> {
     return { ok: true, generation, diff, versions, dryRun: false };
   }
 
-  private async writeKv(generation: number, announce = true): Promise<void> {
+  private async writeKv(generation: number, announce = true): Promise<CatalogSnapshot> {
     const snap: CatalogSnapshot = {
       generation,
       updatedAt: new Date().toISOString(),
@@ -249,6 +249,7 @@ export class CatalogWriter extends DurableObject<Env> {
       // Idempotent by generation, so a retry after a partial failure never notifies twice.
       if (announce) await publishChange(this.env, { kind: 'prompts_list_changed', generation });
       this.setMeta('dirty', '0');
+      return snap;
     } catch (e) {
       // History is recorded; KV and the announcement catch up before the next write or on this alarm.
       await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
@@ -259,6 +260,7 @@ export class CatalogWriter extends DurableObject<Env> {
   private async resyncIfDirty(): Promise<void> {
     if (this.meta('dirty') === '1') await this.writeKv(Number(this.meta('generation')));
   }
+
 
   private meta(key: string): string | undefined {
     return this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0]?.value;

@@ -13,7 +13,6 @@ export interface CallContext {
   readonly secret: string;
   readonly version: LegacyVersion;
   readonly sessionId: string;
-  readonly waitUntil: (p: Promise<unknown>) => void;
   catalog(): Promise<Catalog>;
 }
 

@@ -54,7 +54,6 @@ function context(t: Transport, version: LegacyVersion, sessionId: string): CallC
     secret: t.secret,
     version,
     sessionId,
-    waitUntil: t.waitUntil,
     catalog: () => currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil),
   };
 }

@@ -17,10 +17,18 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
+import type { CatalogSnapshot } from '../types.js';
 import { catalogWriter } from '../writer.js';
 import { UpstreamClient, UpstreamError } from './client.js';
 import { upstreamConfigs, type UpstreamConfig } from './config.js';
 import { sanitizeListing } from './sanitize.js';
+
+export interface RefreshResult {
+  ok: boolean;
+  prompts: number;
+  error?: string;
+  snapshot?: CatalogSnapshot;
+}
 
 export type ForwardResult =
   | { ok: true; result: Record<string, unknown> }
@@ -59,8 +67,12 @@ export class UpstreamObject extends DurableObject<Env> {
     if (this.failures >= BREAKER_THRESHOLD) this.openUntil = Date.now() + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (this.failures - BREAKER_THRESHOLD));
   }
 
-  /** Re-reads the upstream's prompts and reports them (or the failure) to the catalog writer. */
-  async refresh(id: string): Promise<{ ok: boolean; prompts: number; error?: string }> {
+  /**
+   * Re-reads the upstream's prompts and reports them (or the failure) to the
+   * catalog writer. `snapshot` is the catalog the writer published, when
+   * this listing changed it (the cold path serves it at once).
+   */
+  async refresh(id: string): Promise<RefreshResult> {
     await this.ctx.storage.put('id', id);
     const u = this.config(id);
     if (!u) return { ok: false, prompts: 0, error: 'not configured or disabled' };
@@ -75,9 +87,9 @@ export class UpstreamObject extends DurableObject<Env> {
     try {
       const prompts = sanitizeListing(u, cfg.separator, await this.clientFor(u).listPrompts());
       this.record(true);
-      await writer.upstreamListed(u.id, u.prefix, prompts);
+      const { snapshot } = await writer.upstreamListed(u.id, u.prefix, prompts);
       this.follow(u);
-      return { ok: true, prompts: prompts.length };
+      return snapshot ? { ok: true, prompts: prompts.length, snapshot } : { ok: true, prompts: prompts.length };
     } catch (e) {
       this.record(false);
       this.client = undefined;
@@ -146,26 +158,36 @@ export function upstreamStub(env: Env, id: string): UpstreamApi {
   return env.UPSTREAM.get(env.UPSTREAM.idFromName(id)) as unknown as UpstreamApi;
 }
 
-/** Refreshes every enabled upstream in parallel (cron, admin, start-up). */
-export async function refreshUpstreams(env: Env): Promise<Record<string, { ok: boolean; prompts: number; error?: string }>> {
+/** Refreshes every enabled upstream in parallel (cron, admin); results without the snapshots. */
+export async function refreshUpstreams(env: Env): Promise<Record<string, Omit<RefreshResult, 'snapshot'>>> {
   const ups = upstreamConfigs(env).filter((u) => u.enabled);
   const results = await Promise.all(ups.map((u) => upstreamStub(env, u.id).refresh(u.id)));
-  return Object.fromEntries(ups.map((u, i) => [u.id, results[i]!]));
+  return Object.fromEntries(ups.map((u, i) => [u.id, { ok: results[i]!.ok, prompts: results[i]!.prompts, ...(results[i]!.error ? { error: results[i]!.error } : {}) }]));
 }
 
-const kicked = new Map<string, number>();
-const KICK_EVERY_MS = 30_000;
+const tried = new Map<string, number>();
+const RETRY_COLD_MS = 30_000;
 
 /**
- * Upstreams that are configured but have never been listed (a fresh deploy,
- * a new entry in UPSTREAMS) are asked for their prompts in the background, at
- * most every 30 s per isolate, so the first clients do not wait a poll cycle.
+ * The cold path: upstreams that are configured but were never listed (a
+ * fresh deploy, a new UPSTREAMS entry) are listed now, in parallel, each
+ * within its own timeout, and the newest catalog the writer published is
+ * returned so this request can serve it without waiting for KV. An upstream
+ * that failed is not retried on the request path for 30 s (the poll goes on).
  */
-export function listMissing(env: Env, known: Set<string>, waitUntil: (p: Promise<unknown>) => void): void {
+export async function listMissing(env: Env, known: Set<string>): Promise<CatalogSnapshot | null> {
   const now = Date.now();
-  for (const u of upstreamConfigs(env)) {
-    if (!u.enabled || known.has(u.id) || (kicked.get(u.id) ?? 0) > now) continue;
-    kicked.set(u.id, now + KICK_EVERY_MS);
-    waitUntil(upstreamStub(env, u.id).refresh(u.id).catch((e) => console.warn(JSON.stringify({ msg: 'upstream first listing failed', upstream: u.id, error: String(e) }))));
-  }
+  const missing = upstreamConfigs(env).filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
+  if (missing.length === 0) return null;
+  for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
+  const results = await Promise.all(
+    missing.map((u) =>
+      upstreamStub(env, u.id)
+        .refresh(u.id)
+        .catch((e): RefreshResult => ({ ok: false, prompts: 0, error: String(e) })),
+    ),
+  );
+  let newest: CatalogSnapshot | null = null;
+  for (const r of results) if (r.snapshot && (!newest || r.snapshot.generation > newest.generation)) newest = r.snapshot;
+  return newest;
 }
