@@ -53,12 +53,14 @@ beforeAll(async () => {
   const modern = await modernServer(['plan', 'alpha']);
   const ev = await everything();
   const hang = await faultyServer('hang');
-  servers.push(legacy, modern, ev, hang);
+  const faults = await Promise.all((['error500', 'garbage', 'cut', 'slowsse'] as const).map((f) => faultyServer(f)));
+  servers.push(legacy, modern, ev, hang, ...faults);
   const upstreams = [
     { id: 'legacy', url: legacy.url },
     { id: 'modern', url: modern.url },
     { id: 'everything', url: ev.url, timeout: 5000 },
     { id: 'slow', url: hang.url, timeout: 300 },
+    ...faults.map((f, i) => ({ id: ['broken', 'garbage', 'cut', 'slowsse'][i]!, url: f.url, timeout: 300 })),
   ];
   gw = await startGateway({ pageSize: 4, vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true', NOTIFY_COALESCE_MS: 100 } });
 }, 120_000);
@@ -83,8 +85,9 @@ describe('aggregation', () => {
     }
     expect(names).toContain('legacy.alpha');
     expect(names).toContain('modern.plan');
-    // Bounded by the slowest upstream's timeout (the hanging one: 300 ms), not by the hang.
-    expect(elapsed).toBeLessThan(300 + 2000);
+    // Five faulty upstreams (hang, 500, garbage, cut stream, slow SSE) cost at most their 300 ms
+    // timeout (plus wrangler dev's own overhead on a loaded 2-core machine), not a hang.
+    expect(elapsed).toBeLessThan(300 + 1200);
     await client.close();
   });
   it('refresh reports each upstream; the hanging one fails within its timeout', async () => {
@@ -95,6 +98,10 @@ describe('aggregation', () => {
     expect(r.everything!.ok).toBe(true);
     expect(r.slow!.ok).toBe(false);
     expect(r.slow!.error).toMatch(/timeout/);
+    expect(r.broken!.error).toMatch(/^http: .*500/);
+    expect(r.garbage!.error).toMatch(/^protocol: /);
+    expect(r.slowsse!.error).toMatch(/^timeout: /);
+    expect(r.cut!.ok).toBe(false);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
   it('lists local and upstream prompts together, namespaced, page by page', async () => {

@@ -100,7 +100,7 @@ export async function legacyServer(
 }
 
 /** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */
-export async function modernServer(names: string[]): Promise<Running> {
+export async function modernServer(names: string[]): Promise<Running & { notifyChanged: () => void }> {
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: 'modern-upstream', version: '2.0.0' });
     for (const name of names) {
@@ -119,10 +119,14 @@ export async function modernServer(names: string[]): Promise<Running> {
     if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
     res.end();
   });
-  return { url: `${url}/mcp`, close: async () => {
-    await handler.close();
-    await stop(http);
-  } };
+  return {
+    url: `${url}/mcp`,
+    notifyChanged: () => void handler.notify.promptsChanged(),
+    close: async () => {
+      await handler.close();
+      await stop(http);
+    },
+  };
 }
 
 /** SDK v1 HTTP+SSE (2024-11-05): GET /sse, POST /messages?sessionId=. */

@@ -70,6 +70,40 @@ describe('modern upstream (SDK v2 createMcpHandler, 2026-07-28)', () => {
   });
 });
 
+describe('change notifications', () => {
+  it('a modern upstream is followed with subscriptions/listen', async () => {
+    const server = await started(modernServer(['plan']));
+    const c = client(server.url);
+    await c.listPrompts();
+    let changes = 0;
+    const ctl = new AbortController();
+    const done = c.listen(() => void changes++, ctl.signal);
+    await new Promise((r) => setTimeout(r, 300));
+    server.notifyChanged();
+    const deadline = Date.now() + 3000;
+    while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(changes).toBe(1);
+    ctl.abort();
+    expect(await done).toBe('ended');
+  });
+  it('a legacy upstream is followed on its GET stream', async () => {
+    const server = await started(legacyServer(LEGACY));
+    const c = client(server.url);
+    await c.listPrompts();
+    let changes = 0;
+    const ctl = new AbortController();
+    const done = c.listen(() => void changes++, ctl.signal);
+    await new Promise((r) => setTimeout(r, 300));
+    await server.notifyChanged();
+    const deadline = Date.now() + 3000;
+    while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(changes).toBe(1);
+    ctl.abort();
+    await done;
+    await c.close();
+  });
+});
+
 describe('HTTP+SSE upstream (2024-11-05)', () => {
   it('falls back when initialize is refused, and talks over the SSE stream', async () => {
     const server = await started(sseServer(['old_one', 'old_two']));
