@@ -70,36 +70,32 @@ describe('modern upstream (SDK v2 createMcpHandler, 2026-07-28)', () => {
   });
 });
 
+/** Listens, lets the upstream announce a change, and reports what the listener saw. */
+async function changesSeen(c: UpstreamClient, announce: () => unknown): Promise<{ changes: number; outcome: string }> {
+  let changes = 0;
+  const ctl = new AbortController();
+  const done = c.listen(() => void changes++, ctl.signal);
+  await new Promise((r) => setTimeout(r, 300));
+  await announce();
+  const deadline = Date.now() + 3000;
+  while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  await new Promise((r) => setTimeout(r, 200)); // and nothing more
+  ctl.abort();
+  return { changes, outcome: await done };
+}
+
 describe('change notifications', () => {
   it('a modern upstream is followed with subscriptions/listen', async () => {
     const server = await started(modernServer(['plan']));
     const c = client(server.url);
     await c.listPrompts();
-    let changes = 0;
-    const ctl = new AbortController();
-    const done = c.listen(() => void changes++, ctl.signal);
-    await new Promise((r) => setTimeout(r, 300));
-    server.notifyChanged();
-    const deadline = Date.now() + 3000;
-    while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    expect(changes).toBe(1);
-    ctl.abort();
-    expect(await done).toBe('ended');
+    expect(await changesSeen(c, () => server.notifyChanged())).toEqual({ changes: 1, outcome: 'ended' });
   });
   it('a legacy upstream is followed on its GET stream', async () => {
     const server = await started(legacyServer(LEGACY));
     const c = client(server.url);
     await c.listPrompts();
-    let changes = 0;
-    const ctl = new AbortController();
-    const done = c.listen(() => void changes++, ctl.signal);
-    await new Promise((r) => setTimeout(r, 300));
-    await server.notifyChanged();
-    const deadline = Date.now() + 3000;
-    while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    expect(changes).toBe(1);
-    ctl.abort();
-    await done;
+    expect((await changesSeen(c, () => server.notifyChanged())).changes).toBe(1);
     await c.close();
   });
 });
