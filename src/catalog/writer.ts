@@ -67,7 +67,7 @@ export class CatalogWriter extends DurableObject<Env> {
 
   /** Every configured upstream's last listing and health. */
   async upstreams(): Promise<UpstreamState[]> {
-    const configured = new Set(upstreamConfigs(this.env).filter((u) => u.enabled).map((u) => u.id));
+    const configured = new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
     return this.sql
       .exec<{ state: string }>('SELECT state FROM upstreams ORDER BY id')
       .toArray()
@@ -88,6 +88,18 @@ export class CatalogWriter extends DurableObject<Env> {
       this.saveUpstream({ id, prefix, prompts, digest, ok: true, lastSuccess: new Date().toISOString(), lastError: prev?.lastError ?? null });
       if (!changed && prev?.ok !== false) return { changed };
       return { changed, snapshot: await this.bump(changed) };
+    });
+  }
+
+  /** Drops the listings of upstreams no longer configured (after an admin change), announcing the change. */
+  async reconcileUpstreams(): Promise<{ removed: string[] }> {
+    return this.mutate(async () => {
+      const configured = new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
+      const stored = this.sql.exec<{ id: string }>('SELECT id FROM upstreams').toArray().map((r) => r.id);
+      const removed = stored.filter((id) => !configured.has(id));
+      for (const id of removed) this.sql.exec('DELETE FROM upstreams WHERE id = ?', id);
+      if (removed.length) await this.bump(true);
+      return { removed };
     });
   }
 
@@ -283,7 +295,7 @@ function toStored(r: Row): StoredPrompt {
  * stub's serializability check cannot prove, so the stub is typed by the class's own methods. */
 export type WriterApi = Pick<
   CatalogWriter,
-  'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback' | 'upstreams' | 'upstreamListed' | 'upstreamFailed'
+  'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback' | 'upstreams' | 'upstreamListed' | 'upstreamFailed' | 'reconcileUpstreams'
 >;
 
 export function catalogWriter(env: Env): WriterApi {

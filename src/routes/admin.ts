@@ -8,7 +8,9 @@
  * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { forgetUpstreamConfig, UpstreamConfigError, UPSTREAMS_KEY, validateUpstreams } from '../catalog/upstreams/config.js';
 import { refreshUpstreams } from '../catalog/upstreams/object.js';
+import { configOf } from '../lib/config.js';
 import { catalogWriter, type WriteResult } from '../catalog/writer.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
 import { safeEqual } from '../lib/hmac.js';
@@ -124,3 +126,36 @@ admin.put('/catalog', async (c) => answer(c, await catalogWriter(c.env).publishS
 
 /** Re-reads every upstream now (the cron does it every minute). */
 admin.post('/upstreams/refresh', async (c) => c.json({ upstreams: await refreshUpstreams(c.env) }));
+
+/** The upstream list in force: set here (stored in KV), or the UPSTREAMS var. */
+admin.get('/upstreams', async (c) => {
+  const stored = await c.env.PROMPTS.get(UPSTREAMS_KEY);
+  return c.json({ source: stored === null ? 'var' : 'admin', upstreams: JSON.parse(stored ?? (configOf(c.env).upstreamsJson || '[]')) });
+});
+
+/** Replaces the upstream list (same JSON as the UPSTREAMS var), validated first; lists the new ones at once. */
+admin.put('/upstreams', async (c) => {
+  const body = await readJson(c);
+  if (!Array.isArray(body)) throw new AdminError(400, 'invalid_body', 'Body must be a JSON array of upstreams, as in the UPSTREAMS var');
+  const raw = JSON.stringify(body);
+  try {
+    validateUpstreams(c.env, raw);
+  } catch (e) {
+    if (e instanceof UpstreamConfigError) throw new AdminError(422, 'invalid_upstreams', 'Nothing was changed', e.message.split('\n').slice(1).map((l) => l.trim()));
+    throw e;
+  }
+  await c.env.PROMPTS.put(UPSTREAMS_KEY, raw);
+  return c.json(await applyUpstreams(c.env));
+});
+
+/** Goes back to the UPSTREAMS var. */
+admin.delete('/upstreams', async (c) => {
+  await c.env.PROMPTS.delete(UPSTREAMS_KEY);
+  return c.json(await applyUpstreams(c.env));
+});
+
+async function applyUpstreams(env: Env) {
+  forgetUpstreamConfig(env);
+  const { removed } = await catalogWriter(env).reconcileUpstreams();
+  return { removed, upstreams: await refreshUpstreams(env) };
+}

@@ -15,7 +15,7 @@ status.get('/', async (c) => {
   const writer = catalogWriter(c.env);
   const [listed, local] = await Promise.all([writer.upstreams(), writer.current()]);
   const states = new Map(listed.map((u) => [u.id, u]));
-  const upstreams = upstreamConfigs(c.env).map((u) => {
+  const upstreams = (await upstreamConfigs(c.env)).map((u) => {
     const s = states.get(u.id);
     return {
       id: u.id,

@@ -144,15 +144,39 @@ export function parseUpstreams(raw: string | undefined, opts: { separator: strin
   return out;
 }
 
-const parsed = new WeakMap<object, UpstreamConfig[]>();
+/** KV key of the upstream list set through the admin API; it overrides the UPSTREAMS var. */
+export const UPSTREAMS_KEY = 'config/upstreams';
+const REREAD_MS = 5_000;
+const cached = new WeakMap<object, { raw: string; list: UpstreamConfig[]; readAt: number }>();
 
-/** The validated upstreams of this Worker's configuration (parsed once per env). */
-export function upstreamConfigs(env: Env): UpstreamConfig[] {
-  let list = parsed.get(env);
-  if (!list) {
-    const cfg = configOf(env);
-    list = parseUpstreams(cfg.upstreamsJson, { separator: cfg.separator, secrets: env as unknown as Record<string, unknown>, allowHttpLoopback: cfg.allowHttpLoopback });
-    parsed.set(env, list);
-  }
+function parseFor(env: Env, raw: string): UpstreamConfig[] {
+  const cfg = configOf(env);
+  return parseUpstreams(raw, { separator: cfg.separator, secrets: env as unknown as Record<string, unknown>, allowHttpLoopback: cfg.allowHttpLoopback });
+}
+
+/** Validates a list the way start-up does (for the admin API); throws UpstreamConfigError listing every problem. */
+export function validateUpstreams(env: Env, raw: string): UpstreamConfig[] {
+  return parseFor(env, raw);
+}
+
+/**
+ * The upstreams in force: the admin-set list in KV when there is one,
+ * otherwise the UPSTREAMS var. Re-read at most every 5 s per isolate (or now,
+ * with `fresh`: writers and listings use that; per-request routing does not). A bad
+ * stored list cannot happen (the admin API validates before storing); a bad
+ * var fails loudly.
+ */
+export async function upstreamConfigs(env: Env, fresh = false): Promise<UpstreamConfig[]> {
+  const hit = cached.get(env);
+  if (!fresh && hit && Date.now() - hit.readAt < REREAD_MS) return hit.list;
+  const stored = await env.PROMPTS.get(UPSTREAMS_KEY);
+  const raw = stored ?? configOf(env).upstreamsJson;
+  const list = hit && hit.raw === raw ? hit.list : parseFor(env, raw);
+  cached.set(env, { raw, list, readAt: Date.now() });
   return list;
+}
+
+/** Forget the isolate's copy (after an admin change). */
+export function forgetUpstreamConfig(env: Env): void {
+  cached.delete(env);
 }

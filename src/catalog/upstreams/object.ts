@@ -43,11 +43,17 @@ export class UpstreamObject extends DurableObject<Env> {
   private openUntil = 0;
   private listening = false;
 
-  private config(id: string): UpstreamConfig | undefined {
-    return upstreamConfigs(this.env).find((u) => u.id === id && u.enabled);
+  private async config(id: string, fresh = false): Promise<UpstreamConfig | undefined> {
+    const u = (await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled);
+    // A changed URL or headers means a new client.
+    if (u && this.client && this.clientKey !== JSON.stringify([u.url.href, u.headers, u.timeoutMs])) this.client = undefined;
+    return u;
   }
 
+  private clientKey = '';
+
   private clientFor(u: UpstreamConfig): UpstreamClient {
+    if (!this.client) this.clientKey = JSON.stringify([u.url.href, u.headers, u.timeoutMs]);
     this.client ??= new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: { name: 'promptgate', version: '0.1.0' } });
     return this.client;
   }
@@ -74,7 +80,7 @@ export class UpstreamObject extends DurableObject<Env> {
    */
   async refresh(id: string): Promise<RefreshResult> {
     await this.ctx.storage.put('id', id);
-    const u = this.config(id);
+    const u = await this.config(id, true);
     if (!u) return { ok: false, prompts: 0, error: 'not configured or disabled' };
     const cfg = configOf(this.env);
     await this.ctx.storage.setAlarm(Date.now() + cfg.upstreamPollMs);
@@ -102,7 +108,7 @@ export class UpstreamObject extends DurableObject<Env> {
 
   /** prompts/get or completion/complete on the upstream, with the upstream's own prompt name. */
   async forward(id: string, method: 'prompts/get' | 'completion/complete', params: Record<string, unknown>): Promise<ForwardResult> {
-    const u = this.config(id);
+    const u = await this.config(id);
     if (!u) return { ok: false, kind: 'unavailable', code: -32602, message: `Unknown upstream "${id}"` };
     const open = this.breakerOpen();
     if (open) return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable (${open})` };
@@ -160,7 +166,7 @@ export function upstreamStub(env: Env, id: string): UpstreamApi {
 
 /** Refreshes every enabled upstream in parallel (cron, admin); results without the snapshots. */
 export async function refreshUpstreams(env: Env): Promise<Record<string, Omit<RefreshResult, 'snapshot'>>> {
-  const ups = upstreamConfigs(env).filter((u) => u.enabled);
+  const ups = (await upstreamConfigs(env, true)).filter((u) => u.enabled);
   const results = await Promise.all(ups.map((u) => upstreamStub(env, u.id).refresh(u.id)));
   return Object.fromEntries(ups.map((u, i) => [u.id, { ok: results[i]!.ok, prompts: results[i]!.prompts, ...(results[i]!.error ? { error: results[i]!.error } : {}) }]));
 }
@@ -177,7 +183,7 @@ const RETRY_COLD_MS = 30_000;
  */
 export async function listMissing(env: Env, known: Set<string>): Promise<CatalogSnapshot | null> {
   const now = Date.now();
-  const missing = upstreamConfigs(env).filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
+  const missing = (await upstreamConfigs(env)).filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
   if (missing.length === 0) return null;
   for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
   const results = await Promise.all(

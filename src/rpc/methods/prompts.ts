@@ -11,7 +11,7 @@ import { adoptSnapshot } from '../../catalog/store.js';
 export async function listPrompts(params: Params, ctx: CallContext): Promise<RawJson> {
   let catalog = await ctx.catalog();
   // Cold path, first page only (a cursor belongs to the generation it was minted in).
-  if (params?.cursor === undefined && ctx.cfg.upstreamsJson.length > 2) {
+  if (params?.cursor === undefined) {
     const fresh = await listMissing(ctx.env, catalog.upstreamIds());
     if (fresh && fresh.generation > catalog.generation) catalog = adoptSnapshot(ctx.env.PROMPTS, fresh);
   }
