@@ -70,7 +70,7 @@ export class Catalog {
   private readonly prefixes = new Map<string, string>();
   private readonly pages = new Map<string, Promise<string>>();
 
-  constructor(snapshot: CatalogSnapshot) {
+  constructor(readonly snapshot: CatalogSnapshot) {
     this.generation = snapshot.generation;
     const entries: Entry[] = snapshot.prompts.map((record) => ({
       name: record.name,

@@ -93,8 +93,11 @@ export async function readGeneration(kv: KVNamespace): Promise<number> {
  * Durable Object) arrives with the admin API.
  */
 export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Promise<void> {
-  // In this order, so a reader that sees the new generation can always find its snapshot.
-  for (const { key, value } of snapshotEntries(snap)) await kv.put(key, value);
+  // Snapshot and head together, the generation last: a reader that sees the new
+  // generation can always find its snapshot.
+  const [snapshot, head, generation] = snapshotEntries(snap);
+  await Promise.all([kv.put(snapshot!.key, snapshot!.value), kv.put(head!.key, head!.value)]);
+  await kv.put(generation!.key, generation!.value);
   adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
 }
 

@@ -76,17 +76,29 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   /**
-   * A fresh listing of one upstream. The catalog changes (new generation,
-   * list_changed) only when the listing's digest differs; a recovery from a
-   * failure makes a new generation (the stale marks go) without notifying.
+   * Fresh listings (or failures) of some upstreams, applied as one change.
+   * The catalog changes (new generation, list_changed) only when a listing's
+   * digest differs; a failure keeps the last good listing, marked stale, and
+   * a stale/recovered flip makes a new generation without notifying anyone.
    */
-  async upstreamListed(id: string, prefix: string, prompts: UpstreamPrompt[]): Promise<{ changed: boolean; snapshot?: CatalogSnapshot }> {
+  async upstreamsReported(reports: { id: string; prefix: string; prompts?: UpstreamPrompt[]; error?: string }[]): Promise<{ changed: boolean; snapshot?: CatalogSnapshot }> {
     return this.mutate(async () => {
-      const prev = this.upstreamState(id);
-      const digest = await sha256(canonical(prompts));
-      const changed = prev?.digest !== digest || prev?.prefix !== prefix;
-      this.saveUpstream({ id, prefix, prompts, digest, ok: true, lastSuccess: new Date().toISOString(), lastError: prev?.lastError ?? null });
-      if (!changed && prev?.ok !== false) return { changed };
+      let changed = false;
+      let flipped = false;
+      const stamp = new Date().toISOString();
+      for (const r of reports) {
+        const prev = this.upstreamState(r.id);
+        if (r.prompts) {
+          const digest = await sha256(canonical(r.prompts));
+          changed ||= prev?.digest !== digest || prev?.prefix !== r.prefix;
+          flipped ||= prev?.ok === false;
+          this.saveUpstream({ id: r.id, prefix: r.prefix, prompts: r.prompts, digest, ok: true, lastSuccess: stamp, lastError: prev?.lastError ?? null });
+        } else {
+          flipped ||= prev?.ok !== false;
+          this.saveUpstream({ id: r.id, prefix: r.prefix, prompts: prev?.prompts ?? [], digest: prev?.digest ?? '', ok: false, lastSuccess: prev?.lastSuccess ?? null, lastError: r.error ?? 'unknown error' });
+        }
+      }
+      if (!changed && !flipped) return { changed };
       return { changed, snapshot: await this.bump(changed) };
     });
   }
@@ -100,15 +112,6 @@ export class CatalogWriter extends DurableObject<Env> {
       for (const id of removed) this.sql.exec('DELETE FROM upstreams WHERE id = ?', id);
       if (removed.length) await this.bump(true);
       return { removed };
-    });
-  }
-
-  /** A failed listing: the last good one stays, marked stale (new generation, no notification). */
-  async upstreamFailed(id: string, prefix: string, error: string): Promise<void> {
-    await this.mutate(async () => {
-      const prev = this.upstreamState(id);
-      this.saveUpstream({ id, prefix, prompts: prev?.prompts ?? [], digest: prev?.digest ?? '', ok: false, lastSuccess: prev?.lastSuccess ?? null, lastError: error });
-      if (prev?.ok !== false) await this.bump(false);
     });
   }
 
@@ -295,7 +298,7 @@ function toStored(r: Row): StoredPrompt {
  * stub's serializability check cannot prove, so the stub is typed by the class's own methods. */
 export type WriterApi = Pick<
   CatalogWriter,
-  'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback' | 'upstreams' | 'upstreamListed' | 'upstreamFailed' | 'reconcileUpstreams'
+  'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback' | 'upstreams' | 'upstreamsReported' | 'reconcileUpstreams'
 >;
 
 export function catalogWriter(env: Env): WriterApi {

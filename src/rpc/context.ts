@@ -13,6 +13,7 @@ export interface CallContext {
   readonly secret: string;
   readonly version: LegacyVersion;
   readonly sessionId: string;
+  readonly waitUntil: (p: Promise<unknown>) => void;
   catalog(): Promise<Catalog>;
 }
 

@@ -54,6 +54,7 @@ function context(t: Transport, version: LegacyVersion, sessionId: string): CallC
     secret: t.secret,
     version,
     sessionId,
+    waitUntil: t.waitUntil,
     catalog: () => currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil),
   };
 }

@@ -17,11 +17,21 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
-import type { CatalogSnapshot } from '../types.js';
+import type { CatalogSnapshot, UpstreamPrompt } from '../types.js';
+import { Catalog } from '../catalog.js';
+import { adoptSnapshot } from '../store.js';
 import { catalogWriter } from '../writer.js';
 import { UpstreamClient, UpstreamError } from './client.js';
 import { upstreamConfigs, type UpstreamConfig } from './config.js';
 import { sanitizeListing } from './sanitize.js';
+
+/** One upstream's listing, or why there is none. */
+export interface ListReport {
+  id: string;
+  prefix: string;
+  prompts?: UpstreamPrompt[];
+  error?: string;
+}
 
 export interface RefreshResult {
   ok: boolean;
@@ -74,36 +84,41 @@ export class UpstreamObject extends DurableObject<Env> {
   }
 
   /**
-   * Re-reads the upstream's prompts and reports them (or the failure) to the
-   * catalog writer. `snapshot` is the catalog the writer published, when
-   * this listing changed it (the cold path serves it at once).
+   * Reads the upstream's prompts without reporting them: the listing (or
+   * why there is none). The upstream request starts before any storage
+   * write, so the write (poll alarm) never delays it.
    */
-  async refresh(id: string): Promise<RefreshResult> {
-    await this.ctx.storage.put('id', id);
+  async list(id: string): Promise<ListReport> {
     const u = await this.config(id, true);
-    if (!u) return { ok: false, prompts: 0, error: 'not configured or disabled' };
+    if (!u) return { id, prefix: id, error: 'not configured or disabled' };
     const cfg = configOf(this.env);
-    await this.ctx.storage.setAlarm(Date.now() + cfg.upstreamPollMs);
     const open = this.breakerOpen();
-    const writer = catalogWriter(this.env);
-    if (open) {
-      await writer.upstreamFailed(u.id, u.prefix, open);
-      return { ok: false, prompts: 0, error: open };
-    }
+    const listing = open ? null : this.clientFor(u).listPrompts();
+    await this.ctx.storage.put('id', id);
+    await this.ctx.storage.setAlarm(Date.now() + cfg.upstreamPollMs);
+    if (!listing) return { id, prefix: u.prefix, error: open! };
     try {
-      const prompts = sanitizeListing(u, cfg.separator, await this.clientFor(u).listPrompts());
+      const prompts = sanitizeListing(u, cfg.separator, await listing);
       this.record(true);
-      const { snapshot } = await writer.upstreamListed(u.id, u.prefix, prompts);
       this.follow(u);
-      return snapshot ? { ok: true, prompts: prompts.length, snapshot } : { ok: true, prompts: prompts.length };
+      return { id, prefix: u.prefix, prompts };
     } catch (e) {
       this.record(false);
       this.client = undefined;
-      const message = e instanceof UpstreamError ? `${e.kind}: ${e.message}` : String(e);
-      console.warn(JSON.stringify({ msg: 'upstream list failed', upstream: u.id, error: message, failures: this.failures }));
-      await writer.upstreamFailed(u.id, u.prefix, message);
-      return { ok: false, prompts: 0, error: message };
+      const error = e instanceof UpstreamError ? `${e.kind}: ${e.message}` : String(e);
+      console.warn(JSON.stringify({ msg: 'upstream list failed', upstream: u.id, error, failures: this.failures }));
+      return { id, prefix: u.prefix, error };
     }
+  }
+
+  /** Reads the prompts and reports them (or the failure) to the catalog writer. */
+  async refresh(id: string): Promise<RefreshResult> {
+    const report = await this.list(id);
+    if (report.error === 'not configured or disabled') return { ok: false, prompts: 0, error: report.error };
+    const { snapshot } = await catalogWriter(this.env).upstreamsReported([report]);
+    const result: RefreshResult = report.prompts ? { ok: true, prompts: report.prompts.length } : { ok: false, prompts: 0, error: report.error! };
+    if (snapshot) result.snapshot = snapshot;
+    return result;
   }
 
   /** prompts/get or completion/complete on the upstream, with the upstream's own prompt name. */
@@ -158,7 +173,7 @@ export class UpstreamObject extends DurableObject<Env> {
 }
 
 /** Typed by the class's own methods: results carry open-ended upstream JSON the stub types cannot prove serializable. */
-export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward'>;
+export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward' | 'list'>;
 
 export function upstreamStub(env: Env, id: string): UpstreamApi {
   return env.UPSTREAM.get(env.UPSTREAM.idFromName(id)) as unknown as UpstreamApi;
@@ -176,24 +191,45 @@ const RETRY_COLD_MS = 30_000;
 
 /**
  * The cold path: upstreams that are configured but were never listed (a
- * fresh deploy, a new UPSTREAMS entry) are listed now, in parallel, each
- * within its own timeout, and the newest catalog the writer published is
- * returned so this request can serve it without waiting for KV. An upstream
- * that failed is not retried on the request path for 30 s (the poll goes on).
+ * fresh deploy, a new upstream) are listed now, in parallel, each within its
+ * own timeout. When the merged list fits on the first page it is served at
+ * once and the writer records it in the background (then this isolate
+ * adopts the writer's snapshot); otherwise the request waits for the writer,
+ * so cursors always belong to a published generation. An upstream that
+ * failed here is not retried on the request path for 30 s (the poll goes on).
  */
-export async function listMissing(env: Env, known: Set<string>): Promise<CatalogSnapshot | null> {
+export async function listMissing(env: Env, catalog: Catalog, pageSize: number, waitUntil: (p: Promise<unknown>) => void): Promise<Catalog> {
   const now = Date.now();
+  const known = catalog.upstreamIds();
   const missing = (await upstreamConfigs(env)).filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
-  if (missing.length === 0) return null;
+  if (missing.length === 0) return catalog;
   for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
-  const results = await Promise.all(
+  const reports = await Promise.all(
     missing.map((u) =>
       upstreamStub(env, u.id)
-        .refresh(u.id)
-        .catch((e): RefreshResult => ({ ok: false, prompts: 0, error: String(e) })),
+        .list(u.id)
+        .catch((e): ListReport => ({ id: u.id, prefix: u.prefix, error: String(e) })),
     ),
   );
-  let newest: CatalogSnapshot | null = null;
-  for (const r of results) if (r.snapshot && (!newest || r.snapshot.generation > newest.generation)) newest = r.snapshot;
-  return newest;
+  const persisted = catalogWriter(env)
+    .upstreamsReported(reports)
+    .then((r) => (r.snapshot ? adoptSnapshot(env.PROMPTS, r.snapshot) : catalog));
+  const fresh = reports.filter((r) => r.prompts);
+  if (fresh.length === 0) {
+    waitUntil(persisted);
+    return catalog;
+  }
+  const stamp = new Date().toISOString();
+  const merged = new Catalog({
+    ...catalog.snapshot,
+    upstreams: [
+      ...(catalog.snapshot.upstreams ?? []),
+      ...fresh.map((r) => ({ id: r.id, prefix: r.prefix, prompts: r.prompts!, digest: '', ok: true, lastSuccess: stamp, lastError: null })),
+    ],
+  });
+  if (merged.size <= pageSize) {
+    waitUntil(persisted.catch((e) => console.warn(JSON.stringify({ msg: 'recording cold upstream listings failed', error: String(e) }))));
+    return merged;
+  }
+  return persisted;
 }

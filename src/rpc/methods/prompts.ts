@@ -6,15 +6,11 @@ import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 import { getRemote } from './remote.js';
 import { listMissing } from '../../catalog/upstreams/object.js';
-import { adoptSnapshot } from '../../catalog/store.js';
 
 export async function listPrompts(params: Params, ctx: CallContext): Promise<RawJson> {
   let catalog = await ctx.catalog();
   // Cold path, first page only (a cursor belongs to the generation it was minted in).
-  if (params?.cursor === undefined) {
-    const fresh = await listMissing(ctx.env, catalog.upstreamIds());
-    if (fresh && fresh.generation > catalog.generation) catalog = adoptSnapshot(ctx.env.PROMPTS, fresh);
-  }
+  if (params?.cursor === undefined) catalog = await listMissing(ctx.env, catalog, ctx.cfg.pageSize, ctx.waitUntil);
   return new RawJson(await catalog.listPage(ctx.version, params?.cursor, ctx.cfg.pageSize, ctx.secret));
 }
 
