@@ -72,8 +72,9 @@ export class Catalog {
 
   constructor(readonly snapshot: CatalogSnapshot) {
     this.generation = snapshot.generation;
+    const published = (name: string) => (snapshot.localPrefix ? `${snapshot.localPrefix}${snapshot.separator ?? '.'}${name}` : name);
     const entries: Entry[] = snapshot.prompts.map((record) => ({
-      name: record.name,
+      name: published(record.name),
       local: {
         record,
         required: (record.arguments ?? []).filter((a) => a.required).map((a) => a.name),
@@ -133,7 +134,7 @@ export class Catalog {
     const f = featuresOf(version);
     const prompts = this.sorted
       .slice(offset, offset + pageSize)
-      .map((e) => ('local' in e ? describePrompt(e.local.record, f) : describeRemote(e.remote.prompt, e.remote.stale, f)));
+      .map((e) => ('local' in e ? { ...describePrompt(e.local.record, f), name: e.name } : describeRemote(e.remote.prompt, e.remote.stale, f)));
     const next = offset + pageSize;
     const result: { prompts: unknown[]; nextCursor?: string } = { prompts };
     if (next < this.size) result.nextCursor = await mintCursor(secret, this.generation, next);

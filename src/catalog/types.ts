@@ -61,6 +61,9 @@ export interface CatalogSnapshot {
   prompts: PromptRecord[];
   /** Aggregated upstreams, with their last good listings. */
   upstreams?: UpstreamState[];
+  /** When set (LOCAL_PREFIX), local prompts are published as `<localPrefix><separator><name>`. */
+  localPrefix?: string;
+  separator?: string;
 }
 
 /** A problem found while validating, addressed by field path ("arguments[1].name"). */

@@ -17,6 +17,7 @@ import { publishChange } from '../session/feed.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import { readGeneration, writeSnapshot } from './store.js';
 import type { CatalogSnapshot, Issue, PromptRecord, UpstreamPrompt, UpstreamState } from './types.js';
+import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { validatePrompt, validateSet } from './validate.js';
 
@@ -257,6 +258,8 @@ export class CatalogWriter extends DurableObject<Env> {
       prompts: (await this.current()).map((p) => p.record),
       upstreams: await this.upstreams(),
     };
+    const { localPrefix, separator } = configOf(this.env);
+    if (localPrefix) Object.assign(snap, { localPrefix, separator });
     const clashes = collisions(snap);
     if (clashes.length) console.warn(JSON.stringify({ msg: 'prompt name collisions: local prompts win', generation, collisions: clashes }));
     try {

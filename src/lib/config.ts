@@ -20,6 +20,8 @@ export interface Config {
   readonly registryShards: number;
   /** Separator between an upstream's prefix and its prompt names. */
   readonly separator: string;
+  /** Optional prefix for local prompts (LOCAL_PREFIX); empty keeps them unprefixed. */
+  readonly localPrefix: string;
   /** Raw UPSTREAMS JSON; parsed and validated by catalog/upstreams/config.ts. */
   readonly upstreamsJson: string;
   readonly allowHttpLoopback: boolean;
@@ -69,6 +71,13 @@ function separatorOf(raw: unknown): string {
   return sep;
 }
 
+function localPrefixOf(raw: unknown, separator: string): string {
+  const prefix = raw === undefined ? '' : String(raw);
+  if (prefix && (!/^[A-Za-z0-9_.-]{1,32}$/.test(prefix) || prefix.includes(separator)))
+    throw new ConfigError(`LOCAL_PREFIX must use A-Z a-z 0-9 _ . - (at most 32) and must not contain the separator "${separator}"`);
+  return prefix;
+}
+
 const cache = new WeakMap<object, Config>();
 
 export function configOf(env: Env): Config {
@@ -87,6 +96,7 @@ export function configOf(env: Env): Config {
     notifyCoalesceMs: int(vars, 'NOTIFY_COALESCE_MS', 250, 0, 60_000),
     registryShards: int(vars, 'REGISTRY_SHARDS', 16, 1, 4096),
     separator: separatorOf(vars.UPSTREAM_SEPARATOR),
+    localPrefix: localPrefixOf(vars.LOCAL_PREFIX, separatorOf(vars.UPSTREAM_SEPARATOR)),
     upstreamsJson: typeof vars.UPSTREAMS === 'string' ? vars.UPSTREAMS : '',
     allowHttpLoopback: vars.UPSTREAM_ALLOW_HTTP_LOOPBACK === 'true',
     upstreamPollMs: int(vars, 'UPSTREAM_POLL_MS', 60_000, 1_000, 86_400_000),

@@ -27,6 +27,8 @@ export interface UpstreamConfig {
   deny: string[];
   /** Original upstream name → name to publish (before prefixing). */
   aliases: Record<string, string>;
+  /** This entry as configured (secrets unresolved), to hand to an upstream object without another read. */
+  source: string;
 }
 
 export class UpstreamConfigError extends Error {}
@@ -64,7 +66,10 @@ export function nameAllowed(u: UpstreamConfig, name: string): boolean {
   return u.allow === null || u.allow.some((p) => globMatcher(p).test(name));
 }
 
-export function parseUpstreams(raw: string | undefined, opts: { separator: string; secrets: Record<string, unknown>; allowHttpLoopback: boolean }): UpstreamConfig[] {
+export function parseUpstreams(
+  raw: string | undefined,
+  opts: { separator: string; secrets: Record<string, unknown>; allowHttpLoopback: boolean; localPrefix?: string },
+): UpstreamConfig[] {
   if (!raw || !raw.trim()) return [];
   let list: unknown;
   try {
@@ -102,6 +107,7 @@ export function parseUpstreams(raw: string | undefined, opts: { separator: strin
     if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || prefix.includes(opts.separator))
       problems.push(`${at('prefix')}: must use A-Z a-z 0-9 _ . - and must not contain the separator "${opts.separator}"`);
     else if (prefixes.has(prefix)) problems.push(`${at('prefix')}: duplicate prefix "${prefix}"`);
+    else if (prefix === opts.localPrefix) problems.push(`${at('prefix')}: "${prefix}" is the LOCAL_PREFIX`);
     else prefixes.add(prefix);
     const timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(o.timeout);
     if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000) problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
@@ -138,7 +144,7 @@ export function parseUpstreams(raw: string | undefined, opts: { separator: strin
     }
     if (o.enabled !== undefined && typeof o.enabled !== 'boolean') problems.push(`${at('enabled')}: must be true or false`);
     if (url && typeof prefix === 'string')
-      out.push({ id, url, prefix, timeoutMs, enabled: o.enabled !== false, headers, allow: strings(o.allow, 'allow'), deny: strings(o.deny, 'deny') ?? [], aliases });
+      out.push({ id, url, prefix, timeoutMs, enabled: o.enabled !== false, headers, allow: strings(o.allow, 'allow'), deny: strings(o.deny, 'deny') ?? [], aliases, source: JSON.stringify(o) });
   });
   if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
   return out;
@@ -151,7 +157,7 @@ const cached = new WeakMap<object, { raw: string; list: UpstreamConfig[]; readAt
 
 function parseFor(env: Env, raw: string): UpstreamConfig[] {
   const cfg = configOf(env);
-  return parseUpstreams(raw, { separator: cfg.separator, secrets: env as unknown as Record<string, unknown>, allowHttpLoopback: cfg.allowHttpLoopback });
+  return parseUpstreams(raw, { separator: cfg.separator, secrets: env as unknown as Record<string, unknown>, allowHttpLoopback: cfg.allowHttpLoopback, localPrefix: cfg.localPrefix });
 }
 
 /** Validates a list the way start-up does (for the admin API); throws UpstreamConfigError listing every problem. */
@@ -179,4 +185,9 @@ export async function upstreamConfigs(env: Env, fresh = false): Promise<Upstream
 /** Forget the isolate's copy (after an admin change). */
 export function forgetUpstreamConfig(env: Env): void {
   cached.delete(env);
+}
+
+/** One entry as handed over by a Worker that already read the list (resolves secrets from this env). */
+export function upstreamFromSource(env: Env, source: string): UpstreamConfig | undefined {
+  return parseFor(env, `[${source}]`)[0];
 }

@@ -22,7 +22,7 @@ import { Catalog } from '../catalog.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter } from '../writer.js';
 import { UpstreamClient, UpstreamError } from './client.js';
-import { upstreamConfigs, type UpstreamConfig } from './config.js';
+import { upstreamConfigs, upstreamFromSource, type UpstreamConfig } from './config.js';
 import { sanitizeListing } from './sanitize.js';
 
 /** One upstream's listing, or why there is none. */
@@ -54,8 +54,11 @@ export class UpstreamObject extends DurableObject<Env> {
   private listening = false;
 
   private async config(id: string, fresh = false): Promise<UpstreamConfig | undefined> {
-    const u = (await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled);
-    // A changed URL or headers means a new client.
+    return this.adopt((await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled));
+  }
+
+  /** A changed URL, headers or timeout means a new client. */
+  private adopt(u: UpstreamConfig | undefined): UpstreamConfig | undefined {
     if (u && this.client && this.clientKey !== JSON.stringify([u.url.href, u.headers, u.timeoutMs])) this.client = undefined;
     return u;
   }
@@ -88,8 +91,9 @@ export class UpstreamObject extends DurableObject<Env> {
    * why there is none). The upstream request starts before any storage
    * write, so the write (poll alarm) never delays it.
    */
-  async list(id: string): Promise<ListReport> {
-    const u = await this.config(id, true);
+  async list(id: string, source?: string): Promise<ListReport> {
+    // The cold path hands over the entry it already has: no configuration read before the upstream call.
+    const u = source !== undefined ? this.adopt(upstreamFromSource(this.env, source)) : await this.config(id, true);
     if (!u) return { id, prefix: id, error: 'not configured or disabled' };
     const cfg = configOf(this.env);
     const open = this.breakerOpen();
@@ -188,6 +192,8 @@ export async function refreshUpstreams(env: Env): Promise<Record<string, Omit<Re
 
 const tried = new Map<string, number>();
 const RETRY_COLD_MS = 30_000;
+/** A merged list served before the writer's snapshot reached this isolate. */
+let pending: { base: number; merged: Catalog } | undefined;
 
 /**
  * The cold path: upstreams that are configured but were never listed (a
@@ -199,6 +205,8 @@ const RETRY_COLD_MS = 30_000;
  * failed here is not retried on the request path for 30 s (the poll goes on).
  */
 export async function listMissing(env: Env, catalog: Catalog, pageSize: number, waitUntil: (p: Promise<unknown>) => void): Promise<Catalog> {
+  // Until the writer's snapshot arrives, later first pages in this isolate see the same merged list.
+  if (pending && pending.base === catalog.generation && pending.merged.size <= pageSize) return pending.merged;
   const now = Date.now();
   const known = catalog.upstreamIds();
   const missing = (await upstreamConfigs(env)).filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
@@ -207,7 +215,7 @@ export async function listMissing(env: Env, catalog: Catalog, pageSize: number, 
   const reports = await Promise.all(
     missing.map((u) =>
       upstreamStub(env, u.id)
-        .list(u.id)
+        .list(u.id, u.source)
         .catch((e): ListReport => ({ id: u.id, prefix: u.prefix, error: String(e) })),
     ),
   );
@@ -228,7 +236,12 @@ export async function listMissing(env: Env, catalog: Catalog, pageSize: number, 
     ],
   });
   if (merged.size <= pageSize) {
-    waitUntil(persisted.catch((e) => console.warn(JSON.stringify({ msg: 'recording cold upstream listings failed', error: String(e) }))));
+    const entry = { base: catalog.generation, merged };
+    pending = entry;
+    const settle = () => {
+      if (pending === entry) pending = undefined;
+    };
+    waitUntil(persisted.then(settle, (e) => (settle(), console.warn(JSON.stringify({ msg: 'recording cold upstream listings failed', error: String(e) })))));
     return merged;
   }
   return persisted;
