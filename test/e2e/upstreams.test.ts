@@ -126,16 +126,21 @@ describe('aggregation', () => {
     expect(done.completion.values).toEqual(['world', 'wombat']);
     await client.close();
   });
-  it('server-everything prompts work through the gateway', async () => {
+  it('server-everything prompts appear namespaced; get and complete work through the gateway', async () => {
     const client = await connect();
-    const ev = (await listAll(client)).filter((p) => p.name.startsWith('everything.'));
-    const listed = await client.listPrompts();
-    expect(ev.length).toBeGreaterThan(0);
-    const simple = ev.find((p) => /simple/i.test(p.name)) ?? ev[0]!;
-    const got = await client.getPrompt({ name: simple.name, arguments: {} }).catch((e: unknown) => e);
-    if (got instanceof McpError) expect(got.code).toBe(-32602); // a prompt that needs arguments
-    else expect((got as { messages: unknown[] }).messages.length).toBeGreaterThan(0);
-    expect(listed.prompts.length).toBeGreaterThan(0);
+    const names = (await listAll(client)).map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['everything.simple-prompt', 'everything.completable-prompt']));
+    const simple = await client.getPrompt({ name: 'everything.simple-prompt' });
+    expect(simple.messages.length).toBeGreaterThan(0);
+    const dept = await client.complete({ ref: { type: 'ref/prompt', name: 'everything.completable-prompt' }, argument: { name: 'department', value: 'E' } });
+    expect(dept.completion.values).toEqual(['Engineering']);
+    // Context travels to the upstream too: the second argument's values depend on the first.
+    const lead = await client.complete({
+      ref: { type: 'ref/prompt', name: 'everything.completable-prompt' },
+      argument: { name: 'name', value: '' },
+      context: { arguments: { department: 'Sales' } },
+    });
+    expect(lead.completion.values).toEqual(['David', 'Eve', 'Frank']);
     await client.close();
   });
   it('maps upstream errors: -32602 stays, a timeout is -32603 naming the upstream', async () => {

@@ -1,0 +1,45 @@
+/**
+ * The compiled catalog: merged order, routing by name, and LOCAL_PREFIX.
+ */
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/catalog/catalog.js';
+import type { CatalogSnapshot, UpstreamState } from '../../src/catalog/types.js';
+
+const local = (name: string) => ({ name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: name } }] });
+const upstream: UpstreamState = {
+  id: 'gh',
+  prefix: 'gh',
+  prompts: [{ name: 'gh.review', origin: { upstream: 'gh', name: 'review' } }, { name: 'gh.zzz-1234', origin: { upstream: 'gh', name: 'a very long original name' } }],
+  digest: 'x',
+  ok: true,
+  lastSuccess: null,
+  lastError: null,
+};
+const snap = (extra: Partial<CatalogSnapshot> = {}): CatalogSnapshot => ({ generation: 1, updatedAt: '', prompts: [local('zeta'), local('alpha')], upstreams: [upstream], ...extra });
+
+describe('Catalog', () => {
+  it('lists local and upstream prompts in one name order', () => {
+    expect(new Catalog(snap()).names()).toEqual(['alpha', 'gh.review', 'gh.zzz-1234', 'zeta']);
+  });
+  it('routes listed, hashed and unlisted-but-prefixed names to their upstream', () => {
+    const c = new Catalog(snap());
+    expect(c.route('alpha', '.')).toEqual({ kind: 'local' });
+    expect(c.route('gh.review', '.')).toEqual({ kind: 'remote', origin: { upstream: 'gh', name: 'review' } });
+    expect(c.route('gh.zzz-1234', '.')).toEqual({ kind: 'remote', origin: { upstream: 'gh', name: 'a very long original name' } });
+    expect(c.route('gh.not_listed_yet', '.')).toEqual({ kind: 'remote', origin: { upstream: 'gh', name: 'not_listed_yet' } });
+    expect(c.route('nope.x', '.')).toEqual({ kind: 'local' });
+  });
+  it('a local prompt keeps a name an upstream also uses', () => {
+    const c = new Catalog(snap({ prompts: [local('gh.review')] }));
+    expect(c.names()).toEqual(['gh.review', 'gh.zzz-1234']);
+    expect(c.route('gh.review', '.')).toEqual({ kind: 'local' });
+  });
+  it('LOCAL_PREFIX publishes local prompts under a prefix, and serves them by that name', async () => {
+    const c = new Catalog(snap({ localPrefix: 'team', separator: '.' }));
+    expect(c.names()).toEqual(['gh.review', 'gh.zzz-1234', 'team.alpha', 'team.zeta']);
+    const page = JSON.parse(await c.listPage('2025-11-25', undefined, 50, 's'));
+    expect(page.prompts.map((p: { name: string }) => p.name)).toContain('team.alpha');
+    expect(c.get('team.alpha', {}, '2025-11-25').messages[0]!.content).toEqual({ type: 'text', text: 'alpha' });
+    expect(() => c.get('alpha', {}, '2025-11-25')).toThrow(/Unknown prompt/);
+  });
+});
