@@ -27,8 +27,6 @@ export interface UpstreamConfig {
   deny: string[];
   /** Original upstream name → name to publish (before prefixing). */
   aliases: Record<string, string>;
-  /** This entry as configured (secrets unresolved), to hand to an upstream object without another read. */
-  source: string;
 }
 
 export class UpstreamConfigError extends Error {}
@@ -144,7 +142,7 @@ export function parseUpstreams(
     }
     if (o.enabled !== undefined && typeof o.enabled !== 'boolean') problems.push(`${at('enabled')}: must be true or false`);
     if (url && typeof prefix === 'string')
-      out.push({ id, url, prefix, timeoutMs, enabled: o.enabled !== false, headers, allow: strings(o.allow, 'allow'), deny: strings(o.deny, 'deny') ?? [], aliases, source: JSON.stringify(o) });
+      out.push({ id, url, prefix, timeoutMs, enabled: o.enabled !== false, headers, allow: strings(o.allow, 'allow'), deny: strings(o.deny, 'deny') ?? [], aliases });
   });
   if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
   return out;
@@ -187,7 +185,3 @@ export function forgetUpstreamConfig(env: Env): void {
   cached.delete(env);
 }
 
-/** One entry as handed over by a Worker that already read the list (resolves secrets from this env). */
-export function upstreamFromSource(env: Env, source: string): UpstreamConfig | undefined {
-  return parseFor(env, `[${source}]`)[0];
-}

@@ -22,7 +22,7 @@ import { Catalog } from '../catalog.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter } from '../writer.js';
 import { UpstreamClient, UpstreamError } from './client.js';
-import { upstreamConfigs, upstreamFromSource, type UpstreamConfig } from './config.js';
+import { upstreamConfigs, type UpstreamConfig } from './config.js';
 import { sanitizeListing } from './sanitize.js';
 
 /** One upstream's listing, or why there is none. */
@@ -45,6 +45,7 @@ export type ForwardResult =
   | { ok: false; kind: 'rpc' | 'timeout' | 'unavailable' | 'failed'; code: number; message: string; data?: unknown };
 
 const BREAKER_THRESHOLD = 3;
+const CLIENT_INFO = { name: 'promptgate', version: '0.1.0' };
 const BREAKER_MAX_MS = 5 * 60_000;
 
 export class UpstreamObject extends DurableObject<Env> {
@@ -54,11 +55,8 @@ export class UpstreamObject extends DurableObject<Env> {
   private listening = false;
 
   private async config(id: string, fresh = false): Promise<UpstreamConfig | undefined> {
-    return this.adopt((await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled));
-  }
-
-  /** A changed URL, headers or timeout means a new client. */
-  private adopt(u: UpstreamConfig | undefined): UpstreamConfig | undefined {
+    const u = (await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled);
+    // A changed URL, headers or timeout means a new client.
     if (u && this.client && this.clientKey !== JSON.stringify([u.url.href, u.headers, u.timeoutMs])) this.client = undefined;
     return u;
   }
@@ -67,7 +65,7 @@ export class UpstreamObject extends DurableObject<Env> {
 
   private clientFor(u: UpstreamConfig): UpstreamClient {
     if (!this.client) this.clientKey = JSON.stringify([u.url.href, u.headers, u.timeoutMs]);
-    this.client ??= new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: { name: 'promptgate', version: '0.1.0' } });
+    this.client ??= new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: CLIENT_INFO });
     return this.client;
   }
 
@@ -91,9 +89,8 @@ export class UpstreamObject extends DurableObject<Env> {
    * why there is none). The upstream request starts before any storage
    * write, so the write (poll alarm) never delays it.
    */
-  async list(id: string, source?: string): Promise<ListReport> {
-    // The cold path hands over the entry it already has: no configuration read before the upstream call.
-    const u = source !== undefined ? this.adopt(upstreamFromSource(this.env, source)) : await this.config(id, true);
+  async list(id: string): Promise<ListReport> {
+    const u = await this.config(id, true);
     if (!u) return { id, prefix: id, error: 'not configured or disabled' };
     const cfg = configOf(this.env);
     const open = this.breakerOpen();
@@ -177,7 +174,7 @@ export class UpstreamObject extends DurableObject<Env> {
 }
 
 /** Typed by the class's own methods: results carry open-ended upstream JSON the stub types cannot prove serializable. */
-export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward' | 'list'>;
+export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward'>;
 
 export function upstreamStub(env: Env, id: string): UpstreamApi {
   return env.UPSTREAM.get(env.UPSTREAM.idFromName(id)) as unknown as UpstreamApi;
@@ -212,16 +209,26 @@ export async function listMissing(env: Env, catalog: Catalog, pageSize: number, 
   const missing = (await upstreamConfigs(env)).filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
   if (missing.length === 0) return catalog;
   for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
+  // Listed straight from this Worker: no object has to be created before the upstream is called.
+  const { separator } = configOf(env);
   const reports = await Promise.all(
-    missing.map((u) =>
-      upstreamStub(env, u.id)
-        .list(u.id, u.source)
-        .catch((e): ListReport => ({ id: u.id, prefix: u.prefix, error: String(e) })),
-    ),
+    missing.map(async (u): Promise<ListReport> => {
+      const client = new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: CLIENT_INFO });
+      try {
+        return { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, await client.listPrompts()) };
+      } catch (e) {
+        return { id: u.id, prefix: u.prefix, error: e instanceof UpstreamError ? `${e.kind}: ${e.message}` : String(e) };
+      } finally {
+        waitUntil(client.close());
+      }
+    }),
   );
+  // Then, off the response path: record the listings, and let each upstream's object take over
+  // (its own session, change stream and poll; an unchanged listing makes no new generation).
   const persisted = catalogWriter(env)
     .upstreamsReported(reports)
     .then((r) => (r.snapshot ? adoptSnapshot(env.PROMPTS, r.snapshot) : catalog));
+  for (const u of missing) waitUntil(upstreamStub(env, u.id).refresh(u.id).catch(() => undefined));
   const fresh = reports.filter((r) => r.prompts);
   if (fresh.length === 0) {
     waitUntil(persisted);
