@@ -187,6 +187,7 @@ export async function refreshUpstreams(env: Env): Promise<Record<string, Omit<Re
   return Object.fromEntries(ups.map((u, i) => [u.id, { ok: results[i]!.ok, prompts: results[i]!.prompts, ...(results[i]!.error ? { error: results[i]!.error } : {}) }]));
 }
 
+const afterResponse = () => new Promise<void>((r) => setTimeout(r, 0));
 const tried = new Map<string, number>();
 const RETRY_COLD_MS = 30_000;
 /** A merged list served before the writer's snapshot reached this isolate. */
@@ -211,24 +212,27 @@ export async function listMissing(env: Env, catalog: Catalog, pageSize: number, 
   for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
   // Listed straight from this Worker: no object has to be created before the upstream is called.
   const { separator } = configOf(env);
+  const clients: UpstreamClient[] = [];
   const reports = await Promise.all(
     missing.map(async (u): Promise<ListReport> => {
       const client = new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: CLIENT_INFO });
+      clients.push(client);
       try {
         return { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, await client.listPrompts()) };
       } catch (e) {
         return { id: u.id, prefix: u.prefix, error: e instanceof UpstreamError ? `${e.kind}: ${e.message}` : String(e) };
-      } finally {
-        waitUntil(client.close());
       }
     }),
   );
-  // Then, off the response path: record the listings, and let each upstream's object take over
-  // (its own session, change stream and poll; an unchanged listing makes no new generation).
-  const persisted = catalogWriter(env)
-    .upstreamsReported(reports)
-    .then((r) => (r.snapshot ? adoptSnapshot(env.PROMPTS, r.snapshot) : catalog));
-  for (const u of missing) waitUntil(upstreamStub(env, u.id).refresh(u.id).catch(() => undefined));
+  // Then, after the response has gone: record the listings, close these sessions, and let each
+  // upstream's object take over (its own session, change stream and poll; an unchanged listing
+  // makes no new generation). Deferred a tick so none of it competes with building the response.
+  const persisted = afterResponse().then(async () => {
+    for (const c of clients) waitUntil(c.close());
+    for (const u of missing) waitUntil(upstreamStub(env, u.id).refresh(u.id).catch(() => undefined));
+    const r = await catalogWriter(env).upstreamsReported(reports);
+    return r.snapshot ? adoptSnapshot(env.PROMPTS, r.snapshot) : catalog;
+  });
   const fresh = reports.filter((r) => r.prompts);
   if (fresh.length === 0) {
     waitUntil(persisted);
