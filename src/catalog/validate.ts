@@ -8,7 +8,7 @@
  * Errors are found at publish time so that serving never meets a bad record.
  */
 import { placeholders, templatedFields } from './template.js';
-import type { Issue, PromptRecord } from './types.js';
+import type { Issue } from './types.js';
 
 export const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_TEXT = 100_000;
@@ -146,10 +146,4 @@ export function validateSet(inputs: readonly unknown[], label: (i: number) => st
     else seen.set(name, i);
   });
   return issues;
-}
-
-export function asRecords(inputs: readonly unknown[]): PromptRecord[] {
-  const issues = validateSet(inputs);
-  if (issues.length) throw new Error(issues.map((i) => `${i.path}: ${i.message}`).join('\n'));
-  return inputs as PromptRecord[];
 }

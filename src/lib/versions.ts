@@ -12,9 +12,6 @@ export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
 
 export const LATEST_LEGACY: LegacyVersion = '2025-11-25';
 
-/** Assumed when a request carries no `MCP-Protocol-Version` and no session says otherwise (spec §2). */
-export const DEFAULT_HEADERLESS_VERSION: LegacyVersion = '2025-03-26';
-
 /** The body `_meta` key that marks a modern-era (2026-07-28) request. */
 export const MODERN_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 

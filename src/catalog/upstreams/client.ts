@@ -344,8 +344,3 @@ async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<
     clearTimeout(timer);
   }
 }
-
-/** Test hook: forget cached eras (each test server is a new origin anyway). */
-export function forgetEras(): void {
-  eraByOrigin.clear();
-}

@@ -31,7 +31,6 @@ export interface UpstreamConfig {
 
 export class UpstreamConfigError extends Error {}
 
-export const DEFAULT_SEPARATOR = '.';
 export const DEFAULT_TIMEOUT_MS = 5_000;
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
