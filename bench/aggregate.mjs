@@ -22,11 +22,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -35,129 +34,58 @@ import { Agent, request } from 'undici';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { GetPromptRequestSchema, ListPromptsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  JSON_HEADERS,
+  OUT_DIR,
+  PROTOCOL,
+  buildGateway,
+  createHarness,
+  envConnections,
+  envNum,
+  fmtInt,
+  gatewayBaseOptions,
+  median,
+  percentile,
+  pkgVersion,
+  readWranglerConfig as readWranglerToml,
+  round2 as r2,
+  sleep,
+} from './lib.mjs';
 import { PROMPTS } from './prompts.mjs';
-
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH_DIR, '..');
-const OUT_DIR = join(BENCH_DIR, 'out');
 
 // ---------------------------------------------------------------- settings
 
-function envNum(name, fallback, min = 0) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
-const SECONDS = envNum('AGG_SECONDS', 5, 1);
-const ROUNDS = envNum('AGG_ROUNDS', 3, 1);
-const WARMUP_SECONDS = envNum('AGG_WARMUP_SECONDS', 1, 0);
-const COLD_RUNS = envNum('AGG_COLD_RUNS', 5, 1);
+const SECONDS = envNum('AGG_SECONDS', 5, { min: 1 });
+const ROUNDS = envNum('AGG_ROUNDS', 3, { min: 1 });
+const WARMUP_SECONDS = envNum('AGG_WARMUP_SECONDS', 1, { min: 0 });
+const COLD_RUNS = envNum('AGG_COLD_RUNS', 5, { min: 1 });
 /** Cold runs done first and left out of the medians (the process's first Miniflare instance pays one-off costs). */
-const COLD_DISCARD = envNum('AGG_COLD_DISCARD', 1, 0);
-const DELAY_MS = envNum('AGG_UPSTREAM_DELAY_MS', 50, 0);
-const UPSTREAM_PROMPTS = envNum('AGG_UPSTREAM_PROMPTS', 10, 1);
-const UPSTREAM_COUNT = envNum('AGG_UPSTREAMS', 3, 1);
-const UPSTREAM_TIMEOUT_MS = envNum('AGG_UPSTREAM_TIMEOUT_MS', 2000, 50);
-const PAGE_SIZE = envNum('AGG_PAGE_SIZE', 100, 1);
-const CONNECTIONS = (process.env.AGG_CONNECTIONS || '10,50').split(',').map((s) => {
-  const n = Number(s.trim());
-  if (!Number.isInteger(n) || n < 1) throw new Error(`AGG_CONNECTIONS: bad value ${JSON.stringify(s)}`);
-  return n;
-});
+const COLD_DISCARD = envNum('AGG_COLD_DISCARD', 1, { min: 0 });
+const DELAY_MS = envNum('AGG_UPSTREAM_DELAY_MS', 50, { min: 0 });
+const UPSTREAM_PROMPTS = envNum('AGG_UPSTREAM_PROMPTS', 10, { min: 1 });
+const UPSTREAM_COUNT = envNum('AGG_UPSTREAMS', 3, { min: 1 });
+const UPSTREAM_TIMEOUT_MS = envNum('AGG_UPSTREAM_TIMEOUT_MS', 2000, { min: 50 });
+const PAGE_SIZE = envNum('AGG_PAGE_SIZE', 100, { min: 1 });
+const CONNECTIONS = envConnections('AGG_CONNECTIONS');
 const COLD_TARGET_MS = 15;
 const WARM_TARGET_RATIO = 0.8;
 const ESTIMATE_S = 90 + (COLD_RUNS + COLD_DISCARD) * 6 + ROUNDS * CONNECTIONS.length * 2 * (SECONDS + 1.5) + 2 * (WARMUP_SECONDS + 1);
-const TIMEOUT_S = envNum('AGG_TIMEOUT_SECONDS', Math.max(600, Math.ceil(ESTIMATE_S * 1.5)), 10);
+const TIMEOUT_S = envNum('AGG_TIMEOUT_SECONDS', Math.max(600, Math.ceil(ESTIMATE_S * 1.5)), { min: 10 });
 
-const PROTOCOL = '2025-11-25';
 const MODERN = '2026-07-28';
 const SIGNING_SECRET = 'bench-signing-secret-not-for-production';
 const ADMIN_TOKEN = 'bench-admin-token-not-for-production';
-const JSON_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 const LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'prompts/list' });
 
 // ---------------------------------------------------------------- lifecycle
 
-const cleanups = [];
-const exitHooks = [];
-let shuttingDown = false;
-let currentLoad = null;
-const onCleanup = (name, fn) => {
-  const entry = { name, fn };
-  cleanups.push(entry);
-  return () => cleanups.includes(entry) && cleanups.splice(cleanups.indexOf(entry), 1);
-};
-const withTimeout = (p, ms, what) =>
-  Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error(`${what}: timed out after ${ms} ms`)), ms).unref())]);
-
-async function shutdown(code, reason) {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  if (reason) console.error(`\naggregate: FAILED: ${reason?.stack ?? reason}`);
-  setTimeout(() => (console.error('aggregate: cleanup did not finish in 60 s; exiting anyway'), process.exit(code || 3)), 60_000).unref();
-  try {
-    currentLoad?.stop();
-  } catch {}
-  while (cleanups.length) {
-    const { name, fn } = cleanups.pop();
-    await withTimeout(Promise.resolve().then(fn), 15_000, `cleanup ${name}`).catch((e) => console.error(`aggregate: cleanup of ${name} failed: ${e?.message ?? e}`));
-  }
-  process.exit(code);
-}
 const CHILD = process.argv[2] === '--upstream';
-let globalTimer;
-if (!CHILD) {
-  globalTimer = setTimeout(() => shutdown(2, new Error(`global timeout of ${TIMEOUT_S} s reached (AGG_TIMEOUT_SECONDS)`)), TIMEOUT_S * 1000);
-  process.on('SIGINT', () => shutdown(130, new Error('interrupted (SIGINT)')));
-  process.on('SIGTERM', () => shutdown(143, new Error('terminated (SIGTERM)')));
-  process.on('exit', () => {
-    for (const fn of exitHooks.splice(0).reverse()) {
-      try {
-        fn();
-      } catch {}
-    }
-  });
-  process.on('uncaughtException', (e) => shutdown(1, e));
-  process.on('unhandledRejection', (e) => shutdown(1, e));
-}
+const h = createHarness({ name: 'aggregate', timeoutS: TIMEOUT_S, timeoutVar: 'AGG_TIMEOUT_SECONDS', install: !CHILD });
+const { log, onCleanup } = h;
 
 // ---------------------------------------------------------------- helpers
 
-const log = (...a) => console.error('aggregate:', ...a);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN);
-const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
-const r2 = (n) => (Number.isFinite(n) ? Math.round(n * 100) / 100 : n);
 const fmtMs = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
-const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
-
-function exec(cmd, args, { timeoutMs, env = process.env } = {}) {
-  return new Promise((res, rej) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const kill = () => {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {}
-    };
-    const untrack = onCleanup(`${cmd} ${args[0] ?? ''}`, () => child.exitCode === null && kill());
-    exitHooks.push(kill);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => (kill(), rej(new Error(`${cmd} ${args.join(' ')}: timed out\n${out}\n${err}`))), timeoutMs);
-    const done = () => (clearTimeout(timer), untrack(), exitHooks.splice(exitHooks.indexOf(kill) >>> 0, 1));
-    child.on('error', (e) => (done(), rej(e)));
-    child.on('exit', (code) => (done(), code === 0 ? res({ stdout: out, stderr: err }) : rej(new Error(`${cmd} ${args.join(' ')} exited with ${code}\n${out}\n${err}`))));
-  });
-}
 
 /** POST/GET with undici; body text read in full. */
 async function http(agent, url, { method = 'POST', headers = JSON_HEADERS, body } = {}) {
@@ -258,29 +186,7 @@ async function upstreamChild(index) {
 /** Starts upstream `index` as a child process (registered for cleanup); its requests log is read over HTTP. */
 async function startUpstream(index) {
   const id = `up${index + 1}`;
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--upstream', String(index)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-  const alive = () => child.exitCode === null && child.signalCode === null;
-  exitHooks.push(() => alive() && child.kill('SIGKILL'));
-  onCleanup(`upstream ${id}`, async () => {
-    if (!alive()) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.stdin.end();
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(3000)]);
-    if (alive()) child.kill('SIGKILL');
-  });
-  const port = await withTimeout(
-    new Promise((res, rej) => {
-      let buf = '';
-      child.once('exit', (code) => rej(new Error(`upstream ${id} exited early with ${code}`)));
-      child.stdout.on('data', (d) => {
-        buf += d;
-        if (buf.includes('\n')) res(JSON.parse(buf.slice(0, buf.indexOf('\n'))).port);
-      });
-    }),
-    20_000,
-    `upstream ${id} start`,
-  );
+  const { child, port } = await h.startPortChild([fileURLToPath(import.meta.url), '--upstream', String(index)], `upstream ${id}`);
   const base = `http://127.0.0.1:${port}`;
   const readLog = async (from = 0) => JSON.parse((await http(undefined, `${base}/__log?from=${from}`, { method: 'GET', headers: {} })).text);
   return { id, url: `${base}/mcp`, prompts: upstreamPrompts(index + 1), pid: child.pid, readLog };
@@ -322,50 +228,17 @@ async function directSequence(u) {
 
 // ---------------------------------------------------------------- gateway
 
-async function buildGateway(tmp) {
-  const outdir = join(tmp, 'gateway');
-  const t0 = performance.now();
-  await exec('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir], {
-    timeoutMs: 180_000,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  return { scriptPath: join(outdir, 'index.js'), buildMs: performance.now() - t0 };
-}
-
-/** wrangler.toml as wrangler reads it (child process: importing wrangler installs signal handlers). */
+/** wrangler.toml (lib.mjs), checked for the bindings this bench relies on. */
 async function readWranglerConfig() {
-  const script =
-    "const { unstable_readConfig } = await import('wrangler');" +
-    'const c = unstable_readConfig({ config: process.argv[1] });' +
-    'process.stdout.write(JSON.stringify({ compatibility_date: c.compatibility_date, compatibility_flags: c.compatibility_flags,' +
-    ' vars: c.vars, kv_namespaces: c.kv_namespaces, durable_objects: c.durable_objects, migrations: c.migrations }));';
-  const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script, join(ROOT, 'wrangler.toml')], { timeoutMs: 60_000 });
-  const cfg = JSON.parse(stdout);
-  const sqlite = new Set(cfg.migrations.flatMap((m) => m.new_sqlite_classes ?? []));
-  const dos = Object.fromEntries(cfg.durable_objects.bindings.map((b) => [b.name, { className: b.class_name, useSQLite: sqlite.has(b.class_name) }]));
-  for (const name of ['SESSIONS', 'CATALOG', 'UPSTREAM']) assert.ok(dos[name]?.useSQLite, `wrangler.toml must bind ${name} to a SQLite-backed Durable Object`);
-  return {
-    compatibilityDate: cfg.compatibility_date,
-    compatibilityFlags: cfg.compatibility_flags ?? [],
-    vars: Object.fromEntries(Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
-    kv: cfg.kv_namespaces.map((k) => k.binding),
-    dos,
-  };
+  const wcfg = await readWranglerToml(h);
+  for (const name of ['SESSIONS', 'CATALOG', 'UPSTREAM']) assert.ok(wcfg.dos[name]?.useSQLite, `wrangler.toml must bind ${name} to a SQLite-backed Durable Object`);
+  return wcfg;
 }
 
 function gatewayOptions(build, wcfg, upstreams, logs) {
   const ups = upstreams.map((u) => ({ id: u.id, url: u.url, timeout: UPSTREAM_TIMEOUT_MS }));
   return {
-    name: 'promptgate',
-    host: '127.0.0.1',
-    port: 0,
-    modules: true,
-    scriptPath: build.scriptPath,
-    modulesRoot: dirname(build.scriptPath),
-    compatibilityDate: wcfg.compatibilityDate,
-    compatibilityFlags: wcfg.compatibilityFlags,
-    kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `bench-${b.toLowerCase()}`])),
-    durableObjects: wcfg.dos,
+    ...gatewayBaseOptions(build, wcfg, 'bench'),
     bindings: {
       ...wcfg.vars,
       PAGE_SIZE: String(PAGE_SIZE),
@@ -492,10 +365,10 @@ async function coldRun(build, wcfg, upstreams, i) {
 
 function load({ url, headers, body, expectBody }, connections, seconds) {
   return new Promise((res, rej) => {
-    if (shuttingDown) return rej(new Error('shutting down'));
+    if (h.shuttingDown) return rej(new Error('shutting down'));
     const latencies = [];
     const inst = autocannon({ url, method: 'POST', headers, body, connections, duration: seconds, pipelining: 1, timeout: 10, expectBody }, (err, r) => {
-      currentLoad = null;
+      h.currentLoad = null;
       if (err) return rej(err);
       latencies.sort((a, b) => a - b);
       const m = { rps: r.requests.total / r.duration, total: r.requests.total, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
@@ -508,7 +381,7 @@ function load({ url, headers, body, expectBody }, connections, seconds) {
       if (bad.length) return rej(new Error(`load on ${url} c=${connections}: ${bad.join(', ')}`));
       res(m);
     });
-    currentLoad = inst;
+    h.currentLoad = inst;
     inst.on('response', (_c, _s, _b, t) => latencies.push(t));
   });
 }
@@ -532,16 +405,12 @@ async function main() {
   const loadavgAtStart = os.loadavg();
   log(`${COLD_RUNS} cold runs; warm: ${ROUNDS} round(s) x ${SECONDS} s at ${CONNECTIONS.join('/')} connections; ` +
     `${UPSTREAM_COUNT} upstreams x ${UPSTREAM_PROMPTS} prompts, +${DELAY_MS} ms per POST; estimated ${Math.round(ESTIMATE_S)} s, global timeout ${TIMEOUT_S} s`);
-  const tmp = mkdtempSync(join(os.tmpdir(), 'promptgate-aggregate-'));
-  onCleanup('temp dir', () => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }));
-  exitHooks.push(() => rmSync(tmp, { recursive: true, force: true }));
-  process.env.TMPDIR = join(tmp, 'tmp');
-  mkdirSync(process.env.TMPDIR);
+  const tmp = h.makeTempDir('promptgate-aggregate-');
 
   log('building the gateway (wrangler deploy --dry-run) and starting the upstreams…');
   const [wcfg, build, upstreams] = await Promise.all([
     readWranglerConfig(),
-    buildGateway(tmp),
+    buildGateway(h, tmp),
     Promise.all(Array.from({ length: UPSTREAM_COUNT }, (_, i) => startUpstream(i))),
   ]);
   log(`built in ${Math.round(build.buildMs)} ms; upstreams ${upstreams.map((u) => u.url).join(', ')}`);
@@ -686,11 +555,5 @@ if (CHILD) {
     process.exit(1);
   });
 } else {
-  main().then(
-    async () => {
-      clearTimeout(globalTimer);
-      await shutdown(0);
-    },
-    (e) => shutdown(1, e),
-  );
+  h.runMain(main);
 }

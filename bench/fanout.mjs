@@ -21,31 +21,31 @@
  * is disposed on exit, on error, on SIGINT/SIGTERM and on the global timeout.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { Agent, request } from 'undici';
-
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH_DIR, '..');
-const OUT_DIR = join(BENCH_DIR, 'out');
+import {
+  JSON_HEADERS,
+  OUT_DIR,
+  PROTOCOL,
+  buildGateway,
+  createHarness,
+  envNum,
+  gatewayBaseOptions,
+  median,
+  percentile,
+  pkgVersion,
+  readWranglerConfig as readWranglerToml,
+  round2,
+  sleep,
+  withTimeout,
+} from './lib.mjs';
 
 // ---------------------------------------------------------------- settings
-
-function envNum(name, fallback, { min = 0, integer = true } = {}) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-    throw new Error(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
 
 function envList(name, fallback, min) {
   const raw = process.env[name];
@@ -78,92 +78,17 @@ const SHARDS_OVERRIDE = process.env.FANOUT_SHARDS?.trim() ? envNum('FANOUT_SHARD
 /** Upper bounds of the phases before the change (they fail the run, never hang it). */
 const PHASE_TIMEOUT_MS = 120_000;
 
-const PROTOCOL = '2025-11-25';
 const SIGNING_SECRET = 'fanout-signing-secret-not-for-production';
 const ADMIN_TOKEN = 'fanout-admin-token-not-for-production';
 const LIST_CHANGED = 'notifications/prompts/list_changed';
 
 // ---------------------------------------------------------------- lifecycle
 
-const cleanups = [];
-let shuttingDown = false;
-
-/** Registers a disposer; they run in reverse order, each bounded, on every way out. */
-function onCleanup(name, fn) {
-  const entry = { name, fn };
-  cleanups.push(entry);
-  return () => {
-    const i = cleanups.indexOf(entry);
-    if (i >= 0) cleanups.splice(i, 1);
-  };
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const withTimeout = (p, ms, what) => {
-  let timer;
-  return Promise.race([
-    p,
-    new Promise((_, rej) => {
-      timer = setTimeout(() => rej(new Error(`${what}: timed out after ${ms} ms`)), ms);
-      timer.unref();
-    }),
-  ]).finally(() => clearTimeout(timer));
-};
-
-async function cleanup() {
-  while (cleanups.length) {
-    const { name, fn } = cleanups.pop();
-    try {
-      await withTimeout(Promise.resolve().then(fn), 20_000, `cleanup ${name}`);
-    } catch (e) {
-      console.error(`fanout: cleanup of ${name} failed: ${e?.message ?? e}`);
-    }
-  }
-}
-
-async function shutdown(code, reason) {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  clearTimeout(globalTimer);
-  if (reason) console.error(`\nfanout: FAILED: ${reason?.stack ?? reason}`);
-  setTimeout(() => {
-    console.error('fanout: cleanup did not finish in 60 s; exiting anyway');
-    process.exit(code || 3);
-  }, 60_000).unref();
-  await cleanup();
-  process.exit(code);
-}
-
-const globalTimer = setTimeout(
-  () => shutdown(2, new Error(`global timeout of ${TIMEOUT_S} s reached (FANOUT_TIMEOUT_SECONDS)`)),
-  TIMEOUT_S * 1000,
-);
-process.on('SIGINT', () => shutdown(130, new Error('interrupted (SIGINT)')));
-process.on('SIGTERM', () => shutdown(143, new Error('terminated (SIGTERM)')));
-// Last synchronous word on the way out (Miniflare's own exit hook may exit first).
-const exitHooks = [];
-process.on('exit', () => {
-  for (const fn of exitHooks.splice(0).reverse()) {
-    try {
-      fn();
-    } catch {}
-  }
-});
-process.on('uncaughtException', (e) => shutdown(1, e));
-process.on('unhandledRejection', (e) => shutdown(1, e));
+const h = createHarness({ name: 'fanout', timeoutS: TIMEOUT_S, timeoutVar: 'FANOUT_TIMEOUT_SECONDS', cleanupStepMs: 20_000 });
+const { log, onCleanup } = h;
 
 // ---------------------------------------------------------------- helpers
 
-const log = (...a) => console.error('fanout:', ...a);
-const median = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-/** Nearest-rank percentile of an ascending-sorted array. */
-const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN);
-const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
-const round2 = (n) => (Number.isFinite(n) ? Math.round(n * 100) / 100 : n);
 const fmtMs = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 const fmtMiB = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 
@@ -171,51 +96,13 @@ const fmtMiB = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 async function pool(items, limit, fn) {
   let next = 0;
   const worker = async () => {
-    while (next < items.length && !shuttingDown) {
+    while (next < items.length && !h.shuttingDown) {
       const i = next++;
       await fn(items[i], i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (shuttingDown) throw new Error('shutting down');
-}
-
-function exec(cmd, args, { timeoutMs, cwd = ROOT, env = process.env } = {}) {
-  return new Promise((resolvePromise, reject) => {
-    // Its own process group, so that a kill also reaches what it starts (npx -> wrangler -> esbuild).
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {}
-    };
-    const untrackCleanup = onCleanup(`${cmd} ${args[0] ?? ''}`, () => child.exitCode === null && killGroup());
-    exitHooks.push(killGroup);
-    const untrack = () => {
-      untrackCleanup();
-      const i = exitHooks.indexOf(killGroup);
-      if (i >= 0) exitHooks.splice(i, 1);
-    };
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      killGroup();
-      reject(new Error(`${cmd} ${args.join(' ')}: timed out after ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      untrack();
-      reject(e);
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      untrack();
-      if (code === 0) resolvePromise({ stdout, stderr });
-      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}\n${stdout}\n${stderr}`));
-    });
-  });
+  if (h.shuttingDown) throw new Error('shutting down');
 }
 
 // ---------------------------------------------------------------- memory
@@ -289,49 +176,18 @@ function memorySample(workerd) {
 
 // ---------------------------------------------------------------- build + config
 
-async function buildGateway(tmp) {
-  const outdir = join(tmp, 'gateway');
-  const t0 = performance.now();
-  await exec('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir], {
-    timeoutMs: 180_000,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  const scriptPath = join(outdir, 'index.js');
-  return { scriptPath, buildMs: performance.now() - t0, rawBytes: readFileSync(scriptPath).length };
-}
-
-/**
- * wrangler.toml as wrangler reads it. In a child process: importing `wrangler` installs
- * SIGINT/SIGTERM handlers that call process.exit() before our cleanup could run.
- */
+/** wrangler.toml (lib.mjs), checked for the bindings this bench relies on. */
 async function readWranglerConfig() {
-  const script =
-    "const { unstable_readConfig } = await import('wrangler');" +
-    'const c = unstable_readConfig({ config: process.argv[1] });' +
-    'process.stdout.write(JSON.stringify({ compatibility_date: c.compatibility_date, compatibility_flags: c.compatibility_flags,' +
-    ' vars: c.vars, kv_namespaces: c.kv_namespaces, durable_objects: c.durable_objects, migrations: c.migrations }));';
-  const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script, join(ROOT, 'wrangler.toml')], { timeoutMs: 60_000 });
-  const cfg = JSON.parse(stdout);
-  const kv = cfg.kv_namespaces.map((k) => k.binding);
-  assert.ok(kv.includes('PROMPTS'), 'wrangler.toml must bind the PROMPTS KV namespace');
-  const sqliteClasses = new Set(cfg.migrations.flatMap((m) => m.new_sqlite_classes ?? []));
-  const dos = Object.fromEntries(
-    cfg.durable_objects.bindings.map((b) => [b.name, { className: b.class_name, useSQLite: sqliteClasses.has(b.class_name) }]),
-  );
+  const wcfg = await readWranglerToml(h);
+  assert.ok(wcfg.kv.includes('PROMPTS'), 'wrangler.toml must bind the PROMPTS KV namespace');
   for (const [name, className] of [
     ['SESSIONS', 'SessionObject'],
     ['REGISTRY', 'RegistryShard'],
     ['FEED', 'ChangeFeed'],
   ]) {
-    assert.deepEqual(dos[name], { className, useSQLite: true }, `wrangler.toml must bind ${name} to the SQLite-backed ${className}`);
+    assert.deepEqual(wcfg.dos[name], { className, useSQLite: true }, `wrangler.toml must bind ${name} to the SQLite-backed ${className}`);
   }
-  return {
-    compatibilityDate: cfg.compatibility_date,
-    compatibilityFlags: cfg.compatibility_flags ?? [],
-    vars: Object.fromEntries(Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
-    kv,
-    dos,
-  };
+  return wcfg;
 }
 
 // ---------------------------------------------------------------- catalog
@@ -397,16 +253,7 @@ function makeLogSink() {
 
 function options(build, wcfg, coalesceMs, logs) {
   return {
-    name: 'promptgate',
-    host: '127.0.0.1',
-    port: 0,
-    modules: true,
-    scriptPath: build.scriptPath,
-    modulesRoot: dirname(build.scriptPath),
-    compatibilityDate: wcfg.compatibilityDate,
-    compatibilityFlags: wcfg.compatibilityFlags,
-    kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `fanout-${b.toLowerCase()}`])),
-    durableObjects: wcfg.dos,
+    ...gatewayBaseOptions(build, wcfg, 'fanout'),
     bindings: {
       ...wcfg.vars,
       NOTIFY_COALESCE_MS: String(coalesceMs),
@@ -417,8 +264,6 @@ function options(build, wcfg, coalesceMs, logs) {
     handleStructuredLogs: logs.handle,
   };
 }
-
-const JSON_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
 async function httpJson(agent, url, { method = 'POST', headers, body, what }) {
   const res = await request(url, { method, headers, body, dispatcher: agent, headersTimeout: 30_000, bodyTimeout: 30_000 });
@@ -781,16 +626,10 @@ function tables(rows) {
 async function main() {
   const startedAt = new Date();
   const loadavgAtStart = os.loadavg();
-  const tmp = mkdtempSync(join(os.tmpdir(), 'promptgate-fanout-'));
-  onCleanup('temp dir', () => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }));
-  exitHooks.push(() => rmSync(tmp, { recursive: true, force: true }));
-  // Miniflare keeps its state (Durable Object SQLite files, KV) under os.tmpdir(); inside our
-  // temp dir it is removed for certain.
-  process.env.TMPDIR = join(tmp, 'tmp');
-  mkdirSync(process.env.TMPDIR);
+  const tmp = h.makeTempDir('promptgate-fanout-');
 
   log('building the gateway (wrangler deploy --dry-run) and reading wrangler.toml…');
-  const [wcfg, build] = await Promise.all([readWranglerConfig(), buildGateway(tmp)]);
+  const [wcfg, build] = await Promise.all([readWranglerConfig(), buildGateway(h, tmp)]);
   log(`gateway bundle ${(build.rawBytes / 1024).toFixed(1)} KiB (built in ${Math.round(build.buildMs)} ms)`);
   const configured = Number(wcfg.vars.NOTIFY_COALESCE_MS ?? 250);
   const coalesces = COALESCE_OVERRIDE ?? [...new Set([configured, 0])];
@@ -888,7 +727,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => shutdown(0),
-  (e) => shutdown(1, e),
-);
+h.runMain(main);

@@ -14,34 +14,34 @@
  * is disposed on exit, on error, on SIGINT/SIGTERM and on the global timeout.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { Miniflare } from 'miniflare';
+import {
+  BENCH_DIR,
+  JSON_HEADERS,
+  OUT_DIR,
+  PROTOCOL,
+  buildGateway,
+  createHarness,
+  envConnections,
+  envNum,
+  fmtInt,
+  gatewayBaseOptions,
+  median,
+  percentile,
+  pkgVersion,
+  readWranglerConfig as readWranglerToml,
+} from './lib.mjs';
 import { GET_ARGS, GET_PROMPT, PROMPTS, getResult, listResult, snapshotEntries } from './prompts.mjs';
 
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH_DIR, '..');
-const OUT_DIR = join(BENCH_DIR, 'out');
 const require = createRequire(import.meta.url);
 
 // ---------------------------------------------------------------- settings
-
-function envNum(name, fallback, { min = 0, integer = false } = {}) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-    throw new Error(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
 
 const SECONDS = envNum('BENCH_SECONDS', 5, { min: 1, integer: true });
 const ROUNDS = envNum('BENCH_ROUNDS', 3, { min: 1, integer: true });
@@ -50,13 +50,8 @@ const COLD_STARTS = envNum('BENCH_COLD_STARTS', 3, { min: 0, integer: true });
 /** Durable Object storage: 'disk' (Miniflare's default, SQLite files as under `wrangler dev`) or 'memory' (unsafeEphemeralDurableObjects). */
 const DO_STORAGE = process.env.BENCH_DO_STORAGE || 'disk';
 if (!['disk', 'memory'].includes(DO_STORAGE)) throw new Error(`BENCH_DO_STORAGE must be disk or memory, got ${JSON.stringify(DO_STORAGE)}`);
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS || '10,50').split(',').map((s) => {
-  const n = Number(s.trim());
-  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_CONNECTIONS: bad value ${JSON.stringify(s)}`);
-  return n;
-});
+const CONNECTIONS = envConnections('BENCH_CONNECTIONS');
 
-const PROTOCOL = '2025-11-25';
 const SIGNING_SECRET = 'bench-signing-secret-not-for-production';
 
 const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
@@ -66,7 +61,7 @@ const BODY = {
   ping: rpc('ping'),
   initialize: rpc('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'promptgate-bench', version: '1.0.0' } }),
 };
-const BASE_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+const BASE_HEADERS = JSON_HEADERS;
 
 /** Scenarios in the order each round runs them; per scenario the targets run in the listed order. */
 const ALL_SCENARIOS = [
@@ -100,118 +95,14 @@ const SCENARIOS = (() => {
 const MEASUREMENTS_PER_ROUND = SCENARIOS.reduce((n, s) => n + s.targets.length, 0) * CONNECTIONS.length;
 const WARMUPS = new Set(SCENARIOS.flatMap((s) => s.targets.map((t) => `${t}|${s.id}`))).size;
 const ESTIMATE_S = ROUNDS * MEASUREMENTS_PER_ROUND * (SECONDS + 1.5) + WARMUPS * (WARMUP_SECONDS + 1) + COLD_STARTS * 5 + 90;
-const TIMEOUT_S = envNum('BENCH_TIMEOUT_SECONDS', Math.max(900, Math.ceil(ESTIMATE_S * 1.5)), { min: 10 });
+const TIMEOUT_S = envNum('BENCH_TIMEOUT_SECONDS', Math.max(900, Math.ceil(ESTIMATE_S * 1.5)), { min: 10, integer: false });
 
 // ---------------------------------------------------------------- lifecycle
 
-const cleanups = [];
-let shuttingDown = false;
-let currentLoad = null;
-
-/** Registers a disposer; they run in reverse order, each bounded, on every way out. */
-function onCleanup(name, fn) {
-  const entry = { name, fn };
-  cleanups.push(entry);
-  return () => {
-    const i = cleanups.indexOf(entry);
-    if (i >= 0) cleanups.splice(i, 1);
-  };
-}
-
-const withTimeout = (p, ms, what) =>
-  Promise.race([p, new Promise((_, rej) => setTimeout(() => rej(new Error(`${what}: timed out after ${ms} ms`)), ms).unref())]);
-
-async function cleanup() {
-  try {
-    currentLoad?.stop();
-  } catch {}
-  while (cleanups.length) {
-    const { name, fn } = cleanups.pop();
-    try {
-      await withTimeout(Promise.resolve().then(fn), 15_000, `cleanup ${name}`);
-    } catch (e) {
-      console.error(`bench: cleanup of ${name} failed: ${e?.message ?? e}`);
-    }
-  }
-}
-
-async function shutdown(code, reason) {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  if (reason) console.error(`\nbench: FAILED: ${reason?.stack ?? reason}`);
-  // The last resort: whatever happens in cleanup, the process ends.
-  setTimeout(() => {
-    console.error('bench: cleanup did not finish in 60 s; exiting anyway');
-    process.exit(code || 3);
-  }, 60_000).unref();
-  await cleanup();
-  process.exit(code);
-}
-
-const globalTimer = setTimeout(() => shutdown(2, new Error(`global timeout of ${TIMEOUT_S} s reached (BENCH_TIMEOUT_SECONDS)`)), TIMEOUT_S * 1000);
-process.on('SIGINT', () => shutdown(130, new Error('interrupted (SIGINT)')));
-process.on('SIGTERM', () => shutdown(143, new Error('terminated (SIGTERM)')));
-// Miniflare's own signal hook exits the process synchronously (after removing its state), so
-// whatever must not outlive us also gets a synchronous last word here.
-const exitHooks = [];
-process.on('exit', () => {
-  for (const fn of exitHooks.splice(0).reverse()) {
-    try {
-      fn();
-    } catch {}
-  }
-});
-process.on('uncaughtException', (e) => shutdown(1, e));
-process.on('unhandledRejection', (e) => shutdown(1, e));
+const h = createHarness({ name: 'bench', timeoutS: TIMEOUT_S, timeoutVar: 'BENCH_TIMEOUT_SECONDS' });
+const { log, onCleanup } = h;
 
 // ---------------------------------------------------------------- helpers
-
-const log = (...a) => console.error('bench:', ...a);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-/** Nearest-rank percentile of an ascending-sorted array. */
-const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : NaN);
-const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
-
-function exec(cmd, args, { timeoutMs, cwd = ROOT, env = process.env } = {}) {
-  return new Promise((resolvePromise, reject) => {
-    // Its own process group, so that a kill also reaches what it starts (npx -> wrangler -> esbuild).
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {}
-    };
-    const untrackCleanup = onCleanup(`${cmd} ${args[0] ?? ''}`, () => child.exitCode === null && killGroup());
-    exitHooks.push(killGroup);
-    const untrack = () => {
-      untrackCleanup();
-      exitHooks.splice(exitHooks.indexOf(killGroup) >>> 0, 1);
-    };
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      killGroup();
-      reject(new Error(`${cmd} ${args.join(' ')}: timed out after ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      untrack();
-      reject(e);
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      untrack();
-      if (code === 0) resolvePromise({ stdout, stderr });
-      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}\n${stdout}\n${stderr}`));
-    });
-  });
-}
 
 async function post(url, body, headers) {
   const t0 = performance.now();
@@ -235,20 +126,6 @@ function expectResult(r, what) {
 
 // ---------------------------------------------------------------- build
 
-async function buildGateway(tmp) {
-  const outdir = join(tmp, 'gateway');
-  const t0 = performance.now();
-  const { stdout } = await exec('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir], {
-    timeoutMs: 180_000,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  const buildMs = performance.now() - t0;
-  const scriptPath = join(outdir, 'index.js');
-  const raw = readFileSync(scriptPath);
-  const wranglerLine = /Total Upload:.*$/m.exec(stdout)?.[0]?.trim();
-  return { scriptPath, buildMs, rawBytes: raw.length, gzipBytes: gzipSync(raw).length, wranglerReports: wranglerLine ?? null };
-}
-
 async function buildCeiling(tmp) {
   // esbuild as wrangler ships it (no extra dependency).
   const esbuild = createRequire(require.resolve('wrangler/package.json'))('esbuild');
@@ -269,46 +146,17 @@ async function buildCeiling(tmp) {
 
 // ---------------------------------------------------------------- targets
 
-/**
- * wrangler.toml as wrangler reads it. In a child process: importing `wrangler` installs
- * SIGINT/SIGTERM handlers that call process.exit() before our cleanup could run.
- */
+/** wrangler.toml (lib.mjs), checked for the bindings this bench relies on. */
 async function readWranglerConfig() {
-  const script =
-    "const { unstable_readConfig } = await import('wrangler');" +
-    'const c = unstable_readConfig({ config: process.argv[1] });' +
-    'process.stdout.write(JSON.stringify({ compatibility_date: c.compatibility_date, compatibility_flags: c.compatibility_flags,' +
-    ' vars: c.vars, kv_namespaces: c.kv_namespaces, durable_objects: c.durable_objects, migrations: c.migrations }));';
-  const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script, join(ROOT, 'wrangler.toml')], { timeoutMs: 60_000 });
-  const cfg = JSON.parse(stdout);
-  const kv = cfg.kv_namespaces.map((k) => k.binding);
-  assert.ok(kv.includes('PROMPTS'), 'wrangler.toml must bind the PROMPTS KV namespace');
-  const sqliteClasses = new Set(cfg.migrations.flatMap((m) => m.new_sqlite_classes ?? []));
-  const dos = Object.fromEntries(
-    cfg.durable_objects.bindings.map((b) => [b.name, { className: b.class_name, useSQLite: sqliteClasses.has(b.class_name) }]),
-  );
-  assert.deepEqual(dos.SESSIONS, { className: 'SessionObject', useSQLite: true }, 'wrangler.toml must bind SESSIONS to the SQLite-backed SessionObject');
-  return {
-    compatibilityDate: cfg.compatibility_date,
-    compatibilityFlags: cfg.compatibility_flags ?? [],
-    vars: Object.fromEntries(Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
-    kv,
-    dos,
-  };
+  const wcfg = await readWranglerToml(h);
+  assert.ok(wcfg.kv.includes('PROMPTS'), 'wrangler.toml must bind the PROMPTS KV namespace');
+  assert.deepEqual(wcfg.dos.SESSIONS, { className: 'SessionObject', useSQLite: true }, 'wrangler.toml must bind SESSIONS to the SQLite-backed SessionObject');
+  return wcfg;
 }
 
 function gatewayOptions(build, wcfg, overrides = {}) {
   return {
-    name: 'promptgate',
-    host: '127.0.0.1',
-    port: 0,
-    modules: true,
-    scriptPath: build.scriptPath,
-    modulesRoot: dirname(build.scriptPath),
-    compatibilityDate: wcfg.compatibilityDate,
-    compatibilityFlags: wcfg.compatibilityFlags,
-    kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `bench-${b.toLowerCase()}`])),
-    durableObjects: wcfg.dos,
+    ...gatewayBaseOptions(build, wcfg, 'bench'),
     unsafeEphemeralDurableObjects: DO_STORAGE === 'memory',
     bindings: { ...wcfg.vars, SIGNING_SECRET, ...overrides },
   };
@@ -344,36 +192,7 @@ async function openSession(url) {
 }
 
 async function startPeer() {
-  const child = spawn(process.execPath, [join(BENCH_DIR, 'peer.mjs')], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-  exitHooks.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
-  onCleanup('peer', async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.stdin.end();
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000).unref())]);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const port = await withTimeout(
-    new Promise((res, rej) => {
-      let buf = '';
-      child.on('exit', (code) => rej(new Error(`peer exited early with ${code}`)));
-      child.stdout.on('data', (d) => {
-        buf += d;
-        const nl = buf.indexOf('\n');
-        if (nl >= 0) {
-          try {
-            res(JSON.parse(buf.slice(0, nl)).port);
-          } catch (e) {
-            rej(e);
-          }
-        }
-      });
-    }),
-    20_000,
-    'peer start',
-  );
-  child.stdout.resume();
+  const { child, port } = await h.startPortChild([join(BENCH_DIR, 'peer.mjs')], 'peer');
   return { url: `http://127.0.0.1:${port}/mcp`, pid: child.pid };
 }
 
@@ -442,12 +261,12 @@ async function verify(scenario, target) {
 /** One autocannon run; latencies recorded by us at sub-millisecond precision. */
 function load({ url, headers, body, expectBody }, connections, seconds) {
   return new Promise((resolveLoad, reject) => {
-    if (shuttingDown) return reject(new Error('shutting down'));
+    if (h.shuttingDown) return reject(new Error('shutting down'));
     const latencies = [];
     const instance = autocannon(
       { url, method: 'POST', headers, body, connections, duration: seconds, pipelining: 1, timeout: 10, expectBody },
       (err, result) => {
-        currentLoad = null;
+        h.currentLoad = null;
         if (err) return reject(err);
         latencies.sort((a, b) => a - b);
         resolveLoad({
@@ -465,7 +284,7 @@ function load({ url, headers, body, expectBody }, connections, seconds) {
         });
       },
     );
-    currentLoad = instance;
+    h.currentLoad = instance;
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
 }
@@ -508,7 +327,6 @@ async function coldStart(build, wcfg, i) {
 
 // ---------------------------------------------------------------- report
 
-const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 const fmtMs = (n) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 const fmtX = (n) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : 'n/a');
 const kib = (b) => `${(b / 1024).toFixed(1)} KiB`;
@@ -570,17 +388,11 @@ async function main() {
     `${ROUNDS} round(s) x ${MEASUREMENTS_PER_ROUND} measurements of ${SECONDS} s at ${CONNECTIONS.join('/')} connections; ` +
       `scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}; estimated ${Math.round(ESTIMATE_S)} s, global timeout ${TIMEOUT_S} s`,
   );
-  const tmp = mkdtempSync(join(os.tmpdir(), 'promptgate-bench-'));
-  onCleanup('temp dir', () => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }));
-  exitHooks.push(() => rmSync(tmp, { recursive: true, force: true }));
-  // Miniflare keeps its state (Durable Object SQLite files, KV) under os.tmpdir() and removes it
-  // fire-and-forget on dispose; inside our temp dir it is removed for certain.
-  process.env.TMPDIR = join(tmp, 'tmp');
-  mkdirSync(process.env.TMPDIR);
+  const tmp = h.makeTempDir('promptgate-bench-');
 
   // Build.
   log('building the gateway (wrangler deploy --dry-run) and the ceiling (esbuild)…');
-  const [wcfg, gatewayBuild, ceilingBuild] = await Promise.all([readWranglerConfig(), buildGateway(tmp), buildCeiling(tmp)]);
+  const [wcfg, gatewayBuild, ceilingBuild] = await Promise.all([readWranglerConfig(), buildGateway(h, tmp), buildCeiling(tmp)]);
   log(`gateway bundle ${kib(gatewayBuild.rawBytes)} raw, ${kib(gatewayBuild.gzipBytes)} gzip (built in ${Math.round(gatewayBuild.buildMs)} ms)`);
 
   // Cold starts, each on a fresh instance, before anything else runs.
@@ -759,10 +571,4 @@ async function main() {
   log(`wrote ${join(OUT_DIR, 'latest.json')}`);
 }
 
-main().then(
-  async () => {
-    clearTimeout(globalTimer);
-    await shutdown(0);
-  },
-  (e) => shutdown(1, e),
-);
+h.runMain(main);
