@@ -69,6 +69,7 @@ export class Catalog {
   private readonly remote = new Map<string, RemotePrompt>();
   private readonly prefixes = new Map<string, string>();
   private readonly pages = new Map<string, Promise<string>>();
+  private upstreamIdSet: ReadonlySet<string> | undefined;
 
   constructor(readonly snapshot: CatalogSnapshot) {
     this.generation = snapshot.generation;
@@ -175,8 +176,8 @@ export class Catalog {
   }
 
   /** Upstreams this generation has a listing for (healthy or stale). */
-  upstreamIds(): Set<string> {
-    return new Set(this.prefixes.values());
+  upstreamIds(): ReadonlySet<string> {
+    return (this.upstreamIdSet ??= new Set(this.prefixes.values()));
   }
 
   names(): string[] {

@@ -150,7 +150,7 @@ export function parseUpstreams(
 /** KV key of the upstream list set through the admin API; it overrides the UPSTREAMS var. */
 export const UPSTREAMS_KEY = 'config/upstreams';
 const REREAD_MS = 5_000;
-const cached = new WeakMap<object, { raw: string; list: UpstreamConfig[]; readAt: number }>();
+const cached = new WeakMap<object, { raw: string; list: UpstreamConfig[]; readAt: number; refreshing: boolean }>();
 
 function parseFor(env: Env, raw: string): UpstreamConfig[] {
   const cfg = configOf(env);
@@ -164,18 +164,31 @@ export function validateUpstreams(env: Env, raw: string): UpstreamConfig[] {
 
 /**
  * The upstreams in force: the admin-set list in KV when there is one,
- * otherwise the UPSTREAMS var. Re-read at most every 5 s per isolate (or now,
- * with `fresh`: writers and listings use that; per-request routing does not). A bad
+ * otherwise the UPSTREAMS var. Re-read in the background at most every 5 s per
+ * isolate (or now, with `fresh`: writers and refreshes use that; the request
+ * path does not, and never waits on it once the isolate has a copy). A bad
  * stored list cannot happen (the admin API validates before storing); a bad
  * var fails loudly.
  */
 export async function upstreamConfigs(env: Env, fresh = false): Promise<UpstreamConfig[]> {
   const hit = cached.get(env);
-  if (!fresh && hit && Date.now() - hit.readAt < REREAD_MS) return hit.list;
+  if (!fresh && hit) {
+    // Stale-while-revalidate: the request path never waits on this read once the isolate has a copy.
+    if (Date.now() - hit.readAt >= REREAD_MS && !hit.refreshing) {
+      hit.refreshing = true;
+      void load(env).finally(() => (hit.refreshing = false));
+    }
+    return hit.list;
+  }
+  return load(env);
+}
+
+async function load(env: Env): Promise<UpstreamConfig[]> {
   const stored = await env.PROMPTS.get(UPSTREAMS_KEY);
   const raw = stored ?? configOf(env).upstreamsJson;
+  const hit = cached.get(env);
   const list = hit && hit.raw === raw ? hit.list : parseFor(env, raw);
-  cached.set(env, { raw, list, readAt: Date.now() });
+  cached.set(env, { raw, list, readAt: Date.now(), refreshing: false });
   return list;
 }
 
