@@ -4,7 +4,7 @@
  */
 import { Hono } from 'hono';
 import { ConfigError } from '../lib/config.js';
-import { errorMessage, ErrorCode, HttpError } from '../rpc/errors.js';
+import { errorJson, ErrorCode, HttpError } from '../rpc/errors.js';
 import type { AppEnv } from './guards.js';
 import { admin, AdminError } from './admin.js';
 import { mcp } from './mcp.js';
@@ -25,16 +25,15 @@ app.onError((err, c) => {
     const error = err.issues === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, issues: err.issues };
     return c.json({ error }, err.status);
   }
+  let http: HttpError;
   if (err instanceof HttpError) {
+    http = err;
     if (err.status >= 500) console.error(JSON.stringify({ msg: 'request failed', status: err.status, code: err.code, error: err.message }));
     else console.warn(JSON.stringify({ msg: 'request rejected', status: err.status, code: err.code, error: err.message, method: c.req.method }));
-    return new Response(JSON.stringify(errorMessage(err.id, err)), {
-      status: err.status,
-      headers: { 'content-type': 'application/json', ...err.headers },
-    });
+  } else {
+    const misconfigured = err instanceof ConfigError;
+    console.error(JSON.stringify({ msg: misconfigured ? 'configuration error' : 'unhandled error', path: c.req.path, error: String(err), stack: err.stack }));
+    http = new HttpError(500, ErrorCode.InternalError, misconfigured ? 'Server misconfigured; see logs' : 'Internal error');
   }
-  const misconfigured = err instanceof ConfigError;
-  console.error(JSON.stringify({ msg: misconfigured ? 'configuration error' : 'unhandled error', path: c.req.path, error: String(err), stack: err.stack }));
-  const wrapped = new HttpError(500, ErrorCode.InternalError, misconfigured ? 'Server misconfigured; see logs' : 'Internal error');
-  return new Response(JSON.stringify(errorMessage(undefined, wrapped)), { status: 500, headers: { 'content-type': 'application/json' } });
+  return new Response(errorJson(http.id, http), { status: http.status, headers: { 'content-type': 'application/json', ...http.headers } });
 });

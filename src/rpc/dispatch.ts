@@ -5,7 +5,7 @@
  */
 import { LookupError } from '../catalog/errors.js';
 import type { CallContext, Handler } from './context.js';
-import { errorMessage, ErrorCode, RpcError, toRpcError } from './errors.js';
+import { errorJson, ErrorCode, RpcError, toRpcError } from './errors.js';
 import { resultMessage, type Message } from './envelope.js';
 import { complete } from './methods/completion.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
@@ -28,10 +28,10 @@ function asRpcError(e: unknown, method: string): RpcError {
 /** Runs one request and returns its JSON-RPC reply as a string. */
 export async function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext): Promise<string> {
   const handler = Object.hasOwn(METHODS, msg.method) ? METHODS[msg.method] : undefined;
-  if (!handler) return JSON.stringify(errorMessage(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`)));
+  if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
   try {
     return resultMessage(msg.id, await handler(msg.params, ctx));
   } catch (e) {
-    return JSON.stringify(errorMessage(msg.id, asRpcError(e, msg.method)));
+    return errorJson(msg.id, asRpcError(e, msg.method));
   }
 }

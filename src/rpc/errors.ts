@@ -59,6 +59,11 @@ export function errorMessage(id: RequestId | undefined, err: RpcError): ErrorMes
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }
 
+/** The serialized error reply: the form every JSON-RPC error body takes on the wire. */
+export function errorJson(id: RequestId | undefined, err: RpcError): string {
+  return JSON.stringify(errorMessage(id, err));
+}
+
 /** Maps anything thrown while answering a message to a JSON-RPC error, hiding internals. */
 export function toRpcError(e: unknown): RpcError {
   if (e instanceof RpcError) return e;

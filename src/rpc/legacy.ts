@@ -13,7 +13,7 @@ import { openLegacyStream } from '../session/stream.js';
 import type { CallContext } from './context.js';
 import { call } from './dispatch.js';
 import { readMessage, resultMessage, type Message } from './envelope.js';
-import { errorMessage, ErrorCode, HttpError, RpcError } from './errors.js';
+import { errorJson, ErrorCode, HttpError, RpcError } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
 
 export interface Transport {
@@ -65,7 +65,7 @@ async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' 
   try {
     init = readInitialize(msg.params);
   } catch (e) {
-    return json(JSON.stringify(errorMessage(msg.id, e as RpcError)));
+    return json(errorJson(msg.id, e as RpcError));
   }
   const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs });
   return json(resultMessage(msg.id, initializeResult(init.version)), { ...JSON_HEADERS, [SESSION_HEADER]: sessionId });
@@ -86,7 +86,7 @@ async function batch(t: Transport, items: unknown[]): Promise<Response> {
         msg = readMessage(item);
       } catch (e) {
         const err = e as HttpError;
-        return JSON.stringify(errorMessage(err.id, err));
+        return errorJson(err.id, err);
       }
       return msg.kind === 'request' ? call(msg, ctx) : null;
     }),
