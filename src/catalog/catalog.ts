@@ -7,8 +7,9 @@
  * warm `prompts/list` is a map lookup plus an id splice.
  */
 import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
-import { featuresOf, type LegacyVersion } from '../lib/versions.js';
+import { featuresOf, type ProtocolVersion } from '../lib/versions.js';
 import { completeValues, type Completion } from './complete.js';
+import { narrowHints, UNCACHEABLE, type CacheHints } from './hints.js';
 import { mintCursor, readCursor } from './cursor.js';
 import { LookupError } from './errors.js';
 import { describePrompt, describeRemote, shapeContent } from './shape.js';
@@ -71,7 +72,17 @@ export class Catalog {
   private readonly pages = new Map<string, Promise<string>>();
   private upstreamIdSet: ReadonlySet<string> | undefined;
 
-  constructor(readonly snapshot: CatalogSnapshot) {
+  private hintMemo: { ttlMs: number; hints: CacheHints } | undefined;
+
+  /**
+   * @param provisional a merge made in this isolate ahead of the writer (cold
+   * upstream path): it shares its base's generation, so its pages must never
+   * be stored anywhere keyed by generation.
+   */
+  constructor(
+    readonly snapshot: CatalogSnapshot,
+    readonly provisional = false,
+  ) {
     this.generation = snapshot.generation;
     const published = (name: string) => (snapshot.localPrefix ? `${snapshot.localPrefix}${snapshot.separator ?? '.'}${name}` : name);
     const entries: Entry[] = snapshot.prompts.map((record) => ({
@@ -118,7 +129,7 @@ export class Catalog {
    * The `prompts/list` result for one page, as a JSON string. Cached per
    * (revision, offset, page size) for the life of this generation.
    */
-  async listPage(version: LegacyVersion, cursor: unknown, pageSize: number, secret: string): Promise<string> {
+  async listPage(version: ProtocolVersion, cursor: unknown, pageSize: number, secret: string): Promise<string> {
     const offset = cursor === undefined ? 0 : await readCursor(secret, cursor, this.generation);
     if (offset > this.size) throw new LookupError('invalid_cursor', 'Invalid cursor');
     const key = `${version}|${offset}|${pageSize}`;
@@ -131,7 +142,7 @@ export class Catalog {
     return page;
   }
 
-  private async buildPage(version: LegacyVersion, offset: number, pageSize: number, secret: string): Promise<string> {
+  private async buildPage(version: ProtocolVersion, offset: number, pageSize: number, secret: string): Promise<string> {
     const f = featuresOf(version);
     const prompts = this.sorted
       .slice(offset, offset + pageSize)
@@ -142,7 +153,25 @@ export class Catalog {
     return JSON.stringify(result);
   }
 
-  get(name: unknown, args: unknown, version: LegacyVersion): GetPromptResult {
+  /** The hints every list page of this generation carries: the configured TTL, narrowed by the upstreams'. */
+  cacheHints(ttlMs: number): CacheHints {
+    if (this.hintMemo?.ttlMs !== ttlMs) {
+      const base: CacheHints = ttlMs > 0 ? { ttlMs, cacheScope: 'public' } : UNCACHEABLE;
+      this.hintMemo = { ttlMs, hints: narrowHints(base, (this.snapshot.upstreams ?? []).map((u) => u.hints)) };
+    }
+    return this.hintMemo.hints;
+  }
+
+  /** One prompt's listing entry (what prompts/list shows for it), or undefined. */
+  describe(name: string, version: ProtocolVersion): Record<string, unknown> | undefined {
+    const f = featuresOf(version);
+    const local = this.byName.get(name);
+    if (local) return { ...describePrompt(local.record, f), name };
+    const remote = this.remote.get(name);
+    return remote ? (describeRemote(remote.prompt, remote.stale, f) as Record<string, unknown>) : undefined;
+  }
+
+  get(name: unknown, args: unknown, version: ProtocolVersion): GetPromptResult {
     const p = this.lookup(name);
     if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
       throw new LookupError('invalid_argument', 'arguments must be an object of strings');

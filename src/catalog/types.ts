@@ -6,6 +6,7 @@
  * messages. A snapshot is the whole published catalog at one generation.
  */
 import type { ContentBlock, Icon, PromptArgument } from '@modelcontextprotocol/sdk/types.js';
+import type { CacheHints } from './hints.js';
 
 /** The SDK's zod-derived PromptArgument lacks the spec's BaseMetadata `title` (2025-06-18+). */
 export type SpecPromptArgument = PromptArgument & { title?: string };
@@ -50,6 +51,8 @@ export interface UpstreamState {
   /** Digest of the listing itself; a change of anything else (health) is not a list change. */
   digest: string;
   ok: boolean;
+  /** The upstream's own `ttlMs`/`cacheScope` on its last listing (modern upstreams only). */
+  hints?: CacheHints;
   lastSuccess: string | null;
   lastError: string | null;
 }

@@ -15,6 +15,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import { publishChange } from '../session/feed.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
+import type { CacheHints } from './hints.js';
+import type { ListReport } from './upstreams/object.js';
 import { readGeneration, writeSnapshot } from './store.js';
 import type { CatalogSnapshot, Issue, PromptRecord, UpstreamPrompt, UpstreamState } from './types.js';
 import { configOf } from '../lib/config.js';
@@ -82,7 +84,7 @@ export class CatalogWriter extends DurableObject<Env> {
    * digest differs; a failure keeps the last good listing, marked stale, and
    * a stale/recovered flip makes a new generation without notifying anyone.
    */
-  async upstreamsReported(reports: { id: string; prefix: string; prompts?: UpstreamPrompt[]; error?: string }[]): Promise<{ changed: boolean; snapshot?: CatalogSnapshot }> {
+  async upstreamsReported(reports: ListReport[]): Promise<{ changed: boolean; snapshot?: CatalogSnapshot }> {
     return this.mutate(async () => {
       let changed = false;
       let flipped = false;
@@ -92,8 +94,11 @@ export class CatalogWriter extends DurableObject<Env> {
         if (r.prompts) {
           const digest = await sha256(canonical(r.prompts));
           changed ||= prev?.digest !== digest || prev?.prefix !== r.prefix;
-          flipped ||= prev?.ok === false;
-          this.saveUpstream({ id: r.id, prefix: r.prefix, prompts: r.prompts, digest, ok: true, lastSuccess: stamp, lastError: prev?.lastError ?? null });
+          // New hints are not a list change, but the next snapshot must carry them (a scope may narrow).
+          flipped ||= prev?.ok === false || !sameHints(prev?.hints, r.hints);
+          const state: UpstreamState = { id: r.id, prefix: r.prefix, prompts: r.prompts, digest, ok: true, lastSuccess: stamp, lastError: prev?.lastError ?? null };
+          if (r.hints) state.hints = r.hints;
+          this.saveUpstream(state);
         } else {
           flipped ||= prev?.ok !== false;
           this.saveUpstream({ id: r.id, prefix: r.prefix, prompts: prev?.prompts ?? [], digest: prev?.digest ?? '', ok: false, lastSuccess: prev?.lastSuccess ?? null, lastError: r.error ?? 'unknown error' });
@@ -307,6 +312,8 @@ export type WriterApi = Pick<
 export function catalogWriter(env: Env): WriterApi {
   return env.CATALOG.get(env.CATALOG.idFromName('catalog')) as unknown as WriterApi;
 }
+
+const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) => a?.ttlMs === b?.ttlMs && a?.cacheScope === b?.cacheScope;
 
 async function sha256(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));

@@ -26,6 +26,10 @@ export interface Config {
   readonly upstreamsJson: string;
   readonly allowHttpLoopback: boolean;
   readonly upstreamPollMs: number;
+  /** `ttlMs` of list and discover results (before upstream hints narrow it); 0 = do not cache. */
+  readonly listTtlMs: number;
+  /** A `subscriptions/listen` stream ends gracefully after this long; the client re-listens. */
+  readonly listenMaxMs: number;
   /** Undefined when the secret is unset; the MCP route then answers 500 with a clear log line. */
   readonly signingSecret: string | undefined;
 }
@@ -100,6 +104,8 @@ export function configOf(env: Env): Config {
     upstreamsJson: typeof vars.UPSTREAMS === 'string' ? vars.UPSTREAMS : '',
     allowHttpLoopback: vars.UPSTREAM_ALLOW_HTTP_LOOPBACK === 'true',
     upstreamPollMs: int(vars, 'UPSTREAM_POLL_MS', 60_000, 1_000, 86_400_000),
+    listTtlMs: int(vars, 'LIST_TTL_MS', 60_000, 0, 86_400_000),
+    listenMaxMs: int(vars, 'LISTEN_MAX_MS', 3_600_000, 100, 86_400_000),
     signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
   };
   cache.set(env, c);

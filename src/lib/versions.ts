@@ -12,8 +12,24 @@ export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
 
 export const LATEST_LEGACY: LegacyVersion = '2025-11-25';
 
-/** The body `_meta` key that marks a modern-era (2026-07-28) request. */
+/** Modern (stateless, per-request `_meta`) revisions, newest first. */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+export type ModernVersion = (typeof MODERN_VERSIONS)[number];
+export type ProtocolVersion = LegacyVersion | ModernVersion;
+
+/** Every revision served at /mcp, newest first (what -32022 errors offer). */
+export const SUPPORTED_VERSIONS: readonly ProtocolVersion[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
+
+/** Reserved `_meta` keys of the modern envelope (spec 2026-07-28, basic/index). */
 export const MODERN_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+export const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+export const CLIENT_INFO_META = 'io.modelcontextprotocol/clientInfo';
+export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
+export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
+
+export function isModernVersion(v: unknown): v is ModernVersion {
+  return typeof v === 'string' && (MODERN_VERSIONS as readonly string[]).includes(v);
+}
 
 export function isLegacyVersion(v: unknown): v is LegacyVersion {
   return typeof v === 'string' && (LEGACY_VERSIONS as readonly string[]).includes(v);
@@ -38,13 +54,14 @@ export interface Features {
   readonly priming: boolean;
 }
 
-const FEATURES: Record<LegacyVersion, Features> = {
+const FEATURES: Record<ProtocolVersion, Features> = {
+  '2026-07-28': { titles: true, icons: true, resourceLinks: true, batches: false, priming: false },
   '2025-11-25': { titles: true, icons: true, resourceLinks: true, batches: false, priming: true },
   '2025-06-18': { titles: true, icons: false, resourceLinks: true, batches: false, priming: false },
   '2025-03-26': { titles: false, icons: false, resourceLinks: false, batches: true, priming: false },
 };
 
-export function featuresOf(v: LegacyVersion): Features {
+export function featuresOf(v: ProtocolVersion): Features {
   return FEATURES[v];
 }
 

@@ -28,7 +28,7 @@ const corsForMcp = cors({
   // Only reached for origins already checked below.
   origin: (origin) => origin,
   allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'],
+  allowHeaders: ['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'],
   exposeHeaders: ['mcp-session-id', 'mcp-protocol-version'],
   maxAge: 86400,
 });

@@ -1,13 +1,17 @@
 /**
- * /mcp: the one MCP endpoint. Thin on purpose: it runs the HTTP guards,
- * reads the body, decides the era and hands over to that era's entry.
+ * /mcp: the one MCP endpoint for both eras. Thin on purpose: it runs the
+ * HTTP guards, reads the body, decides the era from the body (spec
+ * 2026-07-28 §6) and hands over to that era's entry. GET and DELETE exist
+ * only in the legacy era.
  */
 import { Hono } from 'hono';
 import { configOf } from '../lib/config.js';
 import { eraOf } from '../rpc/era.js';
 import { parseBody } from '../rpc/envelope.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
-import { legacyDelete, legacyGet, legacyPost, SESSION_HEADER, type Transport } from '../rpc/legacy.js';
+import type { Transport } from '../rpc/context.js';
+import { legacyDelete, legacyGet, legacyPost, SESSION_HEADER } from '../rpc/legacy.js';
+import { modernPost } from '../rpc/modern.js';
 import { browserGuard, checkPostHeaders, limitBody, mediaTypes, type AppEnv } from './guards.js';
 import type { Context } from 'hono';
 
@@ -28,20 +32,14 @@ function transport(c: Context<AppEnv>): Transport {
     waitUntil: (p) => c.executionCtx.waitUntil(p),
     sessionId: c.req.header(SESSION_HEADER),
     protocolVersion: c.req.header('mcp-protocol-version'),
+    header: (name) => c.req.header(name),
   };
 }
 
 mcp.post('/', checkPostHeaders, limitBody, async (c) => {
   const t = transport(c);
   const body = parseBody(await c.req.text());
-  if (eraOf(body) === 'modern') {
-    // Until the modern entry exists, answer as a legacy-only server would: a 400 whose
-    // code is not a modern one (-32020..-32022), so dual-era clients fall back to initialize.
-    throw new HttpError(400, ErrorCode.Transport, 'Bad Request: protocol 2026-07-28 is not served here yet; use initialize', {
-      supported: ['2025-11-25', '2025-06-18', '2025-03-26'],
-    });
-  }
-  return legacyPost(t, body);
+  return eraOf(body) === 'modern' ? modernPost(t, body) : legacyPost(t, body);
 });
 
 mcp.get('/', (c) => {

@@ -1,23 +1,36 @@
 /**
- * Method table and the per-message call: params in, result or JSON-RPC
- * error out. Era-independent: the legacy entry (and later the modern one)
- * decides transport concerns, this decides what a method means.
+ * Method tables and the per-message call: params in, result or JSON-RPC
+ * error out. The era entries decide transport concerns; this decides what
+ * a method means, which methods each era has, and the modern result shape
+ * (`resultType` and serverInfo in `_meta` on every result).
  */
 import { LookupError } from '../catalog/errors.js';
+import { SERVER_INFO_META } from '../lib/versions.js';
 import type { CallContext, Handler } from './context.js';
+import type { Era } from './era.js';
 import { errorJson, ErrorCode, RpcError, toRpcError } from './errors.js';
-import { resultMessage, type Message } from './envelope.js';
+import { RawJson, resultMessage, type Message } from './envelope.js';
 import { complete } from './methods/completion.js';
+import { discover } from './methods/discover.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { ping, setLevel } from './methods/utility.js';
+import { serverInfo } from './server-info.js';
 
-const METHODS: Record<string, Handler> = {
-  ping,
+const SHARED: Record<string, Handler> = {
   'prompts/list': listPrompts,
   'prompts/get': getPrompt,
   'completion/complete': complete,
-  'logging/setLevel': setLevel,
 };
+
+/** 2026-07-28 removed ping and logging/setLevel, and added server/discover (subscriptions/listen is a stream: modern.ts). */
+const METHODS: Record<Era, Record<string, Handler>> = {
+  legacy: { ...SHARED, ping, 'logging/setLevel': setLevel },
+  modern: { ...SHARED, 'server/discover': discover },
+};
+
+export function hasMethod(era: Era, method: string): boolean {
+  return Object.hasOwn(METHODS[era], method);
+}
 
 function asRpcError(e: unknown, method: string): RpcError {
   if (e instanceof LookupError) return new RpcError(ErrorCode.InvalidParams, e.message, e.detail);
@@ -25,12 +38,29 @@ function asRpcError(e: unknown, method: string): RpcError {
   return toRpcError(e);
 }
 
+/**
+ * A modern result: `resultType` first, serverInfo merged into `_meta`.
+ * Pre-serialized pages are spliced rather than re-parsed.
+ */
+function modernResult(result: unknown, ctx: CallContext): unknown {
+  const info = serverInfo(ctx.version);
+  if (result instanceof RawJson) {
+    const meta = JSON.stringify({ [SERVER_INFO_META]: info });
+    return new RawJson(`{"resultType":"complete","_meta":${meta}${result.json.length > 2 ? `,${result.json.slice(1)}` : '}'}`);
+  }
+  const r = (result ?? {}) as Record<string, unknown>;
+  const meta = typeof r._meta === 'object' && r._meta !== null ? (r._meta as Record<string, unknown>) : {};
+  return { resultType: typeof r.resultType === 'string' ? r.resultType : 'complete', ...r, _meta: { ...meta, [SERVER_INFO_META]: info } };
+}
+
 /** Runs one request and returns its JSON-RPC reply as a string. */
 export async function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext): Promise<string> {
-  const handler = Object.hasOwn(METHODS, msg.method) ? METHODS[msg.method] : undefined;
+  const table = METHODS[ctx.era];
+  const handler = Object.hasOwn(table, msg.method) ? table[msg.method] : undefined;
   if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
   try {
-    return resultMessage(msg.id, await handler(msg.params, ctx));
+    const result = await handler(msg.params, ctx);
+    return resultMessage(msg.id, ctx.era === 'modern' ? modernResult(result, ctx) : result);
   } catch (e) {
     return errorJson(msg.id, asRpcError(e, msg.method));
   }

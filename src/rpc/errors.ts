@@ -20,6 +20,12 @@ export const ErrorCode = {
   Transport: -32000,
   /** Unknown or ended session (SDK convention). */
   SessionNotFound: -32001,
+  /** Modern era only: a standard header disagrees with the body, or is missing (400). */
+  HeaderMismatch: -32020,
+  /** Modern era only: the request lacks a client capability the method needs (400). */
+  MissingRequiredClientCapability: -32021,
+  /** Modern era only: the body names a revision this server does not serve (400). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 export class RpcError extends Error {

@@ -2,28 +2,17 @@
  * The legacy-era entry (2025-11-25 back to 2025-03-26): sessions, batches,
  * and the HTTP statuses the Streamable HTTP transport assigns to each case.
  *
- * The modern era will get its own entry beside this one; both share
+ * The modern era has its own entry beside this one (modern.ts); both share
  * `dispatch.ts` for what methods mean.
  */
-import { currentCatalog } from '../catalog/store.js';
-import type { Config } from '../lib/config.js';
 import { featuresOf, isLegacyVersion, LEGACY_VERSIONS, type LegacyVersion } from '../lib/versions.js';
 import { checkSession, createSession, endSession, sessionStub } from '../session/sessions.js';
 import { openLegacyStream } from '../session/stream.js';
-import type { CallContext } from './context.js';
+import { callContext, type Transport } from './context.js';
 import { call } from './dispatch.js';
 import { readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, RpcError } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
-
-export interface Transport {
-  readonly env: Env;
-  readonly cfg: Config;
-  readonly secret: string;
-  readonly waitUntil: (p: Promise<unknown>) => void;
-  readonly sessionId: string | undefined;
-  readonly protocolVersion: string | undefined;
-}
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 export const SESSION_HEADER = 'mcp-session-id';
@@ -47,18 +36,6 @@ async function requireSession(t: Transport): Promise<LegacyVersion> {
   return version;
 }
 
-function context(t: Transport, version: LegacyVersion, sessionId: string): CallContext {
-  return {
-    env: t.env,
-    cfg: t.cfg,
-    secret: t.secret,
-    version,
-    sessionId,
-    waitUntil: t.waitUntil,
-    catalog: () => currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil),
-  };
-}
-
 async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' }>): Promise<Response> {
   if (t.sessionId) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', undefined, {}, msg.id);
   let init;
@@ -78,7 +55,7 @@ async function batch(t: Transport, items: unknown[]): Promise<Response> {
   const version = await requireSession(t);
   if (!featuresOf(version).batches)
     throw new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of protocol ${version}`);
-  const ctx = context(t, version, t.sessionId!);
+  const ctx = callContext(t, 'legacy', version, t.sessionId!);
   const replies = await Promise.all(
     items.map(async (item) => {
       let msg: Message;
@@ -102,7 +79,7 @@ export async function legacyPost(t: Transport, body: unknown): Promise<Response>
   if (msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg);
   const version = await requireSession(t);
   if (msg.kind !== 'request') return accepted();
-  return json(await call(msg, context(t, version, t.sessionId!)));
+  return json(await call(msg, callContext(t, 'legacy', version, t.sessionId!)));
 }
 
 export async function legacyDelete(t: Transport): Promise<Response> {

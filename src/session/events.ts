@@ -3,7 +3,7 @@
  * that holds a client's stream.
  *
  * Events, not wire frames: a Durable Object never builds SSE or JSON-RPC.
- * Each stream kind (a legacy GET stream, later a modern listen stream)
+ * Each stream kind (a legacy GET stream, a modern listen stream)
  * turns an event into its own frame in the Worker.
  */
 
@@ -30,3 +30,10 @@ export function parseEventId(id: string): { key: string; seq: number } | null {
   const m = /^([A-Za-z0-9_-]{1,32})\.(\d{1,12})$/.exec(id);
   return m ? { key: m[1]!, seq: Number(m[2]) } : null;
 }
+
+/**
+ * Messages a registry shard sends to the Worker holding a modern listen
+ * stream. Listeners have no ids and no replay: `open` names the newest
+ * generation the shard announced, which is all a reconnect needs.
+ */
+export type ListenerFrame = { t: 'open'; generation: number } | { t: 'event'; event: CatalogEvent };

@@ -30,7 +30,7 @@ export class ChangeFeed extends DurableObject<Env> {
     const started = Date.now();
     const shards = shardCount(this.env);
     const results = await Promise.allSettled(Array.from({ length: shards }, (_, i) => shardStub(this.env, i).deliver(event)));
-    const total: DeliveryReport = { members: 0, delivered: 0, dropped: 0, failed: 0 };
+    const total: DeliveryReport = { listeners: 0, members: 0, delivered: 0, dropped: 0, failed: 0 };
     let shardFailures = 0;
     for (const r of results) {
       if (r.status === 'rejected') shardFailures += 1;

@@ -1,16 +1,23 @@
 /**
- * RegistryShard: which live sessions hold a standalone stream, sharded by a
- * hash of the session id, so one catalog change fans out shard by shard in
- * parallel and no single object has to call every session.
+ * RegistryShard: who is listening, sharded so one catalog change fans out
+ * shard by shard in parallel and no single object has to reach everyone.
  *
- * Members live in the shard's SQLite storage. A session joins when it first
- * opens a stream and leaves when it ends (DELETE or expiry); a member whose
- * session is gone by the time a change arrives is dropped then, so the
- * registry heals itself even if a removal was lost.
+ * Two kinds of member, one delivery:
+ * - legacy sessions with a standalone stream, by a hash of the session id,
+ *   kept in SQLite and called through their own session objects (which own
+ *   event ids and replay); a member whose session is gone is dropped then,
+ *   so the registry heals itself even if a removal was lost;
+ * - modern listen streams, held directly as hibernatable WebSockets from the
+ *   Workers serving them (a random shard each); no per-listener state, since
+ *   2026-07-28 has no resume. Idle listeners cost nothing: the shard sleeps.
+ *
+ * The shard remembers the newest generation it announced, so a retried
+ * fan-out never repeats a notification to listeners, and a reconnecting
+ * listener learns whether it missed one.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
-import type { CatalogEvent } from './events.js';
+import type { CatalogEvent, ListenerFrame } from './events.js';
 import { sessionStub } from './sessions.js';
 
 /** The shard count may grow between deploys but must not shrink (members of dropped shards would be missed). */
@@ -36,10 +43,14 @@ export function shardFor(env: Env, sessionId: string): DurableObjectStub<Registr
   return shardStub(env, shardIndex(sessionId, shardCount(env)));
 }
 
+const LISTENER = 'listener';
+
 /** Calls into session objects run this many at a time per shard. */
 const DELIVERY_CONCURRENCY = 200;
 
 export interface DeliveryReport {
+  /** Modern listen streams told (0 on a retried generation). */
+  listeners: number;
   members: number;
   delivered: number;
   dropped: number;
@@ -50,6 +61,45 @@ export class RegistryShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS members (session TEXT PRIMARY KEY, joined_at INTEGER NOT NULL)');
+    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS announced (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)');
+  }
+
+  private announced(): number {
+    return this.ctx.storage.sql.exec<{ generation: number }>('SELECT generation FROM announced').toArray()[0]?.generation ?? 0;
+  }
+
+  /** A modern listen stream's socket (the Worker holds the client's SSE response). */
+  override async fetch(req: Request): Promise<Response> {
+    if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.ctx.acceptWebSocket(server, [LISTENER]);
+    this.sendTo(server, { t: 'open', generation: this.announced() });
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, 'closed');
+    } catch {
+      // Already closed.
+    }
+  }
+
+  private sendTo(ws: WebSocket, frame: ListenerFrame): void {
+    try {
+      ws.send(JSON.stringify(frame));
+    } catch {
+      // A closing socket; its Worker reconnects and learns the generation from `open`.
+    }
+  }
+
+  /** Tells every listener, and returns how many; none when this generation was already announced (a retried fan-out). */
+  private announce(event: CatalogEvent): number {
+    if (event.generation <= this.announced()) return 0;
+    this.ctx.storage.sql.exec('INSERT OR REPLACE INTO announced (id, generation) VALUES (0, ?)', event.generation);
+    const listeners = this.ctx.getWebSockets(LISTENER);
+    for (const ws of listeners) this.sendTo(ws, { t: 'event', event });
+    return listeners.length;
   }
 
   async add(sessionId: string): Promise<void> {
@@ -70,8 +120,9 @@ export class RegistryShard extends DurableObject<Env> {
    * generation they already have, so a retry never duplicates a notification.
    */
   async deliver(event: CatalogEvent): Promise<DeliveryReport> {
+    const listeners = this.announce(event);
     const ids = await this.members();
-    const report: DeliveryReport = { members: ids.length, delivered: 0, dropped: 0, failed: 0 };
+    const report: DeliveryReport = { listeners, members: ids.length, delivered: 0, dropped: 0, failed: 0 };
     for (let i = 0; i < ids.length; i += DELIVERY_CONCURRENCY) {
       const batch = ids.slice(i, i + DELIVERY_CONCURRENCY);
       const results = await Promise.allSettled(batch.map((id) => sessionStub(this.env, id).deliver(event)));

@@ -139,14 +139,6 @@ describe('protocol version and origin', () => {
     const err = await expectError(await post(request('ping'), { session: s.id, version: '1999-01-01' }), 400, -32000);
     expect(err.data.supported).toContain('2025-11-25');
   });
-  it('a modern-era request gets a 400 whose code is not a modern one', async () => {
-    const res = await post(
-      request('server/discover', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } }),
-      { version: '2026-07-28', headers: { 'mcp-method': 'server/discover' } },
-    );
-    const err = await expectError(res, 400, -32000);
-    expect([-32020, -32021, -32022, -32602]).not.toContain(err.code);
-  });
   it('403 for a disallowed Origin; allowed origins and no Origin pass', async () => {
     const body = request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
     await expectError(await post(body, { headers: { origin: 'https://evil.example' } }), 403, -32000);

@@ -16,6 +16,7 @@
  * the downstream client's (no credential passthrough).
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { readSse, type UpstreamEvent } from './sse-reader.js';
 
 export type Era = 'modern' | 'legacy' | 'sse';
@@ -94,14 +95,24 @@ export class UpstreamClient {
 
   /** Every prompt, following nextCursor (bounded, so a looping upstream cannot hang us). */
   async listPrompts(maxPages = 100): Promise<Json[]> {
+    return (await this.listing(maxPages)).prompts;
+  }
+
+  /** Every prompt, plus the cache hints of the pages (modern upstreams; each page narrows them). */
+  async listing(maxPages = 100): Promise<{ prompts: Json[]; hints?: CacheHints }> {
     const all: Json[] = [];
+    const pageHints: (CacheHints | undefined)[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < maxPages; page++) {
       const r = await this.request('prompts/list', cursor ? { cursor } : {});
       if (!Array.isArray(r.prompts)) throw new UpstreamError('protocol', 'prompts/list result has no prompts array');
       all.push(...(r.prompts as Json[]));
+      pageHints.push(readHints(r));
       cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
-      if (!cursor) return all;
+      if (!cursor) {
+        const first = pageHints.find((h) => h !== undefined);
+        return first ? { prompts: all, hints: narrowHints(first, pageHints) } : { prompts: all };
+      }
     }
     throw new UpstreamError('protocol', `prompts/list did not end within ${maxPages} pages`);
   }

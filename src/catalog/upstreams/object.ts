@@ -19,6 +19,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
 import type { CatalogSnapshot, UpstreamPrompt } from '../types.js';
 import { Catalog } from '../catalog.js';
+import type { CacheHints } from '../hints.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter } from '../writer.js';
 import { UpstreamClient, UpstreamError } from './client.js';
@@ -30,7 +31,16 @@ export interface ListReport {
   id: string;
   prefix: string;
   prompts?: UpstreamPrompt[];
+  /** The upstream's cache hints on that listing, when it sent any. */
+  hints?: CacheHints;
   error?: string;
+}
+
+/** A listing as reported: sanitized prompts, and the hints when there were some. */
+function reported(u: UpstreamConfig, separator: string, listing: { prompts: Record<string, unknown>[]; hints?: CacheHints }): ListReport {
+  const r: ListReport = { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, listing.prompts) };
+  if (listing.hints) r.hints = listing.hints;
+  return r;
 }
 
 export interface RefreshResult {
@@ -94,15 +104,15 @@ export class UpstreamObject extends DurableObject<Env> {
     if (!u) return { id, prefix: id, error: 'not configured or disabled' };
     const cfg = configOf(this.env);
     const open = this.breakerOpen();
-    const listing = open ? null : this.clientFor(u).listPrompts();
+    const listing = open ? null : this.clientFor(u).listing();
     await this.ctx.storage.put('id', id);
     await this.ctx.storage.setAlarm(Date.now() + cfg.upstreamPollMs);
     if (!listing) return { id, prefix: u.prefix, error: open! };
     try {
-      const prompts = sanitizeListing(u, cfg.separator, await listing);
+      const report = reported(u, cfg.separator, await listing);
       this.record(true);
       this.follow(u);
-      return { id, prefix: u.prefix, prompts };
+      return report;
     } catch (e) {
       this.record(false);
       this.client = undefined;
@@ -218,7 +228,7 @@ export async function listMissing(env: Env, catalog: Catalog, pageSize: number, 
       const client = new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: CLIENT_INFO });
       clients.push(client);
       try {
-        return { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, await client.listPrompts()) };
+        return reported(u, separator, await client.listing());
       } catch (e) {
         return { id: u.id, prefix: u.prefix, error: e instanceof UpstreamError ? `${e.kind}: ${e.message}` : String(e) };
       }
@@ -239,13 +249,16 @@ export async function listMissing(env: Env, catalog: Catalog, pageSize: number, 
     return catalog;
   }
   const stamp = new Date().toISOString();
-  const merged = new Catalog({
-    ...catalog.snapshot,
-    upstreams: [
-      ...(catalog.snapshot.upstreams ?? []),
-      ...fresh.map((r) => ({ id: r.id, prefix: r.prefix, prompts: r.prompts!, digest: '', ok: true, lastSuccess: stamp, lastError: null })),
-    ],
-  });
+  const merged = new Catalog(
+    {
+      ...catalog.snapshot,
+      upstreams: [
+        ...(catalog.snapshot.upstreams ?? []),
+        ...fresh.map((r) => ({ id: r.id, prefix: r.prefix, prompts: r.prompts!, ...(r.hints && { hints: r.hints }), digest: '', ok: true, lastSuccess: stamp, lastError: null })),
+      ],
+    },
+    true,
+  );
   if (merged.size <= pageSize) {
     const entry = { base: catalog.generation, merged };
     pending = entry;

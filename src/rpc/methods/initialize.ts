@@ -1,17 +1,13 @@
 /**
- * initialize: version negotiation, capabilities and server identity.
- * Session creation is the legacy entry's job; this only builds the result.
+ * initialize (legacy era): version negotiation, capabilities and server
+ * identity. Session creation is the legacy entry's job; this only builds
+ * the result.
  */
 import type { ClientCapabilities, Implementation, InitializeResult } from '@modelcontextprotocol/sdk/types.js';
-import pkg from '../../../package.json' with { type: 'json' };
-import { featuresOf, negotiate, type LegacyVersion } from '../../lib/versions.js';
+import { negotiate, type LegacyVersion } from '../../lib/versions.js';
 import { invalidParams } from '../errors.js';
 import type { Params } from '../envelope.js';
-
-export const INSTRUCTIONS =
-  'promptgate serves shared prompt templates. List them with prompts/list and fetch one with prompts/get; ' +
-  'argument values can be completed with completion/complete. The list changes when prompts are published ' +
-  '(notifications/prompts/list_changed).';
+import { capabilitiesOf, INSTRUCTIONS, serverInfo } from '../server-info.js';
 
 export interface InitializeRequest {
   version: LegacyVersion;
@@ -28,17 +24,5 @@ export function readInitialize(params: Params): InitializeRequest {
 }
 
 export function initializeResult(version: LegacyVersion): InitializeResult {
-  const f = featuresOf(version);
-  const serverInfo: Implementation = { name: 'promptgate', version: pkg.version };
-  if (f.titles) serverInfo.title = 'promptgate';
-  if (f.icons) {
-    serverInfo.description = 'Shared MCP prompt templates for your organisation';
-    serverInfo.websiteUrl = 'https://github.com/promptgate/promptgate';
-  }
-  return {
-    protocolVersion: version,
-    capabilities: { prompts: { listChanged: true }, completions: {}, logging: {} },
-    serverInfo,
-    instructions: INSTRUCTIONS,
-  };
+  return { protocolVersion: version, capabilities: capabilitiesOf(false), serverInfo: serverInfo(version), instructions: INSTRUCTIONS };
 }

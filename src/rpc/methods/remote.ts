@@ -37,8 +37,10 @@ export async function getRemote(ctx: CallContext, origin: PromptOrigin, args: un
 }
 
 export async function completeRemote(ctx: CallContext, origin: PromptOrigin, params: Record<string, unknown>) {
+  // The client's `_meta` (its modern envelope, progress token) describes the other hop: never forwarded.
+  const { _meta: _ignored, ...rest } = params;
   const ref = params.ref as Record<string, unknown>;
-  const result = await forward(ctx, origin, 'completion/complete', { ...params, ref: { ...ref, name: origin.name } });
+  const result = await forward(ctx, origin, 'completion/complete', { ...rest, ref: { ...ref, name: origin.name } });
   const c = (result.completion ?? {}) as { values?: unknown; total?: unknown; hasMore?: unknown };
   const values = (Array.isArray(c.values) ? c.values : []).filter((v): v is string => typeof v === 'string').slice(0, 100);
   return { completion: { values, ...(typeof c.total === 'number' ? { total: c.total } : {}), hasMore: c.hasMore === true || (typeof c.total === 'number' && c.total > values.length) } };

@@ -1,0 +1,42 @@
+/**
+ * Cache hints (`ttlMs`, `cacheScope`) for list results, spec 2026-07-28
+ * server/utilities/caching.
+ *
+ * The gateway's own catalog does not depend on the caller, so on its own it
+ * is `public` with the configured TTL. Upstreams can only narrow that: the
+ * smallest non-zero TTL wins, and one upstream that said 0 or `private`
+ * makes the whole merged list 0/`private`, because a merged page cannot be
+ * fresher or more shareable than its least cacheable part. A legacy
+ * upstream sends no hints; the gateway re-lists it on its own change
+ * stream and poll, so it does not narrow anything.
+ */
+
+export type CacheScope = 'public' | 'private';
+
+export interface CacheHints {
+  readonly ttlMs: number;
+  readonly cacheScope: CacheScope;
+}
+
+export const UNCACHEABLE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
+
+/** Hints as an upstream sent them, normalised: absent → undefined, negative → 0, anything but "public" → private. */
+export function readHints(result: Record<string, unknown>): CacheHints | undefined {
+  const { ttlMs, cacheScope } = result;
+  if (ttlMs === undefined && cacheScope === undefined) return undefined;
+  const ttl = typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0 ? Math.floor(ttlMs) : 0;
+  return { ttlMs: ttl, cacheScope: cacheScope === 'public' ? 'public' : 'private' };
+}
+
+/** The hints of a whole made of parts: never wider, never fresher than any part. */
+export function narrowHints(base: CacheHints, parts: readonly (CacheHints | undefined)[]): CacheHints {
+  let ttlMs = base.ttlMs;
+  let scope = base.cacheScope;
+  for (const h of parts) {
+    if (!h) continue;
+    if (h.ttlMs === 0 || h.cacheScope === 'private') return UNCACHEABLE;
+    ttlMs = Math.min(ttlMs, h.ttlMs);
+    if (h.cacheScope !== 'public') scope = 'private';
+  }
+  return ttlMs === 0 ? UNCACHEABLE : { ttlMs, cacheScope: scope };
+}

@@ -1,0 +1,56 @@
+/**
+ * The standard request headers of 2026-07-28 (SEP-2243): MCP-Protocol-Version,
+ * Mcp-Method, and Mcp-Name for the methods that name a primitive. Each must
+ * be present and agree with the body; values that are not plain ASCII use
+ * the `=?base64?…?=` sentinel. Any failure is 400 with -32020 and the
+ * disagreeing pair in `data.mismatch`, so a client can tell which one.
+ */
+import { ErrorCode, HttpError } from './errors.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+/** Methods whose `params.name` is mirrored into Mcp-Name (prompts/get is the one this server has). */
+const NAMED = new Set(['prompts/get', 'tools/call']);
+
+/** The header's value with the sentinel decoded; undefined when the sentinel is malformed. */
+export function decodeHeaderValue(raw: string): string | undefined {
+  const value = raw.trim();
+  if (!value.startsWith('=?base64?')) return value;
+  const m = SENTINEL.exec(value);
+  if (!m || m[1]!.length % 4 !== 0) return undefined;
+  try {
+    const bytes = Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0));
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function mismatch(id: RequestId, header: string, body: string): HttpError {
+  return new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: the request headers and body disagree: ${body}`, { mismatch: { header, body } }, {}, id);
+}
+
+export interface StandardHeaders {
+  protocolVersion: string | undefined;
+  method: string | undefined;
+  name: string | undefined;
+}
+
+/** Throws the -32020 error for the first header that is missing or disagrees with the body. */
+export function checkStandardHeaders(h: StandardHeaders, id: RequestId, version: string, method: string, params: Record<string, unknown> | undefined): void {
+  if (h.protocolVersion === undefined) throw mismatch(id, 'MCP-Protocol-Version', `the body names protocol version ${version} but the MCP-Protocol-Version header is absent`);
+  if (h.protocolVersion.trim() !== version)
+    throw mismatch(id, 'MCP-Protocol-Version', `the MCP-Protocol-Version header says ${h.protocolVersion.slice(0, 40)} but the body names ${version}`);
+  if (h.method === undefined) throw mismatch(id, 'Mcp-Method', `the body names method ${method} but the Mcp-Method header is absent`);
+  if (h.method.trim() !== method) throw mismatch(id, 'Mcp-Method', `the Mcp-Method header says ${h.method.slice(0, 100)} but the body names ${method}`);
+  if (!NAMED.has(method)) return;
+  const bodyName = params?.name;
+  if (h.name === undefined) {
+    if (typeof bodyName === 'string') throw mismatch(id, 'Mcp-Name', `the body names "${bodyName.slice(0, 100)}" but the Mcp-Name header is absent`);
+    return;
+  }
+  const decoded = decodeHeaderValue(h.name);
+  if (decoded === undefined) throw mismatch(id, 'Mcp-Name', 'the Mcp-Name header carries an invalid base64 sentinel');
+  if (decoded !== bodyName) throw mismatch(id, 'Mcp-Name', `the Mcp-Name header names "${decoded.slice(0, 100)}" but the body names ${JSON.stringify(bodyName)?.slice(0, 100)}`);
+}

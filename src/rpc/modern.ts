@@ -1,0 +1,81 @@
+/**
+ * The modern-era entry (2026-07-28): stateless, one JSON-RPC request per
+ * POST, every request carrying its own `_meta` envelope. No session is
+ * minted or read; Mcp-Session-Id on a modern request is ignored.
+ *
+ * The checks run in the order the SDK's inbound ladder uses, so a request
+ * that is wrong in several ways gets the same answer here as from an SDK
+ * server: envelope shape, header/body version, supported version, client
+ * capabilities, standard headers, method, then the method itself (whose
+ * errors are in-band on HTTP 200).
+ */
+import { openListenStream } from '../session/listen.js';
+import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META, MODERN_VERSIONS, SERVER_INFO_META, SUBSCRIPTION_ID_META } from '../lib/versions.js';
+import { callContext, type Transport } from './context.js';
+import { call, hasMethod } from './dispatch.js';
+import { readMessage, resultMessage, type Message } from './envelope.js';
+import { errorJson, ErrorCode, HttpError, invalidParams } from './errors.js';
+import { checkStandardHeaders } from './modern-headers.js';
+import { serverInfo } from './server-info.js';
+
+type Request = Extract<Message, { kind: 'request' }>;
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** The envelope's version, checked against the header and the revisions served here. */
+function readVersion(t: Transport, msg: Request): '2026-07-28' {
+  const meta = msg.params?._meta as Record<string, unknown>;
+  const version = meta[MODERN_VERSION_META];
+  const bad = (code: number, message: string, data?: unknown) => new HttpError(400, code, message, data, {}, msg.id);
+  if (typeof version !== 'string') throw bad(ErrorCode.InvalidParams, `Invalid params: _meta["${MODERN_VERSION_META}"] must be a string`);
+  if (t.protocolVersion !== undefined && t.protocolVersion.trim() !== version)
+    throw bad(ErrorCode.HeaderMismatch, `Bad Request: the MCP-Protocol-Version header says ${t.protocolVersion.slice(0, 40)} but the body names ${version.slice(0, 40)}`, {
+      mismatch: { header: 'MCP-Protocol-Version', body: version.slice(0, 40) },
+    });
+  if (!isModernVersion(version))
+    throw bad(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version ${version.slice(0, 40)}; 2025-era clients may use initialize`, {
+      supported: MODERN_VERSIONS,
+      requested: version.slice(0, 40),
+    });
+  const caps = meta[CLIENT_CAPABILITIES_META];
+  if (typeof caps !== 'object' || caps === null || Array.isArray(caps))
+    throw bad(ErrorCode.InvalidParams, `Invalid params: _meta["${CLIENT_CAPABILITIES_META}"] is required (an object; {} declares none)`);
+  return version;
+}
+
+async function listen(t: Transport, msg: Request): Promise<Response> {
+  const requested = msg.params?.notifications;
+  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
+    return new Response(errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')), { headers: JSON_HEADERS });
+  }
+  // Prompt-list changes are the only kind this server has.
+  const honored: Record<string, boolean> = (requested as Record<string, unknown>).promptsListChanged === true ? { promptsListChanged: true } : {};
+  return openListenStream({
+    env: t.env,
+    listenId: msg.id,
+    honored,
+    subscriptionIdKey: SUBSCRIPTION_ID_META,
+    endResult: resultMessage(msg.id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: msg.id, [SERVER_INFO_META]: serverInfo('2026-07-28') } }),
+    keepaliveMs: t.cfg.sseKeepaliveMs,
+    maxMs: t.cfg.listenMaxMs,
+    shards: t.cfg.registryShards,
+  });
+}
+
+export async function modernPost(t: Transport, body: unknown): Promise<Response> {
+  if (Array.isArray(body)) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 has no JSON-RPC batches; send one message per POST');
+  const msg = readMessage(body);
+  // Client notifications (notifications/cancelled from a closing listen) and stray responses: nothing to answer.
+  if (msg.kind !== 'request') return new Response(null, { status: 202 });
+  const version = readVersion(t, msg);
+  checkStandardHeaders(
+    { protocolVersion: t.protocolVersion, method: t.header('mcp-method'), name: t.header('mcp-name') },
+    msg.id,
+    version,
+    msg.method,
+    msg.params,
+  );
+  if (msg.method === 'subscriptions/listen') return listen(t, msg);
+  if (!hasMethod('modern', msg.method)) throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, undefined, {}, msg.id);
+  return new Response(await call(msg, callContext(t, 'modern', version)), { headers: JSON_HEADERS });
+}

@@ -1,0 +1,96 @@
+/**
+ * The Worker's half of every long-lived client stream: an SSE response on
+ * one side, a hibernatable WebSocket to a Durable Object on the other.
+ *
+ * The object hibernates between events, so an idle stream costs a Worker
+ * waiting on I/O and nothing else; the Worker, not the object, writes the
+ * keepalive comments. If the socket drops without the object ending the
+ * stream (deploy, eviction, restart) the bridge reconnects with a fresh
+ * stub, a bounded number of times. Each stream kind (legacy GET stream,
+ * modern listen stream) supplies only its own framing.
+ */
+import { SSE_HEADERS, sseComment } from './sse.js';
+
+/** What a stream kind can do with the client's side. */
+export interface ClientSide {
+  write(bytes: Uint8Array): void;
+  /** Ends the client's stream (and the socket). */
+  end(): void;
+}
+
+export interface BridgeOptions<F> {
+  /** A new socket to the object; `reconnect` is true after a drop. A number ends the stream. */
+  connect(reconnect: boolean): Promise<WebSocket | number>;
+  onFrame(frame: F, client: ClientSide): void;
+  keepaliveMs: number;
+  /** Ends the stream on its own after this long (the stream kind may write a last frame first). */
+  maxMs?: { ms: number; last?: () => Uint8Array | undefined };
+}
+
+const MAX_RECONNECTS = 5;
+const dec = new TextDecoder();
+
+/** Opens the socket-backed SSE response; `preamble` is written before any frame. */
+export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Uint8Array[] = []): Response {
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  let closed = false;
+  let socket = first;
+  let reconnects = 0;
+
+  const client: ClientSide = {
+    write: (bytes) => {
+      if (!closed) writer.write(bytes).catch(client.end);
+    },
+    end: () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(keepalive);
+      clearTimeout(lifetime);
+      try {
+        socket.close(1000, 'stream closed');
+      } catch {
+        // Already closed.
+      }
+      writer.close().catch(() => {});
+    },
+  };
+
+  const attach = (ws: WebSocket) => {
+    socket = ws;
+    ws.addEventListener('message', (m) => {
+      if (!closed) opts.onFrame(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data)) as F, client);
+    });
+    ws.addEventListener('close', () => {
+      if (closed) return;
+      if (++reconnects > MAX_RECONNECTS) return client.end();
+      opts
+        .connect(true)
+        .then((next) => (typeof next === 'number' ? client.end() : attach(next)))
+        .catch(client.end);
+    });
+  };
+
+  for (const bytes of preamble) client.write(bytes);
+  const keepalive = setInterval(() => client.write(sseComment('keepalive')), opts.keepaliveMs);
+  const lifetime = opts.maxMs
+    ? setTimeout(() => {
+        const last = opts.maxMs!.last?.();
+        if (last) client.write(last);
+        client.end();
+      }, opts.maxMs.ms)
+    : undefined;
+  attach(first);
+  return new Response(readable, { status: 200, headers: SSE_HEADERS });
+}
+
+/** Upgrades a request to a Durable Object into an accepted WebSocket, or the status it answered. */
+export async function upgrade(stub: { fetch(url: string, init: RequestInit): Promise<Response> }, headers: Record<string, string> = {}): Promise<WebSocket | number> {
+  const res = await stub.fetch('https://object.internal/stream', { headers: { ...headers, upgrade: 'websocket' } });
+  if (!res.webSocket) {
+    if (res.status >= 400 && res.status < 500) return res.status;
+    throw new Error(`object answered ${res.status} to a stream upgrade`);
+  }
+  res.webSocket.accept();
+  return res.webSocket;
+}

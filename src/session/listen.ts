@@ -1,0 +1,67 @@
+/**
+ * The modern listen stream (`subscriptions/listen`, 2026-07-28).
+ *
+ * First frame: `notifications/subscriptions/acknowledged` with the honored
+ * subset; then one `notifications/prompts/list_changed` per catalog change,
+ * each tagged with the subscription id (the listen request's id); after
+ * LISTEN_MAX_MS the listen result, which tells the client the end was
+ * deliberate. There is no resume in this revision, so nothing is stored
+ * per listener: the Worker holds a hibernatable socket to a registry shard
+ * (the same objects that fan changes out to legacy sessions), and a shard
+ * with only idle listeners sleeps.
+ *
+ * A dropped socket is reconnected; the shard's first frame names the last
+ * generation it announced, so a change missed during the gap is still sent.
+ */
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { bridge, upgrade } from './bridge.js';
+import type { ListenerFrame } from './events.js';
+import { shardStub } from './registry.js';
+import { SSE_HEADERS, sseEvent } from './sse.js';
+
+export interface ListenOptions {
+  env: Env;
+  listenId: RequestId;
+  /** The requested notification types this server will send (the ack's `notifications`). */
+  honored: Record<string, boolean>;
+  subscriptionIdKey: string;
+  /** The serialized listen result, sent when the stream ends deliberately. */
+  endResult: string;
+  keepaliveMs: number;
+  maxMs: number;
+  shards: number;
+}
+
+const message = (data: string) => sseEvent({ event: 'message', data });
+
+export async function openListenStream(o: ListenOptions): Promise<Response> {
+  const tag = { [o.subscriptionIdKey]: o.listenId };
+  const ack = message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: o.honored, _meta: tag } }));
+  const end = () => message(o.endResult);
+  if (!o.honored.promptsListChanged) {
+    // Nothing this server could ever send: acknowledge and end at once rather than hold an empty stream.
+    return new Response(new Blob([ack, end()]).stream(), { headers: SSE_HEADERS });
+  }
+  const changed = message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: tag } }));
+  const shard = Math.floor(Math.random() * o.shards);
+  const connect = () => upgrade(shardStub(o.env, shard));
+  // Subscribed before the ack goes out, so a change right after the ack is never missed.
+  const first = await connect();
+  if (typeof first === 'number') throw new Error(`registry shard answered ${first} to a listen upgrade`);
+  let generation: number | undefined;
+  return bridge<ListenerFrame>(
+    first,
+    {
+      connect,
+      keepaliveMs: o.keepaliveMs,
+      maxMs: { ms: o.maxMs, last: end },
+      onFrame(frame, client) {
+        const g = frame.t === 'open' ? frame.generation : frame.event.generation;
+        // The first open sets the baseline; a later (reconnect) open above it means a change was missed.
+        if (generation !== undefined && g > generation) client.write(changed);
+        if (generation === undefined || g > generation) generation = g;
+      },
+    },
+    [ack],
+  );
+}

@@ -1,0 +1,245 @@
+/**
+ * The 2026-07-28 era at /mcp, through the real Worker, KV and Durable
+ * Objects: discover, the envelope and header checks (every mismatch and
+ * version case), stateless serving, cache hints, and listen streams fed by
+ * the same fan-out as the legacy GET streams.
+ */
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import worker from '../../src/index.js';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { ACCEPT, expectError, MCP_URL, openSession, openStream, post, publish, readEvents, request } from '../helpers/worker.js';
+
+const V = '2026-07-28';
+const envelope = (extra: Record<string, unknown> = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': V,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'flow', version: '1' },
+  ...extra,
+});
+
+/** A modern request with the standard headers derived from the body, unless overridden (null drops one). */
+function modern(method: string, params: Record<string, unknown> = {}, headers: Record<string, string | null> = {}) {
+  const body = request(method, { ...params, _meta: envelope((params._meta as Record<string, unknown>) ?? {}) });
+  const h: Record<string, string | null> = { 'mcp-protocol-version': V, 'mcp-method': method, ...headers };
+  if (typeof params.name === 'string' && !('mcp-name' in headers)) h['mcp-name'] = params.name;
+  const sent = Object.fromEntries(Object.entries(h).filter((e): e is [string, string] => e[1] !== null));
+  return { body, response: post(body, { headers: sent }) };
+}
+
+async function result(method: string, params: Record<string, unknown> = {}) {
+  const res = await modern(method, params).response;
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as any;
+  if (body.error) throw new Error(JSON.stringify(body.error));
+  return { res, result: body.result };
+}
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS);
+});
+
+describe('server/discover', () => {
+  it('offers both eras, capabilities, cache hints and serverInfo in _meta', async () => {
+    const { res, result: r } = await result('server/discover');
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(r.resultType).toBe('complete');
+    expect(r.supportedVersions).toEqual([V, '2025-11-25', '2025-06-18', '2025-03-26']);
+    expect(r.capabilities).toEqual({ prompts: { listChanged: true }, completions: {} });
+    expect(r.ttlMs).toBe(60_000);
+    expect(r.cacheScope).toBe('public');
+    expect(r._meta['io.modelcontextprotocol/serverInfo'].name).toBe('promptgate');
+  });
+});
+
+describe('stateless prompts', () => {
+  it('lists with resultType, ttlMs, cacheScope and serverInfo, and pages with the cursor', async () => {
+    const { result: first } = await result('prompts/list');
+    expect(first.resultType).toBe('complete');
+    expect(first.ttlMs).toBe(60_000);
+    expect(first.cacheScope).toBe('public');
+    expect(first._meta['io.modelcontextprotocol/serverInfo'].version).toMatch(/\d/);
+    expect(first.prompts.map((p: any) => p.name)).toEqual(['alpha', 'embedded', 'greet']);
+    expect(first.prompts[2].icons).toBeDefined();
+    const { result: second } = await result('prompts/list', { cursor: first.nextCursor });
+    expect(second.cacheScope).toBe('public');
+    expect(second.prompts.length).toBeGreaterThan(0);
+  });
+  it('gets and completes without any session, and ignores Mcp-Session-Id', async () => {
+    const { result: got } = await result('prompts/get', { name: 'greet', arguments: { who: 'Ada' } });
+    expect(got.resultType).toBe('complete');
+    expect(got.messages[0].content.text).toContain('Ada');
+    const { result: done } = await result('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'al' } });
+    expect(done.completion.values.slice(0, 2)).toEqual(['alice', 'alfred']);
+    const { response } = modern('prompts/list', {}, { 'mcp-session-id': 'not-a-session' });
+    expect((await response).status).toBe(200);
+  });
+  it('keeps method errors in-band (200): unknown prompt and missing argument are -32602', async () => {
+    const unknown = await modern('prompts/get', { name: 'nope' }).response;
+    expect(unknown.status).toBe(200);
+    expect(((await unknown.json()) as any).error.code).toBe(-32602);
+    const missing = await modern('prompts/get', { name: 'greet' }).response;
+    expect(((await missing.json()) as any).error.code).toBe(-32602);
+  });
+  it('answers a client notification with 202', async () => {
+    const res = await post(
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: envelope() } },
+      { headers: { 'mcp-protocol-version': V, 'mcp-method': 'notifications/cancelled' } },
+    );
+    expect(res.status).toBe(202);
+  });
+});
+
+describe('envelope, version and header errors', () => {
+  it('400 -32602 when a required _meta key is missing', async () => {
+    const noCaps = request('prompts/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': V } });
+    const err = await expectError(await post(noCaps, { headers: { 'mcp-protocol-version': V, 'mcp-method': 'prompts/list' } }), 400, -32602);
+    expect(err.message).toContain('clientCapabilities');
+    const badVersion = request('prompts/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': 7, 'io.modelcontextprotocol/clientCapabilities': {} } });
+    await expectError(await post(badVersion, { headers: { 'mcp-method': 'prompts/list' } }), 400, -32602);
+  });
+  it('400 -32022 with data.supported for an unsupported version', async () => {
+    const body = request('prompts/list', { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }) });
+    const err = await expectError(await post(body, { headers: { 'mcp-protocol-version': '2027-01-01', 'mcp-method': 'prompts/list' } }), 400, -32022);
+    expect(err.data).toEqual({ supported: [V], requested: '2027-01-01' });
+  });
+  it('400 -32020 when MCP-Protocol-Version is missing or differs from the body', async () => {
+    await expectError(await modern('prompts/list', {}, { 'mcp-protocol-version': null }).response, 400, -32020);
+    const err = await expectError(await modern('prompts/list', {}, { 'mcp-protocol-version': '2025-11-25' }).response, 400, -32020);
+    expect(err.data.mismatch.header).toBe('MCP-Protocol-Version');
+  });
+  it('400 -32020 when Mcp-Method is missing or names another method', async () => {
+    await expectError(await modern('prompts/list', {}, { 'mcp-method': null }).response, 400, -32020);
+    const err = await expectError(await modern('prompts/list', {}, { 'mcp-method': 'prompts/get' }).response, 400, -32020);
+    expect(err.data.mismatch.header).toBe('Mcp-Method');
+  });
+  it('400 -32020 when Mcp-Name is missing, differs, or carries a bad base64 sentinel', async () => {
+    await expectError(await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': null }).response, 400, -32020);
+    await expectError(await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': 'linky' }).response, 400, -32020);
+    await expectError(await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': '=?base64?!!!?=' }).response, 400, -32020);
+  });
+  it('accepts Mcp-Name as a base64 sentinel that decodes to the body name', async () => {
+    const sentinel = `=?base64?${btoa('greet')}?=`;
+    const res = await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': sentinel }).response;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).result.messages).toHaveLength(1);
+  });
+  it('404 -32601 for methods the modern era does not have (ping, logging/setLevel, initialize, unknown)', async () => {
+    for (const m of ['ping', 'logging/setLevel', 'tools/list', 'initialize']) {
+      await expectError(await modern(m).response, 404, -32601);
+    }
+  });
+  it('400 -32600 for a batch of modern messages', async () => {
+    const one = modern('prompts/list').body;
+    await expectError(await post([one], { headers: { 'mcp-protocol-version': V, 'mcp-method': 'prompts/list' } }), 400, -32600);
+  });
+  it('legacy clients keep working at the same endpoint', async () => {
+    const s = await openSession('2025-11-25');
+    const r = await s.call('prompts/list');
+    expect(r.body.result.prompts.length).toBeGreaterThan(0);
+    expect(r.body.result.ttlMs).toBeUndefined();
+    expect(r.body.result.resultType).toBeUndefined();
+  });
+});
+
+function listen(notifications: Record<string, unknown>) {
+  const body = request('subscriptions/listen', { notifications, _meta: envelope() });
+  return { id: body.id, response: post(body, { headers: { 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen' } }) };
+}
+
+describe('subscriptions/listen', () => {
+  it('acknowledges the honored subset first, with SSE headers and no session', async () => {
+    const { id, response } = listen({ promptsListChanged: true, toolsListChanged: true });
+    const res = await response;
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(res.headers.get('x-accel-buffering')).toBe('no');
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    const stream = readEvents(res);
+    const ack = await stream.nextMessage();
+    expect(ack.message).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { promptsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
+    });
+    await stream.close();
+  });
+  it('sends keepalive comments', async () => {
+    const stream = readEvents(await listen({ promptsListChanged: true }).response);
+    await stream.nextMessage();
+    let keepalives = 0;
+    while (keepalives < 2) if ((await stream.next(2000)).comment === 'keepalive') keepalives++;
+    await stream.close();
+  });
+  it('one change reaches listen streams and legacy GET streams alike, tagged, once each', async () => {
+    const a = listen({ promptsListChanged: true });
+    const b = listen({ promptsListChanged: true });
+    const listeners = [readEvents(await a.response), readEvents(await b.response)];
+    for (const l of listeners) await l.nextMessage();
+    const session = await openSession();
+    const legacy = await openStream(session);
+    await publish(FIXTURE_PROMPTS);
+    const ids = [a.id, b.id];
+    for (const [i, l] of listeners.entries()) {
+      const n = await l.nextMessage(5000);
+      expect(n.message).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/prompts/list_changed',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': ids[i] } },
+      });
+    }
+    expect((await legacy.nextMessage(5000)).message.method).toBe('notifications/prompts/list_changed');
+    // Exactly once: nothing but keepalives until the next change.
+    for (const l of listeners) {
+      const deadline = Date.now() + 1200;
+      while (Date.now() < deadline) expect((await l.next(2000)).data).toBeUndefined();
+      await l.close();
+    }
+    await legacy.close();
+  });
+  it('acknowledges and ends at once when nothing requested can be honored', async () => {
+    const { id, response } = listen({ toolsListChanged: true });
+    const stream = readEvents(await response);
+    expect((await stream.nextMessage()).message.params.notifications).toEqual({});
+    const end = await stream.nextMessage();
+    expect(end.message).toMatchObject({ id, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
+    expect(await stream.ended()).toBe(true);
+  });
+  it('ends gracefully with the listen result after LISTEN_MAX_MS', async () => {
+    const short = { ...env, LISTEN_MAX_MS: '400' } as Env;
+    const body = request('subscriptions/listen', { notifications: { promptsListChanged: true }, _meta: envelope() });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request(MCP_URL, {
+        method: 'POST',
+        headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen' },
+        body: JSON.stringify(body),
+      }),
+      short,
+      ctx,
+    );
+    const stream = readEvents(res);
+    await stream.nextMessage();
+    const end = await stream.nextMessage(3000);
+    expect(end.message).toMatchObject({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete' } });
+    expect(end.message.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('promptgate');
+    expect(await stream.ended()).toBe(true);
+    await waitOnExecutionContext(ctx);
+  });
+  it('needs params.notifications (-32602, in-band)', async () => {
+    const res = await listen(undefined as never).response;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).error.code).toBe(-32602);
+  });
+});
+
+describe('CORS for modern headers', () => {
+  it('lets browsers send Mcp-Method and Mcp-Name', async () => {
+    const res = await SELF.fetch(MCP_URL, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-method, mcp-name' },
+    });
+    const allowed = res.headers.get('access-control-allow-headers') ?? '';
+    expect(allowed).toContain('mcp-method');
+    expect(allowed).toContain('mcp-name');
+  });
+});
