@@ -60,26 +60,34 @@ async function refresh(kv: KVNamespace, cached: Cached): Promise<void> {
   }
 }
 
+/**
+ * The isolate's catalog without any blocking KV read, or undefined when this
+ * isolate has none yet. Starts the background generation check when due.
+ */
+export function peekCatalog(kv: KVNamespace, refreshMs: number, waitUntil: (p: Promise<unknown>) => void): Catalog | undefined {
+  const cached = byNamespace.get(kv);
+  if (!cached) return undefined;
+  if (!cached.refreshing && Date.now() - cached.checkedAt >= refreshMs) {
+    cached.refreshing = true;
+    waitUntil(refresh(kv, cached));
+  }
+  return cached.catalog;
+}
+
 /** The catalog to serve now. Never blocks on KV once the isolate is warm. */
 export async function currentCatalog(
   kv: KVNamespace,
   refreshMs: number,
   waitUntil: (p: Promise<unknown>) => void,
 ): Promise<Catalog> {
-  const cached = byNamespace.get(kv);
-  if (!cached) {
-    let p = loading.get(kv);
-    if (!p) {
-      p = loadHead(kv).finally(() => loading.delete(kv));
-      loading.set(kv, p);
-    }
-    return (await p).catalog;
+  const warm = peekCatalog(kv, refreshMs, waitUntil);
+  if (warm) return warm;
+  let p = loading.get(kv);
+  if (!p) {
+    p = loadHead(kv).finally(() => loading.delete(kv));
+    loading.set(kv, p);
   }
-  if (!cached.refreshing && Date.now() - cached.checkedAt >= refreshMs) {
-    cached.refreshing = true;
-    waitUntil(refresh(kv, cached));
-  }
-  return cached.catalog;
+  return (await p).catalog;
 }
 
 /** The published generation (0 before the first publish). */

@@ -101,7 +101,8 @@ export class CatalogWriter extends DurableObject<Env> {
           this.saveUpstream(state);
         } else {
           flipped ||= prev?.ok !== false;
-          this.saveUpstream({ id: r.id, prefix: r.prefix, prompts: prev?.prompts ?? [], digest: prev?.digest ?? '', ok: false, lastSuccess: prev?.lastSuccess ?? null, lastError: r.error ?? 'unknown error' });
+          // The last good listing stays served (marked stale), and so do its hints: a failure never widens them.
+          this.saveUpstream({ ...(prev ?? { prompts: [], digest: '', lastSuccess: null }), id: r.id, prefix: r.prefix, ok: false, lastError: r.error ?? 'unknown error' });
         }
       }
       if (!changed && !flipped) return { changed };

@@ -15,17 +15,8 @@ import { catalogWriter, type WriteResult } from '../catalog/writer.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
 import { safeEqual } from '../lib/hmac.js';
 import type { AppEnv } from './guards.js';
+import { ApiError } from './api-error.js';
 
-export class AdminError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 415 | 422,
-    readonly code: string,
-    message: string,
-    readonly issues?: unknown,
-  ) {
-    super(message);
-  }
-}
 
 /** Largest admin body, and most prompts in one publish. */
 export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
@@ -33,30 +24,30 @@ export const MAX_PUBLISH_PROMPTS = 2_000;
 
 const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   const expected = (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN;
-  if (!expected) throw new AdminError(404, 'admin_disabled', 'The admin API is disabled: set the ADMIN_TOKEN secret to enable it');
+  if (!expected) throw new ApiError(404, 'admin_disabled', 'The admin API is disabled: set the ADMIN_TOKEN secret to enable it');
   const given = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
   if (!safeEqual(given, expected)) {
     c.header('www-authenticate', 'Bearer realm="promptgate-admin"');
-    throw new AdminError(401, 'unauthorized', 'A valid Authorization: Bearer <ADMIN_TOKEN> header is required');
+    throw new ApiError(401, 'unauthorized', 'A valid Authorization: Bearer <ADMIN_TOKEN> header is required');
   }
   await next();
 };
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) throw new AdminError(415, 'unsupported_media_type', 'Send application/json');
-  if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw new AdminError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
+  if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
   const text = await c.req.text();
-  if (text.length > MAX_ADMIN_BODY) throw new AdminError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
+  if (text.length > MAX_ADMIN_BODY) throw new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
   try {
     return JSON.parse(text);
   } catch {
-    throw new AdminError(400, 'invalid_json', 'Body is not valid JSON');
+    throw new ApiError(400, 'invalid_json', 'Body is not valid JSON');
   }
 }
 
 function promptName(c: Context<AppEnv>): string {
   const name = c.req.param('name') ?? '';
-  if (!NAME_PATTERN.test(name)) throw new AdminError(400, 'invalid_name', 'Prompt names use A-Z a-z 0-9 _ . - (at most 64 characters)');
+  if (!NAME_PATTERN.test(name)) throw new ApiError(400, 'invalid_name', 'Prompt names use A-Z a-z 0-9 _ . - (at most 64 characters)');
   return name;
 }
 
@@ -67,8 +58,8 @@ function answer(c: Context<AppEnv>, r: WriteResult) {
     if (!r.dryRun) console.log(JSON.stringify({ msg: 'catalog written', generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length }));
     return c.json(r);
   }
-  if (r.reason === 'invalid') throw new AdminError(422, 'invalid_prompts', `${r.issues.length} problem(s); nothing was written`, r.issues);
-  throw new AdminError(404, 'not_found', r.message);
+  if (r.reason === 'invalid') throw new ApiError(422, 'invalid_prompts', `${r.issues.length} problem(s); nothing was written`, r.issues);
+  throw new ApiError(404, 'not_found', r.message);
 }
 
 export const admin = new Hono<AppEnv>();
@@ -82,21 +73,21 @@ admin.get('/prompts', async (c) => {
 
 admin.get('/prompts/:name', async (c) => {
   const { prompt, versions } = await catalogWriter(c.env).get(promptName(c));
-  if (!prompt && versions.length === 0) throw new AdminError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
+  if (!prompt && versions.length === 0) throw new ApiError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
   return c.json({ prompt: prompt?.record ?? null, version: prompt?.version ?? null, versions });
 });
 
 admin.get('/prompts/:name/history', async (c) => {
   const history = await catalogWriter(c.env).history(promptName(c));
-  if (history.length === 0) throw new AdminError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
+  if (history.length === 0) throw new ApiError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
   return c.json({ name: c.req.param('name'), history });
 });
 
 admin.put('/prompts/:name', async (c) => {
   const name = promptName(c);
   const body = (await readJson(c)) as Record<string, unknown>;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AdminError(400, 'invalid_body', 'Body must be one prompt record');
-  if (body.name !== undefined && body.name !== name) throw new AdminError(400, 'name_mismatch', `Body names "${String(body.name)}" but the URL names "${name}"`);
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'invalid_body', 'Body must be one prompt record');
+  if (body.name !== undefined && body.name !== name) throw new ApiError(400, 'name_mismatch', `Body names "${String(body.name)}" but the URL names "${name}"`);
   return answer(c, await catalogWriter(c.env).put({ ...body, name }));
 });
 
@@ -105,14 +96,14 @@ admin.delete('/prompts/:name', async (c) => answer(c, await catalogWriter(c.env)
 admin.post('/prompts/:name/rollback', async (c) => {
   const name = promptName(c);
   const body = (await readJson(c)) as { version?: unknown };
-  if (!Number.isInteger(body?.version) || (body.version as number) < 1) throw new AdminError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');
+  if (!Number.isInteger(body?.version) || (body.version as number) < 1) throw new ApiError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');
   return answer(c, await catalogWriter(c.env).rollback(name, body.version as number));
 });
 
 async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
   const body = (await readJson(c)) as { prompts?: unknown };
-  if (!body || typeof body !== 'object' || !Array.isArray(body.prompts)) throw new AdminError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
-  if (body.prompts.length > MAX_PUBLISH_PROMPTS) throw new AdminError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per publish`);
+  if (!body || typeof body !== 'object' || !Array.isArray(body.prompts)) throw new ApiError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
+  if (body.prompts.length > MAX_PUBLISH_PROMPTS) throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per publish`);
   return body.prompts;
 }
 
@@ -136,12 +127,12 @@ admin.get('/upstreams', async (c) => {
 /** Replaces the upstream list (same JSON as the UPSTREAMS var), validated first; lists the new ones at once. */
 admin.put('/upstreams', async (c) => {
   const body = await readJson(c);
-  if (!Array.isArray(body)) throw new AdminError(400, 'invalid_body', 'Body must be a JSON array of upstreams, as in the UPSTREAMS var');
+  if (!Array.isArray(body)) throw new ApiError(400, 'invalid_body', 'Body must be a JSON array of upstreams, as in the UPSTREAMS var');
   const raw = JSON.stringify(body);
   try {
     validateUpstreams(c.env, raw);
   } catch (e) {
-    if (e instanceof UpstreamConfigError) throw new AdminError(422, 'invalid_upstreams', 'Nothing was changed', e.message.split('\n').slice(1).map((l) => l.trim()));
+    if (e instanceof UpstreamConfigError) throw new ApiError(422, 'invalid_upstreams', 'Nothing was changed', e.message.split('\n').slice(1).map((l) => l.trim()));
     throw e;
   }
   await c.env.PROMPTS.put(UPSTREAMS_KEY, raw);

@@ -6,7 +6,9 @@ import { Hono } from 'hono';
 import { ConfigError } from '../lib/config.js';
 import { errorJson, ErrorCode, HttpError } from '../rpc/errors.js';
 import type { AppEnv } from './guards.js';
-import { admin, AdminError } from './admin.js';
+import { admin } from './admin.js';
+import { ApiError } from './api-error.js';
+import { listings } from './listing.js';
 import { mcp } from './mcp.js';
 import { status } from './status.js';
 
@@ -15,13 +17,14 @@ export const app = new Hono<AppEnv>();
 app.route('/mcp', mcp);
 app.route('/admin', admin);
 app.route('/status', status);
+app.route('/prompts', listings);
 
 app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }));
 
 app.notFound((c) => c.json({ error: 'not_found', message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
 
 app.onError((err, c) => {
-  if (err instanceof AdminError) {
+  if (err instanceof ApiError) {
     const error = err.issues === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, issues: err.issues };
     return c.json({ error }, err.status);
   }

@@ -33,6 +33,7 @@ function transport(c: Context<AppEnv>): Transport {
     sessionId: c.req.header(SESSION_HEADER),
     protocolVersion: c.req.header('mcp-protocol-version'),
     header: (name) => c.req.header(name),
+    url: c.req.url,
   };
 }
 

@@ -20,6 +20,8 @@ export interface Transport {
   readonly protocolVersion: string | undefined;
   /** Any other request header, by lower-case name (Mcp-Method, Mcp-Name, Authorization). */
   readonly header: (name: string) => string | undefined;
+  /** The request URL (edge-cache keys live under its origin). */
+  readonly url: string;
 }
 
 export interface CallContext {
@@ -31,6 +33,8 @@ export interface CallContext {
   /** The legacy session; empty in the modern era, which has none. */
   readonly sessionId: string;
   readonly waitUntil: (p: Promise<unknown>) => void;
+  readonly url: string;
+  readonly header: (name: string) => string | undefined;
   catalog(): Promise<Catalog>;
 }
 
@@ -45,6 +49,8 @@ export function callContext(t: Transport, era: Era, version: ProtocolVersion, se
     version,
     sessionId,
     waitUntil: t.waitUntil,
+    url: t.url,
+    header: t.header,
     catalog: () => currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil),
   };
 }

@@ -17,6 +17,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
+import { fnv1a } from '../lib/hash.js';
 import type { CatalogEvent, ListenerFrame } from './events.js';
 import { sessionStub } from './sessions.js';
 
@@ -25,14 +26,8 @@ export function shardCount(env: Env): number {
   return configOf(env).registryShards;
 }
 
-/** FNV-1a: stable across isolates and deploys, which is all a shard key needs. */
 export function shardIndex(sessionId: string, shards: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < sessionId.length; i++) {
-    h ^= sessionId.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % shards;
+  return fnv1a(sessionId) % shards;
 }
 
 export function shardStub(env: Env, index: number): DurableObjectStub<RegistryShard> {

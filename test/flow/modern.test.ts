@@ -205,7 +205,7 @@ describe('subscriptions/listen', () => {
     expect(await stream.ended()).toBe(true);
   });
   it('ends gracefully with the listen result after LISTEN_MAX_MS', async () => {
-    const short = { ...env, LISTEN_MAX_MS: '400' } as Env;
+    const short = { ...env, LISTEN_MAX_MS: "400" } as unknown as Env;
     const body = request('subscriptions/listen', { notifications: { promptsListChanged: true }, _meta: envelope() });
     const ctx = createExecutionContext();
     const res = await worker.fetch(

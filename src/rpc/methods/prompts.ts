@@ -1,21 +1,28 @@
 /**
  * prompts/list and prompts/get. List pages come pre-serialized from the
- * catalog (RawJson) so a warm list never re-encodes prompts; the modern
- * era's cache hints are spliced in front of the page.
+ * listing layer (isolate, edge cache or KV: catalog/listing.ts) as RawJson,
+ * so a list never re-encodes prompts; the modern era's cache hints are
+ * spliced in front of the page.
  */
+import { listing } from '../../catalog/listing.js';
+import { originOf } from '../../lib/url.js';
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 import { getRemote } from './remote.js';
-import { listMissing } from '../../catalog/upstreams/object.js';
 
 export async function listPrompts(params: Params, ctx: CallContext): Promise<RawJson> {
-  let catalog = await ctx.catalog();
-  // Cold path, first page only (a cursor belongs to the generation it was minted in).
-  if (params?.cursor === undefined) catalog = await listMissing(ctx.env, catalog, ctx.cfg.pageSize, ctx.waitUntil);
-  const page = await catalog.listPage(ctx.version, params?.cursor, ctx.cfg.pageSize, ctx.secret);
-  if (ctx.era !== 'modern') return new RawJson(page);
-  const h = catalog.cacheHints(ctx.cfg.listTtlMs);
-  return new RawJson(`{"ttlMs":${h.ttlMs},"cacheScope":"${h.cacheScope}",${page.slice(1)}`);
+  const page = await listing({
+    env: ctx.env,
+    cfg: ctx.cfg,
+    secret: ctx.secret,
+    waitUntil: ctx.waitUntil,
+    version: ctx.version,
+    cursor: params?.cursor,
+    origin: originOf(ctx.url),
+    authorization: ctx.header('authorization'),
+  });
+  if (ctx.era !== 'modern') return new RawJson(page.json);
+  return new RawJson(`{"ttlMs":${page.hints.ttlMs},"cacheScope":"${page.hints.cacheScope}",${page.json.slice(1)}`);
 }
 
 export async function getPrompt(params: Params, ctx: CallContext) {

@@ -1,0 +1,84 @@
+/**
+ * Listing pages in the edge cache (the Workers Cache API): the only module
+ * that touches `caches.default`.
+ *
+ * Two kinds of entry, both under a reserved path of the gateway's own host:
+ *   …/__promptgate/pointer                       newest generation this colo has seen, and its hints;
+ *                                                short-lived (CATALOG_REFRESH_MS, at least 1 s)
+ *   …/__promptgate/pages/<scope>/<principal>/<generation>/<variant>?cursor=…
+ *                                                one serialized list page; immutable, so long-lived
+ *
+ * Pages are keyed by generation, so a publish needs no purge: the next
+ * generation's keys are simply new, and old pages age out unread. A
+ * `private` page's key carries a digest of the caller's credentials, so it
+ * is never served to anyone else. Note: the Cache API is a no-op on
+ * `*.workers.dev` hosts; there every lookup misses and the isolate and KV
+ * path serves alone (README, "Caching").
+ */
+import type { CacheHints } from './hints.js';
+
+export interface Pointer extends CacheHints {
+  generation: number;
+}
+
+export interface PageKey {
+  readonly origin: string;
+  readonly scope: CacheHints['cacheScope'];
+  /** `public` for public pages; a credentials digest for private ones. */
+  readonly principal: string;
+  readonly generation: number;
+  /** Which shape of page (the protocol revision it was built for). */
+  readonly variant: string;
+  readonly cursor: string | undefined;
+}
+
+const PAGE_TTL_S = 86_400;
+const BASE = '/__promptgate';
+
+function store(): Cache | undefined {
+  // Absent in some local and test set-ups: caching is an optimisation, never a requirement.
+  return typeof caches === 'undefined' ? undefined : caches.default;
+}
+
+const pointerUrl = (origin: string) => `${origin}${BASE}/pointer`;
+
+function pageUrl(k: PageKey): string {
+  const cursor = k.cursor === undefined ? '' : `?cursor=${encodeURIComponent(k.cursor)}`;
+  return `${k.origin}${BASE}/pages/${k.scope}/${k.principal}/${k.generation}/${encodeURIComponent(k.variant)}${cursor}`;
+}
+
+async function read(url: string): Promise<string | undefined> {
+  try {
+    const hit = await store()?.match(url);
+    return hit ? await hit.text() : undefined;
+  } catch (e) {
+    console.warn(JSON.stringify({ msg: 'edge cache read failed', error: String(e) }));
+    return undefined;
+  }
+}
+
+async function write(url: string, body: string, maxAgeS: number): Promise<void> {
+  try {
+    await store()?.put(url, new Response(body, { headers: { 'content-type': 'application/json', 'cache-control': `public, max-age=${maxAgeS}` } }));
+  } catch (e) {
+    console.warn(JSON.stringify({ msg: 'edge cache write failed', error: String(e) }));
+  }
+}
+
+export async function readPointer(origin: string): Promise<Pointer | undefined> {
+  const text = await read(pointerUrl(origin));
+  if (!text) return undefined;
+  try {
+    const p = JSON.parse(text) as Pointer;
+    return Number.isInteger(p.generation) ? p : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writePointer(origin: string, p: Pointer, maxAgeMs: number): Promise<void> {
+  return write(pointerUrl(origin), JSON.stringify(p), Math.max(1, Math.ceil(maxAgeMs / 1000)));
+}
+
+export const readPage = (k: PageKey) => read(pageUrl(k));
+export const writePage = (k: PageKey, json: string) => write(pageUrl(k), json, PAGE_TTL_S);

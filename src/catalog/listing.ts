@@ -1,0 +1,104 @@
+/**
+ * One prompt-list page, from the cheapest place that has it:
+ *   1. this isolate's compiled catalog (a warm isolate: no I/O at all);
+ *   2. the edge cache, for an isolate with no catalog yet: the colo's
+ *      pointer names the generation, and the page is looked up under
+ *      (scope, principal, generation, revision, cursor), with no KV read;
+ *   3. KV (one read of the head snapshot), and the page is then stored in
+ *      the edge cache for the isolates that come after.
+ * POST prompts/list (both eras) and GET /prompts are all served here.
+ *
+ * Provisional catalogs (the cold upstream merge, which shares its base's
+ * generation) are never stored: a page must mean exactly its generation.
+ */
+import type { Config } from '../lib/config.js';
+import { BoundedMap } from '../lib/memo.js';
+import type { ProtocolVersion } from '../lib/versions.js';
+import type { Catalog } from './catalog.js';
+import { readPage, readPointer, writePage, writePointer, type PageKey } from './edge.js';
+import type { CacheHints } from './hints.js';
+import { currentCatalog, peekCatalog } from './store.js';
+import { listMissing } from './upstreams/object.js';
+
+export interface ListingQuery {
+  readonly env: Env;
+  readonly cfg: Config;
+  readonly secret: string;
+  readonly waitUntil: (p: Promise<unknown>) => void;
+  readonly version: ProtocolVersion;
+  readonly cursor: unknown;
+  /** The request's origin: edge-cache keys live under the gateway's own host. */
+  readonly origin: string;
+  /** The caller's credentials, only ever used as a digest in private page keys. */
+  readonly authorization: string | undefined;
+}
+
+export interface Listing {
+  readonly json: string;
+  readonly generation: number;
+  readonly hints: CacheHints;
+  /** Where the page came from (logs, tests, benchmarks). */
+  readonly from: 'isolate' | 'edge';
+}
+
+const principals = new BoundedMap<string, string>(10_000);
+
+async function principalOf(scope: CacheHints['cacheScope'], authorization: string | undefined): Promise<string> {
+  if (scope === 'public') return 'public';
+  const raw = authorization ?? '';
+  let p = principals.get(raw);
+  if (!p) {
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${raw}`)));
+    p = [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    principals.set(raw, p);
+  }
+  return p;
+}
+
+async function fromEdge(q: ListingQuery, cursor: string | undefined): Promise<Listing | undefined> {
+  const pointer = await readPointer(q.origin);
+  if (!pointer) return undefined;
+  const { generation, ttlMs, cacheScope } = pointer;
+  const key: PageKey = { origin: q.origin, scope: cacheScope, principal: await principalOf(cacheScope, q.authorization), generation, variant: q.version, cursor };
+  const json = await readPage(key);
+  return json === undefined ? undefined : { json, generation, hints: { ttlMs, cacheScope }, from: 'edge' };
+}
+
+/** What this isolate already put in the edge cache, per catalog, and when it last renewed the pointer. */
+const stored = new WeakMap<Catalog, { pages: Set<string>; pointerAt: number }>();
+
+function remember(q: ListingQuery, catalog: Catalog, json: string, hints: CacheHints): void {
+  let s = stored.get(catalog);
+  if (!s) stored.set(catalog, (s = { pages: new Set(), pointerAt: 0 }));
+  const pointerMs = Math.max(1000, q.cfg.catalogRefreshMs);
+  const writes: Promise<void>[] = [];
+  // Renewed at half its lifetime, so a colo with steady traffic always has one.
+  if (Date.now() - s.pointerAt > pointerMs / 2) {
+    s.pointerAt = Date.now();
+    writes.push(writePointer(q.origin, { generation: catalog.generation, ...hints }, pointerMs));
+  }
+  const cursor = typeof q.cursor === 'string' ? q.cursor : undefined;
+  const id = `${q.version}|${cursor ?? ''}`;
+  if (!s.pages.has(id)) {
+    s.pages.add(id);
+    const page = async () =>
+      writePage({ origin: q.origin, scope: hints.cacheScope, principal: await principalOf(hints.cacheScope, q.authorization), generation: catalog.generation, variant: q.version, cursor }, json);
+    writes.push(page());
+  }
+  if (writes.length) q.waitUntil(Promise.all(writes));
+}
+
+export async function listing(q: ListingQuery): Promise<Listing> {
+  let catalog = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  if (!catalog && (q.cursor === undefined || typeof q.cursor === 'string')) {
+    const hit = await fromEdge(q, q.cursor);
+    if (hit) return hit;
+  }
+  catalog ??= await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
+  if (q.cursor === undefined) catalog = await listMissing(q.env, catalog, q.cfg.pageSize, q.waitUntil);
+  const json = await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret);
+  const hints = catalog.cacheHints(q.cfg.listTtlMs);
+  if (!catalog.provisional) remember(q, catalog, json, hints);
+  return { json, generation: catalog.generation, hints, from: 'isolate' };
+}

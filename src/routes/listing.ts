@@ -1,0 +1,90 @@
+/**
+ * GET /prompts and GET /prompts/{name}: the prompt catalog as plain,
+ * CDN-cacheable JSON, for browsers, dashboards and anything that is not an
+ * MCP client. Pages come from the same listing layer as POST prompts/list
+ * (isolate → edge cache → KV) in the newest revision's shape, with
+ * `ttlMs`/`cacheScope` and `nextCursor` as in a modern list result.
+ *
+ * HTTP caching mirrors the cache hints: `public` pages get max-age,
+ * s-maxage, stale-while-revalidate and stale-if-error; `private` ones only
+ * private caching and `Vary: Authorization`. The strong ETag is derived
+ * from the generation and the page, so `If-None-Match` revalidation is a
+ * 304 until the next publish.
+ */
+import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
+import { listing } from '../catalog/listing.js';
+import { currentCatalog } from '../catalog/store.js';
+import type { CacheHints } from '../catalog/hints.js';
+import { LookupError } from '../catalog/errors.js';
+import { configOf, type Config } from '../lib/config.js';
+import { fnv1a } from '../lib/hash.js';
+import { originOf } from '../lib/url.js';
+import { MODERN_VERSIONS } from '../lib/versions.js';
+import { ApiError } from './api-error.js';
+import type { AppEnv } from './guards.js';
+
+export const listings = new Hono<AppEnv>();
+
+/** Served to any origin: the listing is the same for every caller, and carries no credentials. */
+listings.use('*', cors({ origin: '*', allowMethods: ['GET', 'HEAD', 'OPTIONS'], allowHeaders: ['authorization', 'if-none-match'], exposeHeaders: ['etag'], maxAge: 86400 }));
+
+const SHAPE = MODERN_VERSIONS[0];
+/** How long a CDN may keep serving a stale page while the origin is failing. */
+const STALE_IF_ERROR_S = 86_400;
+
+function cacheControl(h: CacheHints): string {
+  const s = Math.floor(h.ttlMs / 1000);
+  if (h.cacheScope === 'private') return s > 0 ? `private, max-age=${s}` : 'private, no-cache';
+  return `public, max-age=${s}, s-maxage=${s}, stale-while-revalidate=${s}, stale-if-error=${STALE_IF_ERROR_S}`;
+}
+
+/** Serves `body`, or 304 when the client already has this ETag (RFC 9110 §13.1.2: weak comparison). */
+function respond(c: Context<AppEnv>, body: () => string, etag: string, hints: CacheHints): Response {
+  const headers: Record<string, string> = { etag, 'cache-control': cacheControl(hints) };
+  if (hints.cacheScope === 'private') headers.vary = 'Authorization';
+  const match = c.req.header('if-none-match');
+  if (match !== undefined && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*'))
+    return new Response(null, { status: 304, headers });
+  return new Response(body(), { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+}
+
+function secretOf(cfg: Config): string {
+  if (!cfg.signingSecret) throw new ApiError(500, 'misconfigured', 'Server misconfigured: signing secret missing');
+  return cfg.signingSecret;
+}
+
+listings.get('/', async (c) => {
+  const cfg = configOf(c.env);
+  const cursor = c.req.query('cursor');
+  let page;
+  try {
+    page = await listing({
+      env: c.env,
+      cfg,
+      secret: secretOf(cfg),
+      waitUntil: (p) => c.executionCtx.waitUntil(p),
+      version: SHAPE,
+      cursor,
+      origin: originOf(c.req.url),
+      authorization: c.req.header('authorization'),
+    });
+  } catch (e) {
+    if (e instanceof LookupError) throw new ApiError(400, 'invalid_cursor', 'Invalid or expired cursor; start again from GET /prompts');
+    throw e;
+  }
+  const { json, generation, hints } = page;
+  const etag = `"g${generation}-${fnv1a(`${cursor ?? ''}|${hints.ttlMs}|${hints.cacheScope}`).toString(36)}"`;
+  return respond(c, () => `{"ttlMs":${hints.ttlMs},"cacheScope":"${hints.cacheScope}",${json.slice(1)}`, etag, hints);
+});
+
+listings.get('/:name', async (c) => {
+  const cfg = configOf(c.env);
+  const name = c.req.param('name');
+  const catalog = await currentCatalog(c.env.PROMPTS, cfg.catalogRefreshMs, (p) => c.executionCtx.waitUntil(p));
+  const prompt = catalog.describe(name, SHAPE);
+  if (!prompt) throw new ApiError(404, 'unknown_prompt', `Unknown prompt "${name.slice(0, 100)}"`);
+  const hints = catalog.cacheHints(cfg.listTtlMs);
+  const etag = `"g${catalog.generation}-${fnv1a(`${name}|${hints.ttlMs}|${hints.cacheScope}`).toString(36)}"`;
+  return respond(c, () => JSON.stringify({ prompt, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope }), etag, hints);
+});

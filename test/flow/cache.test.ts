@@ -1,0 +1,171 @@
+/**
+ * CDN-cached listings through the real Worker, KV and the Cache API:
+ * GET /prompts headers, ETag/304, pages served to a cold isolate from the
+ * edge cache with no KV read (counted on the real binding), POST
+ * prompts/list of both eras from the same pages with their own ids, fresh
+ * pages after a generation bump, and private pages kept per principal.
+ */
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
+import { catalogWriter } from '../../src/catalog/writer.js';
+import worker from '../../src/index.js';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { ACCEPT, MCP_URL, openSession, publish, request } from '../helpers/worker.js';
+
+const LIST_URL = 'https://gateway.test/prompts';
+
+/** The real KV binding, with every call recorded. A new object is also a cold isolate's view: no catalog in memory. */
+function countingEnv(): { env: Env; reads: string[] } {
+  const reads: string[] = [];
+  const kv = new Proxy(env.PROMPTS, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop);
+      return typeof v === 'function' ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), v.apply(target, args)) : v;
+    },
+  });
+  return { env: { ...env, PROMPTS: kv } as Env, reads };
+}
+
+/** One request through the Worker, waiting for its background work (edge-cache writes) too. */
+async function send(req: Request, e: Env = env): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(req, e, ctx);
+  const body = await res.arrayBuffer();
+  await waitOnExecutionContext(ctx);
+  return new Response(res.status === 304 ? null : body, res);
+}
+
+const get = (url = LIST_URL, headers: Record<string, string> = {}) => new Request(url, { headers });
+const V = '2026-07-28';
+function modernList(id: number, cursor?: string) {
+  const body = {
+    jsonrpc: '2.0',
+    id,
+    method: 'prompts/list',
+    params: { ...(cursor ? { cursor } : {}), _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } },
+  };
+  return new Request(MCP_URL, {
+    method: 'POST',
+    headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': V, 'mcp-method': 'prompts/list' },
+    body: JSON.stringify(body),
+  });
+}
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS);
+});
+
+describe('GET /prompts', () => {
+  it('is a JSON page with CDN cache headers, a strong ETag and CORS', async () => {
+    const res = await send(get(LIST_URL, { origin: 'https://dashboard.example' }));
+    expect(res.status).toBe(200);
+    const cc = res.headers.get('cache-control')!;
+    for (const d of ['public', 'max-age=60', 's-maxage=60', 'stale-while-revalidate=60', 'stale-if-error=']) expect(cc).toContain(d);
+    expect(res.headers.get('etag')).toMatch(/^"g\d+-[0-9a-z]+"$/);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
+    expect(body.prompts.map((p: any) => p.name)).toEqual(['alpha', 'embedded', 'greet']);
+    const next = (await (await send(get(`${LIST_URL}?cursor=${encodeURIComponent(body.nextCursor)}`))).json()) as any;
+    expect(next.prompts[0].name).toBe('linky');
+  });
+  it('answers If-None-Match with 304, and a bad cursor with 400', async () => {
+    const first = await send(get());
+    const etag = first.headers.get('etag')!;
+    const again = await send(get(LIST_URL, { 'if-none-match': etag }));
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect((await send(get(LIST_URL, { 'if-none-match': '"g0-nope"' }))).status).toBe(200);
+    expect((await send(get(`${LIST_URL}?cursor=forged`))).status).toBe(400);
+  });
+  it('GET /prompts/{name} gives one prompt with the same caching, and 404 for an unknown one', async () => {
+    const res = await send(get(`${LIST_URL}/greet`));
+    expect(((await res.json()) as any).prompt).toMatchObject({ name: 'greet', title: 'Greeting' });
+    expect(res.headers.get('cache-control')).toContain('s-maxage=60');
+    expect((await send(get(`${LIST_URL}/greet`, { 'if-none-match': res.headers.get('etag')! }))).status).toBe(304);
+    expect((await send(get(`${LIST_URL}/nope`))).status).toBe(404);
+  });
+});
+
+describe('edge cache', () => {
+  it('serves a second listing to a cold isolate without reading KV', async () => {
+    const warm = await (await send(get())).text();
+    const cold = countingEnv();
+    const res = await send(get(), cold.env);
+    expect(await res.text()).toBe(warm);
+    expect(cold.reads).toEqual([]);
+    // The counter does see reads: a route that needs the catalog itself loads it from KV.
+    const control = countingEnv();
+    await send(get(`${LIST_URL}/greet`), control.env);
+    expect(control.reads.length).toBeGreaterThan(0);
+  });
+  it('serves POST prompts/list of both eras from the cache, each with its own id', async () => {
+    await send(modernList(1));
+    const cold = countingEnv();
+    const a = (await (await send(modernList(101), cold.env)).json()) as any;
+    const b = (await (await send(modernList(102), cold.env)).json()) as any;
+    expect(cold.reads).toEqual([]);
+    expect([a.id, b.id]).toEqual([101, 102]);
+    expect(a.result).toEqual(b.result);
+    expect(a.result).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: 'public' });
+
+    const s = await openSession('2025-11-25');
+    const legacy = (id: number) =>
+      new Request(MCP_URL, {
+        method: 'POST',
+        headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': s.id, 'mcp-protocol-version': s.version },
+        body: JSON.stringify({ ...request('prompts/list'), id }),
+      });
+    await send(legacy(7));
+    const coldLegacy = countingEnv();
+    const l = (await (await send(legacy(8), coldLegacy.env)).json()) as any;
+    expect(coldLegacy.reads).toEqual([]);
+    expect(l.id).toBe(8);
+    expect(l.result.prompts.map((p: any) => p.name)).toEqual(['alpha', 'embedded', 'greet']);
+    expect(l.result.ttlMs).toBeUndefined();
+  });
+  it('serves fresh pages after a generation bump, with a new ETag', async () => {
+    const before = await send(get());
+    const oldTag = before.headers.get('etag')!;
+    await publish([{ name: 'aaa-new', messages: [{ role: 'user', content: { type: 'text', text: 'new' } }] }, ...FIXTURE_PROMPTS]);
+    const after = await send(get());
+    expect(after.headers.get('etag')).not.toBe(oldTag);
+    expect(((await after.json()) as any).prompts[0].name).toBe('aaa-new');
+    expect((await send(get(LIST_URL, { 'if-none-match': oldTag }))).status).toBe(200);
+    const cold = countingEnv();
+    expect(((await (await send(get(), cold.env)).json()) as any).prompts[0].name).toBe('aaa-new');
+  });
+});
+
+describe('private listings', () => {
+  beforeAll(async () => {
+    // A configured upstream that said private: the merged list must become 0/private, never public.
+    await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([{ id: 'secretive', url: 'https://secretive.example/mcp', prefix: 'sec' }]));
+    await catalogWriter(env).upstreamsReported([
+      { id: 'secretive', prefix: 'sec', prompts: [{ name: 'sec.one', origin: { upstream: 'secretive', name: 'one' } }], hints: { ttlMs: 0, cacheScope: 'private' } },
+    ]);
+  });
+  afterAll(async () => {
+    await env.PROMPTS.delete(UPSTREAMS_KEY);
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).reconcileUpstreams();
+  });
+  it('narrows the hints and the HTTP caching', async () => {
+    const res = await send(get(LIST_URL, { authorization: 'Bearer alice' }));
+    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+    expect(res.headers.get('vary')).toBe('Authorization');
+    expect((await res.json()) as any).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    const modern = (await (await send(modernList(5))).json()) as any;
+    expect(modern.result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+  });
+  it('never serves a private page to another principal', async () => {
+    const alice = await (await send(get(LIST_URL, { authorization: 'Bearer alice' }))).text();
+    const coldAlice = countingEnv();
+    expect(await (await send(get(LIST_URL, { authorization: 'Bearer alice' }), coldAlice.env)).text()).toBe(alice);
+    expect(coldAlice.reads).toEqual([]);
+    const coldBob = countingEnv();
+    await send(get(LIST_URL, { authorization: 'Bearer bob' }), coldBob.env);
+    expect(coldBob.reads.length).toBeGreaterThan(0);
+  });
+});
