@@ -55,8 +55,11 @@ const CONNECTIONS = envConnections('BENCH_CONNECTIONS');
 const SIGNING_SECRET = 'bench-signing-secret-not-for-production';
 
 const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
+const MODERN = '2026-07-28';
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
 const BODY = {
   list: rpc('prompts/list'),
+  modernList: rpc('prompts/list', { _meta: MODERN_META }),
   get: rpc('prompts/get', { name: GET_PROMPT, arguments: GET_ARGS }),
   ping: rpc('ping'),
   initialize: rpc('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'promptgate-bench', version: '1.0.0' } }),
@@ -68,6 +71,17 @@ const ALL_SCENARIOS = [
   { id: 'list', label: 'prompts/list (first page), in session', body: BODY.list, session: true, targets: ['ceiling', 'gateway', 'peer'] },
   { id: 'get', label: `prompts/get ${GET_PROMPT} (${Object.keys(GET_ARGS).length} args), in session`, body: BODY.get, session: true, targets: ['ceiling', 'gateway', 'peer'] },
   { id: 'ping', label: 'ping, in session', body: BODY.ping, session: true, targets: ['ceiling', 'gateway', 'peer'] },
+  // 2026-07-28: no session, the envelope in the body and the standard headers; compared with `list` (legacy, in session).
+  {
+    id: 'modern-list',
+    label: 'prompts/list, 2026-07-28 (stateless)',
+    body: BODY.modernList,
+    session: false,
+    headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'prompts/list' },
+    targets: ['ceiling', 'gateway'],
+  },
+  // The CDN listing: what a browser, dashboard or CDN pulls (no JSON-RPC, no session).
+  { id: 'cached-get', label: 'GET /prompts (CDN listing, first page)', method: 'GET', path: '/prompts', session: false, targets: ['ceiling', 'gateway'] },
   {
     id: 'session-check',
     label: 'prompts/list, session check: memo (RECHECK default) vs DO round trip (RECHECK 0)',
@@ -221,14 +235,34 @@ const CHECKS = {
   },
 };
 CHECKS['session-check'] = CHECKS.list;
+const TTL_MS = () => Number(WCFG.vars.LIST_TTL_MS ?? 60_000);
+CHECKS['modern-list'] = {
+  gateway: (r) => {
+    samePrompts(r);
+    assert.equal(r.resultType, 'complete');
+    assert.equal(r.ttlMs, TTL_MS());
+    assert.equal(r.cacheScope, 'public');
+  },
+};
+/** The GET /prompts page (not JSON-RPC): the list result plus its cache hints. */
+const getPage = () => ({ ttlMs: TTL_MS(), cacheScope: 'public', ...listResult() });
+CHECKS['cached-get'] = { gateway: (r) => (samePrompts(r), assert.deepEqual(r, getPage())), ceiling: (r) => assert.deepEqual(r, getPage()) };
+let WCFG;
 
 function requestFor(scenario, target) {
-  const headers = { ...BASE_HEADERS };
+  if (scenario.method === 'GET') return { method: 'GET', url: new URL(scenario.path, target.url).href, headers: { accept: 'application/json' } };
+  const headers = { ...BASE_HEADERS, ...scenario.headers };
   if (scenario.session) {
     headers['mcp-protocol-version'] = PROTOCOL;
     if (target.sessionId) headers['mcp-session-id'] = target.sessionId;
   }
-  return { url: target.url, headers, body: scenario.body };
+  return { method: 'POST', url: target.url, headers, body: scenario.body };
+}
+
+async function send(req) {
+  if (req.method === 'POST') return post(req.url, req.body, req.headers);
+  const res = await fetch(req.url, { headers: req.headers, signal: AbortSignal.timeout(30_000) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 /**
@@ -240,10 +274,10 @@ async function verify(scenario, target) {
   const what = `${scenario.id} on ${target.id}`;
   const bodies = [];
   for (let i = 0; i < 2; i++) {
-    const r = await post(req.url, req.body, req.headers);
-    const result = expectResult(r, what);
+    const r = await send(req);
+    const result = scenario.method === 'GET' ? (assert.equal(r.status, 200, `${what}: HTTP ${r.status}`), JSON.parse(r.text)) : expectResult(r, what);
     try {
-      if (target.kind === 'ceiling') CHECKS.ceiling(result);
+      if (target.kind === 'ceiling' && scenario.method !== 'GET') CHECKS.ceiling(result);
       else CHECKS[scenario.id][target.kind](result);
     } catch (e) {
       throw new Error(`${what}: wrong answer: ${e.message}`);
@@ -259,12 +293,12 @@ async function verify(scenario, target) {
 // ---------------------------------------------------------------- load
 
 /** One autocannon run; latencies recorded by us at sub-millisecond precision. */
-function load({ url, headers, body, expectBody }, connections, seconds) {
+function load({ method, url, headers, body, expectBody }, connections, seconds) {
   return new Promise((resolveLoad, reject) => {
     if (h.shuttingDown) return reject(new Error('shutting down'));
     const latencies = [];
     const instance = autocannon(
-      { url, method: 'POST', headers, body, connections, duration: seconds, pipelining: 1, timeout: 10, expectBody },
+      { url, method, headers, ...(body === undefined ? {} : { body }), connections, duration: seconds, pipelining: 1, timeout: 10, expectBody },
       (err, result) => {
         h.currentLoad = null;
         if (err) return reject(err);
@@ -393,6 +427,7 @@ async function main() {
   // Build.
   log('building the gateway (wrangler deploy --dry-run) and the ceiling (esbuild)…');
   const [wcfg, gatewayBuild, ceilingBuild] = await Promise.all([readWranglerConfig(), buildGateway(h, tmp), buildCeiling(tmp)]);
+  WCFG = wcfg;
   log(`gateway bundle ${kib(gatewayBuild.rawBytes)} raw, ${kib(gatewayBuild.gzipBytes)} gzip (built in ${Math.round(gatewayBuild.buildMs)} ms)`);
 
   // Cold starts, each on a fresh instance, before anything else runs.
@@ -419,7 +454,7 @@ async function main() {
         modulesRoot: dirname(ceilingBuild.scriptPath),
         compatibilityDate: wcfg.compatibilityDate,
         compatibilityFlags: wcfg.compatibilityFlags,
-        bindings: { CEILING_BODY: ceilingBody },
+        bindings: { CEILING_BODY: ceilingBody, CEILING_GET_BODY: JSON.stringify(getPage()) },
       },
       'ceiling',
     ),
@@ -492,6 +527,13 @@ async function main() {
       const gw = s.targets.find((t) => targets[t].kind === 'gateway');
       extra.push({ kind: 'gateway/peer', scenario: s.id, connections: c, ratio: pairedRatio(measurements, s.id, c, gw, 'peer') });
     }
+    if (SCENARIOS.some((s) => s.id === 'modern-list') && SCENARIOS.some((s) => s.id === 'list')) {
+      // Same gateway instance, same round: the modern list's req/s over the legacy in-session list's.
+      const rps = (scenario) => new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === 'gateway').map((m) => [m.round, m.rps]));
+      const modern = rps('modern-list');
+      const legacy = rps('list');
+      extra.push({ kind: 'modern/legacy', scenario: 'modern-list', connections: c, ratio: median([...modern].map(([r, v]) => v / legacy.get(r)).filter(Number.isFinite)) });
+    }
     if (SCENARIOS.some((s) => s.id === 'session-check')) {
       extra.push({ kind: 'recheck0/recheckDefault', scenario: 'session-check', connections: c, ratio: pairedRatio(measurements, 'session-check', c, 'gateway-recheck0', 'gateway') });
     }
@@ -518,6 +560,10 @@ async function main() {
       `- ${e.connections} connections: RECHECK ${targets.gateway.recheckMs} ${fmtInt(rMemo.rps)} req/s (${fmtX(rMemo.ratioToCeiling)} ceiling), ` +
         `RECHECK 0 ${fmtInt(r0.rps)} req/s (${fmtX(r0.ratioToCeiling)} ceiling); RECHECK 0 / RECHECK ${targets.gateway.recheckMs} = ${fmtX(e.ratio)}`,
     );
+  }
+  if (extra.some((x) => x.kind === 'modern/legacy')) {
+    out.push('', 'Modern (2026-07-28, stateless) prompts/list vs legacy in-session prompts/list (gateway req/s, paired per round):');
+    for (const e of extra.filter((x) => x.kind === 'modern/legacy')) out.push(`- ${e.connections} connections: ${fmtX(e.ratio)}`);
   }
   out.push('', 'Gateway vs SDK peer (req/s, paired per round):');
   for (const e of extra.filter((x) => x.kind === 'gateway/peer')) out.push(`- ${e.scenario}, ${e.connections} connections: ${fmtX(e.ratio)}`);

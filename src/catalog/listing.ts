@@ -41,6 +41,11 @@ export interface Listing {
   readonly from: 'isolate' | 'edge';
 }
 
+/** The page with its cache hints in front, as modern list results and GET /prompts carry them. */
+export function withHints(page: Listing): string {
+  return `{"ttlMs":${page.hints.ttlMs},"cacheScope":"${page.hints.cacheScope}",${page.json.slice(1)}`;
+}
+
 const principals = new BoundedMap<string, string>(10_000);
 
 async function principalOf(scope: CacheHints['cacheScope'], authorization: string | undefined): Promise<string> {
@@ -64,30 +69,50 @@ async function fromEdge(q: ListingQuery, cursor: string | undefined): Promise<Li
   return json === undefined ? undefined : { json, generation, hints: { ttlMs, cacheScope }, from: 'edge' };
 }
 
-/** What this isolate already put in the edge cache, per catalog, and when it last renewed the pointer. */
-const stored = new WeakMap<Catalog, { pages: Set<string>; pointerAt: number }>();
+/**
+ * Per catalog in this isolate: the Listing objects already made (stable, so
+ * callers can memoise what they derive from one) and when the pointer was
+ * last renewed. Each page goes to the edge cache when it is first made here.
+ */
+const made = new WeakMap<Catalog, { pages: Map<string, Listing>; pointerAt: number }>();
 
-function remember(q: ListingQuery, catalog: Catalog, json: string, hints: CacheHints): void {
-  let s = stored.get(catalog);
-  if (!s) stored.set(catalog, (s = { pages: new Set(), pointerAt: 0 }));
+function renewPointer(q: ListingQuery, catalog: Catalog, hints: CacheHints, state: { pointerAt: number }): void {
   const pointerMs = Math.max(1000, q.cfg.catalogRefreshMs);
-  const writes: Promise<void>[] = [];
   // Renewed at half its lifetime, so a colo with steady traffic always has one.
-  if (Date.now() - s.pointerAt > pointerMs / 2) {
-    s.pointerAt = Date.now();
-    writes.push(writePointer(q.origin, { generation: catalog.generation, ...hints }, pointerMs));
-  }
-  const cursor = typeof q.cursor === 'string' ? q.cursor : undefined;
-  const id = `${q.version}|${cursor ?? ''}`;
-  if (!s.pages.has(id)) {
-    s.pages.add(id);
-    const page = async () =>
-      writePage({ origin: q.origin, scope: hints.cacheScope, principal: await principalOf(hints.cacheScope, q.authorization), generation: catalog.generation, variant: q.version, cursor }, json);
-    writes.push(page());
-  }
-  if (writes.length) q.waitUntil(Promise.all(writes));
+  const now = Date.now();
+  if (now - state.pointerAt <= pointerMs / 2) return;
+  state.pointerAt = now;
+  q.waitUntil(writePointer(q.origin, { generation: catalog.generation, ...hints }, pointerMs));
 }
 
+async function fromIsolate(q: ListingQuery, catalog: Catalog): Promise<Listing> {
+  const cursor = typeof q.cursor === 'string' ? q.cursor : undefined;
+  const id = cursor === undefined ? q.version : `${q.version}#${cursor}`;
+  const hints = catalog.cacheHints(q.cfg.listTtlMs);
+  // Not a cursor at all: listPage throws the -32602 it deserves; nothing is remembered.
+  if (catalog.provisional || (q.cursor !== undefined && cursor === undefined)) return { json: await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints, from: 'isolate' };
+  let state = made.get(catalog);
+  if (!state) made.set(catalog, (state = { pages: new Map(), pointerAt: 0 }));
+  renewPointer(q, catalog, hints, state);
+  const known = state.pages.get(id);
+  if (known) return known;
+  // A forged or stale cursor throws here, before anything is remembered.
+  const json = await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret);
+  const page: Listing = { json, generation: catalog.generation, hints, from: 'isolate' };
+  state.pages.set(id, page);
+  const key = async (): Promise<PageKey> => ({
+    origin: q.origin,
+    scope: hints.cacheScope,
+    principal: await principalOf(hints.cacheScope, q.authorization),
+    generation: catalog.generation,
+    variant: q.version,
+    cursor,
+  });
+  q.waitUntil(key().then((k) => writePage(k, json)));
+  return page;
+}
+
+/** The page for this query. Warm isolates answer from memory; see the header for the rest. */
 export async function listing(q: ListingQuery): Promise<Listing> {
   let catalog = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   if (!catalog && (q.cursor === undefined || typeof q.cursor === 'string')) {
@@ -97,8 +122,5 @@ export async function listing(q: ListingQuery): Promise<Listing> {
   catalog ??= await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
   if (q.cursor === undefined) catalog = await listMissing(q.env, catalog, q.cfg.pageSize, q.waitUntil);
-  const json = await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret);
-  const hints = catalog.cacheHints(q.cfg.listTtlMs);
-  if (!catalog.provisional) remember(q, catalog, json, hints);
-  return { json, generation: catalog.generation, hints, from: 'isolate' };
+  return fromIsolate(q, catalog);
 }

@@ -13,7 +13,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
-import { listing } from '../catalog/listing.js';
+import { listing, withHints, type Listing } from '../catalog/listing.js';
 import { currentCatalog } from '../catalog/store.js';
 import type { CacheHints } from '../catalog/hints.js';
 import { LookupError } from '../catalog/errors.js';
@@ -73,10 +73,17 @@ listings.get('/', async (c) => {
     if (e instanceof LookupError) throw new ApiError(400, 'invalid_cursor', 'Invalid or expired cursor; start again from GET /prompts');
     throw e;
   }
-  const { json, generation, hints } = page;
-  const etag = `"g${generation}-${fnv1a(`${cursor ?? ''}|${hints.ttlMs}|${hints.cacheScope}`).toString(36)}"`;
-  return respond(c, () => `{"ttlMs":${hints.ttlMs},"cacheScope":"${hints.cacheScope}",${json.slice(1)}`, etag, hints);
+  let out = served.get(page);
+  if (!out) {
+    const tag = fnv1a(`${cursor ?? ''}|${page.hints.ttlMs}|${page.hints.cacheScope}`).toString(36);
+    served.set(page, (out = { etag: `"g${page.generation}-${tag}"`, body: withHints(page) }));
+  }
+  const body = out.body;
+  return respond(c, () => body, out.etag, page.hints);
 });
+
+/** ETag and body per page object (stable while the isolate is warm). */
+const served = new WeakMap<Listing, { etag: string; body: string }>();
 
 listings.get('/:name', async (c) => {
   const cfg = configOf(c.env);

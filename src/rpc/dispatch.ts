@@ -5,16 +5,15 @@
  * (`resultType` and serverInfo in `_meta` on every result).
  */
 import { LookupError } from '../catalog/errors.js';
-import { SERVER_INFO_META } from '../lib/versions.js';
 import type { CallContext, Handler } from './context.js';
 import type { Era } from './era.js';
 import { errorJson, ErrorCode, RpcError, toRpcError } from './errors.js';
-import { RawJson, resultMessage, type Message } from './envelope.js';
+import { resultMessage, type Message } from './envelope.js';
 import { complete } from './methods/completion.js';
 import { discover } from './methods/discover.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { ping, setLevel } from './methods/utility.js';
-import { serverInfo } from './server-info.js';
+import { modernResult } from './modern-result.js';
 
 const SHARED: Record<string, Handler> = {
   'prompts/list': listPrompts,
@@ -38,21 +37,6 @@ function asRpcError(e: unknown, method: string): RpcError {
   return toRpcError(e);
 }
 
-/**
- * A modern result: `resultType` first, serverInfo merged into `_meta`.
- * Pre-serialized pages are spliced rather than re-parsed.
- */
-function modernResult(result: unknown, ctx: CallContext): unknown {
-  const info = serverInfo(ctx.version);
-  if (result instanceof RawJson) {
-    const meta = JSON.stringify({ [SERVER_INFO_META]: info });
-    return new RawJson(`{"resultType":"complete","_meta":${meta}${result.json.length > 2 ? `,${result.json.slice(1)}` : '}'}`);
-  }
-  const r = (result ?? {}) as Record<string, unknown>;
-  const meta = typeof r._meta === 'object' && r._meta !== null ? (r._meta as Record<string, unknown>) : {};
-  return { resultType: typeof r.resultType === 'string' ? r.resultType : 'complete', ...r, _meta: { ...meta, [SERVER_INFO_META]: info } };
-}
-
 /** Runs one request and returns its JSON-RPC reply as a string. */
 export async function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext): Promise<string> {
   const table = METHODS[ctx.era];
@@ -60,7 +44,7 @@ export async function call(msg: Extract<Message, { kind: 'request' }>, ctx: Call
   if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
   try {
     const result = await handler(msg.params, ctx);
-    return resultMessage(msg.id, ctx.era === 'modern' ? modernResult(result, ctx) : result);
+    return resultMessage(msg.id, ctx.era === 'modern' ? modernResult(result, ctx.version) : result);
   } catch (e) {
     return errorJson(msg.id, asRpcError(e, msg.method));
   }

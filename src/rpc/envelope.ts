@@ -47,7 +47,11 @@ export function readMessage(x: unknown): Message {
 
 /** Marker for a result that is already serialized JSON (cached list pages). */
 export class RawJson {
-  constructor(readonly json: string) {}
+  constructor(
+    readonly json: string,
+    /** Already a whole modern result (resultType and serverInfo `_meta` included). */
+    readonly modern = false,
+  ) {}
 }
 
 export function resultMessage(id: RequestId, result: unknown): string {

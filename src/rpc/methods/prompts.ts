@@ -4,7 +4,8 @@
  * so a list never re-encodes prompts; the modern era's cache hints are
  * spliced in front of the page.
  */
-import { listing } from '../../catalog/listing.js';
+import { listing, withHints, type Listing } from '../../catalog/listing.js';
+import { modernJson } from '../modern-result.js';
 import { originOf } from '../../lib/url.js';
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
@@ -22,8 +23,13 @@ export async function listPrompts(params: Params, ctx: CallContext): Promise<Raw
     authorization: ctx.header('authorization'),
   });
   if (ctx.era !== 'modern') return new RawJson(page.json);
-  return new RawJson(`{"ttlMs":${page.hints.ttlMs},"cacheScope":"${page.hints.cacheScope}",${page.json.slice(1)}`);
+  // Listing objects are stable per page in a warm isolate, so the modern form is built once per page.
+  let modern = modernPages.get(page);
+  if (!modern) modernPages.set(page, (modern = new RawJson(modernJson(withHints(page), ctx.version), true)));
+  return modern;
 }
+
+const modernPages = new WeakMap<Listing, RawJson>();
 
 export async function getPrompt(params: Params, ctx: CallContext) {
   const catalog = await ctx.catalog();
