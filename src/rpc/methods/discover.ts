@@ -1,19 +1,22 @@
 /**
  * server/discover (2026-07-28): what a modern client learns instead of an
- * initialize handshake. Cacheable, with the same hints as the prompt list,
- * since what it describes changes no more often than the catalog.
+ * initialize handshake. Cacheable: nothing in it depends on the caller or
+ * on any upstream (versions, capabilities, instructions are the gateway's
+ * own), so its hints are the configured TTL, `public` — never narrowed by
+ * upstream hints the way a merged prompt list is, and the same before and
+ * after the first list.
  */
 import { SUPPORTED_VERSIONS } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
 import { capabilitiesOf, INSTRUCTIONS } from '../server-info.js';
 
-export async function discover(_params: unknown, ctx: CallContext) {
-  const hints = (await ctx.catalog()).cacheHints(ctx.cfg.listTtlMs);
+export function discover(_params: unknown, ctx: CallContext) {
+  const ttlMs = ctx.cfg.listTtlMs;
   return {
     supportedVersions: SUPPORTED_VERSIONS,
     capabilities: capabilitiesOf(true),
     instructions: INSTRUCTIONS,
-    ttlMs: hints.ttlMs,
-    cacheScope: hints.cacheScope,
+    ttlMs,
+    cacheScope: ttlMs > 0 ? ('public' as const) : ('private' as const),
   };
 }
