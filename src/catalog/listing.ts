@@ -85,21 +85,30 @@ function renewPointer(q: ListingQuery, catalog: Catalog, hints: CacheHints, stat
   q.waitUntil(writePointer(q.origin, { generation: catalog.generation, ...hints }, pointerMs));
 }
 
-async function fromIsolate(q: ListingQuery, catalog: Catalog): Promise<Listing> {
+/** A page this isolate already made for this catalog, or undefined. Synchronous: the warm path. */
+function knownPage(q: ListingQuery, catalog: Catalog): Listing | undefined {
+  if (catalog.provisional) return undefined;
+  const state = made.get(catalog);
+  if (!state) return undefined;
+  const cursor = q.cursor;
+  const page = state.pages.get(cursor === undefined ? q.version : typeof cursor === 'string' ? `${q.version}#${cursor}` : '');
+  if (page) renewPointer(q, catalog, page.hints, state);
+  return page;
+}
+
+async function build(q: ListingQuery, catalog: Catalog): Promise<Listing> {
   const cursor = typeof q.cursor === 'string' ? q.cursor : undefined;
-  const id = cursor === undefined ? q.version : `${q.version}#${cursor}`;
   const hints = catalog.cacheHints(q.cfg.listTtlMs);
   // Not a cursor at all: listPage throws the -32602 it deserves; nothing is remembered.
-  if (catalog.provisional || (q.cursor !== undefined && cursor === undefined)) return { json: await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints, from: 'isolate' };
+  if (catalog.provisional || (q.cursor !== undefined && cursor === undefined))
+    return { json: await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints, from: 'isolate' };
   let state = made.get(catalog);
   if (!state) made.set(catalog, (state = { pages: new Map(), pointerAt: 0 }));
   renewPointer(q, catalog, hints, state);
-  const known = state.pages.get(id);
-  if (known) return known;
   // A forged or stale cursor throws here, before anything is remembered.
   const json = await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret);
   const page: Listing = { json, generation: catalog.generation, hints, from: 'isolate' };
-  state.pages.set(id, page);
+  state.pages.set(cursor === undefined ? q.version : `${q.version}#${cursor}`, page);
   const key = async (): Promise<PageKey> => ({
     origin: q.origin,
     scope: hints.cacheScope,
@@ -112,15 +121,28 @@ async function fromIsolate(q: ListingQuery, catalog: Catalog): Promise<Listing> 
   return page;
 }
 
-/** The page for this query. Warm isolates answer from memory; see the header for the rest. */
-export async function listing(q: ListingQuery): Promise<Listing> {
-  let catalog = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
-  if (!catalog && (q.cursor === undefined || typeof q.cursor === 'string')) {
+/**
+ * The page for this query. A warm isolate answers synchronously from memory
+ * (no promise at all: this is the hot path of every list); see the header
+ * for the rest.
+ */
+export function listing(q: ListingQuery): Listing | Promise<Listing> {
+  const warm = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  if (warm) {
+    // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
+    const catalog = q.cursor === undefined ? listMissing(q.env, warm, q.cfg.pageSize, q.waitUntil) : warm;
+    if (catalog instanceof Promise) return catalog.then((c) => knownPage(q, c) ?? build(q, c));
+    return knownPage(q, catalog) ?? build(q, catalog);
+  }
+  return cold(q);
+}
+
+async function cold(q: ListingQuery): Promise<Listing> {
+  if (q.cursor === undefined || typeof q.cursor === 'string') {
     const hit = await fromEdge(q, q.cursor);
     if (hit) return hit;
   }
-  catalog ??= await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
-  // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
-  if (q.cursor === undefined) catalog = await listMissing(q.env, catalog, q.cfg.pageSize, q.waitUntil);
-  return fromIsolate(q, catalog);
+  const loaded = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  const catalog = q.cursor === undefined ? await listMissing(q.env, loaded, q.cfg.pageSize, q.waitUntil) : loaded;
+  return knownPage(q, catalog) ?? build(q, catalog);
 }

@@ -171,16 +171,22 @@ export function validateUpstreams(env: Env, raw: string): UpstreamConfig[] {
  * var fails loudly.
  */
 export async function upstreamConfigs(env: Env, fresh = false): Promise<UpstreamConfig[]> {
+  return (!fresh && cachedUpstreamConfigs(env)) || load(env);
+}
+
+/**
+ * The isolate's copy without waiting (undefined before the first read):
+ * stale-while-revalidate, so the request path never waits on this read once
+ * the isolate has a copy, and a hot path needs no promise at all.
+ */
+export function cachedUpstreamConfigs(env: Env): UpstreamConfig[] | undefined {
   const hit = cached.get(env);
-  if (!fresh && hit) {
-    // Stale-while-revalidate: the request path never waits on this read once the isolate has a copy.
-    if (Date.now() - hit.readAt >= REREAD_MS && !hit.refreshing) {
-      hit.refreshing = true;
-      void load(env).finally(() => (hit.refreshing = false));
-    }
-    return hit.list;
+  if (!hit) return undefined;
+  if (Date.now() - hit.readAt >= REREAD_MS && !hit.refreshing) {
+    hit.refreshing = true;
+    void load(env).finally(() => (hit.refreshing = false));
   }
-  return load(env);
+  return hit.list;
 }
 
 async function load(env: Env): Promise<UpstreamConfig[]> {

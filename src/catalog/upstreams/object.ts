@@ -23,7 +23,7 @@ import type { CacheHints } from '../hints.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter } from '../writer.js';
 import { UpstreamClient, UpstreamError } from './client.js';
-import { upstreamConfigs, type UpstreamConfig } from './config.js';
+import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './config.js';
 import { sanitizeListing } from './sanitize.js';
 
 /** One upstream's listing, or why there is none. */
@@ -212,13 +212,22 @@ let pending: { base: number; merged: Catalog } | undefined;
  * so cursors always belong to a published generation. An upstream that
  * failed here is not retried on the request path for 30 s (the poll goes on).
  */
-export async function listMissing(env: Env, catalog: Catalog, pageSize: number, waitUntil: (p: Promise<unknown>) => void): Promise<Catalog> {
+export function listMissing(env: Env, catalog: Catalog, pageSize: number, waitUntil: (p: Promise<unknown>) => void): Catalog | Promise<Catalog> {
   // Until the writer's snapshot arrives, later first pages in this isolate see the same merged list.
   if (pending && pending.base === catalog.generation && pending.merged.size <= pageSize) return pending.merged;
+  // Synchronous when nothing is missing (every warm first page): no promise on the hot path.
+  const configs = cachedUpstreamConfigs(env);
+  if (!configs) return upstreamConfigs(env).then(() => listMissing(env, catalog, pageSize, waitUntil));
+  if (configs.length === 0) return catalog;
   const now = Date.now();
   const known = catalog.upstreamIds();
-  const missing = (await upstreamConfigs(env)).filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
+  const missing = configs.filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
   if (missing.length === 0) return catalog;
+  return listNow(env, catalog, missing, pageSize, waitUntil);
+}
+
+async function listNow(env: Env, catalog: Catalog, missing: UpstreamConfig[], pageSize: number, waitUntil: (p: Promise<unknown>) => void): Promise<Catalog> {
+  const now = Date.now();
   for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
   // Listed straight from this Worker: no object has to be created before the upstream is called.
   const { separator } = configOf(env);
