@@ -4,7 +4,9 @@
  * and Mcp-Name headers), then legacy Streamable HTTP (initialize, session id,
  * version header, re-initialize on 404, JSON or SSE replies, priming events
  * ignored), then 2024-11-05 HTTP+SSE when the initialize POST gets 400, 404
- * or 405. The era found is cached per origin for the isolate.
+ * or 405. The era found is cached per origin for the isolate; on first
+ * contact the modern probe and the legacy initialize are sent together
+ * (see `probe`), so finding a legacy upstream costs no extra round trip.
  *
  * Hand-written rather than the SDK's clients: bundled for workerd, the v1
  * `Client` + `StreamableHTTPClientTransport` is 91.6 KB gzipped and the v2
@@ -70,6 +72,8 @@ export function headerValue(v: string): string {
 
 export class UpstreamClient {
   private conn: Connection | undefined;
+  /** Ending a session a lost era probe opened (see `probe`). */
+  private cleanup: Promise<unknown> | undefined;
   private nextId = 1;
   private readonly fetch: typeof fetch;
 
@@ -156,6 +160,7 @@ export class UpstreamClient {
   async close(): Promise<void> {
     const conn = this.conn;
     this.conn = undefined;
+    await this.cleanup;
     conn?.closeStream?.();
     if (conn?.era === 'legacy' && conn.sessionId) {
       await this.http('DELETE', this.opts.url, undefined, { 'mcp-session-id': conn.sessionId }).catch(() => undefined);
@@ -169,8 +174,11 @@ export class UpstreamClient {
     const origin = this.opts.url.origin + this.opts.url.pathname;
     const known = eraByOrigin.get(origin);
     let conn: Connection | undefined;
-    if (known === undefined || known === 'modern') conn = await this.tryModern();
-    if (!conn && known !== 'sse') conn = await this.tryLegacy();
+    if (known === undefined) conn = await this.probe();
+    else {
+      if (known === 'modern') conn = await this.tryModern();
+      if (!conn && known !== 'sse') conn = await this.tryLegacy();
+    }
     if (!conn) conn = await this.openSse();
     eraByOrigin.set(origin, conn.era);
     this.conn = conn;
@@ -196,7 +204,47 @@ export class UpstreamClient {
     return undefined;
   }
 
+  /**
+   * First contact with an upstream of unknown era: the modern probe and the
+   * legacy initialize go out together, so a legacy upstream (most of them
+   * today) costs one round trip less than probing first. The spec's order of
+   * preference is kept: when the probe says modern, the legacy session that
+   * initialize may have opened is ended in the background and never used.
+   */
+  private async probe(): Promise<Connection | undefined> {
+    const legacy = this.initialize();
+    legacy.catch(() => undefined);
+    let modern: Connection | undefined;
+    try {
+      modern = await this.tryModern();
+    } catch (e) {
+      this.discard(legacy);
+      throw e;
+    }
+    if (modern) {
+      this.discard(legacy);
+      return modern;
+    }
+    const conn = await legacy;
+    if (conn) await this.initialized(conn);
+    return conn;
+  }
+
+  /** Ends a legacy session opened by a probe that lost; `close()` waits for it. */
+  private discard(legacy: Promise<Connection | undefined>): void {
+    this.cleanup = legacy
+      .then((c) => (c?.sessionId ? this.http('DELETE', this.opts.url, undefined, { 'mcp-session-id': c.sessionId }).then((r) => r.body?.cancel()) : undefined))
+      .catch(() => undefined);
+  }
+
   private async tryLegacy(): Promise<Connection | undefined> {
+    const conn = await this.initialize();
+    if (conn) await this.initialized(conn);
+    return conn;
+  }
+
+  /** initialize; undefined when the endpoint is not Streamable HTTP legacy (400, 404, 405). */
+  private async initialize(): Promise<Connection | undefined> {
     const init = this.envelope('initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: this.opts.clientInfo });
     const res = await this.http('POST', this.opts.url, init);
     if (res.status === 400 || res.status === 404 || res.status === 405) {
@@ -208,10 +256,12 @@ export class UpstreamClient {
       throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
     }
     const result = await this.reply(res, init.id as number);
-    const conn: Connection = { era: 'legacy', sessionId: res.headers.get('mcp-session-id') ?? undefined, version: String(result.protocolVersion ?? LEGACY_VERSION) };
+    return { era: 'legacy', sessionId: res.headers.get('mcp-session-id') ?? undefined, version: String(result.protocolVersion ?? LEGACY_VERSION) };
+  }
+
+  private async initialized(conn: Connection): Promise<void> {
     const note = await this.http('POST', this.opts.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, this.legacyHeaders(conn));
     await note.body?.cancel();
-    return conn;
   }
 
   /** 2024-11-05: GET an SSE stream whose first event names the POST endpoint; replies arrive on the stream. */
