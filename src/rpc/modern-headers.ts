@@ -34,7 +34,8 @@ function mismatch(id: RequestId, header: string, body: string): HttpError {
 export interface StandardHeaders {
   protocolVersion: string | undefined;
   method: string | undefined;
-  name: string | undefined;
+  /** Read only for the methods that name a primitive. */
+  name: () => string | undefined;
 }
 
 /** Throws the -32020 error for the first header that is missing or disagrees with the body. */
@@ -46,11 +47,12 @@ export function checkStandardHeaders(h: StandardHeaders, id: RequestId, version:
   if (h.method.trim() !== method) throw mismatch(id, 'Mcp-Method', `the Mcp-Method header says ${h.method.slice(0, 100)} but the body names ${method}`);
   if (!NAMED.has(method)) return;
   const bodyName = params?.name;
-  if (h.name === undefined) {
+  const name = h.name();
+  if (name === undefined) {
     if (typeof bodyName === 'string') throw mismatch(id, 'Mcp-Name', `the body names "${bodyName.slice(0, 100)}" but the Mcp-Name header is absent`);
     return;
   }
-  const decoded = decodeHeaderValue(h.name);
+  const decoded = decodeHeaderValue(name);
   if (decoded === undefined) throw mismatch(id, 'Mcp-Name', 'the Mcp-Name header carries an invalid base64 sentinel');
   if (decoded !== bodyName) throw mismatch(id, 'Mcp-Name', `the Mcp-Name header names "${decoded.slice(0, 100)}" but the body names ${JSON.stringify(bodyName)?.slice(0, 100)}`);
 }

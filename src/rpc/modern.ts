@@ -69,7 +69,7 @@ export async function modernPost(t: Transport, body: unknown): Promise<Response>
   if (msg.kind !== 'request') return new Response(null, { status: 202 });
   const version = readVersion(t, msg);
   checkStandardHeaders(
-    { protocolVersion: t.protocolVersion, method: t.header('mcp-method'), name: t.header('mcp-name') },
+    { protocolVersion: t.protocolVersion, method: t.header('mcp-method'), name: () => t.header('mcp-name') },
     msg.id,
     version,
     msg.method,
