@@ -9,6 +9,7 @@
  * capabilities, standard headers, method, then the method itself (whose
  * errors are in-band on HTTP 200).
  */
+import { currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
 import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META, MODERN_VERSIONS, SERVER_INFO_META, SUBSCRIPTION_ID_META } from '../lib/versions.js';
 import { callContext, type Transport } from './context.js';
@@ -59,6 +60,7 @@ async function listen(t: Transport, msg: Request): Promise<Response> {
     keepaliveMs: t.cfg.sseKeepaliveMs,
     maxMs: t.cfg.listenMaxMs,
     shards: t.cfg.registryShards,
+    since: (await currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil)).generation,
   });
 }
 

@@ -71,6 +71,9 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     });
   };
 
+  // The client going away cancels the response body, which errors our side at once: drop the
+  // socket now rather than at the next keepalive, so the object stops counting this stream.
+  writer.closed.catch(client.end);
   for (const bytes of preamble) client.write(bytes);
   const keepalive = setInterval(() => client.write(sseComment('keepalive')), opts.keepaliveMs);
   const lifetime = opts.maxMs

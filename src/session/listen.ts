@@ -10,8 +10,11 @@
  * (the same objects that fan changes out to legacy sessions), and a shard
  * with only idle listeners sleeps.
  *
- * A dropped socket is reconnected; the shard's first frame names the last
- * generation it announced, so a change missed during the gap is still sent.
+ * The stream starts from the generation of the catalog this isolate serves
+ * (what the client listed), so a fan-out still under way for that
+ * generation is not announced again. A dropped socket is reconnected; the
+ * shard's first frame names the last generation it announced, so a change
+ * missed during the gap is still sent.
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bridge, upgrade } from './bridge.js';
@@ -30,6 +33,8 @@ export interface ListenOptions {
   keepaliveMs: number;
   maxMs: number;
   shards: number;
+  /** The catalog generation the client can have seen when it listened: only newer ones are announced. */
+  since: number;
 }
 
 const message = (data: string) => sseEvent({ event: 'message', data });
@@ -48,7 +53,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
   // Subscribed before the ack goes out, so a change right after the ack is never missed.
   const first = await connect();
   if (typeof first === 'number') throw new Error(`registry shard answered ${first} to a listen upgrade`);
-  let generation: number | undefined;
+  let generation = o.since;
   return bridge<ListenerFrame>(
     first,
     {
@@ -56,10 +61,14 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
       keepaliveMs: o.keepaliveMs,
       maxMs: { ms: o.maxMs, last: end },
       onFrame(frame, client) {
+        // One rule for events and for `open` (first or after a reconnect): a generation newer than
+        // any the client can have seen is a change it must hear about, once. A fan-out still under
+        // way for an older change (the catalog the client listed) is therefore not announced.
         const g = frame.t === 'open' ? frame.generation : frame.event.generation;
-        // The first open sets the baseline; a later (reconnect) open above it means a change was missed.
-        if (generation !== undefined && g > generation) client.write(changed);
-        if (generation === undefined || g > generation) generation = g;
+        if (g > generation) {
+          generation = g;
+          client.write(changed);
+        }
       },
     },
     [ack],

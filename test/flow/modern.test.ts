@@ -196,6 +196,20 @@ describe('subscriptions/listen', () => {
     }
     await legacy.close();
   });
+  it('does not announce the change the client already listed, even if its fan-out is still under way', async () => {
+    // NOTIFY_COALESCE_MS is 500 in tests: this publish is announced only after the listen below connects.
+    await publish(FIXTURE_PROMPTS);
+    const { result: listed } = await result('prompts/list');
+    expect(listed.prompts.length).toBeGreaterThan(0);
+    const l = listen({ promptsListChanged: true });
+    const stream = readEvents(await l.response);
+    await stream.nextMessage();
+    const deadline = Date.now() + 1500;
+    while (Date.now() < deadline) expect((await stream.next(2000)).data, 'no list_changed for the generation already listed').toBeUndefined();
+    await publish(FIXTURE_PROMPTS);
+    expect((await stream.nextMessage(5000)).message.params._meta['io.modelcontextprotocol/subscriptionId']).toBe(l.id);
+    await stream.close();
+  });
   it('acknowledges and ends at once when nothing requested can be honored', async () => {
     const { id, response } = listen({ toolsListChanged: true });
     const stream = readEvents(await response);
