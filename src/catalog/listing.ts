@@ -18,6 +18,7 @@ import type { Catalog } from './catalog.js';
 import { readPage, readPointer, writePage, writePointer, type PageKey } from './edge.js';
 import type { CacheHints } from './hints.js';
 import { currentCatalog, peekCatalog } from './store.js';
+import { upstreamConfigs } from './upstreams/config.js';
 import { listMissing } from './upstreams/object.js';
 
 export interface ListingQuery {
@@ -142,7 +143,8 @@ async function cold(q: ListingQuery): Promise<Listing> {
     const hit = await fromEdge(q, q.cursor);
     if (hit) return hit;
   }
-  const loaded = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  // A cold isolate has neither the catalog nor the upstream list yet: read both at once.
+  const [loaded] = await Promise.all([currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil), q.cursor === undefined && upstreamConfigs(q.env)]);
   const catalog = q.cursor === undefined ? await listMissing(q.env, loaded, q.cfg.pageSize, q.waitUntil) : loaded;
   return knownPage(q, catalog) ?? build(q, catalog);
 }

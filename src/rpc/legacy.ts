@@ -44,7 +44,7 @@ async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' 
   } catch (e) {
     return json(errorJson(msg.id, e as RpcError));
   }
-  const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs });
+  const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs, recheckMs: t.cfg.sessionRecheckMs });
   return json(resultMessage(msg.id, initializeResult(init.version)), { ...JSON_HEADERS, [SESSION_HEADER]: sessionId });
 }
 

@@ -28,10 +28,13 @@ export function sessionStub(env: SessionEnv, id: string): DurableObjectStub<Sess
 export async function createSession(
   env: SessionEnv,
   secret: string,
-  init: { version: LegacyVersion; clientInfo?: Implementation; capabilities?: ClientCapabilities; ttlMs: number },
+  init: { version: LegacyVersion; clientInfo?: Implementation; capabilities?: ClientCapabilities; ttlMs: number; recheckMs: number },
 ): Promise<string> {
+  const { recheckMs, ...state } = init;
   const id = await mintSessionId(secret, init.version);
-  await sessionStub(env, id).open({ ...init, id });
+  await sessionStub(env, id).open({ ...state, id });
+  // This isolate has just seen the object accept it: no need to ask again before the memo runs out.
+  if (recheckMs > 0) liveUntil.set(id, Date.now() + recheckMs);
   return id;
 }
 

@@ -4,9 +4,10 @@
  * version case), stateless serving, cache hints, and listen streams fed by
  * the same fan-out as the legacy GET streams.
  */
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, env, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../src/index.js';
+import { shardStub } from '../../src/session/registry.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { ACCEPT, expectError, MCP_URL, openSession, openStream, post, publish, readEvents, request } from '../helpers/worker.js';
 
@@ -162,6 +163,24 @@ describe('subscriptions/listen', () => {
       params: { notifications: { promptsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
     });
     await stream.close();
+  });
+  it('is held by a registry shard as a hibernatable WebSocket (an idle stream keeps no object awake)', async () => {
+    const count = async () => {
+      let n = 0;
+      for (let i = 0; i < 4; i++) n += await runInDurableObject(shardStub(env, i), (_o, state) => state.getWebSockets('listener').length);
+      return n;
+    };
+    // Streams closed by earlier tests are noticed at their next keepalive (300 ms here).
+    await new Promise((r) => setTimeout(r, 800));
+    const before = await count();
+    const stream = readEvents(await listen({ promptsListChanged: true }).response);
+    await stream.nextMessage();
+    // getWebSockets lists only sockets accepted with the Hibernation API (ctx.acceptWebSocket).
+    expect(await count()).toBe(before + 1);
+    await stream.close();
+    const deadline = Date.now() + 3000;
+    while ((await count()) > before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await count(), 'a closed stream leaves its shard').toBe(before);
   });
   it('sends keepalive comments', async () => {
     const stream = readEvents(await listen({ promptsListChanged: true }).response);

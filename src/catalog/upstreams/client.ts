@@ -212,7 +212,11 @@ export class UpstreamClient {
    * initialize may have opened is ended in the background and never used.
    */
   private async probe(): Promise<Connection | undefined> {
-    const legacy = this.initialize();
+    // `initialized` follows the initialize reply at once, overlapping the probe's tail (harmless if modern wins).
+    const legacy = this.initialize().then(async (c) => {
+      if (c) await this.initialized(c);
+      return c;
+    });
     legacy.catch(() => undefined);
     let modern: Connection | undefined;
     try {
@@ -225,9 +229,7 @@ export class UpstreamClient {
       this.discard(legacy);
       return modern;
     }
-    const conn = await legacy;
-    if (conn) await this.initialized(conn);
-    return conn;
+    return legacy;
   }
 
   /** Ends a legacy session opened by a probe that lost; `close()` waits for it. */
