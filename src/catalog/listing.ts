@@ -30,8 +30,8 @@ export interface ListingQuery {
   readonly cursor: unknown;
   /** The request's origin: edge-cache keys live under the gateway's own host. */
   readonly origin: string;
-  /** The caller's credentials, only ever used as a digest in private page keys. */
-  readonly authorization: string | undefined;
+  /** The caller's credentials, read only for private pages, and only ever used as a digest in their keys. */
+  readonly authorization: () => string | undefined;
 }
 
 export interface Listing {
@@ -49,9 +49,9 @@ export function withHints(page: Listing): string {
 
 const principals = new BoundedMap<string, string>(10_000);
 
-async function principalOf(scope: CacheHints['cacheScope'], authorization: string | undefined): Promise<string> {
+async function principalOf(scope: CacheHints['cacheScope'], authorization: () => string | undefined): Promise<string> {
   if (scope === 'public') return 'public';
-  const raw = authorization ?? '';
+  const raw = authorization() ?? '';
   let p = principals.get(raw);
   if (!p) {
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${raw}`)));

@@ -91,7 +91,7 @@ listings.get('/', async (c) => {
       version: SHAPE,
       cursor,
       origin: originOf(c.req.url),
-      authorization: c.req.header('authorization'),
+      authorization: () => c.req.header('authorization'),
     });
   } catch (e) {
     if (e instanceof LookupError) throw new ApiError(400, 'invalid_cursor', 'Invalid or expired cursor; start again from GET /prompts');

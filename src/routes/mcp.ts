@@ -25,12 +25,17 @@ function transport(c: Context<AppEnv>): Transport {
     console.error(JSON.stringify({ msg: 'SIGNING_SECRET is not set; run `wrangler secret put SIGNING_SECRET`' }));
     throw new HttpError(500, ErrorCode.InternalError, 'Server misconfigured: signing secret missing');
   }
+  // Headers only one era reads are read on first use (each read crosses into the runtime).
+  let sessionId: string | undefined | null = null;
   return {
     env: c.env,
     cfg,
     secret: cfg.signingSecret,
     waitUntil: (p) => c.executionCtx.waitUntil(p),
-    sessionId: c.req.header(SESSION_HEADER),
+    get sessionId() {
+      if (sessionId === null) sessionId = c.req.header(SESSION_HEADER);
+      return sessionId;
+    },
     protocolVersion: c.req.header('mcp-protocol-version'),
     header: (name) => c.req.header(name),
     url: c.req.url,

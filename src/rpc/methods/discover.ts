@@ -6,9 +6,9 @@
  * upstream hints the way a merged prompt list is, and the same before and
  * after the first list.
  */
-import { SUPPORTED_VERSIONS } from '../../lib/versions.js';
+import { SERVER_INFO_META, SUPPORTED_VERSIONS } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
-import { capabilitiesOf, INSTRUCTIONS } from '../server-info.js';
+import { capabilitiesOf, INSTRUCTIONS, serverInfo } from '../server-info.js';
 
 export function discover(_params: unknown, ctx: CallContext) {
   const ttlMs = ctx.cfg.listTtlMs;
@@ -18,5 +18,7 @@ export function discover(_params: unknown, ctx: CallContext) {
     instructions: INSTRUCTIONS,
     ttlMs,
     cacheScope: ttlMs > 0 ? ('public' as const) : ('private' as const),
+    // The whole Implementation here; other results carry only name and version.
+    _meta: { [SERVER_INFO_META]: serverInfo(ctx.version) },
   };
 }

@@ -20,7 +20,7 @@ export async function listPrompts(params: Params, ctx: CallContext): Promise<Raw
     version: ctx.version,
     cursor: params?.cursor,
     origin: originOf(ctx.url),
-    authorization: ctx.header('authorization'),
+    authorization: () => ctx.header('authorization'),
   });
   if (ctx.era !== 'modern') return new RawJson(page.json);
   // Listing objects are stable per page in a warm isolate, so the modern form is built once per page.
