@@ -153,6 +153,37 @@ export async function sseServer(names: string[]): Promise<Running> {
   return { url: `${url}/sse`, close: () => stop(http) };
 }
 
+/**
+ * A hand-written legacy server that refuses every request until it has
+ * processed `notifications/initialized`, and takes `delayMs` to process it:
+ * the strictest reading of the lifecycle (some SDKs enforce it).
+ */
+export async function strictLegacyServer(names: string[], delayMs = 150): Promise<Running & { refused: () => number }> {
+  let initialized = false;
+  let refused = 0;
+  const { http, url } = await listen(async (req, res) => {
+    const msg = JSON.parse((await body(req)) || 'null');
+    const reply = (status: number, payload?: unknown, headers: Record<string, string> = {}) =>
+      void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(payload === undefined ? undefined : JSON.stringify(payload));
+    if (req.method !== 'POST' || msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion'])
+      return reply(400, { jsonrpc: '2.0', id: msg?.id ?? null, error: { code: -32000, message: 'Bad Request: no session' } });
+    if (msg.method === 'initialize')
+      return reply(200, { jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-11-25', capabilities: { prompts: {} }, serverInfo: { name: 'strict', version: '1' } } }, { 'mcp-session-id': 'strict-1' });
+    if (msg.method === 'notifications/initialized') {
+      await new Promise((r) => setTimeout(r, delayMs));
+      initialized = true;
+      return reply(202);
+    }
+    if (!initialized) {
+      refused += 1;
+      return reply(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32600, message: 'Received request before initialization was complete' } });
+    }
+    if (msg.method === 'prompts/list') return reply(200, { jsonrpc: '2.0', id: msg.id, result: { prompts: names.map((name) => ({ name })) } });
+    return reply(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+  });
+  return { url: `${url}/mcp`, refused: () => refused, close: () => stop(http) };
+}
+
 export type Fault = 'hang' | 'error500' | 'garbage' | 'cut' | 'slowsse';
 
 export async function faultyServer(fault: Fault): Promise<Running> {

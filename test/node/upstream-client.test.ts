@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
-import { everything, faultyServer, legacyServer, modernServer, sseServer, type Fault, type LegacyPrompt, type Running } from '../helpers/upstreams.js';
+import { everything, faultyServer, legacyServer, modernServer, sseServer, strictLegacyServer, type Fault, type LegacyPrompt, type Running } from '../helpers/upstreams.js';
 
 const clientInfo = { name: 'promptgate-test', version: '1' };
 const client = (url: string, timeoutMs = 2000) => new UpstreamClient({ url: new URL(url), headers: {}, timeoutMs, clientInfo });
@@ -25,6 +25,18 @@ const LEGACY: LegacyPrompt[] = [
   { name: 'delta', text: 'delta' },
   { name: 'epsilon', text: 'epsilon' },
 ];
+
+describe('the initialized notification', () => {
+  it('goes out beside the first request; a server that refuses requests until it has seen it gets the request again', async () => {
+    const strict = await started(strictLegacyServer(['one', 'two']));
+    const c = client(strict.url);
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['one', 'two']);
+    expect(c.era).toBe('legacy');
+    // The first list raced the notification and was refused: the retry, not luck, made it work.
+    expect(strict.refused()).toBe(1);
+    await c.close();
+  });
+});
 
 describe('legacy Streamable HTTP upstream (SDK v1, sessions)', () => {
   let server: Running & { sessions: () => number; dropSessions: () => void };

@@ -61,6 +61,8 @@ interface Connection {
   /** HTTP+SSE only: notifications arriving on the stream, and its end. */
   onNotification?: (method: string) => void;
   streamDone?: Promise<void>;
+  /** Legacy only: `notifications/initialized` still on its way (see `request`). */
+  initializing?: Promise<void>;
 }
 
 const eraByOrigin = new Map<string, Era>();
@@ -91,6 +93,13 @@ export class UpstreamClient {
     try {
       return await this.send(conn, method, params);
     } catch (e) {
+      // The first request went out beside `initialized` (see `initialized`); a server that insists on
+      // seeing that notification first refused it. Once it has arrived, ask again, now in order.
+      const pending = conn.initializing;
+      if (pending && !(e instanceof UpstreamError && e.kind === 'timeout')) {
+        await pending;
+        return this.send(conn, method, params);
+      }
       if (!(e instanceof UpstreamError && e.kind === 'http' && e.code === 404 && conn.era === 'legacy' && conn.sessionId)) throw e;
       this.conn = undefined;
       return this.send(await this.connect(), method, params);
@@ -212,9 +221,9 @@ export class UpstreamClient {
    * initialize may have opened is ended in the background and never used.
    */
   private async probe(): Promise<Connection | undefined> {
-    // `initialized` follows the initialize reply at once, overlapping the probe's tail (harmless if modern wins).
-    const legacy = this.initialize().then(async (c) => {
-      if (c) await this.initialized(c);
+    // `initialized` follows the initialize reply at once (harmless if modern wins).
+    const legacy = this.initialize().then((c) => {
+      if (c) this.initialized(c);
       return c;
     });
     legacy.catch(() => undefined);
@@ -241,7 +250,7 @@ export class UpstreamClient {
 
   private async tryLegacy(): Promise<Connection | undefined> {
     const conn = await this.initialize();
-    if (conn) await this.initialized(conn);
+    if (conn) this.initialized(conn);
     return conn;
   }
 
@@ -261,9 +270,22 @@ export class UpstreamClient {
     return { era: 'legacy', sessionId: res.headers.get('mcp-session-id') ?? undefined, version: String(result.protocolVersion ?? LEGACY_VERSION) };
   }
 
-  private async initialized(conn: Connection): Promise<void> {
-    const note = await this.http('POST', this.opts.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, this.legacyHeaders(conn));
-    await note.body?.cancel();
+  /**
+   * Sends `notifications/initialized` without waiting for its 202: the first
+   * real request goes out beside it, which saves a round trip on every cold
+   * legacy upstream (the spec asks the client to send the notification, and
+   * to wait for the initialize reply, which it has). The official SDK servers
+   * serve that request either way; a server that refuses requests until it
+   * has seen the notification gets the request again once the 202 is in
+   * (`request`), so the worst case is the old sequence.
+   */
+  private initialized(conn: Connection): void {
+    conn.initializing = this.http('POST', this.opts.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, this.legacyHeaders(conn))
+      .then((note) => note.body?.cancel())
+      .catch(() => undefined)
+      .finally(() => {
+        conn.initializing = undefined;
+      });
   }
 
   /** 2024-11-05: GET an SSE stream whose first event names the POST endpoint; replies arrive on the stream. */
