@@ -9,8 +9,7 @@
  * - COLD: on AGG_COLD_RUNS fresh AGGREGATED Miniflare instances: publish the 20
  *   local prompts (POST /admin/publish?prune=1), open a session, measure each
  *   upstream's own cold sequence directly from Node (initialize, initialized,
- *   list: the three round trips any client needs, and the gateway's client sends,
- *   its era probe going out beside the initialize), then time the gateway's first prompts/list (must
+ *   list: the official SDK client's three round trips), then time the gateway's first prompts/list (must
  *   hold the 20 local + 30 upstream prompts). Target: median cold list <=
  *   slowest upstream (max of per-upstream medians) + 15 ms.
  * - WARM: LOCAL (no upstreams) vs AGGREGATED (cold path already done), in-session
@@ -194,12 +193,13 @@ async function startUpstream(index) {
 }
 
 /**
- * The upstream's own cold latency: what any client that already knows it is a legacy
- * server must send to list it, timed from Node on a fresh connection: initialize,
- * notifications/initialized, prompts/list. The gateway's client sends the same three
- * round trips, with its server/discover probe going out beside the initialize
- * (src/catalog/upstreams/client.ts, `probe`); here the probe is sent first, on its own,
- * only to check that the upstream answers it like a legacy server, and is not timed.
+ * The upstream's own cold latency: the sequence the official SDK client runs to list a
+ * legacy server, timed from Node on a fresh connection: initialize,
+ * notifications/initialized (its 202 awaited), prompts/list. The gateway's client
+ * overlaps its server/discover probe with the initialize and its first request with the
+ * initialized notification (src/catalog/upstreams/client.ts); here the probe is sent
+ * first, on its own, only to check that the upstream answers it like a legacy server,
+ * and is not timed.
  */
 async function directSequence(u) {
   const agent = new Agent({ connections: 1 });
