@@ -4,9 +4,10 @@
  * and Mcp-Name headers), then legacy Streamable HTTP (initialize, session id,
  * version header, re-initialize on 404, JSON or SSE replies, priming events
  * ignored), then 2024-11-05 HTTP+SSE when the initialize POST gets 400, 404
- * or 405. The era found is cached per origin for the isolate; on first
+ * or 405. The era found is cached per origin for the isolate. On first
  * contact the modern probe and the legacy initialize are sent together
- * (see `probe`), so finding a legacy upstream costs no extra round trip.
+ * (`probe`), and the first request goes out beside `initialized`
+ * (`initialized`): a cold legacy upstream costs two round trips, not four.
  *
  * Hand-written rather than the SDK's clients: bundled for workerd, the v1
  * `Client` + `StreamableHTTPClientTransport` is 91.6 KB gzipped and the v2
