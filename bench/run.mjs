@@ -14,7 +14,8 @@
  * is disposed on exit, on error, on SIGINT/SIGTERM and on the global timeout.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -176,13 +177,62 @@ function gatewayOptions(build, wcfg, overrides = {}) {
   };
 }
 
-/** Starts a Miniflare instance, registered for disposal. */
+// ---------------------------------------------------------------- CPU per request
+
+/**
+ * CPU time of a target's process (utime + stime from /proc, all threads), so each
+ * measurement also reports the target's own CPU per request: unlike req/s it does not
+ * depend on how much of the 2 cores the load generator took in that interval.
+ * Linux only; elsewhere the column stays empty.
+ */
+const CLK_TCK = (() => {
+  try {
+    return Number(execSync('getconf CLK_TCK', { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function cpuTicks(pid) {
+  if (!pid) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** workerd processes started by this process (Miniflare's runtime), by pid. */
+function workerdChildren() {
+  try {
+    return new Set(
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd' && readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(process.pid);
+          } catch {
+            return false;
+          }
+        })
+        .map(Number),
+    );
+  } catch {
+    return new Set();
+  }
+}
+
+/** Starts a Miniflare instance, registered for disposal. Start them one at a time: the new workerd pid is how its CPU is found. */
 async function startMiniflare(options, name) {
+  const before = workerdChildren();
   const mf = new Miniflare(options);
   const untrack = onCleanup(name, () => mf.dispose());
   const url = await mf.ready;
+  const pid = [...workerdChildren()].find((p) => !before.has(p));
   return {
     mf,
+    pid,
     url: new URL('/mcp', url).href,
     dispose: async () => {
       untrack();
@@ -384,6 +434,7 @@ function summarize(measurements, targets) {
           p50: median(ms.map((m) => m.p50)),
           p99: median(ms.map((m) => m.p99)),
           ratioToCeiling: median(ratios),
+          cpuUsPerReq: median(ms.map((m) => m.cpuUsPerReq).filter(Number.isFinite)),
           rpsPerRound: ms.map((m) => Math.round(m.rps)),
         });
       }
@@ -405,10 +456,12 @@ function pairedRatio(measurements, scenario, c, num, den) {
 }
 
 function table(rows) {
-  const head = ['Scenario', 'Conns', 'Target', 'req/s (median)', 'p50 ms', 'p99 ms', 'x ceiling'];
-  const lines = [`| ${head.join(' | ')} |`, '|---|---:|---|---:|---:|---:|---:|'];
+  const head = ['Scenario', 'Conns', 'Target', 'req/s (median)', 'p50 ms', 'p99 ms', 'x ceiling', 'CPU µs/req'];
+  const lines = [`| ${head.join(' | ')} |`, '|---|---:|---|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
-    lines.push(`| ${r.scenarioLabel} | ${r.connections} | ${r.targetLabel} | ${fmtInt(r.rps)} | ${fmtMs(r.p50)} | ${fmtMs(r.p99)} | ${fmtX(r.ratioToCeiling)} |`);
+    lines.push(
+      `| ${r.scenarioLabel} | ${r.connections} | ${r.targetLabel} | ${fmtInt(r.rps)} | ${fmtMs(r.p50)} | ${fmtMs(r.p99)} | ${fmtX(r.ratioToCeiling)} | ${fmtInt(r.cpuUsPerReq)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -443,8 +496,9 @@ async function main() {
   // The long-lived targets.
   log('starting targets…');
   const ceilingBody = JSON.stringify({ jsonrpc: '2.0', id: 1, result: listResult() });
-  const [ceiling, gateway, gateway0, gatewayInit, peer] = await Promise.all([
-    startMiniflare(
+  // One at a time (see startMiniflare); the peer is a separate Node process.
+  const peerStarting = startPeer();
+  const ceiling = await startMiniflare(
       {
         name: 'ceiling',
         host: '127.0.0.1',
@@ -457,12 +511,11 @@ async function main() {
         bindings: { CEILING_BODY: ceilingBody, CEILING_GET_BODY: JSON.stringify(getPage()) },
       },
       'ceiling',
-    ),
-    startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway'),
-    startMiniflare(gatewayOptions(gatewayBuild, wcfg, { SESSION_RECHECK_MS: '0' }), 'gateway (SESSION_RECHECK_MS=0)'),
-    startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway (initialize)'),
-    startPeer(),
-  ]);
+    );
+  const gateway = await startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway');
+  const gateway0 = await startMiniflare(gatewayOptions(gatewayBuild, wcfg, { SESSION_RECHECK_MS: '0' }), 'gateway (SESSION_RECHECK_MS=0)');
+  const gatewayInit = await startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway (initialize)');
+  const peer = await peerStarting;
   await Promise.all([seed(gateway.mf), seed(gateway0.mf), seed(gatewayInit.mf)]);
   const recheckDefault = wcfg.vars.SESSION_RECHECK_MS ?? '2000'; // src/lib/config.ts falls back to 2000
   if (!(Number(recheckDefault) > 0)) throw new Error(`the session-check comparison needs SESSION_RECHECK_MS > 0 in wrangler.toml, got ${recheckDefault}`);
@@ -482,6 +535,8 @@ async function main() {
   // The ceiling gets the same request bytes as the gateway (session id included).
   targets.ceiling.sessionId = targets.gateway.sessionId;
   targets.gateway.recheckMs = recheckDefault;
+  for (const [t, inst] of [['ceiling', ceiling], ['gateway', gateway], ['gateway-recheck0', gateway0], ['gateway-init', gatewayInit], ['peer', peer]]) targets[t].pid = inst.pid;
+  log(`processes for CPU per request: ${Object.values(targets).map((t) => `${t.id} ${t.pid ?? 'unknown'}`).join(', ')}`);
 
   // Correctness of every (scenario, target) pair before any load.
   log('verifying every scenario once on every target…');
@@ -509,11 +564,14 @@ async function main() {
     for (const s of SCENARIOS) {
       for (const c of CONNECTIONS) {
         for (const t of s.targets) {
+          const ticks0 = cpuTicks(targets[t].pid);
           const m = await load(plans.get(`${s.id}|${t}`), c, SECONDS);
+          const ticks1 = cpuTicks(targets[t].pid);
           const what = `round ${round} ${s.id} ${t} c=${c}`;
           assertClean(m, what);
+          m.cpuUsPerReq = ticks0 === undefined || ticks1 === undefined ? undefined : ((ticks1 - ticks0) * 1e6) / CLK_TCK / m.total;
           measurements.push({ round, scenario: s.id, target: t, connections: c, ...m });
-          log(`${what}: ${fmtInt(m.rps)} req/s, p50 ${fmtMs(m.p50)} ms, p99 ${fmtMs(m.p99)} ms`);
+          log(`${what}: ${fmtInt(m.rps)} req/s, p50 ${fmtMs(m.p50)} ms, p99 ${fmtMs(m.p99)} ms, CPU ${fmtInt(m.cpuUsPerReq)} µs/req`);
         }
       }
     }
@@ -532,7 +590,16 @@ async function main() {
       const rps = (scenario) => new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === 'gateway').map((m) => [m.round, m.rps]));
       const modern = rps('modern-list');
       const legacy = rps('list');
-      extra.push({ kind: 'modern/legacy', scenario: 'modern-list', connections: c, ratio: median([...modern].map(([r, v]) => v / legacy.get(r)).filter(Number.isFinite)) });
+      const cpu = (scenario) => new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === 'gateway').map((m) => [m.round, m.cpuUsPerReq]));
+      const modernCpu = cpu('modern-list');
+      const legacyCpu = cpu('list');
+      extra.push({
+        kind: 'modern/legacy',
+        scenario: 'modern-list',
+        connections: c,
+        ratio: median([...modern].map(([r, v]) => v / legacy.get(r)).filter(Number.isFinite)),
+        cpuRatio: median([...modernCpu].map(([r, v]) => v / legacyCpu.get(r)).filter(Number.isFinite)),
+      });
     }
     if (SCENARIOS.some((s) => s.id === 'session-check')) {
       extra.push({ kind: 'recheck0/recheckDefault', scenario: 'session-check', connections: c, ratio: pairedRatio(measurements, 'session-check', c, 'gateway-recheck0', 'gateway') });
@@ -562,8 +629,9 @@ async function main() {
     );
   }
   if (extra.some((x) => x.kind === 'modern/legacy')) {
-    out.push('', 'Modern (2026-07-28, stateless) prompts/list vs legacy in-session prompts/list (gateway req/s, paired per round):');
-    for (const e of extra.filter((x) => x.kind === 'modern/legacy')) out.push(`- ${e.connections} connections: ${fmtX(e.ratio)}`);
+    out.push('', 'Modern (2026-07-28, stateless) prompts/list vs legacy in-session prompts/list (gateway, paired per round):');
+    for (const e of extra.filter((x) => x.kind === 'modern/legacy'))
+      out.push(`- ${e.connections} connections: req/s ${fmtX(e.ratio)}; workerd CPU per request ${fmtX(e.cpuRatio)} (below 1 = modern costs less)`);
   }
   out.push('', 'Gateway vs SDK peer (req/s, paired per round):');
   for (const e of extra.filter((x) => x.kind === 'gateway/peer')) out.push(`- ${e.scenario}, ${e.connections} connections: ${fmtX(e.ratio)}`);
