@@ -20,26 +20,16 @@
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
-import { readSse, type UpstreamEvent } from './sse-reader.js';
+import { readSse } from './sse-reader.js';
+import { headerValue, parseJson, reply, unwrap, UpstreamError, withTimeout, type Json } from './wire.js';
+
+export { UpstreamError, type UpstreamErrorKind } from './wire.js';
 
 export type Era = 'modern' | 'legacy' | 'sse';
 
 export const MODERN_VERSION = '2026-07-28';
 export const LEGACY_VERSION = '2025-11-25';
 const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32602]);
-
-export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
-
-export class UpstreamError extends Error {
-  constructor(
-    readonly kind: UpstreamErrorKind,
-    message: string,
-    readonly code?: number,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
 
 export interface UpstreamClientOptions {
   url: URL;
@@ -48,8 +38,6 @@ export interface UpstreamClientOptions {
   clientInfo: Implementation;
   fetch?: typeof fetch;
 }
-
-type Json = Record<string, unknown>;
 
 interface Connection {
   era: Era;
@@ -67,11 +55,6 @@ interface Connection {
 }
 
 const eraByOrigin = new Map<string, Era>();
-
-/** Header-safe value, or the spec's base64 sentinel. */
-export function headerValue(v: string): string {
-  return /^[\x20-\x7e]*$/.test(v) && v.trim() === v ? v : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(v)))}?=`;
-}
 
 export class UpstreamClient {
   private conn: Connection | undefined;
@@ -201,7 +184,7 @@ export class UpstreamClient {
     if (res.ok) {
       // A legacy server without sessions may answer 200 with "method not found": that is not modern.
       try {
-        await this.reply(res, probe.id as number);
+        await reply(res, probe.id as number, this.opts.timeoutMs);
         return { era: 'modern' };
       } catch (e) {
         if (e instanceof UpstreamError && e.kind === 'timeout') throw e;
@@ -267,7 +250,7 @@ export class UpstreamClient {
       await res.body?.cancel();
       throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
     }
-    const result = await this.reply(res, init.id as number);
+    const result = await reply(res, init.id as number, this.opts.timeoutMs);
     return { era: 'legacy', sessionId: res.headers.get('mcp-session-id') ?? undefined, version: String(result.protocolVersion ?? LEGACY_VERSION) };
   }
 
@@ -335,7 +318,7 @@ export class UpstreamClient {
       if (body?.error && res.status !== 404) throw new UpstreamError('rpc', body.error.message, body.error.code, body.error.data);
       throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
     }
-    return this.reply(res, msg.id as number);
+    return reply(res, msg.id as number, this.opts.timeoutMs);
   }
 
   private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json {
@@ -369,64 +352,5 @@ export class UpstreamClient {
       const timedOut = (e as Error)?.name === 'TimeoutError' || (e as Error)?.name === 'AbortError';
       throw new UpstreamError(timedOut ? 'timeout' : 'http', timedOut ? `upstream did not answer ${method} within ${this.opts.timeoutMs} ms` : `upstream unreachable: ${String(e)}`);
     }
-  }
-
-  /** The result for `id`, from a JSON reply or from an SSE stream (priming and other messages skipped). */
-  private async reply(res: Response, id: number): Promise<Json> {
-    try {
-      return await this.readReply(res, id);
-    } catch (e) {
-      if (e instanceof UpstreamError) throw e;
-      const name = (e as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new UpstreamError('timeout', `upstream reply did not complete within ${this.opts.timeoutMs} ms`);
-      throw new UpstreamError('protocol', `upstream closed the reply mid-stream (${String(e)})`);
-    }
-  }
-
-  private async readReply(res: Response, id: number): Promise<Json> {
-    const type = res.headers.get('content-type') ?? '';
-    if (type.includes('text/event-stream') && res.body) {
-      const find = async () => {
-        for await (const ev of readSse(res.body!)) {
-          if (!ev.data) continue;
-          const msg = parseJson(ev);
-          if (msg.id === id) return msg;
-        }
-        throw new UpstreamError('protocol', 'SSE reply ended before the response arrived');
-      };
-      return unwrap(await withTimeout(find(), this.opts.timeoutMs, 'reading the SSE reply'));
-    }
-    const text = await withTimeout(res.text(), this.opts.timeoutMs, 'reading the reply');
-    let msg: Json;
-    try {
-      msg = JSON.parse(text) as Json;
-    } catch {
-      throw new UpstreamError('protocol', 'upstream sent a reply that is not JSON');
-    }
-    return unwrap(msg);
-  }
-}
-
-function parseJson(ev: UpstreamEvent): Json {
-  try {
-    return JSON.parse(ev.data) as Json;
-  } catch {
-    throw new UpstreamError('protocol', 'upstream sent an SSE event that is not JSON');
-  }
-}
-
-function unwrap(msg: Json): Json {
-  const err = msg.error as { code?: number; message?: string; data?: unknown } | undefined;
-  if (err) throw new UpstreamError('rpc', String(err.message ?? 'upstream error'), Number(err.code ?? -32603), err.data);
-  if (typeof msg.result !== 'object' || msg.result === null) throw new UpstreamError('protocol', 'upstream reply has neither result nor error');
-  return msg.result as Json;
-}
-
-async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new UpstreamError('timeout', `upstream timed out ${what} (${ms} ms)`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
   }
 }
