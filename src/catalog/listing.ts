@@ -12,7 +12,6 @@
  * generation) are never stored: a page must mean exactly its generation.
  */
 import type { Config } from '../lib/config.js';
-import { BoundedMap } from '../lib/memo.js';
 import type { ProtocolVersion } from '../lib/versions.js';
 import type { Catalog } from './catalog.js';
 import { readPage, readPointer, writePage, writePointer, type PageKey } from './edge.js';
@@ -47,18 +46,11 @@ export function withHints(page: Listing): string {
   return `{"ttlMs":${page.hints.ttlMs},"cacheScope":"${page.hints.cacheScope}",${page.json.slice(1)}`;
 }
 
-const principals = new BoundedMap<string, string>(10_000);
-
+/** Private pages are keyed by a digest of the caller's credentials; not memoised, so no token is kept in memory. */
 async function principalOf(scope: CacheHints['cacheScope'], authorization: () => string | undefined): Promise<string> {
   if (scope === 'public') return 'public';
-  const raw = authorization() ?? '';
-  let p = principals.get(raw);
-  if (!p) {
-    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${raw}`)));
-    p = [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
-    principals.set(raw, p);
-  }
-  return p;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${authorization() ?? ''}`)));
+  return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 async function fromEdge(q: ListingQuery, cursor: string | undefined): Promise<Listing | undefined> {
