@@ -9,6 +9,7 @@
  * stub, a bounded number of times. Each stream kind (legacy GET stream,
  * modern listen stream) supplies only its own framing.
  */
+import { closeSocket } from './sockets.js';
 import { SSE_HEADERS, sseComment } from './sse.js';
 
 /** What a stream kind can do with the client's side. */
@@ -47,11 +48,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       closed = true;
       clearInterval(keepalive);
       clearTimeout(lifetime);
-      try {
-        socket.close(1000, 'stream closed');
-      } catch {
-        // Already closed.
-      }
+      closeSocket(socket, 1000, 'stream closed');
       writer.close().catch(() => {});
     },
   };

@@ -17,8 +17,9 @@ import { DurableObject } from 'cloudflare:workers';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { randomToken } from '../lib/base64url.js';
 import type { LegacyVersion } from '../lib/versions.js';
-import { eventId, parseEventId, type CatalogEvent, type StreamFrame } from './events.js';
+import { eventId, parseEventId, type CatalogEvent } from './events.js';
 import { shardFor } from './registry.js';
+import { closeSocket, echoClose, sendFrame } from './sockets.js';
 
 export interface SessionState {
   id: string;
@@ -122,8 +123,8 @@ export class SessionObject extends DurableObject<Env> {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server);
     server.serializeAttachment({ key: stream.key });
-    this.send(server, { t: 'open', id: last ?? eventId(stream.key, stream.seq) });
-    for (const e of replay) this.send(server, { t: 'event', id: eventId(stream.key, e.seq), event: e.event });
+    sendFrame(server, { t: 'open', id: last ?? eventId(stream.key, stream.seq) });
+    for (const e of replay) sendFrame(server, { t: 'event', id: eventId(stream.key, e.seq), event: e.event });
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -146,7 +147,7 @@ export class SessionObject extends DurableObject<Env> {
     if (stream.seq > REPLAY_MAX_EVENTS) void this.ctx.storage.delete(logKey(stream.seq - REPLAY_MAX_EVENTS));
     // Sent while the write is in flight: the output gate holds the message until it is durable,
     // so a client never sees an event id that a restart could hand out again.
-    for (const ws of this.ctx.getWebSockets()) this.send(ws, { t: 'event', id: eventId(stream.key, stream.seq), event });
+    for (const ws of this.ctx.getWebSockets()) sendFrame(ws, { t: 'event', id: eventId(stream.key, stream.seq), event });
     await written;
     return true;
   }
@@ -176,29 +177,13 @@ export class SessionObject extends DurableObject<Env> {
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
     // The Worker's client went away. The stream's state stays for a resume with Last-Event-ID.
-    try {
-      ws.close(code === 1005 || code === 1006 ? 1000 : code, 'closed');
-    } catch {
-      // Already closed.
-    }
+    echoClose(ws, code);
   }
 
   private closeStreams(reason: 'ended' | 'replaced'): void {
     for (const ws of this.ctx.getWebSockets()) {
-      this.send(ws, { t: 'end', reason });
-      try {
-        ws.close(1000, reason);
-      } catch {
-        // Already closing.
-      }
-    }
-  }
-
-  private send(ws: WebSocket, frame: StreamFrame): void {
-    try {
-      ws.send(JSON.stringify(frame));
-    } catch {
-      // A socket that is closing cannot be written; its stream resumes from storage.
+      sendFrame(ws, { t: 'end', reason });
+      closeSocket(ws, 1000, reason);
     }
   }
 }

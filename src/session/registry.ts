@@ -18,8 +18,9 @@
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
 import { fnv1a } from '../lib/hash.js';
-import type { CatalogEvent, ListenerFrame } from './events.js';
+import type { CatalogEvent } from './events.js';
 import { sessionStub } from './sessions.js';
+import { echoClose, sendFrame } from './sockets.js';
 
 /** The shard count may grow between deploys but must not shrink (members of dropped shards would be missed). */
 export function shardCount(env: Env): number {
@@ -68,24 +69,12 @@ export class RegistryShard extends DurableObject<Env> {
     if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [LISTENER]);
-    this.sendTo(server, { t: 'open', generation: this.announced() });
+    sendFrame(server, { t: 'open', generation: this.announced() });
     return new Response(null, { status: 101, webSocket: client });
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    try {
-      ws.close(code === 1005 || code === 1006 ? 1000 : code, 'closed');
-    } catch {
-      // Already closed.
-    }
-  }
-
-  private sendTo(ws: WebSocket, frame: ListenerFrame): void {
-    try {
-      ws.send(JSON.stringify(frame));
-    } catch {
-      // A closing socket; its Worker reconnects and learns the generation from `open`.
-    }
+    echoClose(ws, code);
   }
 
   /** Tells every listener, and returns how many; none when this generation was already announced (a retried fan-out). */
@@ -93,7 +82,7 @@ export class RegistryShard extends DurableObject<Env> {
     if (event.generation <= this.announced()) return 0;
     this.ctx.storage.sql.exec('INSERT OR REPLACE INTO announced (id, generation) VALUES (0, ?)', event.generation);
     const listeners = this.ctx.getWebSockets(LISTENER);
-    for (const ws of listeners) this.sendTo(ws, { t: 'event', event });
+    for (const ws of listeners) sendFrame(ws, { t: 'event', event });
     return listeners.length;
   }
 

@@ -1,0 +1,29 @@
+/**
+ * Writing and closing the sockets that carry stream frames between Durable
+ * Objects (SessionObject, RegistryShard) and the Workers holding client
+ * streams. They never throw: a socket that is already closing is the
+ * Worker's to reconnect, and each object keeps what a reconnect needs.
+ */
+
+import type { ListenerFrame, StreamFrame } from './events.js';
+
+export function sendFrame(ws: WebSocket, frame: StreamFrame | ListenerFrame): void {
+  try {
+    ws.send(JSON.stringify(frame));
+  } catch {
+    // Closing: the Worker reconnects (and a session resumes from storage).
+  }
+}
+
+export function closeSocket(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(code, reason);
+  } catch {
+    // Already closed.
+  }
+}
+
+/** Answers the peer's close (1005/1006 carry no code we may send back). */
+export function echoClose(ws: WebSocket, code: number): void {
+  closeSocket(ws, code === 1005 || code === 1006 ? 1000 : code, 'closed');
+}
