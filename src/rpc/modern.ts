@@ -11,7 +11,7 @@
  */
 import { currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
-import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META, MODERN_VERSIONS, SERVER_INFO_META, SUBSCRIPTION_ID_META } from '../lib/versions.js';
+import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META, MODERN_VERSIONS, SERVER_INFO_META, SUBSCRIPTION_ID_META, type ModernVersion } from '../lib/versions.js';
 import { callContext, type Transport } from './context.js';
 import { call, hasMethod } from './dispatch.js';
 import { readMessage, resultMessage, type Message } from './envelope.js';
@@ -24,7 +24,7 @@ type Request = Extract<Message, { kind: 'request' }>;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** The envelope's version, checked against the header and the revisions served here. */
-function readVersion(t: Transport, msg: Request): '2026-07-28' {
+function readVersion(t: Transport, msg: Request): ModernVersion {
   const meta = msg.params?._meta as Record<string, unknown>;
   const version = meta[MODERN_VERSION_META];
   const bad = (code: number, message: string, data?: unknown) => new HttpError(400, code, message, data, {}, msg.id);
@@ -44,7 +44,7 @@ function readVersion(t: Transport, msg: Request): '2026-07-28' {
   return version;
 }
 
-async function listen(t: Transport, msg: Request): Promise<Response> {
+async function listen(t: Transport, msg: Request, version: ModernVersion): Promise<Response> {
   const requested = msg.params?.notifications;
   if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
     return new Response(errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')), { headers: JSON_HEADERS });
@@ -56,7 +56,7 @@ async function listen(t: Transport, msg: Request): Promise<Response> {
     listenId: msg.id,
     honored,
     subscriptionIdKey: SUBSCRIPTION_ID_META,
-    endResult: resultMessage(msg.id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: msg.id, [SERVER_INFO_META]: serverInfo('2026-07-28') } }),
+    endResult: resultMessage(msg.id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: msg.id, [SERVER_INFO_META]: serverInfo(version) } }),
     keepaliveMs: t.cfg.sseKeepaliveMs,
     maxMs: t.cfg.listenMaxMs,
     shards: t.cfg.registryShards,
@@ -77,7 +77,7 @@ export async function modernPost(t: Transport, body: unknown): Promise<Response>
     msg.method,
     msg.params,
   );
-  if (msg.method === 'subscriptions/listen') return listen(t, msg);
+  if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
   if (!hasMethod('modern', msg.method)) throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, undefined, {}, msg.id);
   return new Response(await call(msg, callContext(t, 'modern', version)), { headers: JSON_HEADERS });
 }

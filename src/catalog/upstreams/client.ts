@@ -19,6 +19,7 @@
  * the downstream client's (no credential passthrough).
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META, CLIENT_INFO_META, LATEST_LEGACY, MODERN_VERSION_META, MODERN_VERSIONS } from '../../lib/versions.js';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { readSse } from './sse-reader.js';
 import { headerValue, parseJson, reply, unwrap, UpstreamError, withTimeout, type Json } from './wire.js';
@@ -27,8 +28,9 @@ export { UpstreamError, type UpstreamErrorKind } from './wire.js';
 
 export type Era = 'modern' | 'legacy' | 'sse';
 
-export const MODERN_VERSION = '2026-07-28';
-export const LEGACY_VERSION = '2025-11-25';
+/** The revisions this client speaks upstream: the newest of each era the gateway itself serves. */
+const MODERN_VERSION = MODERN_VERSIONS[0];
+const LEGACY_VERSION = LATEST_LEGACY;
 const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32602]);
 
 export interface UpstreamClientOptions {
@@ -323,7 +325,7 @@ export class UpstreamClient {
 
   private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json {
     const p = conn?.era === 'modern'
-      ? { ...params, _meta: { ...(params._meta as Json | undefined), 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': this.opts.clientInfo } }
+      ? { ...params, _meta: { ...(params._meta as Json | undefined), [MODERN_VERSION_META]: MODERN_VERSION, [CLIENT_CAPABILITIES_META]: {}, [CLIENT_INFO_META]: this.opts.clientInfo } }
       : params;
     return { jsonrpc: '2.0', id: this.nextId++, method, params: p };
   }
