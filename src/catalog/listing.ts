@@ -27,8 +27,8 @@ export interface ListingQuery {
   readonly waitUntil: (p: Promise<unknown>) => void;
   readonly version: ProtocolVersion;
   readonly cursor: unknown;
-  /** The request's origin: edge-cache keys live under the gateway's own host. */
-  readonly origin: string;
+  /** The request's origin (edge-cache keys live under the gateway's own host); read only when the edge cache is used. */
+  readonly origin: () => string;
   /** The caller's credentials, read only for private pages, and only ever used as a digest in their keys. */
   readonly authorization: () => string | undefined;
 }
@@ -37,8 +37,6 @@ export interface Listing {
   readonly json: string;
   readonly generation: number;
   readonly hints: CacheHints;
-  /** Where the page came from (logs, tests, benchmarks). */
-  readonly from: 'isolate' | 'edge';
 }
 
 /** The page with its cache hints in front, as modern list results and GET /prompts carry them. */
@@ -54,12 +52,13 @@ async function principalOf(scope: CacheHints['cacheScope'], authorization: () =>
 }
 
 async function fromEdge(q: ListingQuery, cursor: string | undefined): Promise<Listing | undefined> {
-  const pointer = await readPointer(q.origin);
+  const origin = q.origin();
+  const pointer = await readPointer(origin);
   if (!pointer) return undefined;
   const { generation, ttlMs, cacheScope } = pointer;
-  const key: PageKey = { origin: q.origin, scope: cacheScope, principal: await principalOf(cacheScope, q.authorization), generation, variant: q.version, cursor };
+  const key: PageKey = { origin, scope: cacheScope, principal: await principalOf(cacheScope, q.authorization), generation, variant: q.version, cursor };
   const json = await readPage(key);
-  return json === undefined ? undefined : { json, generation, hints: { ttlMs, cacheScope }, from: 'edge' };
+  return json === undefined ? undefined : { json, generation, hints: { ttlMs, cacheScope } };
 }
 
 /**
@@ -75,7 +74,7 @@ function renewPointer(q: ListingQuery, catalog: Catalog, hints: CacheHints, stat
   const now = Date.now();
   if (now - state.pointerAt <= pointerMs / 2) return;
   state.pointerAt = now;
-  q.waitUntil(writePointer(q.origin, { generation: catalog.generation, ...hints }, pointerMs));
+  q.waitUntil(writePointer(q.origin(), { generation: catalog.generation, ...hints }, pointerMs));
 }
 
 /** A page this isolate already made for this catalog, or undefined. Synchronous: the warm path. */
@@ -94,16 +93,16 @@ async function build(q: ListingQuery, catalog: Catalog): Promise<Listing> {
   const hints = catalog.cacheHints(q.cfg.listTtlMs);
   // Not a cursor at all: listPage throws the -32602 it deserves; nothing is remembered.
   if (catalog.provisional || (q.cursor !== undefined && cursor === undefined))
-    return { json: await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints, from: 'isolate' };
+    return { json: await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints };
   let state = made.get(catalog);
   if (!state) made.set(catalog, (state = { pages: new Map(), pointerAt: 0 }));
   renewPointer(q, catalog, hints, state);
   // A forged or stale cursor throws here, before anything is remembered.
   const json = await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret);
-  const page: Listing = { json, generation: catalog.generation, hints, from: 'isolate' };
+  const page: Listing = { json, generation: catalog.generation, hints };
   state.pages.set(cursor === undefined ? q.version : `${q.version}#${cursor}`, page);
   const key = async (): Promise<PageKey> => ({
-    origin: q.origin,
+    origin: q.origin(),
     scope: hints.cacheScope,
     principal: await principalOf(hints.cacheScope, q.authorization),
     generation: catalog.generation,

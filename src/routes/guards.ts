@@ -49,6 +49,8 @@ export const browserGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 const limiters = new WeakMap<Config, MiddlewareHandler>();
 
+const tooLarge = (max: number) => new HttpError(413, ErrorCode.Transport, `Payload Too Large: the body limit is ${max} bytes`);
+
 export const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
   const cfg = configOf(c.env);
   // Fast path for the common case, a Content-Length and no chunking: the same check hono's
@@ -56,7 +58,7 @@ export const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
   // bodyLimit was ~2 % of the Worker's CPU profile on POST). Everything else goes through bodyLimit.
   const length = c.req.header('content-length');
   if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-    if (Number(length) > cfg.maxBodyBytes) throw new HttpError(413, ErrorCode.Transport, `Payload Too Large: the body limit is ${cfg.maxBodyBytes} bytes`);
+    if (Number(length) > cfg.maxBodyBytes) throw tooLarge(cfg.maxBodyBytes);
     return next();
   }
   let mw = limiters.get(cfg);
@@ -65,7 +67,7 @@ export const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
     mw = bodyLimit({
       maxSize: max,
       onError: () => {
-        throw new HttpError(413, ErrorCode.Transport, `Payload Too Large: the body limit is ${max} bytes`);
+        throw tooLarge(max);
       },
     });
     limiters.set(cfg, mw);

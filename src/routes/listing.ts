@@ -90,7 +90,7 @@ listings.get('/', async (c) => {
       waitUntil: (p) => c.executionCtx.waitUntil(p),
       version: SHAPE,
       cursor,
-      origin: originOf(c.req.url),
+      origin: () => originOf(c.req.url),
       authorization: () => c.req.header('authorization'),
     });
   } catch (e) {

@@ -38,7 +38,9 @@ function transport(c: Context<AppEnv>): Transport {
     },
     protocolVersion: c.req.header('mcp-protocol-version'),
     header: (name) => c.req.header(name),
-    url: c.req.url,
+    get url() {
+      return c.req.url;
+    },
   };
 }
 

@@ -49,7 +49,9 @@ export function callContext(t: Transport, era: Era, version: ProtocolVersion, se
     version,
     sessionId,
     waitUntil: t.waitUntil,
-    url: t.url,
+    get url() {
+      return t.url;
+    },
     header: t.header,
     catalog: () => currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil),
   };

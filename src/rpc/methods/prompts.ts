@@ -19,7 +19,7 @@ export async function listPrompts(params: Params, ctx: CallContext): Promise<Raw
     waitUntil: ctx.waitUntil,
     version: ctx.version,
     cursor: params?.cursor,
-    origin: originOf(ctx.url),
+    origin: () => originOf(ctx.url),
     authorization: () => ctx.header('authorization'),
   });
   if (ctx.era !== 'modern') return new RawJson(page.json);
