@@ -20,7 +20,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { buildGateway, createHarness, envNum, fmtInt, gatewayBaseOptions, median, readWranglerConfig } from './lib.mjs';
-import { snapshotEntries } from './prompts.mjs';
+import { snapshotEntries } from '../src/catalog/store.ts';
+import { snapshot } from './prompts.mjs';
 
 const REQUESTS = envNum('INSTR_REQUESTS', 200, { min: 10, integer: true });
 const BATCHES = envNum('INSTR_BATCHES', 4, { min: 1, integer: true });
@@ -48,7 +49,7 @@ async function main() {
   h.onCleanup('miniflare', () => mf.dispose());
   const url = new URL('/mcp', await mf.ready).href;
   const kv = await mf.getKVNamespace('PROMPTS');
-  for (const { key, value } of snapshotEntries()) await kv.put(key, value);
+  for (const { key, value } of snapshotEntries(snapshot())) await kv.put(key, value);
   const pid = readdirSync(tmp).find((f) => /^cg\.\d+$/.test(f))?.slice(3);
   assert.ok(pid, 'no callgrind output file: did workerd start under the wrapper?');
 

@@ -115,16 +115,6 @@ export function snapshot() {
   return { generation: 1, updatedAt: '2026-01-01T00:00:00.000Z', prompts: PROMPTS };
 }
 
-/** Same three KV entries as src/catalog/store.ts `snapshotEntries` (snapshot first, generation last). */
-export function snapshotEntries(snap = snapshot()) {
-  const json = JSON.stringify(snap);
-  return [
-    { key: `catalog/snapshots/${snap.generation}`, value: json },
-    { key: 'catalog/head', value: json },
-    { key: 'catalog/generation', value: String(snap.generation) },
-  ];
-}
-
 /** `{{arg}}` substitution with the gateway's rules (missing optional arguments become ''). */
 export function render(template, args) {
   return template.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_, name) => args?.[name] ?? '');

@@ -38,7 +38,8 @@ import {
   pkgVersion,
   readWranglerConfig as readWranglerToml,
 } from './lib.mjs';
-import { GET_ARGS, GET_PROMPT, PROMPTS, getResult, listResult, snapshotEntries } from './prompts.mjs';
+import { snapshotEntries } from '../src/catalog/store.ts';
+import { GET_ARGS, GET_PROMPT, PROMPTS, getResult, listResult, snapshot } from './prompts.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -243,7 +244,7 @@ async function startMiniflare(options, name) {
 
 async function seed(mf) {
   const kv = await mf.getKVNamespace('PROMPTS');
-  for (const { key, value } of snapshotEntries()) await kv.put(key, value);
+  for (const { key, value } of snapshotEntries(snapshot())) await kv.put(key, value);
 }
 
 async function openSession(url) {
