@@ -37,15 +37,26 @@ function asRpcError(e: unknown, method: string): RpcError {
   return toRpcError(e);
 }
 
-/** Runs one request and returns its JSON-RPC reply as a string. */
-export async function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext): Promise<string> {
+/** The reply for a settled result; serializing is inside the caller's catch, so a bad result is still an answer. */
+function reply(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext, result: unknown): string {
+  return resultMessage(msg.id, ctx.era === 'modern' ? modernResult(result, ctx.version) : result);
+}
+
+/**
+ * Runs one request and returns its JSON-RPC reply as a string. A handler
+ * that answers synchronously (a warm prompts/list) gets a synchronous reply:
+ * no promise is made on the hot path.
+ */
+export function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext): string | Promise<string> {
   const table = METHODS[ctx.era];
   const handler = Object.hasOwn(table, msg.method) ? table[msg.method] : undefined;
   if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
+  const fail = (e: unknown) => errorJson(msg.id, asRpcError(e, msg.method));
   try {
-    const result = await handler(msg.params, ctx);
-    return resultMessage(msg.id, ctx.era === 'modern' ? modernResult(result, ctx.version) : result);
+    const result = handler(msg.params, ctx);
+    if (result instanceof Promise) return result.then((r) => reply(msg, ctx, r)).catch(fail);
+    return reply(msg, ctx, result);
   } catch (e) {
-    return errorJson(msg.id, asRpcError(e, msg.method));
+    return fail(e);
   }
 }

@@ -79,7 +79,8 @@ export async function legacyPost(t: Transport, body: unknown): Promise<Response>
   if (msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg);
   const version = await requireSession(t);
   if (msg.kind !== 'request') return accepted();
-  return json(await call(msg, callContext(t, 'legacy', version, t.sessionId!)));
+  const reply = call(msg, callContext(t, 'legacy', version, t.sessionId!));
+  return typeof reply === 'string' ? json(reply) : reply.then((r) => json(r));
 }
 
 export async function legacyDelete(t: Transport): Promise<Response> {

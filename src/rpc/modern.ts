@@ -64,7 +64,8 @@ async function listen(t: Transport, msg: Request, version: ModernVersion): Promi
   });
 }
 
-export async function modernPost(t: Transport, body: unknown): Promise<Response> {
+/** Synchronous for a warm list (no promise on the hot path); listen and cold paths return a promise. */
+export function modernPost(t: Transport, body: unknown): Response | Promise<Response> {
   if (Array.isArray(body)) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 has no JSON-RPC batches; send one message per POST');
   const msg = readMessage(body);
   // Client notifications (notifications/cancelled from a closing listen) and stray responses: nothing to answer.
@@ -79,5 +80,6 @@ export async function modernPost(t: Transport, body: unknown): Promise<Response>
   );
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
   if (!hasMethod('modern', msg.method)) throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, undefined, {}, msg.id);
-  return new Response(await call(msg, callContext(t, 'modern', version)), { headers: JSON_HEADERS });
+  const reply = call(msg, callContext(t, 'modern', version));
+  return typeof reply === 'string' ? new Response(reply, { headers: JSON_HEADERS }) : reply.then((r) => new Response(r, { headers: JSON_HEADERS }));
 }

@@ -11,8 +11,9 @@ import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 import { getRemote } from './remote.js';
 
-export async function listPrompts(params: Params, ctx: CallContext): Promise<RawJson> {
-  const page = await listing({
+/** Synchronous when the page is already in this isolate (see catalog/listing.ts). */
+export function listPrompts(params: Params, ctx: CallContext): RawJson | Promise<RawJson> {
+  const page = listing({
     env: ctx.env,
     cfg: ctx.cfg,
     secret: ctx.secret,
@@ -22,6 +23,10 @@ export async function listPrompts(params: Params, ctx: CallContext): Promise<Raw
     origin: () => originOf(ctx.url),
     authorization: () => ctx.header('authorization'),
   });
+  return page instanceof Promise ? page.then((p) => asResult(p, ctx)) : asResult(page, ctx);
+}
+
+function asResult(page: Listing, ctx: CallContext): RawJson {
   if (ctx.era !== 'modern') return new RawJson(page.json);
   // Listing objects are stable per page in a warm isolate, so the modern form is built once per page.
   let modern = modernPages.get(page);
