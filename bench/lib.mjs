@@ -11,7 +11,8 @@
  * What each harness measures, checks and prints stays in its own file.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -294,6 +295,39 @@ export async function readWranglerConfig(h) {
     vars: Object.fromEntries(Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
     kv: cfg.kv_namespaces.map((k) => k.binding),
     dos,
+  };
+}
+
+/** The ceiling Worker (ceiling.mjs) bundled with the esbuild wrangler ships (no extra dependency). */
+export async function buildCeiling(tmp) {
+  const esbuild = createRequire(createRequire(import.meta.url).resolve('wrangler/package.json'))('esbuild');
+  const outfile = join(tmp, 'ceiling', 'ceiling.js');
+  await esbuild.build({
+    entryPoints: [join(BENCH_DIR, 'ceiling.mjs')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    mainFields: ['module', 'main'],
+    conditions: ['workerd', 'worker', 'browser'],
+    logLevel: 'warning',
+  });
+  return { scriptPath: outfile, rawBytes: statSync(outfile).size };
+}
+
+/** Miniflare options for the ceiling: the gateway's compatibility settings, its fixed bodies as text bindings. */
+export function ceilingOptions(build, wcfg, bodies) {
+  return {
+    name: 'ceiling',
+    host: '127.0.0.1',
+    port: 0,
+    modules: true,
+    scriptPath: build.scriptPath,
+    modulesRoot: dirname(build.scriptPath),
+    compatibilityDate: wcfg.compatibilityDate,
+    compatibilityFlags: wcfg.compatibilityFlags,
+    bindings: bodies,
   };
 }
 

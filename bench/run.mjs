@@ -15,10 +15,9 @@
  */
 import assert from 'node:assert/strict';
 import { execSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Miniflare } from 'miniflare';
@@ -27,7 +26,9 @@ import {
   JSON_HEADERS,
   OUT_DIR,
   PROTOCOL,
+  buildCeiling,
   buildGateway,
+  ceilingOptions,
   createHarness,
   envConnections,
   envNum,
@@ -40,8 +41,6 @@ import {
 } from './lib.mjs';
 import { snapshotEntries } from '../src/catalog/store.ts';
 import { GET_ARGS, GET_PROMPT, PROMPTS, getResult, listResult, snapshot } from './prompts.mjs';
-
-const require = createRequire(import.meta.url);
 
 // ---------------------------------------------------------------- settings
 
@@ -142,23 +141,6 @@ function expectResult(r, what) {
 
 // ---------------------------------------------------------------- build
 
-async function buildCeiling(tmp) {
-  // esbuild as wrangler ships it (no extra dependency).
-  const esbuild = createRequire(require.resolve('wrangler/package.json'))('esbuild');
-  const outfile = join(tmp, 'ceiling', 'ceiling.js');
-  await esbuild.build({
-    entryPoints: [join(BENCH_DIR, 'ceiling.mjs')],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser'],
-    logLevel: 'warning',
-  });
-  return { scriptPath: outfile, rawBytes: statSync(outfile).size };
-}
 
 // ---------------------------------------------------------------- targets
 
@@ -499,20 +481,7 @@ async function main() {
   const ceilingBody = JSON.stringify({ jsonrpc: '2.0', id: 1, result: listResult() });
   // One at a time (see startMiniflare); the peer is a separate Node process.
   const peerStarting = startPeer();
-  const ceiling = await startMiniflare(
-      {
-        name: 'ceiling',
-        host: '127.0.0.1',
-        port: 0,
-        modules: true,
-        scriptPath: ceilingBuild.scriptPath,
-        modulesRoot: dirname(ceilingBuild.scriptPath),
-        compatibilityDate: wcfg.compatibilityDate,
-        compatibilityFlags: wcfg.compatibilityFlags,
-        bindings: { CEILING_BODY: ceilingBody, CEILING_GET_BODY: JSON.stringify(getPage()) },
-      },
-      'ceiling',
-    );
+  const ceiling = await startMiniflare(ceilingOptions(ceilingBuild, wcfg, { CEILING_BODY: ceilingBody, CEILING_GET_BODY: JSON.stringify(getPage()) }), 'ceiling');
   const gateway = await startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway');
   const gateway0 = await startMiniflare(gatewayOptions(gatewayBuild, wcfg, { SESSION_RECHECK_MS: '0' }), 'gateway (SESSION_RECHECK_MS=0)');
   const gatewayInit = await startMiniflare(gatewayOptions(gatewayBuild, wcfg), 'gateway (initialize)');
