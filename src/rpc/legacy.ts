@@ -6,7 +6,7 @@
  * `dispatch.ts` for what methods mean.
  */
 import { featuresOf, isLegacyVersion, LEGACY_VERSIONS, type LegacyVersion } from '../lib/versions.js';
-import { checkSession, createSession, endSession, sessionStub } from '../session/sessions.js';
+import { checkSession, createSession, endSession, knownSession, sessionStub } from '../session/sessions.js';
 import { openLegacyStream } from '../session/stream.js';
 import { callContext, type Transport } from './context.js';
 import { call } from './dispatch.js';
@@ -29,9 +29,14 @@ export function checkVersionHeader(value: string | undefined): void {
   }
 }
 
-async function requireSession(t: Transport): Promise<LegacyVersion> {
+/** The session's revision: synchronous when this isolate has just seen it alive, else asked of checkSession. */
+function requireSession(t: Transport): LegacyVersion | Promise<LegacyVersion> {
   if (!t.sessionId) throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required');
-  const version = await checkSession(t.env, t.secret, t.sessionId, t.cfg.sessionRecheckMs);
+  return knownSession(t.secret, t.sessionId) ?? askSession(t, t.sessionId);
+}
+
+async function askSession(t: Transport, id: string): Promise<LegacyVersion> {
+  const version = await checkSession(t.env, t.secret, id, t.cfg.sessionRecheckMs);
   if (!version) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
   return version;
 }
@@ -72,12 +77,17 @@ async function batch(t: Transport, items: unknown[]): Promise<Response> {
   return out.length ? json(`[${out.join(',')}]`) : accepted();
 }
 
-export async function legacyPost(t: Transport, body: unknown): Promise<Response> {
+/** Synchronous for a warm in-session list (no promise on the hot path), like the modern entry. */
+export function legacyPost(t: Transport, body: unknown): Response | Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   if (Array.isArray(body)) return batch(t, body);
   const msg = readMessage(body);
   if (msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg);
-  const version = await requireSession(t);
+  const version = requireSession(t);
+  return version instanceof Promise ? version.then((v) => inSession(t, msg, v)) : inSession(t, msg, version);
+}
+
+function inSession(t: Transport, msg: Message, version: LegacyVersion): Response | Promise<Response> {
   if (msg.kind !== 'request') return accepted();
   const reply = call(msg, callContext(t, 'legacy', version, t.sessionId!));
   return typeof reply === 'string' ? json(reply) : reply.then((r) => json(r));

@@ -12,7 +12,7 @@ import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcon
 import { BoundedMap } from '../lib/memo.js';
 import type { LegacyVersion } from '../lib/versions.js';
 import type { SessionObject } from './object.js';
-import { mintSessionId, readSessionId } from './token.js';
+import { mintSessionId, readSessionId, verifiedSessionId } from './token.js';
 
 export interface SessionEnv {
   SESSIONS: DurableObjectNamespace<SessionObject>;
@@ -36,6 +36,17 @@ export async function createSession(
   // This isolate has just seen the object accept it: no need to ask again before the memo runs out.
   if (recheckMs > 0) liveUntil.set(id, Date.now() + recheckMs);
   return id;
+}
+
+/**
+ * The revision of a session this isolate verified and saw alive less than
+ * `recheckMs` ago; undefined when checkSession must decide. Synchronous: the
+ * in-session hot path makes no promise.
+ */
+export function knownSession(secret: string, id: string): LegacyVersion | undefined {
+  const version = verifiedSessionId(secret, id);
+  if (!version || ended.has(id) || (liveUntil.get(id) ?? 0) <= Date.now()) return undefined;
+  return version;
 }
 
 /** The session's negotiated revision, or null when the id is forged, unknown or ended. */

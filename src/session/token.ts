@@ -23,9 +23,14 @@ export async function mintSessionId(secret: string, version: LegacyVersion): Pro
   return id;
 }
 
+/** The revision of an id this isolate has already verified; undefined when it must be checked (readSessionId). */
+export function verifiedSessionId(secret: string, id: string): LegacyVersion | undefined {
+  return verified.for(secret).get(id);
+}
+
 /** The revision a genuine id was minted for, or null for anything we did not sign. */
 export async function readSessionId(secret: string, id: string): Promise<LegacyVersion | null> {
-  const hit = verified.for(secret).get(id);
+  const hit = verifiedSessionId(secret, id);
   if (hit) return hit;
   const m = SHAPE.exec(id);
   if (!m) return null;
