@@ -10,8 +10,9 @@
  * do not depend on what else the machine is doing. Miniflare runs workerd
  * through a wrapper (MINIFLARE_WORKERD_PATH) that starts it under callgrind;
  * every kind of request is warmed up, then counted in batches of
- * INSTR_REQUESTS (200), the kinds in rotating order, INSTR_BATCHES (4) each.
- * Needs valgrind.
+ * INSTR_REQUESTS (200), the kinds in rotating order, INSTR_BATCHES (6) each,
+ * after INSTR_WARMUP (6) uncounted rounds.
+ * Needs valgrind. INSTR_KEEP=<dir> keeps each batch's dump for callgrind_annotate.
  *
  * The counts include workerd's own HTTP handling, not only the Worker's
  * JavaScript; they are per request, sequential (one connection), user space
@@ -21,7 +22,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
@@ -30,7 +31,11 @@ import { snapshotEntries } from '../src/catalog/store.ts';
 import { snapshot } from './prompts.mjs';
 
 const REQUESTS = envNum('INSTR_REQUESTS', 200, { min: 10, integer: true });
-const BATCHES = envNum('INSTR_BATCHES', 4, { min: 1, integer: true });
+const BATCHES = envNum('INSTR_BATCHES', 6, { min: 1, integer: true });
+// Warm-up rounds per kind: V8 keeps optimizing for a while; fewer than ~5 left the first counted batches a few per cent high.
+const WARMUP = envNum('INSTR_WARMUP', 6, { min: 0, integer: true });
+// A directory to keep every batch's callgrind dump in (as <kind>.<batch>), for callgrind_annotate.
+const KEEP = process.env.INSTR_KEEP;
 const h = createHarness({ name: 'instructions', timeoutS: 2400, timeoutVar: 'INSTR_TIMEOUT_SECONDS' });
 
 // identity: like autocannon in run.mjs, and like production, where the edge (not the Worker) compresses.
@@ -59,6 +64,7 @@ async function main() {
     throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
   }
   const tmp = h.makeTempDir('promptgate-instr-');
+  if (KEEP) mkdirSync(KEEP, { recursive: true });
   const [wcfg, build, ceilingBuild] = await Promise.all([readWranglerConfig(h), buildGateway(h, tmp), buildCeiling(tmp)]);
   const workerd = createRequire(import.meta.url).resolve('@cloudflare/workerd-linux-64/bin/workerd');
   const wrapper = join(tmp, 'workerd-callgrind.sh');
@@ -115,7 +121,7 @@ async function main() {
   };
   const names = Object.keys(kinds);
   h.log('warming up every kind…');
-  for (let i = 0; i < 3; i++) for (const k of names) await send(k, REQUESTS);
+  for (let i = 0; i < WARMUP; i++) for (const k of names) await send(k, REQUESTS);
 
   const counts = Object.fromEntries(names.map((k) => [k, []]));
   const dumps = new Map();
@@ -132,6 +138,7 @@ async function main() {
       const totals = /^totals: (\d+)/m.exec(readFileSync(join(tmp, `cg.${pid}.${dumps.get(pid)}`), 'utf8'));
       assert.ok(totals, `dump ${dumps.get(pid)} of ${pid} has no totals line`);
       counts[kind].push(Number(totals[1]) / REQUESTS);
+      if (KEEP) copyFileSync(join(tmp, `cg.${pid}.${dumps.get(pid)}`), join(KEEP, `${kind.replace(/\W+/g, '-')}.${b + 1}`));
       h.log(`batch ${b + 1} ${kind}: ${fmtInt(counts[kind].at(-1))} instructions per request (${ms.toFixed(1)} ms each under valgrind)`);
     }
   }

@@ -431,10 +431,11 @@ function targetLabel(scenario, target) {
   return target.label;
 }
 
-function pairedRatio(measurements, scenario, c, num, den) {
-  const byRound = (t) => new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === t).map((m) => [m.round, m.rps]));
-  const a = byRound(num);
-  const b = byRound(den);
+/** Median over rounds of num's req/s ÷ den's; den may be measured in another scenario of the same round. */
+function pairedRatio(measurements, scenario, c, num, den, denScenario = scenario) {
+  const byRound = (sc, t) => new Map(measurements.filter((m) => m.scenario === sc && m.connections === c && m.target === t).map((m) => [m.round, m.rps]));
+  const a = byRound(scenario, num);
+  const b = byRound(denScenario, den);
   return median([...a].map(([r, v]) => v / b.get(r)).filter(Number.isFinite));
 }
 
@@ -571,6 +572,11 @@ async function main() {
         cpuRatio: median([...modernCpu].map(([r, v]) => v / legacyCpu.get(r)).filter(Number.isFinite)),
       });
     }
+    if (SCENARIOS.some((s) => s.id === 'modern-list') && SCENARIOS.some((s) => s.id === 'session-check')) {
+      // A legacy client whose previous request is older than SESSION_RECHECK_MS (a person picking a slash
+      // command now and then) has its session checked with its Durable Object: RECHECK 0 measures that request.
+      extra.push({ kind: 'modern/legacy-checked', scenario: 'modern-list', connections: c, ratio: pairedRatio(measurements, 'modern-list', c, 'gateway', 'gateway-recheck0', 'session-check') });
+    }
     if (SCENARIOS.some((s) => s.id === 'session-check')) {
       extra.push({ kind: 'recheck0/recheckDefault', scenario: 'session-check', connections: c, ratio: pairedRatio(measurements, 'session-check', c, 'gateway-recheck0', 'gateway') });
     }
@@ -602,6 +608,8 @@ async function main() {
     out.push('', 'Modern (2026-07-28, stateless) prompts/list vs legacy in-session prompts/list (gateway, paired per round):');
     for (const e of extra.filter((x) => x.kind === 'modern/legacy'))
       out.push(`- ${e.connections} connections: req/s ${fmtX(e.ratio)}; workerd CPU per request ${fmtX(e.cpuRatio)} (below 1 = modern costs less)`);
+    for (const e of extra.filter((x) => x.kind === 'modern/legacy-checked'))
+      out.push(`- ${e.connections} connections, against a legacy request whose session is checked with its Durable Object (RECHECK 0): req/s ${fmtX(e.ratio)}`);
   }
   out.push('', 'Gateway vs SDK peer (req/s, paired per round):');
   for (const e of extra.filter((x) => x.kind === 'gateway/peer')) out.push(`- ${e.scenario}, ${e.connections} connections: ${fmtX(e.ratio)}`);

@@ -12,6 +12,7 @@
  * generation) are never stored: a page must mean exactly its generation.
  */
 import type { Config } from '../lib/config.js';
+import { originOf } from '../lib/url.js';
 import type { ProtocolVersion } from '../lib/versions.js';
 import type { Catalog } from './catalog.js';
 import { readPage, readPointer, writePage, writePointer, type PageKey } from './edge.js';
@@ -20,17 +21,20 @@ import { currentCatalog, peekCatalog } from './store.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { listMissing } from './upstreams/object.js';
 
+/**
+ * Who is asking, as the listing needs it. The rpc layer's call context fits
+ * as it is, so a warm list allocates no query object.
+ */
 export interface ListingQuery {
   readonly env: Env;
   readonly cfg: Config;
   readonly secret: string;
   readonly waitUntil: (p: Promise<unknown>) => void;
   readonly version: ProtocolVersion;
-  readonly cursor: unknown;
-  /** The request's origin (edge-cache keys live under the gateway's own host); read only when the edge cache is used. */
-  readonly origin: () => string;
-  /** The caller's credentials, read only for private pages, and only ever used as a digest in their keys. */
-  readonly authorization: () => string | undefined;
+  /** The request URL: edge-cache keys live under its origin. Read only when the edge cache is used. */
+  readonly url: string;
+  /** A request header by lower-case name; only `authorization` is read, for private pages, and only ever used as a digest. */
+  header(name: string): string | undefined;
 }
 
 export interface Listing {
@@ -45,18 +49,18 @@ export function withHints(page: Listing): string {
 }
 
 /** Private pages are keyed by a digest of the caller's credentials; not memoised, so no token is kept in memory. */
-async function principalOf(scope: CacheHints['cacheScope'], authorization: () => string | undefined): Promise<string> {
+async function principalOf(scope: CacheHints['cacheScope'], q: ListingQuery): Promise<string> {
   if (scope === 'public') return 'public';
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${authorization() ?? ''}`)));
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${q.header('authorization') ?? ''}`)));
   return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 async function fromEdge(q: ListingQuery, cursor: string | undefined): Promise<Listing | undefined> {
-  const origin = q.origin();
+  const origin = originOf(q.url);
   const pointer = await readPointer(origin);
   if (!pointer) return undefined;
   const { generation, ttlMs, cacheScope } = pointer;
-  const key: PageKey = { origin, scope: cacheScope, principal: await principalOf(cacheScope, q.authorization), generation, variant: q.version, cursor };
+  const key: PageKey = { origin, scope: cacheScope, principal: await principalOf(cacheScope, q), generation, variant: q.version, cursor };
   const json = await readPage(key);
   return json === undefined ? undefined : { json, generation, hints: { ttlMs, cacheScope } };
 }
@@ -74,37 +78,36 @@ function renewPointer(q: ListingQuery, catalog: Catalog, hints: CacheHints, stat
   const now = Date.now();
   if (now - state.pointerAt <= pointerMs / 2) return;
   state.pointerAt = now;
-  q.waitUntil(writePointer(q.origin(), { generation: catalog.generation, ...hints }, pointerMs));
+  q.waitUntil(writePointer(originOf(q.url), { generation: catalog.generation, ...hints }, pointerMs));
 }
 
 /** A page this isolate already made for this catalog, or undefined. Synchronous: the warm path. */
-function knownPage(q: ListingQuery, catalog: Catalog): Listing | undefined {
+function knownPage(q: ListingQuery, cursor: unknown, catalog: Catalog): Listing | undefined {
   if (catalog.provisional) return undefined;
   const state = made.get(catalog);
   if (!state) return undefined;
-  const cursor = q.cursor;
   const page = state.pages.get(cursor === undefined ? q.version : typeof cursor === 'string' ? `${q.version}#${cursor}` : '');
   if (page) renewPointer(q, catalog, page.hints, state);
   return page;
 }
 
-async function build(q: ListingQuery, catalog: Catalog): Promise<Listing> {
-  const cursor = typeof q.cursor === 'string' ? q.cursor : undefined;
+async function build(q: ListingQuery, rawCursor: unknown, catalog: Catalog): Promise<Listing> {
+  const cursor = typeof rawCursor === 'string' ? rawCursor : undefined;
   const hints = catalog.cacheHints(q.cfg.listTtlMs);
   // Not a cursor at all: listPage throws the -32602 it deserves; nothing is remembered.
-  if (catalog.provisional || (q.cursor !== undefined && cursor === undefined))
-    return { json: await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints };
+  if (catalog.provisional || (rawCursor !== undefined && cursor === undefined))
+    return { json: await catalog.listPage(q.version, rawCursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints };
   let state = made.get(catalog);
   if (!state) made.set(catalog, (state = { pages: new Map(), pointerAt: 0 }));
   renewPointer(q, catalog, hints, state);
   // A forged or stale cursor throws here, before anything is remembered.
-  const json = await catalog.listPage(q.version, q.cursor, q.cfg.pageSize, q.secret);
+  const json = await catalog.listPage(q.version, rawCursor, q.cfg.pageSize, q.secret);
   const page: Listing = { json, generation: catalog.generation, hints };
   state.pages.set(cursor === undefined ? q.version : `${q.version}#${cursor}`, page);
   const key = async (): Promise<PageKey> => ({
-    origin: q.origin(),
+    origin: originOf(q.url),
     scope: hints.cacheScope,
-    principal: await principalOf(hints.cacheScope, q.authorization),
+    principal: await principalOf(hints.cacheScope, q),
     generation: catalog.generation,
     variant: q.version,
     cursor,
@@ -114,28 +117,28 @@ async function build(q: ListingQuery, catalog: Catalog): Promise<Listing> {
 }
 
 /**
- * The page for this query. A warm isolate answers synchronously from memory
- * (no promise at all: this is the hot path of every list); see the header
- * for the rest.
+ * The page for this query and cursor (the request's own value, validated
+ * here). A warm isolate answers synchronously from memory (no promise at
+ * all: this is the hot path of every list); see the header for the rest.
  */
-export function listing(q: ListingQuery): Listing | Promise<Listing> {
+export function listing(q: ListingQuery, cursor: unknown): Listing | Promise<Listing> {
   const warm = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   if (warm) {
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
-    const catalog = q.cursor === undefined ? listMissing(q.env, warm, q.cfg.pageSize, q.waitUntil) : warm;
-    if (catalog instanceof Promise) return catalog.then((c) => knownPage(q, c) ?? build(q, c));
-    return knownPage(q, catalog) ?? build(q, catalog);
+    const catalog = cursor === undefined ? listMissing(q.env, warm, q.cfg.pageSize, q.waitUntil) : warm;
+    if (catalog instanceof Promise) return catalog.then((c) => knownPage(q, cursor, c) ?? build(q, cursor, c));
+    return knownPage(q, cursor, catalog) ?? build(q, cursor, catalog);
   }
-  return cold(q);
+  return cold(q, cursor);
 }
 
-async function cold(q: ListingQuery): Promise<Listing> {
-  if (q.cursor === undefined || typeof q.cursor === 'string') {
-    const hit = await fromEdge(q, q.cursor);
+async function cold(q: ListingQuery, cursor: unknown): Promise<Listing> {
+  if (cursor === undefined || typeof cursor === 'string') {
+    const hit = await fromEdge(q, cursor);
     if (hit) return hit;
   }
   // A cold isolate has neither the catalog nor the upstream list yet: read both at once.
-  const [loaded] = await Promise.all([currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil), q.cursor === undefined && upstreamConfigs(q.env)]);
-  const catalog = q.cursor === undefined ? await listMissing(q.env, loaded, q.cfg.pageSize, q.waitUntil) : loaded;
-  return knownPage(q, catalog) ?? build(q, catalog);
+  const [loaded] = await Promise.all([currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil), cursor === undefined && upstreamConfigs(q.env)]);
+  const catalog = cursor === undefined ? await listMissing(q.env, loaded, q.cfg.pageSize, q.waitUntil) : loaded;
+  return knownPage(q, cursor, catalog) ?? build(q, cursor, catalog);
 }

@@ -18,7 +18,6 @@ import type { CacheHints } from '../catalog/hints.js';
 import { LookupError } from '../catalog/errors.js';
 import { configOf, type Config } from '../lib/config.js';
 import { fnv1a } from '../lib/hash.js';
-import { originOf } from '../lib/url.js';
 import { MODERN_VERSIONS } from '../lib/versions.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv } from './guards.js';
@@ -83,16 +82,20 @@ listings.get('/', async (c) => {
   const cursor = c.req.query('cursor');
   let page;
   try {
-    page = await listing({
-      env: c.env,
-      cfg,
-      secret: secretOf(cfg),
-      waitUntil: (p) => c.executionCtx.waitUntil(p),
-      version: SHAPE,
+    page = await listing(
+      {
+        env: c.env,
+        cfg,
+        secret: secretOf(cfg),
+        waitUntil: (p) => c.executionCtx.waitUntil(p),
+        version: SHAPE,
+        get url() {
+          return c.req.url;
+        },
+        header: (name) => c.req.header(name),
+      },
       cursor,
-      origin: () => originOf(c.req.url),
-      authorization: () => c.req.header('authorization'),
-    });
+    );
   } catch (e) {
     if (e instanceof LookupError) throw new ApiError(400, 'invalid_cursor', 'Invalid or expired cursor; start again from GET /prompts');
     throw e;

@@ -31,11 +31,10 @@ function mismatch(id: RequestId, header: string, body: string): HttpError {
   return new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: the request headers and body disagree: ${body}`, { mismatch: { header, body } }, {}, id);
 }
 
+/** The request's headers as the check reads them (the Transport fits); Mcp-Name is read only for methods that name a primitive. */
 export interface StandardHeaders {
-  protocolVersion: string | undefined;
-  method: string | undefined;
-  /** Read only for the methods that name a primitive. */
-  name: () => string | undefined;
+  readonly protocolVersion: string | undefined;
+  header(name: string): string | undefined;
 }
 
 /** Throws the -32020 error for the first header that is missing or disagrees with the body. */
@@ -43,11 +42,12 @@ export function checkStandardHeaders(h: StandardHeaders, id: RequestId, version:
   if (h.protocolVersion === undefined) throw mismatch(id, 'MCP-Protocol-Version', `the body names protocol version ${version} but the MCP-Protocol-Version header is absent`);
   if (h.protocolVersion.trim() !== version)
     throw mismatch(id, 'MCP-Protocol-Version', `the MCP-Protocol-Version header says ${h.protocolVersion.slice(0, 40)} but the body names ${version}`);
-  if (h.method === undefined) throw mismatch(id, 'Mcp-Method', `the body names method ${method} but the Mcp-Method header is absent`);
-  if (h.method.trim() !== method) throw mismatch(id, 'Mcp-Method', `the Mcp-Method header says ${h.method.slice(0, 100)} but the body names ${method}`);
+  const methodHeader = h.header('mcp-method');
+  if (methodHeader === undefined) throw mismatch(id, 'Mcp-Method', `the body names method ${method} but the Mcp-Method header is absent`);
+  if (methodHeader.trim() !== method) throw mismatch(id, 'Mcp-Method', `the Mcp-Method header says ${methodHeader.slice(0, 100)} but the body names ${method}`);
   if (!NAMED.has(method)) return;
   const bodyName = params?.name;
-  const name = h.name();
+  const name = h.header('mcp-name');
   if (name === undefined) {
     if (typeof bodyName === 'string') throw mismatch(id, 'Mcp-Name', `the body names "${bodyName.slice(0, 100)}" but the Mcp-Name header is absent`);
     return;

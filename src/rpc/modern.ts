@@ -23,24 +23,25 @@ type Request = Extract<Message, { kind: 'request' }>;
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
+const bad = (msg: Request, code: number, message: string, data?: unknown) => new HttpError(400, code, message, data, {}, msg.id);
+
 /** The envelope's version, checked against the header and the revisions served here. */
 function readVersion(t: Transport, msg: Request): ModernVersion {
   const meta = msg.params?._meta as Record<string, unknown>;
   const version = meta[MODERN_VERSION_META];
-  const bad = (code: number, message: string, data?: unknown) => new HttpError(400, code, message, data, {}, msg.id);
-  if (typeof version !== 'string') throw bad(ErrorCode.InvalidParams, `Invalid params: _meta["${MODERN_VERSION_META}"] must be a string`);
+  if (typeof version !== 'string') throw bad(msg, ErrorCode.InvalidParams, `Invalid params: _meta["${MODERN_VERSION_META}"] must be a string`);
   if (t.protocolVersion !== undefined && t.protocolVersion.trim() !== version)
-    throw bad(ErrorCode.HeaderMismatch, `Bad Request: the MCP-Protocol-Version header says ${t.protocolVersion.slice(0, 40)} but the body names ${version.slice(0, 40)}`, {
+    throw bad(msg, ErrorCode.HeaderMismatch, `Bad Request: the MCP-Protocol-Version header says ${t.protocolVersion.slice(0, 40)} but the body names ${version.slice(0, 40)}`, {
       mismatch: { header: 'MCP-Protocol-Version', body: version.slice(0, 40) },
     });
   if (!isModernVersion(version))
-    throw bad(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version ${version.slice(0, 40)}; 2025-era clients may use initialize`, {
+    throw bad(msg, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version ${version.slice(0, 40)}; 2025-era clients may use initialize`, {
       supported: MODERN_VERSIONS,
       requested: version.slice(0, 40),
     });
   const caps = meta[CLIENT_CAPABILITIES_META];
   if (typeof caps !== 'object' || caps === null || Array.isArray(caps))
-    throw bad(ErrorCode.InvalidParams, `Invalid params: _meta["${CLIENT_CAPABILITIES_META}"] is required (an object; {} declares none)`);
+    throw bad(msg, ErrorCode.InvalidParams, `Invalid params: _meta["${CLIENT_CAPABILITIES_META}"] is required (an object; {} declares none)`);
   return version;
 }
 
@@ -71,13 +72,7 @@ export function modernPost(t: Transport, body: unknown): Response | Promise<Resp
   // Client notifications (notifications/cancelled from a closing listen) and stray responses: nothing to answer.
   if (msg.kind !== 'request') return new Response(null, { status: 202 });
   const version = readVersion(t, msg);
-  checkStandardHeaders(
-    { protocolVersion: t.protocolVersion, method: t.header('mcp-method'), name: () => t.header('mcp-name') },
-    msg.id,
-    version,
-    msg.method,
-    msg.params,
-  );
+  checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
   if (!hasMethod('modern', msg.method)) throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, undefined, {}, msg.id);
   const reply = call(msg, callContext(t, 'modern', version));

@@ -6,23 +6,14 @@
  */
 import { listing, withHints, type Listing } from '../../catalog/listing.js';
 import { modernJson } from '../modern-result.js';
-import { originOf } from '../../lib/url.js';
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 import { getRemote } from './remote.js';
 
 /** Synchronous when the page is already in this isolate (see catalog/listing.ts). */
 export function listPrompts(params: Params, ctx: CallContext): RawJson | Promise<RawJson> {
-  const page = listing({
-    env: ctx.env,
-    cfg: ctx.cfg,
-    secret: ctx.secret,
-    waitUntil: ctx.waitUntil,
-    version: ctx.version,
-    cursor: params?.cursor,
-    origin: () => originOf(ctx.url),
-    authorization: () => ctx.header('authorization'),
-  });
+  // The call context is a ListingQuery as it is: nothing is allocated to ask.
+  const page = listing(ctx, params?.cursor);
   return page instanceof Promise ? page.then((p) => asResult(p, ctx)) : asResult(page, ctx);
 }
 
