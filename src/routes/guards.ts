@@ -4,7 +4,7 @@
  * and Content-Type rules of Streamable HTTP. Each failure throws an
  * HttpError; `app.onError` alone turns it into a response.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { configOf, type Config, type OriginPattern } from '../lib/config.js';
@@ -51,7 +51,7 @@ const limiters = new WeakMap<Config, MiddlewareHandler>();
 
 const tooLarge = (max: number) => new HttpError(413, ErrorCode.Transport, `Payload Too Large: the body limit is ${max} bytes`);
 
-export const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
+const limitBody: MiddlewareHandler<AppEnv> = (c, next) => {
   const cfg = configOf(c.env);
   // Fast path for the common case, a Content-Length and no chunking: the same check hono's
   // bodyLimit makes first, without touching `req.body` (which builds a stream object per request;
@@ -94,7 +94,7 @@ function acceptsBoth(accept: string | undefined): boolean {
 }
 
 /** POST must accept both JSON and SSE (406) and send JSON (415). */
-export const checkPostHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+function checkPostHeaders(c: Context<AppEnv>): void {
   if (!acceptsBoth(c.req.header('accept'))) {
     throw new HttpError(406, ErrorCode.Transport, 'Not Acceptable: Accept must list both application/json and text/event-stream');
   }
@@ -102,5 +102,18 @@ export const checkPostHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new HttpError(415, ErrorCode.Transport, 'Unsupported Media Type: Content-Type must be application/json');
   }
-  await next();
+}
+
+const checkedPost: MiddlewareHandler<AppEnv> = (c, next) => {
+  checkPostHeaders(c);
+  return limitBody(c, next);
 };
+
+/**
+ * Everything in front of a POST, in this order, as one middleware: the
+ * browser guard, then 406/415, then the body limit. One layer instead of
+ * three: each Hono middleware layer is an async frame and a promise on
+ * every request.
+ */
+export const postGuard: MiddlewareHandler<AppEnv> = (c, next) =>
+  c.req.header('origin') === undefined ? checkedPost(c, next) : browserGuard(c, () => checkedPost(c, next) as Promise<void>);

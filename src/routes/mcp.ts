@@ -12,12 +12,13 @@ import { ErrorCode, HttpError } from '../rpc/errors.js';
 import type { Transport } from '../rpc/context.js';
 import { legacyDelete, legacyGet, legacyPost, SESSION_HEADER } from '../rpc/legacy.js';
 import { modernPost } from '../rpc/modern.js';
-import { browserGuard, checkPostHeaders, limitBody, mediaTypes, type AppEnv } from './guards.js';
+import { browserGuard, mediaTypes, postGuard, type AppEnv } from './guards.js';
 import type { Context } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
 
-mcp.use('*', browserGuard);
+// POST runs the browser guard inside postGuard (one middleware layer on the hot path); the rest run it on its own.
+mcp.on(['GET', 'DELETE', 'OPTIONS', 'PUT', 'PATCH'], '/', browserGuard);
 
 function transport(c: Context<AppEnv>): Transport {
   const cfg = configOf(c.env);
@@ -44,7 +45,7 @@ function transport(c: Context<AppEnv>): Transport {
   };
 }
 
-mcp.post('/', checkPostHeaders, limitBody, async (c) => {
+mcp.post('/', postGuard, async (c) => {
   const t = transport(c);
   const body = parseBody(await c.req.text());
   return eraOf(body) === 'modern' ? modernPost(t, body) : legacyPost(t, body);

@@ -147,6 +147,14 @@ describe('protocol version and origin', () => {
     expect((await post(body, { headers: { origin: 'https://app.example.com' } })).status).toBe(200);
     expect((await post(body)).status).toBe(200);
   });
+  it('the origin check comes first, on every method: 403 before 406/415, and on GET and DELETE', async () => {
+    const evil = { origin: 'https://evil.example' };
+    await expectError(await SELF.fetch(MCP_URL, { method: 'POST', headers: { ...evil, accept: 'text/html', 'content-type': 'text/plain' }, body: 'x' }), 403, -32000);
+    await expectError(await SELF.fetch(MCP_URL, { method: 'GET', headers: { ...evil, accept: 'text/event-stream' } }), 403, -32000);
+    await expectError(await SELF.fetch(MCP_URL, { method: 'DELETE', headers: evil }), 403, -32000);
+    // Without an Origin the same POST gets the transport's own answer.
+    await expectError(await SELF.fetch(MCP_URL, { method: 'POST', headers: { accept: 'text/html', 'content-type': 'text/plain' }, body: 'x' }), 406, -32000);
+  });
   it('CORS preflight exposes the session header to allowed origins', async () => {
     const res = await SELF.fetch(MCP_URL, {
       method: 'OPTIONS',
