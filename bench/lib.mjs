@@ -316,10 +316,10 @@ export async function buildCeiling(tmp) {
   return { scriptPath: outfile, rawBytes: statSync(outfile).size };
 }
 
-/** Miniflare options for the ceiling: the gateway's compatibility settings, its fixed bodies as text bindings. */
-export function ceilingOptions(build, wcfg, bodies) {
+/** A Worker bundle on Miniflare on loopback (random port), with the gateway's compatibility settings. */
+function workerOptions(name, build, wcfg) {
   return {
-    name: 'ceiling',
+    name,
     host: '127.0.0.1',
     port: 0,
     modules: true,
@@ -327,21 +327,18 @@ export function ceilingOptions(build, wcfg, bodies) {
     modulesRoot: dirname(build.scriptPath),
     compatibilityDate: wcfg.compatibilityDate,
     compatibilityFlags: wcfg.compatibilityFlags,
-    bindings: bodies,
   };
 }
 
-/** Miniflare options common to every gateway instance (loopback, random port); the harness adds bindings etc. */
+/** Miniflare options for the ceiling: its fixed bodies as text bindings. */
+export function ceilingOptions(build, wcfg, bodies) {
+  return { ...workerOptions('ceiling', build, wcfg), bindings: bodies };
+}
+
+/** Miniflare options common to every gateway instance; the harness adds bindings etc. */
 export function gatewayBaseOptions(build, wcfg, kvPrefix) {
   return {
-    name: 'promptgate',
-    host: '127.0.0.1',
-    port: 0,
-    modules: true,
-    scriptPath: build.scriptPath,
-    modulesRoot: dirname(build.scriptPath),
-    compatibilityDate: wcfg.compatibilityDate,
-    compatibilityFlags: wcfg.compatibilityFlags,
+    ...workerOptions('promptgate', build, wcfg),
     kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `${kvPrefix}-${b.toLowerCase()}`])),
     durableObjects: wcfg.dos,
   };
