@@ -3,7 +3,7 @@
  * as the spec says: modern 2026-07-28 first (per-request `_meta`, Mcp-Method
  * and Mcp-Name headers), then legacy Streamable HTTP (initialize, session id,
  * version header, re-initialize on 404, JSON or SSE replies, priming events
- * ignored), then 2024-11-05 HTTP+SSE when the initialize POST gets 400, 404
+ * ignored), then 2024-11-05 HTTP+SSE (sse-link.ts) when the initialize POST gets 400, 404
  * or 405. The era found is cached per origin for the isolate. On first
  * contact the modern probe and the legacy initialize are sent together
  * (`probe`), and the first request goes out beside `initialized`
@@ -21,8 +21,9 @@
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_META, CLIENT_INFO_META, LATEST_LEGACY, MODERN_VERSION_META, MODERN_VERSIONS } from '../../lib/versions.js';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
+import { SseLink } from './sse-link.js';
 import { readSse } from './sse-reader.js';
-import { headerValue, parseJson, reply, unwrap, UpstreamError, withTimeout, type Json } from './wire.js';
+import { headerValue, parseJson, reply, UpstreamError, type Json } from './wire.js';
 
 export { UpstreamError, type UpstreamErrorKind } from './wire.js';
 
@@ -45,13 +46,8 @@ interface Connection {
   era: Era;
   sessionId?: string;
   version?: string;
-  /** HTTP+SSE only: where to POST, and the replies arriving on the stream. */
-  endpoint?: URL;
-  pending?: Map<number, (msg: Json) => void>;
-  closeStream?: () => void;
-  /** HTTP+SSE only: notifications arriving on the stream, and its end. */
-  onNotification?: (method: string) => void;
-  streamDone?: Promise<void>;
+  /** HTTP+SSE only: the stream replies and notifications arrive on. */
+  sse?: SseLink;
   /** Legacy only: `notifications/initialized` still on its way (see `request`). */
   initializing?: Promise<void>;
 }
@@ -64,6 +60,7 @@ export class UpstreamClient {
   private cleanup: Promise<unknown> | undefined;
   private nextId = 1;
   private readonly fetch: typeof fetch;
+  private readonly post = (url: URL, body: Json) => this.http('POST', url, body);
 
   constructor(private readonly opts: UpstreamClientOptions) {
     this.fetch = opts.fetch ?? ((input, init) => fetch(input, init));
@@ -125,9 +122,9 @@ export class UpstreamClient {
   async listen(onListChanged: () => void, signal: AbortSignal): Promise<'unsupported' | 'ended'> {
     const conn = await this.connect();
     const isChange = (method: unknown) => method === 'notifications/prompts/list_changed';
-    if (conn.era === 'sse') {
-      conn.onNotification = (method) => isChange(method) && onListChanged();
-      await Promise.race([conn.streamDone, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
+    if (conn.sse) {
+      conn.sse.onNotification = (method) => isChange(method) && onListChanged();
+      await Promise.race([conn.sse.done, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
       return 'ended';
     }
     const res =
@@ -156,7 +153,7 @@ export class UpstreamClient {
     const conn = this.conn;
     this.conn = undefined;
     await this.cleanup;
-    conn?.closeStream?.();
+    conn?.sse?.close();
     if (conn?.era === 'legacy' && conn.sessionId) {
       await this.http('DELETE', this.opts.url, undefined, { 'mcp-session-id': conn.sessionId }).catch(() => undefined);
     }
@@ -274,44 +271,25 @@ export class UpstreamClient {
       });
   }
 
-  /** 2024-11-05: GET an SSE stream whose first event names the POST endpoint; replies arrive on the stream. */
+  /** 2024-11-05: the HTTP+SSE transport (sse-link.ts), then its own initialize handshake. */
   private async openSse(): Promise<Connection> {
-    const ctl = new AbortController();
-    const res = await this.fetch(this.opts.url, { headers: { ...this.opts.headers, accept: 'text/event-stream' }, signal: ctl.signal });
-    if (!res.ok || !res.body) throw new UpstreamError('http', `upstream answered neither Streamable HTTP nor HTTP+SSE (GET ${res.status})`, res.status);
-    const events = readSse(res.body);
-    const first = await withTimeout(events.next(), this.opts.timeoutMs, 'waiting for the endpoint event');
-    if (first.done || first.value.event !== 'endpoint') throw new UpstreamError('protocol', 'HTTP+SSE stream did not start with an endpoint event');
-    const conn: Connection = { era: 'sse', endpoint: new URL(first.value.data, this.opts.url), pending: new Map(), closeStream: () => ctl.abort() };
-    conn.streamDone = (async () => {
-      for await (const ev of events) {
-        if (ev.event !== 'message' || !ev.data) continue;
-        const msg = JSON.parse(ev.data) as Json;
-        if (typeof msg.id === 'number') conn.pending!.get(msg.id)?.(msg);
-        else if (typeof msg.method === 'string') conn.onNotification?.(msg.method);
-      }
-    })().catch(() => undefined);
-    const init = await this.send(conn, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: this.opts.clientInfo });
-    conn.version = String(init.protocolVersion ?? '2024-11-05');
-    await (await this.http('POST', conn.endpoint!, { jsonrpc: '2.0', method: 'notifications/initialized' })).body?.cancel();
+    const sse = await SseLink.open(this.opts.url, this.opts.headers, this.fetch, this.opts.timeoutMs);
+    const conn: Connection = { era: 'sse', sse };
+    try {
+      const init = await this.send(conn, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: this.opts.clientInfo });
+      conn.version = String(init.protocolVersion ?? '2024-11-05');
+      await sse.notify('notifications/initialized', this.post);
+    } catch (e) {
+      sse.close();
+      throw e;
+    }
     return conn;
   }
 
   // ---- requests ---------------------------------------------------------
 
   private async send(conn: Connection, method: string, params: Json): Promise<Json> {
-    if (conn.era === 'sse') {
-      const msg = this.envelope(method, params);
-      const reply = new Promise<Json>((resolve) => conn.pending!.set(msg.id as number, resolve));
-      const res = await this.http('POST', conn.endpoint!, msg);
-      await res.body?.cancel();
-      if (!res.ok) throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
-      try {
-        return unwrap(await withTimeout(reply, this.opts.timeoutMs, method));
-      } finally {
-        conn.pending!.delete(msg.id as number);
-      }
-    }
+    if (conn.sse) return conn.sse.request(this.envelope(method, params), this.post, this.opts.timeoutMs);
     const msg = this.envelope(method, params, conn);
     const headers = conn.era === 'modern' ? this.modernHeaders(method, params) : this.legacyHeaders(conn);
     const res = await this.http('POST', this.opts.url, msg, headers);
@@ -323,7 +301,7 @@ export class UpstreamClient {
     return reply(res, msg.id as number, this.opts.timeoutMs);
   }
 
-  private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json {
+  private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {
     const p = conn?.era === 'modern'
       ? { ...params, _meta: { ...(params._meta as Json | undefined), [MODERN_VERSION_META]: MODERN_VERSION, [CLIENT_CAPABILITIES_META]: {}, [CLIENT_INFO_META]: this.opts.clientInfo } }
       : params;
