@@ -51,12 +51,11 @@ export function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContex
   const table = METHODS[ctx.era];
   const handler = Object.hasOwn(table, msg.method) ? table[msg.method] : undefined;
   if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
-  const fail = (e: unknown) => errorJson(msg.id, asRpcError(e, msg.method));
   try {
     const result = handler(msg.params, ctx);
-    if (result instanceof Promise) return result.then((r) => reply(msg, ctx, r)).catch(fail);
+    if (result instanceof Promise) return result.then((r) => reply(msg, ctx, r)).catch((e: unknown) => errorJson(msg.id, asRpcError(e, msg.method)));
     return reply(msg, ctx, result);
   } catch (e) {
-    return fail(e);
+    return errorJson(msg.id, asRpcError(e, msg.method));
   }
 }
