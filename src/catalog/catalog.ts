@@ -9,7 +9,7 @@
 import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
 import { featuresOf, type ProtocolVersion } from '../lib/versions.js';
 import { completeValues, type Completion } from './complete.js';
-import { narrowHints, UNCACHEABLE, type CacheHints } from './hints.js';
+import { narrowHints, ownHints, type CacheHints } from './hints.js';
 import { mintCursor, readCursor } from './cursor.js';
 import { LookupError } from './errors.js';
 import { describePrompt, describeRemote, shapeContent } from './shape.js';
@@ -156,8 +156,7 @@ export class Catalog {
   /** The hints every list page of this generation carries: the configured TTL, narrowed by the upstreams'. */
   cacheHints(ttlMs: number): CacheHints {
     if (this.hintMemo?.ttlMs !== ttlMs) {
-      const base: CacheHints = ttlMs > 0 ? { ttlMs, cacheScope: 'public' } : UNCACHEABLE;
-      this.hintMemo = { ttlMs, hints: narrowHints(base, (this.snapshot.upstreams ?? []).map((u) => u.hints)) };
+      this.hintMemo = { ttlMs, hints: narrowHints(ownHints(ttlMs), (this.snapshot.upstreams ?? []).map((u) => u.hints)) };
     }
     return this.hintMemo.hints;
   }

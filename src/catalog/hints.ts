@@ -20,6 +20,11 @@ export interface CacheHints {
 
 export const UNCACHEABLE: CacheHints = { ttlMs: 0, cacheScope: 'private' };
 
+/** The gateway's own hints for a configured TTL: public, since nothing of its own depends on the caller; 0 means uncacheable. */
+export function ownHints(ttlMs: number): CacheHints {
+  return ttlMs > 0 ? { ttlMs, cacheScope: 'public' } : UNCACHEABLE;
+}
+
 /** Hints as an upstream sent them, normalised: absent → undefined, negative → 0, anything but "public" → private. */
 export function readHints(result: Record<string, unknown>): CacheHints | undefined {
   const { ttlMs, cacheScope } = result;

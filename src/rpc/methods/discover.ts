@@ -6,18 +6,19 @@
  * upstream hints the way a merged prompt list is, and the same before and
  * after the first list.
  */
+import { ownHints } from '../../catalog/hints.js';
 import { SERVER_INFO_META, SUPPORTED_VERSIONS } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
 import { capabilitiesOf, INSTRUCTIONS, serverInfo } from '../server-info.js';
 
 export function discover(_params: unknown, ctx: CallContext) {
-  const ttlMs = ctx.cfg.listTtlMs;
+  const { ttlMs, cacheScope } = ownHints(ctx.cfg.listTtlMs);
   return {
     supportedVersions: SUPPORTED_VERSIONS,
     capabilities: capabilitiesOf(true),
     instructions: INSTRUCTIONS,
     ttlMs,
-    cacheScope: ttlMs > 0 ? ('public' as const) : ('private' as const),
+    cacheScope,
     // The whole Implementation here; other results carry only name and version.
     _meta: { [SERVER_INFO_META]: serverInfo(ctx.version) },
   };
