@@ -51,10 +51,11 @@ export function knownSession(secret: string, id: string): LegacyVersion | undefi
 
 /** The session's negotiated revision, or null when the id is forged, unknown or ended. */
 export async function checkSession(env: SessionEnv, secret: string, id: string, recheckMs: number): Promise<LegacyVersion | null> {
+  const known = knownSession(secret, id);
+  if (known) return known;
   const version = await readSessionId(secret, id);
   if (!version || ended.has(id)) return null;
   const now = Date.now();
-  if ((liveUntil.get(id) ?? 0) > now) return version;
   if (!(await sessionStub(env, id).touch())) {
     markEnded(id);
     return null;
