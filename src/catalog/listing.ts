@@ -81,12 +81,19 @@ function renewPointer(q: ListingQuery, catalog: Catalog, hints: CacheHints, stat
   q.waitUntil(writePointer(originOf(q.url), { generation: catalog.generation, ...hints }, pointerMs));
 }
 
+/** A page's name among its catalog's pages: revision and cursor. */
+function pageId(version: ProtocolVersion, cursor: string | undefined): string {
+  return cursor === undefined ? version : `${version}#${cursor}`;
+}
+
 /** A page this isolate already made for this catalog, or undefined. Synchronous: the warm path. */
 function knownPage(q: ListingQuery, cursor: unknown, catalog: Catalog): Listing | undefined {
   if (catalog.provisional) return undefined;
   const state = made.get(catalog);
   if (!state) return undefined;
-  const page = state.pages.get(cursor === undefined ? q.version : typeof cursor === 'string' ? `${q.version}#${cursor}` : '');
+  // A cursor that is not a string names no page: build() gives it the error it deserves.
+  if (cursor !== undefined && typeof cursor !== 'string') return undefined;
+  const page = state.pages.get(pageId(q.version, cursor));
   if (page) renewPointer(q, catalog, page.hints, state);
   return page;
 }
@@ -103,7 +110,7 @@ async function build(q: ListingQuery, rawCursor: unknown, catalog: Catalog): Pro
   // A forged or stale cursor throws here, before anything is remembered.
   const json = await catalog.listPage(q.version, rawCursor, q.cfg.pageSize, q.secret);
   const page: Listing = { json, generation: catalog.generation, hints };
-  state.pages.set(cursor === undefined ? q.version : `${q.version}#${cursor}`, page);
+  state.pages.set(pageId(q.version, cursor), page);
   const key = async (): Promise<PageKey> => ({
     origin: originOf(q.url),
     scope: hints.cacheScope,
