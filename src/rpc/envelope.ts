@@ -1,5 +1,7 @@
 /**
- * JSON-RPC 2.0 envelope: parsing the body and classifying each message.
+ * JSON-RPC 2.0 envelope: parsing the body, classifying each message, and
+ * the HTTP 200 or 202 that carries a reply back (both eras; errors that are
+ * HTTP errors go through app.onError instead).
  *
  * Hand-checked rather than run through the SDK's zod schemas: this is the
  * hot path of every POST, and the checks are the few the transport needs
@@ -58,3 +60,19 @@ export function resultMessage(id: RequestId, result: unknown): string {
   const body = result instanceof RawJson ? result.json : JSON.stringify(result);
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`;
 }
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
+
+/**
+ * A JSON-RPC reply (or batch) as an HTTP 200, both eras. Synchronous when the
+ * reply is: a warm list makes no promise between the body read and here.
+ */
+export function jsonResponse(reply: string, extraHeaders?: Record<string, string>): Response;
+export function jsonResponse(reply: string | Promise<string>): Response | Promise<Response>;
+export function jsonResponse(reply: string | Promise<string>, extraHeaders?: Record<string, string>): Response | Promise<Response> {
+  if (typeof reply !== 'string') return reply.then((r) => jsonResponse(r));
+  return new Response(reply, { status: 200, headers: extraHeaders ? { ...JSON_HEADERS, ...extraHeaders } : JSON_HEADERS });
+}
+
+/** 202: a notification or a response was received; nothing to answer. */
+export const accepted = (): Response => new Response(null, { status: 202 });

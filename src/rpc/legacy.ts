@@ -10,15 +10,12 @@ import { checkSession, createSession, endSession, knownSession, sessionStub } fr
 import { openLegacyStream } from '../session/stream.js';
 import { callContext, type Transport } from './context.js';
 import { call } from './dispatch.js';
-import { readMessage, resultMessage, type Message } from './envelope.js';
+import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, RpcError } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
 export const SESSION_HEADER = 'mcp-session-id';
 
-const accepted = () => new Response(null, { status: 202 });
-const json = (body: string, headers: Record<string, string> = JSON_HEADERS) => new Response(body, { status: 200, headers });
 
 /** An unsupported MCP-Protocol-Version header is a 400 (spec §2), in a body dual-era clients read as "legacy". */
 export function checkVersionHeader(value: string | undefined): void {
@@ -47,10 +44,10 @@ async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' 
   try {
     init = readInitialize(msg.params);
   } catch (e) {
-    return json(errorJson(msg.id, e as RpcError));
+    return jsonResponse(errorJson(msg.id, e as RpcError));
   }
   const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs, recheckMs: t.cfg.sessionRecheckMs });
-  return json(resultMessage(msg.id, initializeResult(init.version)), { ...JSON_HEADERS, [SESSION_HEADER]: sessionId });
+  return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
 }
 
 async function batch(t: Transport, items: unknown[]): Promise<Response> {
@@ -74,7 +71,7 @@ async function batch(t: Transport, items: unknown[]): Promise<Response> {
     }),
   );
   const out = replies.filter((r): r is string => r !== null);
-  return out.length ? json(`[${out.join(',')}]`) : accepted();
+  return out.length ? jsonResponse(`[${out.join(',')}]`) : accepted();
 }
 
 /** Synchronous for a warm in-session list (no promise on the hot path), like the modern entry. */
@@ -89,8 +86,7 @@ export function legacyPost(t: Transport, body: unknown): Response | Promise<Resp
 
 function inSession(t: Transport, msg: Message, version: LegacyVersion): Response | Promise<Response> {
   if (msg.kind !== 'request') return accepted();
-  const reply = call(msg, callContext(t, 'legacy', version, t.sessionId!));
-  return typeof reply === 'string' ? json(reply) : reply.then((r) => json(r));
+  return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId!)));
 }
 
 export async function legacyDelete(t: Transport): Promise<Response> {

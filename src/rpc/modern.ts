@@ -14,14 +14,12 @@ import { openListenStream } from '../session/listen.js';
 import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META, MODERN_VERSIONS, SERVER_INFO_META, SUBSCRIPTION_ID_META, type ModernVersion } from '../lib/versions.js';
 import { callContext, type Transport } from './context.js';
 import { call, hasMethod } from './dispatch.js';
-import { readMessage, resultMessage, type Message } from './envelope.js';
+import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, invalidParams } from './errors.js';
 import { checkStandardHeaders } from './modern-headers.js';
 import { serverInfo } from './server-info.js';
 
 type Request = Extract<Message, { kind: 'request' }>;
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
 
 const bad = (msg: Request, code: number, message: string, data?: unknown) => new HttpError(400, code, message, data, {}, msg.id);
 
@@ -48,7 +46,7 @@ function readVersion(t: Transport, msg: Request): ModernVersion {
 async function listen(t: Transport, msg: Request, version: ModernVersion): Promise<Response> {
   const requested = msg.params?.notifications;
   if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-    return new Response(errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')), { headers: JSON_HEADERS });
+    return jsonResponse(errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')));
   }
   // Prompt-list changes are the only kind this server has.
   const honored: Record<string, boolean> = (requested as Record<string, unknown>).promptsListChanged === true ? { promptsListChanged: true } : {};
@@ -70,11 +68,10 @@ export function modernPost(t: Transport, body: unknown): Response | Promise<Resp
   if (Array.isArray(body)) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 has no JSON-RPC batches; send one message per POST');
   const msg = readMessage(body);
   // Client notifications (notifications/cancelled from a closing listen) and stray responses: nothing to answer.
-  if (msg.kind !== 'request') return new Response(null, { status: 202 });
+  if (msg.kind !== 'request') return accepted();
   const version = readVersion(t, msg);
   checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
   if (!hasMethod('modern', msg.method)) throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, undefined, {}, msg.id);
-  const reply = call(msg, callContext(t, 'modern', version));
-  return typeof reply === 'string' ? new Response(reply, { headers: JSON_HEADERS }) : reply.then((r) => new Response(r, { headers: JSON_HEADERS }));
+  return jsonResponse(call(msg, callContext(t, 'modern', version)));
 }
