@@ -223,12 +223,11 @@ export function listMissing(env: Env, catalog: Catalog, pageSize: number, waitUn
   const known = catalog.upstreamIds();
   const missing = configs.filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
   if (missing.length === 0) return catalog;
+  for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
   return listNow(env, catalog, missing, pageSize, waitUntil);
 }
 
 async function listNow(env: Env, catalog: Catalog, missing: UpstreamConfig[], pageSize: number, waitUntil: (p: Promise<unknown>) => void): Promise<Catalog> {
-  const now = Date.now();
-  for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
   // Listed straight from this Worker: no object has to be created before the upstream is called.
   const { separator } = configOf(env);
   const clients: UpstreamClient[] = [];

@@ -8,7 +8,7 @@
  * Streamable HTTP eras answer each POST in its own response.
  */
 import { readSse, type UpstreamEvent } from './sse-reader.js';
-import { unwrap, UpstreamError, withTimeout, type Json } from './wire.js';
+import { parseJson, unwrap, UpstreamError, withTimeout, type Json } from './wire.js';
 
 export class SseLink {
   private readonly pending = new Map<number, (msg: Json) => void>();
@@ -42,7 +42,7 @@ export class SseLink {
   private async dispatch(events: AsyncGenerator<UpstreamEvent>): Promise<void> {
     for await (const ev of events) {
       if (ev.event !== 'message' || !ev.data) continue;
-      const msg = JSON.parse(ev.data) as Json;
+      const msg = parseJson(ev);
       if (typeof msg.id === 'number') this.pending.get(msg.id)?.(msg);
       else if (typeof msg.method === 'string') this.onNotification?.(msg.method);
     }
