@@ -139,9 +139,6 @@ function expectResult(r, what) {
   return msg.result;
 }
 
-// ---------------------------------------------------------------- build
-
-
 // ---------------------------------------------------------------- targets
 
 /** wrangler.toml (lib.mjs), checked for the bindings this bench relies on. */
@@ -431,11 +428,18 @@ function targetLabel(scenario, target) {
   return target.label;
 }
 
-/** Median over rounds of num's req/s ÷ den's; den may be measured in another scenario of the same round. */
-function pairedRatio(measurements, scenario, c, num, den, denScenario = scenario) {
-  const byRound = (sc, t) => new Map(measurements.filter((m) => m.scenario === sc && m.connections === c && m.target === t).map((m) => [m.round, m.rps]));
-  const a = byRound(scenario, num);
-  const b = byRound(denScenario, den);
+/** The modern list on the gateway, the numerator of the era comparisons. */
+const MODERN_GW = { scenario: 'modern-list', target: 'gateway' };
+
+/**
+ * Median over rounds of num's `field` (req/s by default) ÷ den's, each pair taken in the same round;
+ * num and den are { scenario, target } and may come from different scenarios.
+ */
+function pairedRatio(measurements, c, num, den, field = 'rps') {
+  const byRound = ({ scenario, target }) =>
+    new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === target).map((m) => [m.round, m[field]]));
+  const a = byRound(num);
+  const b = byRound(den);
   return median([...a].map(([r, v]) => v / b.get(r)).filter(Number.isFinite));
 }
 
@@ -554,31 +558,26 @@ async function main() {
   for (const c of CONNECTIONS) {
     for (const s of SCENARIOS.filter((x) => x.targets.includes('peer'))) {
       const gw = s.targets.find((t) => targets[t].kind === 'gateway');
-      extra.push({ kind: 'gateway/peer', scenario: s.id, connections: c, ratio: pairedRatio(measurements, s.id, c, gw, 'peer') });
+      extra.push({ kind: 'gateway/peer', scenario: s.id, connections: c, ratio: pairedRatio(measurements, c, { scenario: s.id, target: gw }, { scenario: s.id, target: 'peer' }) });
     }
     if (SCENARIOS.some((s) => s.id === 'modern-list') && SCENARIOS.some((s) => s.id === 'list')) {
-      // Same gateway instance, same round: the modern list's req/s over the legacy in-session list's.
-      const rps = (scenario) => new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === 'gateway').map((m) => [m.round, m.rps]));
-      const modern = rps('modern-list');
-      const legacy = rps('list');
-      const cpu = (scenario) => new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === 'gateway').map((m) => [m.round, m.cpuUsPerReq]));
-      const modernCpu = cpu('modern-list');
-      const legacyCpu = cpu('list');
+      // Same gateway instance, same round: the modern list over the legacy in-session list.
+      const legacy = { scenario: 'list', target: 'gateway' };
       extra.push({
         kind: 'modern/legacy',
         scenario: 'modern-list',
         connections: c,
-        ratio: median([...modern].map(([r, v]) => v / legacy.get(r)).filter(Number.isFinite)),
-        cpuRatio: median([...modernCpu].map(([r, v]) => v / legacyCpu.get(r)).filter(Number.isFinite)),
+        ratio: pairedRatio(measurements, c, MODERN_GW, legacy),
+        cpuRatio: pairedRatio(measurements, c, MODERN_GW, legacy, 'cpuUsPerReq'),
       });
     }
     if (SCENARIOS.some((s) => s.id === 'modern-list') && SCENARIOS.some((s) => s.id === 'session-check')) {
       // A legacy client whose previous request is older than SESSION_RECHECK_MS (a person picking a slash
       // command now and then) has its session checked with its Durable Object: RECHECK 0 measures that request.
-      extra.push({ kind: 'modern/legacy-checked', scenario: 'modern-list', connections: c, ratio: pairedRatio(measurements, 'modern-list', c, 'gateway', 'gateway-recheck0', 'session-check') });
+      extra.push({ kind: 'modern/legacy-checked', scenario: 'modern-list', connections: c, ratio: pairedRatio(measurements, c, MODERN_GW, { scenario: 'session-check', target: 'gateway-recheck0' }) });
     }
     if (SCENARIOS.some((s) => s.id === 'session-check')) {
-      extra.push({ kind: 'recheck0/recheckDefault', scenario: 'session-check', connections: c, ratio: pairedRatio(measurements, 'session-check', c, 'gateway-recheck0', 'gateway') });
+      extra.push({ kind: 'recheck0/recheckDefault', scenario: 'session-check', connections: c, ratio: pairedRatio(measurements, c, { scenario: 'session-check', target: 'gateway-recheck0' }, { scenario: 'session-check', target: 'gateway' }) });
     }
   }
 
