@@ -129,16 +129,18 @@ async function main() {
     // Rotating order, so no kind always runs right after the same other one.
     for (const kind of names.map((_, i) => names[(i + b) % names.length])) {
       const { pid } = kinds[kind].target;
+      const tag = kind.replace(/\W+/g, '-');
       execFileSync('callgrind_control', ['-z', pid], { stdio: 'ignore' });
       const t0 = Date.now();
       await send(kind, REQUESTS);
       const ms = (Date.now() - t0) / REQUESTS;
-      execFileSync('callgrind_control', ['-d', kind.replace(/\W+/g, '-'), pid], { stdio: 'ignore' });
+      execFileSync('callgrind_control', ['-d', tag, pid], { stdio: 'ignore' });
       dumps.set(pid, (dumps.get(pid) ?? 0) + 1);
-      const totals = /^totals: (\d+)/m.exec(readFileSync(join(tmp, `cg.${pid}.${dumps.get(pid)}`), 'utf8'));
-      assert.ok(totals, `dump ${dumps.get(pid)} of ${pid} has no totals line`);
+      const dump = join(tmp, `cg.${pid}.${dumps.get(pid)}`);
+      const totals = /^totals: (\d+)/m.exec(readFileSync(dump, 'utf8'));
+      assert.ok(totals, `${dump} has no totals line`);
       counts[kind].push(Number(totals[1]) / REQUESTS);
-      if (KEEP) copyFileSync(join(tmp, `cg.${pid}.${dumps.get(pid)}`), join(KEEP, `${kind.replace(/\W+/g, '-')}.${b + 1}`));
+      if (KEEP) copyFileSync(dump, join(KEEP, `${tag}.${b + 1}`));
       h.log(`batch ${b + 1} ${kind}: ${fmtInt(counts[kind].at(-1))} instructions per request (${ms.toFixed(1)} ms each under valgrind)`);
     }
   }
