@@ -48,7 +48,7 @@ function transport(c: Context<AppEnv>): Transport {
 mcp.post('/', postGuard, async (c) => {
   const t = transport(c);
   const body = parseBody(await c.req.text());
-  return eraOf(body) === 'modern' ? modernPost(t, body) : legacyPost(t, body);
+  return eraOf(body, t.protocolVersion) === 'modern' ? modernPost(t, body) : legacyPost(t, body);
 });
 
 mcp.get('/', (c) => {

@@ -1,21 +1,55 @@
 /**
  * Which protocol era a POST body speaks. A body whose params carry
- * `_meta["io.modelcontextprotocol/protocolVersion"]` is modern (2026-07-28);
- * anything else is legacy. The body decides, not headers (spec §6).
+ * `_meta["io.modelcontextprotocol/protocolVersion"]` (the envelope claim) is
+ * modern (2026-07-28); anything else is legacy. The body decides (spec §6),
+ * with one exception taken from the SDK's inbound classifier: a body with no
+ * claim under a header naming a modern revision is a broken modern message,
+ * not a legacy one. Such a request is refused with 400 -32602 naming the
+ * missing envelope keys, an `initialize` is a header mismatch (-32020), and
+ * a notification is modern. Header values are OWS-stripped first.
  */
-import { MODERN_VERSION_META } from '../lib/versions.js';
+import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META } from '../lib/versions.js';
+import { ErrorCode, HttpError } from './errors.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 export type Era = 'legacy' | 'modern';
 
-function carriesModernMeta(m: unknown): boolean {
-  if (typeof m !== 'object' || m === null) return false;
-  const params = (m as { params?: unknown }).params;
-  if (typeof params !== 'object' || params === null) return false;
-  const meta = (params as { _meta?: unknown })._meta;
-  return typeof meta === 'object' && meta !== null && MODERN_VERSION_META in meta;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function metaOf(m: unknown): Record<string, unknown> | undefined {
+  if (!isObject(m) || !isObject(m.params)) return undefined;
+  return isObject(m.params._meta) ? m.params._meta : undefined;
 }
 
-export function eraOf(body: unknown): Era {
+function carriesModernMeta(m: unknown): boolean {
+  const meta = metaOf(m);
+  return meta !== undefined && MODERN_VERSION_META in meta;
+}
+
+/** A modern header on a claim-less request: which envelope keys are missing (the SDK's wording and data). */
+function missingEnvelope(m: Record<string, unknown>, header: string, id: RequestId | undefined): HttpError {
+  const meta = metaOf(m);
+  const missing = meta === undefined ? ['_meta'] : [MODERN_VERSION_META, CLIENT_CAPABILITIES_META].filter((k) => !(k in meta));
+  return new HttpError(
+    400,
+    ErrorCode.InvalidParams,
+    `Invalid params: the MCP-Protocol-Version header names protocol revision ${header}, but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
+    { envelope: { missing } },
+    {},
+    id,
+  );
+}
+
+export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
   if (Array.isArray(body)) return body.some(carriesModernMeta) ? 'modern' : 'legacy';
-  return carriesModernMeta(body) ? 'modern' : 'legacy';
+  if (carriesModernMeta(body)) return 'modern';
+  const header = protocolVersionHeader?.trim();
+  if (!isModernVersion(header) || !isObject(body) || typeof body.method !== 'string') return 'legacy';
+  if (!('id' in body)) return 'modern'; // a notification: answered 202 by the modern entry
+  const id = typeof body.id === 'string' || (typeof body.id === 'number' && Number.isInteger(body.id)) ? body.id : undefined;
+  if (body.method === 'initialize')
+    throw new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: an initialize request (legacy handshake) was sent with the modern MCP-Protocol-Version header ${header}`, {
+      mismatch: { header: 'MCP-Protocol-Version', body: 'initialize' },
+    }, {}, id);
+  throw missingEnvelope(body, header, id);
 }

@@ -28,6 +28,13 @@ function modern(method: string, params: Record<string, unknown> = {}, headers: R
   return { body, response: post(body, { headers: sent }) };
 }
 
+async function expectErrorWithId(res: Response, status: number, code: number, id: unknown) {
+  const text = await res.clone().text();
+  const err = await expectError(res, status, code);
+  expect(JSON.parse(text).id, text).toBe(id);
+  return err;
+}
+
 async function result(method: string, params: Record<string, unknown> = {}) {
   const res = await modern(method, params).response;
   expect(res.status).toBe(200);
@@ -99,6 +106,25 @@ describe('envelope, version and header errors', () => {
     expect(err.message).toContain('clientCapabilities');
     const badVersion = request('prompts/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': 7, 'io.modelcontextprotocol/clientCapabilities': {} } });
     await expectError(await post(badVersion, { headers: { 'mcp-method': 'prompts/list' } }), 400, -32602);
+  });
+  it('400 -32602 naming the missing envelope keys when a modern MCP-Protocol-Version header comes with no envelope claim (id echoed)', async () => {
+    const headers = { 'mcp-protocol-version': ` ${V}\t`, 'mcp-method': 'server/discover' };
+    const noMeta = request('server/discover', {});
+    let err = await expectErrorWithId(await post(noMeta, { headers }), 400, -32602, noMeta.id);
+    expect(err.data).toEqual({ envelope: { missing: ['_meta'] } });
+    const noParams = request('server/discover');
+    err = await expectErrorWithId(await post(noParams, { headers }), 400, -32602, noParams.id);
+    expect(err.message).toContain('_meta');
+    const noVersion = request('server/discover', { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } });
+    err = await expectErrorWithId(await post(noVersion, { headers }), 400, -32602, noVersion.id);
+    expect(err.data).toEqual({ envelope: { missing: ['io.modelcontextprotocol/protocolVersion'] } });
+  });
+  it('400 -32020 for initialize sent with a modern MCP-Protocol-Version header; 202 for a notification with one', async () => {
+    const init = request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    const err = await expectErrorWithId(await post(init, { headers: { 'mcp-protocol-version': V } }), 400, -32020, init.id);
+    expect(err.data.mismatch.header).toBe('MCP-Protocol-Version');
+    const note = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, { headers: { 'mcp-protocol-version': V } });
+    expect(note.status).toBe(202);
   });
   it('400 -32022 with data.supported for an unsupported version', async () => {
     const body = request('prompts/list', { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }) });
