@@ -95,7 +95,7 @@ export class Catalog {
     }));
     for (const e of entries) if ('local' in e) this.byName.set(e.name, e.local);
     for (const u of snapshot.upstreams ?? []) {
-      this.prefixes.set(u.prefix, u.id);
+      if (u.prefix) this.prefixes.set(u.prefix, u.id);
       for (const prompt of u.prompts) {
         // A name that is already taken keeps its first owner (local prompts first); the writer logs it.
         if (this.byName.has(prompt.name) || this.remote.has(prompt.name)) continue;
@@ -205,7 +205,8 @@ export class Catalog {
 
   /** Upstreams this generation has a listing for (healthy or stale). */
   upstreamIds(): ReadonlySet<string> {
-    return (this.upstreamIdSet ??= new Set(this.prefixes.values()));
+    // From the listings, not the prefixes: several upstreams may be mounted without one.
+    return (this.upstreamIdSet ??= new Set((this.snapshot.upstreams ?? []).map((u) => u.id)));
   }
 
   names(): string[] {

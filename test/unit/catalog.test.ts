@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog.js';
 import type { CatalogSnapshot, UpstreamState } from '../../src/catalog/types.js';
+import { collisions } from '../../src/catalog/writer.js';
 
 const local = (name: string) => ({ name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: name } }] });
 const upstream: UpstreamState = {
@@ -41,5 +42,32 @@ describe('Catalog', () => {
     expect(page.prompts.map((p: { name: string }) => p.name)).toContain('team.alpha');
     expect(c.get('team.alpha', {}, '2025-11-25').messages[0]!.content).toEqual({ type: 'text', text: 'alpha' });
     expect(() => c.get('alpha', {}, '2025-11-25')).toThrow(/Unknown prompt/);
+  });
+});
+
+describe('an upstream mounted without a prefix', () => {
+  const bare = (id: string, names: string[]): UpstreamState => ({
+    id,
+    prefix: '',
+    prompts: names.map((n) => ({ name: n, origin: { upstream: id, name: n } })),
+    digest: 'x',
+    ok: true,
+    lastSuccess: null,
+    lastError: null,
+  });
+  it('publishes its names as they are and routes them by its listing; a local prompt wins a clash, then the first upstream', () => {
+    const c = new Catalog(snap({ prompts: [local('shared')], upstreams: [bare('old', ['shared', 'legacy_one', 'both']), bare('older', ['both', 'only_older']), upstream] }));
+    expect(c.names()).toEqual(['both', 'gh.review', 'gh.zzz-1234', 'legacy_one', 'only_older', 'shared']);
+    expect(c.route('shared', '.')).toEqual({ kind: 'local' });
+    expect(c.route('legacy_one', '.')).toEqual({ kind: 'remote', origin: { upstream: 'old', name: 'legacy_one' } });
+    expect(c.route('both', '.')).toEqual({ kind: 'remote', origin: { upstream: 'old', name: 'both' } });
+    expect(c.route('only_older', '.')).toEqual({ kind: 'remote', origin: { upstream: 'older', name: 'only_older' } });
+    // An unlisted name has no prefix to route by: it stays local (and is unknown there).
+    expect(c.route('not_listed', '.')).toEqual({ kind: 'local' });
+    expect([...c.upstreamIds()].sort()).toEqual(['gh', 'old', 'older']);
+    expect(collisions({ prompts: [local('shared')], upstreams: [bare('old', ['shared', 'both']), bare('older', ['both'])] })).toEqual([
+      { name: 'shared', upstream: 'old', winner: 'local' },
+      { name: 'both', upstream: 'older', winner: 'old' },
+    ]);
   });
 });

@@ -25,6 +25,12 @@ describe('parseUpstreams', () => {
     );
     expect(() => parseUpstreams('{not json', opts)).toThrowError(/not valid JSON/);
   });
+  it('prefix "" mounts an upstream without a prefix (several may be); other prefixes stay checked', () => {
+    const list = parseUpstreams(JSON.stringify([{ id: 'old', url: 'https://a.example/mcp', prefix: '' }, { id: 'older', url: 'https://b.example/mcp', prefix: '' }]), opts);
+    expect(list.map((u) => u.prefix)).toEqual(['', '']);
+    expect(() => parseUpstreams(JSON.stringify([{ id: 'x', url: 'https://a.example/mcp', prefix: ' ' }]), opts)).toThrowError(/UPSTREAMS\[0\]\.prefix/);
+    expect(() => parseUpstreams(JSON.stringify([{ id: 'x', url: 'https://a.example/mcp', prefix: null }]), opts)).toThrowError(/UPSTREAMS\[0\]\.prefix/);
+  });
   it('allows http to loopback only in development', () => {
     const cfg = JSON.stringify([{ id: 'local', url: 'http://127.0.0.1:3001/mcp' }]);
     expect(() => parseUpstreams(cfg, opts)).toThrowError(/must be https/);
@@ -46,6 +52,11 @@ describe('namespaced names', () => {
     expect(n).toBe('gh.review.pr');
     expect(prefixOf(n, '.')).toEqual({ prefix: 'gh', rest: 'review.pr' });
     expect(prefixOf('local_prompt', '.')).toBeNull();
+  });
+  it('without a prefix are the upstream names as they are (hashed only when lossy or long)', () => {
+    expect(namespaced('', '.', 'test_simple_prompt')).toBe('test_simple_prompt');
+    expect(namespaced('', '.', 'code review')).toMatch(/^code_review-[0-9a-z]{13}$/);
+    expect(namespaced('', '.', 'y'.repeat(100)).length).toBeLessThanOrEqual(MAX_NAME);
   });
   it('hash lossy or long names deterministically, staying unique and routable', () => {
     const long = 'x'.repeat(100);

@@ -19,6 +19,7 @@ import { NAME_PATTERN } from '../validate.js';
 export interface UpstreamConfig {
   id: string;
   url: URL;
+  /** "" when mounted without a prefix. */
   prefix: string;
   timeoutMs: number;
   enabled: boolean;
@@ -101,7 +102,10 @@ export function parseUpstreams(
       if (url.username || url.password) problems.push(`${at('url')}: credentials belong in headers, not the URL`);
     }
     const prefix = o.prefix === undefined ? id : o.prefix;
-    if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || prefix.includes(opts.separator))
+    // "" mounts the upstream without a prefix (migrations): its names are published as they are, and a local prompt wins a clash.
+    if (prefix === '') {
+      // nothing to check: several upstreams may be unprefixed (the first listed keeps a contested name)
+    } else if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || prefix.includes(opts.separator))
       problems.push(`${at('prefix')}: must use A-Z a-z 0-9 _ . - and must not contain the separator "${opts.separator}"`);
     else if (prefixes.has(prefix)) problems.push(`${at('prefix')}: duplicate prefix "${prefix}"`);
     else if (prefix === opts.localPrefix) problems.push(`${at('prefix')}: "${prefix}" is the LOCAL_PREFIX`);

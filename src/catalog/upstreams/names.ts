@@ -1,5 +1,6 @@
 /**
- * Namespaced prompt names: `<prefix><separator><name>`.
+ * Namespaced prompt names: `<prefix><separator><name>`, or `<name>` for an
+ * upstream mounted without a prefix (routed by its listing alone).
  *
  * Prefixes cannot contain the separator, so the upstream is always the part
  * before the first separator, from the name alone. Names are mapped to
@@ -27,7 +28,7 @@ export function sanitize(name: string): string {
 
 export function namespaced(prefix: string, separator: string, name: string): string {
   const clean = sanitize(name);
-  const full = `${prefix}${separator}${clean}`;
+  const full = prefix === '' ? clean : `${prefix}${separator}${clean}`; // "": mounted without a prefix
   if (clean === name && full.length <= MAX_NAME) return full;
   // Lossy (characters replaced) or too long: a hash of the original keeps it unique.
   const tail = `-${shortHash(name)}`;
