@@ -302,9 +302,12 @@ export class UpstreamClient {
   }
 
   private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {
+    // Capabilities a caller relays for one request (a modern client's, for input_required); none otherwise, and never on the legacy wire.
+    const { [CLIENT_CAPABILITIES_META]: relayed = {}, ...meta } = (params._meta as Json | undefined) ?? {};
+    const { _meta: _given, ...rest } = params;
     const p = conn?.era === 'modern'
-      ? { ...params, _meta: { ...(params._meta as Json | undefined), [MODERN_VERSION_META]: MODERN_VERSION, [CLIENT_CAPABILITIES_META]: {}, [CLIENT_INFO_META]: this.opts.clientInfo } }
-      : params;
+      ? { ...rest, _meta: { ...meta, [MODERN_VERSION_META]: MODERN_VERSION, [CLIENT_CAPABILITIES_META]: relayed, [CLIENT_INFO_META]: this.opts.clientInfo } }
+      : Object.keys(meta).length ? { ...rest, _meta: meta } : rest;
     return { jsonrpc: '2.0', id: this.nextId++, method, params: p };
   }
 

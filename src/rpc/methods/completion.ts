@@ -6,6 +6,7 @@ import { invalidParams } from '../errors.js';
 import type { Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 import { completeRemote } from './remote.js';
+import { routeOf } from './route.js';
 
 export async function complete(params: Params, ctx: CallContext) {
   const ref = params?.ref as { type?: unknown; name?: unknown } | undefined;
@@ -14,8 +15,7 @@ export async function complete(params: Params, ctx: CallContext) {
   if (ref.type !== 'ref/prompt') throw invalidParams(`Unsupported completion ref type ${JSON.stringify(ref.type)}; this server completes ref/prompt only`);
   if (!arg || typeof arg !== 'object' || typeof arg.name !== 'string' || typeof arg.value !== 'string')
     throw invalidParams('argument must be {name: string, value: string}');
-  const catalog = await ctx.catalog();
-  const route = catalog.route(ref.name, ctx.cfg.separator);
+  const { catalog, route } = await routeOf(ctx, ref.name);
   if (route.kind === 'remote') return completeRemote(ctx, route.origin, params as Record<string, unknown>);
   return { completion: catalog.complete(ref.name, arg.name, arg.value) };
 }

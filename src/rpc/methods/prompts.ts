@@ -8,7 +8,9 @@ import { listing, withHints, type Listing } from '../../catalog/listing.js';
 import { modernJson } from '../modern-result.js';
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
+import { relayedParams, translateCapabilityError } from './input-required.js';
 import { getRemote } from './remote.js';
+import { routeOf } from './route.js';
 
 /** Synchronous when the page is already in this isolate (see catalog/listing.ts). */
 export function listPrompts(params: Params, ctx: CallContext): RawJson | Promise<RawJson> {
@@ -28,8 +30,10 @@ function asResult(page: Listing, ctx: CallContext): RawJson {
 const modernPages = new WeakMap<Listing, RawJson>();
 
 export async function getPrompt(params: Params, ctx: CallContext) {
-  const catalog = await ctx.catalog();
-  const route = catalog.route(params?.name, ctx.cfg.separator);
-  if (route.kind === 'remote') return getRemote(ctx, route.origin, params?.arguments);
-  return catalog.get(params?.name, params?.arguments, ctx.version);
+  const { catalog, route } = await routeOf(ctx, params?.name);
+  if (route.kind === 'local') return catalog.get(params?.name, params?.arguments, ctx.version);
+  const relayed = await relayedParams(ctx, route.origin, params);
+  return getRemote(ctx, route.origin, params?.arguments, relayed).catch((e: unknown) => {
+    throw translateCapabilityError(ctx, route.origin, e);
+  });
 }

@@ -12,6 +12,7 @@ import { upstreamStub } from '../../catalog/upstreams/object.js';
 import { featuresOf } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
 import { ErrorCode, RpcError } from '../errors.js';
+import { isInputRequired, relayInputRequired } from './input-required.js';
 
 const MAX_MESSAGES = 100;
 const MAX_RESULT_BYTES = 1_000_000;
@@ -22,8 +23,10 @@ async function forward(ctx: CallContext, origin: PromptOrigin, method: 'prompts/
   throw new RpcError(r.code === ErrorCode.InvalidParams ? ErrorCode.InvalidParams : ErrorCode.InternalError, r.message, r.data);
 }
 
-export async function getRemote(ctx: CallContext, origin: PromptOrigin, args: unknown) {
-  const result = await forward(ctx, origin, 'prompts/get', args === undefined ? { name: origin.name } : { name: origin.name, arguments: args });
+/** `relayed`: what input-required.ts adds for a modern client (its capabilities, and a retry's responses and state). */
+export async function getRemote(ctx: CallContext, origin: PromptOrigin, args: unknown, relayed: Record<string, unknown> = {}) {
+  const result = await forward(ctx, origin, 'prompts/get', args === undefined ? { ...relayed, name: origin.name } : { ...relayed, name: origin.name, arguments: args });
+  if (isInputRequired(result)) return relayInputRequired(ctx, origin, result);
   if (JSON.stringify(result).length > MAX_RESULT_BYTES) throw new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" returned a prompt over ${MAX_RESULT_BYTES} bytes`);
   const f = featuresOf(ctx.version);
   const messages = (Array.isArray(result.messages) ? (result.messages as PromptMessage[]) : []).slice(0, MAX_MESSAGES).map((m) => ({

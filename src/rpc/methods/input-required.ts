@@ -1,0 +1,130 @@
+/**
+ * Multi-round-trip requests (2026-07-28, SEP-2322) through the aggregator:
+ * an upstream's prompts/get may answer `resultType: "input_required"` with
+ * `inputRequests` (elicitation, sampling, roots) that only the client can
+ * answer.
+ *
+ * Modern clients: the client's own capabilities for those requests are
+ * declared upstream on its behalf (the gateway answers nothing itself), the
+ * input requests are relayed as they are, and the client's retry carries
+ * its `inputResponses` back upstream with the upstream's `requestState`.
+ *
+ * The upstream binds its state to whoever called it, and that is always
+ * the gateway (client credentials are never forwarded). So the state is
+ * wrapped before it reaches the client: an HMAC under SIGNING_SECRET binds
+ * it to the upstream, the upstream's prompt name and a digest of the
+ * caller's Authorization header, and a retry whose state does not verify is
+ * -32602 before anything is sent upstream. Another principal cannot replay
+ * a client's state through the gateway; the upstream's own bytes are kept
+ * verbatim inside.
+ *
+ * Legacy clients have no way to answer input requests on a prompts/get: the
+ * gateway refuses such a prompt with -32603 saying which revision can use
+ * it, rather than an opaque upstream error (the request itself is valid, so
+ * not -32602; listings cannot tell such prompts apart in advance).
+ */
+import type { PromptOrigin } from '../../catalog/types.js';
+import { mac, safeEqual } from '../../lib/hmac.js';
+import { CLIENT_CAPABILITIES_META, MODERN_VERSIONS } from '../../lib/versions.js';
+import type { CallContext } from '../context.js';
+import type { Params } from '../envelope.js';
+import { ErrorCode, invalidParams, RpcError } from '../errors.js';
+
+const STATE_PURPOSE = 'mrtr-state/v1';
+const STATE_PREFIX = 'pg1.';
+const MAX_STATE = 16_384;
+const MAX_INPUT_REQUESTS = 16;
+/** The client capabilities an input request can need; nothing else of the client's is declared upstream. */
+const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+async function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
+  const who = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${ctx.header('authorization') ?? ''}`)));
+  const principal = [...who.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return mac(ctx.secret, STATE_PURPOSE, JSON.stringify([origin.upstream, origin.name, principal, state]));
+}
+
+async function wrapState(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
+  return `${STATE_PREFIX}${await binding(ctx, origin, state)}.${state}`;
+}
+
+async function unwrapState(ctx: CallContext, origin: PromptOrigin, wrapped: unknown): Promise<string> {
+  const refuse = () => invalidParams('Invalid params: requestState is malformed, or was issued for another prompt or client', { requestState: 'invalid' });
+  if (typeof wrapped !== 'string' || wrapped.length > MAX_STATE + 64 || !wrapped.startsWith(STATE_PREFIX)) throw refuse();
+  const dot = wrapped.indexOf('.', STATE_PREFIX.length);
+  if (dot < 0) throw refuse();
+  const state = wrapped.slice(dot + 1);
+  if (!safeEqual(wrapped.slice(STATE_PREFIX.length, dot), await binding(ctx, origin, state))) throw refuse();
+  return state;
+}
+
+/**
+ * What a prompts/get sends upstream besides name and arguments: for a modern
+ * client, its relayable capabilities (in `_meta`, read by the upstream
+ * client's envelope) and, on a retry, its input responses and the unwrapped
+ * state.
+ */
+export async function relayedParams(ctx: CallContext, origin: PromptOrigin, params: Params): Promise<Record<string, unknown>> {
+  if (ctx.era !== 'modern' || !params) return {};
+  const out: Record<string, unknown> = {};
+  const meta = isObject(params._meta) ? params._meta : {};
+  const caps = isObject(meta[CLIENT_CAPABILITIES_META]) ? (meta[CLIENT_CAPABILITIES_META] as Record<string, unknown>) : {};
+  const relayed = Object.fromEntries(RELAYED_CAPABILITIES.filter((k) => Object.hasOwn(caps, k)).map((k) => [k, caps[k]]));
+  out._meta = { [CLIENT_CAPABILITIES_META]: relayed };
+  if (params.inputResponses !== undefined) {
+    if (!isObject(params.inputResponses)) throw invalidParams('Invalid params: inputResponses must be an object');
+    out.inputResponses = params.inputResponses;
+  }
+  if (params.requestState !== undefined) out.requestState = await unwrapState(ctx, origin, params.requestState);
+  return out;
+}
+
+export function isInputRequired(result: Record<string, unknown>): boolean {
+  return result.resultType === 'input_required';
+}
+
+function legacyRefusal(origin: PromptOrigin, data?: unknown): RpcError {
+  return new RpcError(
+    ErrorCode.InternalError,
+    `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input from the client while it is fetched (multi-round-trip requests), which only protocol revision ${MODERN_VERSIONS[0]} can carry; connect with ${MODERN_VERSIONS[0]} to use it`,
+    { reason: 'input_required', requiredRevision: MODERN_VERSIONS[0], ...(isObject(data) && isObject(data.requiredCapabilities) ? { requiredCapabilities: data.requiredCapabilities } : {}) },
+  );
+}
+
+/** The upstream's InputRequiredResult as the client gets it: modern clients get the requests and a bound state; legacy clients a refusal. */
+export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (ctx.era !== 'modern') throw legacyRefusal(origin);
+  const requests = result.inputRequests;
+  const state = result.requestState;
+  const bad = (why: string) => new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" sent an invalid input_required result for "${origin.name}": ${why}`);
+  if (requests !== undefined && (!isObject(requests) || Object.keys(requests).length > MAX_INPUT_REQUESTS)) throw bad(`inputRequests must be an object of at most ${MAX_INPUT_REQUESTS} requests`);
+  if (state !== undefined && (typeof state !== 'string' || state.length > MAX_STATE)) throw bad(`requestState must be a string of at most ${MAX_STATE} characters`);
+  if (requests === undefined && state === undefined) throw bad('neither inputRequests nor requestState');
+  const inputRequests: Record<string, unknown> = {};
+  for (const [key, r] of Object.entries(requests ?? {})) {
+    if (!isObject(r) || typeof r.method !== 'string' || !['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(r.method)) throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
+    inputRequests[key] = { method: r.method, ...(isObject(r.params) ? { params: r.params } : {}) };
+  }
+  const out: Record<string, unknown> = { resultType: 'input_required' };
+  if (requests !== undefined) out.inputRequests = inputRequests;
+  // A state-only answer still needs one for the retry to be bound; an absent one stays absent.
+  if (typeof state === 'string') out.requestState = await wrapState(ctx, origin, state);
+  return out;
+}
+
+/**
+ * An upstream error that says the client lacks a capability an input
+ * request needs (-32021 upstream, `data.requiredCapabilities`): for a legacy
+ * client that is the refusal above; for a modern client the capability it
+ * did not declare, named. Anything else passes unchanged.
+ */
+export function translateCapabilityError(ctx: CallContext, origin: PromptOrigin, e: unknown): unknown {
+  if (!(e instanceof RpcError) || !isObject(e.data) || !isObject(e.data.requiredCapabilities)) return e;
+  if (ctx.era !== 'modern') return legacyRefusal(origin, e.data);
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input the client did not declare it can give: client capabilities ${JSON.stringify(e.data.requiredCapabilities).slice(0, 200)}`,
+    { requiredCapabilities: e.data.requiredCapabilities },
+  );
+}
