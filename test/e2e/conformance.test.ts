@@ -77,7 +77,12 @@ function summary(t: Target, label: string, run: SuiteRun): string {
     failed += c.failed;
     return `  ${c.failed ? '~' : '✓'} ${name}: ${c.passed} passed, ${c.failed} failed`;
   });
-  return [`[conformance ${t.name} ${label}] ${run.scenarios.size} scenarios, ${passed} checks passed, ${failed} failed (all in the baseline), exit ${run.exitCode}`, `  ${run.command}`, ...lines].join('\n');
+  const verdict = run.exitCode === 0 ? 'all in the baseline' : 'NOT all in the baseline';
+  return [
+    `[conformance ${t.name} ${label}] ${run.scenarios.size} scenarios, ${passed} checks passed, ${failed} failed or warned (${verdict}; baseline ${run.expected.length} entries), exit ${run.exitCode}`,
+    `  ${run.command}`,
+    ...lines,
+  ].join('\n');
 }
 
 beforeAll(async () => {
