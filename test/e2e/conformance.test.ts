@@ -2,7 +2,8 @@
  * The official MCP conformance suites against a real `wrangler dev`:
  * 0.1.x (2025-11-25 scenarios) and 0.2.0-alpha (adds 2026-07-28), the alpha
  * once at its default wires and once at 2026-07-28. Twice: direct, with the
- * fixture prompts published from prompt files by the CLI's push, and through
+ * fixture prompts (test/fixtures/conformance/prompts) published with
+ * `promptgate push`, and through
  * the aggregator, with the same fixtures (and an input_required prompt)
  * served by an official-SDK upstream mounted without a prefix and no local
  * prompts at all.
@@ -13,12 +14,15 @@
  * fails the run. Every scenario that applies to a prompts server is then
  * asserted on its own: at least one check passed, none failed or warned.
  */
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { counts, runSuite, type Build, type SuiteRun } from '../conformance/suite.js';
 import { conformanceUpstream } from '../helpers/conformance-upstream.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
+const execFileAsync = promisify(execFile);
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/conformance');
 const PROMPTS = ['prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image', 'completion-complete'];
 
@@ -88,7 +92,12 @@ function summary(t: Target, label: string, run: SuiteRun): string {
 beforeAll(async () => {
   upstream = await conformanceUpstream(join(FIXTURES, 'prompts'));
   const [direct, aggregator] = await Promise.all([
-    startGateway({ promptsDir: join(FIXTURES, 'prompts') }),
+    startGateway({ promptsDir: join(FIXTURES, 'aggregator-local') }).then(async (gw) => {
+      // The fixtures are authored as prompt files and published the way a user publishes them.
+      const push = await execFileAsync(process.execPath, ['bin/promptgate.mjs', 'push', join(FIXTURES, 'prompts'), '--prune', '--url', gw.url, '--token', gw.adminToken], { cwd: PROJECT_ROOT });
+      console.log(`[conformance direct] promptgate push:\n${push.stdout}`);
+      return gw;
+    }),
     startGateway({
       promptsDir: join(FIXTURES, 'aggregator-local'),
       vars: { UPSTREAMS: JSON.stringify([{ id: 'conformance', url: upstream.url, prefix: '' }]), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' },
