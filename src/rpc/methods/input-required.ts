@@ -92,9 +92,27 @@ function legacyRefusal(origin: PromptOrigin, data?: unknown): RpcError {
   );
 }
 
-/** The upstream's InputRequiredResult as the client gets it: modern clients get the requests and a bound state; legacy clients a refusal. */
-export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+/** Which client capability each relayable input request needs. */
+const NEEDS: Record<string, (typeof RELAYED_CAPABILITIES)[number]> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): RpcError {
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input the client did not declare it can give: client capabilities ${JSON.stringify(needed).slice(0, 200)}`,
+    { requiredCapabilities: needed },
+  );
+}
+
+/**
+ * The upstream's InputRequiredResult as the client gets it: modern clients
+ * get the requests and a bound state; legacy clients a refusal. `relayed` is
+ * what was sent upstream (relayedParams): a request for a capability the
+ * client did not declare is refused here too, whatever the upstream checked.
+ */
+export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin, result: Record<string, unknown>, relayed: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   if (ctx.era !== 'modern') throw legacyRefusal(origin);
+  const meta = isObject(relayed._meta) ? relayed._meta : {};
+  const declared = isObject(meta[CLIENT_CAPABILITIES_META]) ? (meta[CLIENT_CAPABILITIES_META] as Record<string, unknown>) : {};
   const requests = result.inputRequests;
   const state = result.requestState;
   const bad = (why: string) => new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" sent an invalid input_required result for "${origin.name}": ${why}`);
@@ -102,10 +120,14 @@ export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin,
   if (state !== undefined && (typeof state !== 'string' || state.length > MAX_STATE)) throw bad(`requestState must be a string of at most ${MAX_STATE} characters`);
   if (requests === undefined && state === undefined) throw bad('neither inputRequests nor requestState');
   const inputRequests: Record<string, unknown> = {};
+  const needed: Record<string, unknown> = {};
   for (const [key, r] of Object.entries(requests ?? {})) {
-    if (!isObject(r) || typeof r.method !== 'string' || !['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(r.method)) throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
+    if (!isObject(r) || typeof r.method !== 'string' || !Object.hasOwn(NEEDS, r.method)) throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
+    const capability = NEEDS[r.method]!;
+    if (!Object.hasOwn(declared, capability)) needed[capability] = {};
     inputRequests[key] = { method: r.method, ...(isObject(r.params) ? { params: r.params } : {}) };
   }
+  if (Object.keys(needed).length) throw undeclared(origin, needed);
   const out: Record<string, unknown> = { resultType: 'input_required' };
   if (requests !== undefined) out.inputRequests = inputRequests;
   // A state-only answer still needs one for the retry to be bound; an absent one stays absent.
@@ -121,10 +143,5 @@ export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin,
  */
 export function translateCapabilityError(ctx: CallContext, origin: PromptOrigin, e: unknown): unknown {
   if (!(e instanceof RpcError) || !isObject(e.data) || !isObject(e.data.requiredCapabilities)) return e;
-  if (ctx.era !== 'modern') return legacyRefusal(origin, e.data);
-  return new RpcError(
-    ErrorCode.InvalidParams,
-    `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input the client did not declare it can give: client capabilities ${JSON.stringify(e.data.requiredCapabilities).slice(0, 200)}`,
-    { requiredCapabilities: e.data.requiredCapabilities },
-  );
+  return ctx.era !== 'modern' ? legacyRefusal(origin, e.data) : undeclared(origin, e.data.requiredCapabilities);
 }

@@ -26,7 +26,7 @@ async function forward(ctx: CallContext, origin: PromptOrigin, method: 'prompts/
 /** `relayed`: what input-required.ts adds for a modern client (its capabilities, and a retry's responses and state). */
 export async function getRemote(ctx: CallContext, origin: PromptOrigin, args: unknown, relayed: Record<string, unknown> = {}) {
   const result = await forward(ctx, origin, 'prompts/get', args === undefined ? { ...relayed, name: origin.name } : { ...relayed, name: origin.name, arguments: args });
-  if (isInputRequired(result)) return relayInputRequired(ctx, origin, result);
+  if (isInputRequired(result)) return relayInputRequired(ctx, origin, result, relayed);
   if (JSON.stringify(result).length > MAX_RESULT_BYTES) throw new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" returned a prompt over ${MAX_RESULT_BYTES} bytes`);
   const f = featuresOf(ctx.version);
   const messages = (Array.isArray(result.messages) ? (result.messages as PromptMessage[]) : []).slice(0, MAX_MESSAGES).map((m) => ({
