@@ -7,7 +7,7 @@
 import { LookupError } from '../catalog/errors.js';
 import type { CallContext, Handler } from './context.js';
 import type { Era } from './era.js';
-import { errorJson, ErrorCode, RpcError, toRpcError } from './errors.js';
+import { errorJson, ErrorCode, HttpError, RpcError, toRpcError } from './errors.js';
 import { resultMessage, type Message } from './envelope.js';
 import { complete } from './methods/completion.js';
 import { discover } from './methods/discover.js';
@@ -51,11 +51,16 @@ export function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContex
   const table = METHODS[ctx.era];
   const handler = Object.hasOwn(table, msg.method) ? table[msg.method] : undefined;
   if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
+  const failed = (e: unknown): string => {
+    // A modern method may end the exchange with an HTTP status (-32021 found only once an upstream was asked): app.onError answers it, with the id.
+    if (e instanceof HttpError && ctx.era === 'modern') throw new HttpError(e.status, e.code, e.message, e.data, e.headers, msg.id);
+    return errorJson(msg.id, asRpcError(e, msg.method));
+  };
   try {
     const result = handler(msg.params, ctx);
-    if (result instanceof Promise) return result.then((r) => reply(msg, ctx, r)).catch((e: unknown) => errorJson(msg.id, asRpcError(e, msg.method)));
+    if (result instanceof Promise) return result.then((r) => reply(msg, ctx, r)).catch(failed);
     return reply(msg, ctx, result);
   } catch (e) {
-    return errorJson(msg.id, asRpcError(e, msg.method));
+    return failed(e);
   }
 }

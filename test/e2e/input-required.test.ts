@@ -4,7 +4,7 @@
  * multi-round-trip requests) is relayed to modern clients and the retry is
  * forwarded with its responses; the relayed requestState is bound to the
  * prompt and the caller, so a tampered or borrowed state is -32602; a
- * client that did not declare the capability is told which; a legacy client
+ * client that did not declare the capability gets 400 -32021 naming it; a legacy client
  * gets a clear -32603 naming the revision it needs. Also: a get before any
  * list finds an unprefixed upstream's prompt, and a local prompt wins a
  * name clash (reported in /status).
@@ -24,7 +24,7 @@ let upstream: { url: string; close(): Promise<void> };
 let nextId = 1;
 
 /** One modern prompts/get as a 2026-07-28 client sends it. */
-async function modernGet(params: Record<string, unknown>, caps: Record<string, unknown> = { elicitation: { form: {} } }, headers: Record<string, string> = {}) {
+async function modernGet(params: Record<string, unknown>, caps: Record<string, unknown> = { elicitation: { form: {} } }, headers: Record<string, string> = {}, status = 200) {
   const id = nextId++;
   const body = { jsonrpc: '2.0', id, method: 'prompts/get', params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps } } };
   const res = await fetch(gw.mcpUrl, {
@@ -33,7 +33,7 @@ async function modernGet(params: Record<string, unknown>, caps: Record<string, u
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  expect(res.status, text).toBe(200);
+  expect(res.status, text).toBe(status);
   const reply = JSON.parse(text);
   expect(reply.id).toBe(id);
   return reply as { result?: any; error?: { code: number; message: string; data?: any } };
@@ -95,9 +95,9 @@ describe('input_required through the gateway', () => {
     }
   });
 
-  it('tells a modern client that did not declare elicitation which capability the prompt needs (-32602)', async () => {
-    const r = await modernGet({ name: INPUT_REQUIRED_PROMPT }, {});
-    expect(r.error?.code).toBe(-32602);
+  it('tells a modern client that did not declare elicitation which capability the prompt needs (400 -32021, id echoed)', async () => {
+    const r = await modernGet({ name: INPUT_REQUIRED_PROMPT }, {}, {}, 400);
+    expect(r.error?.code).toBe(-32021);
     expect(r.error?.message).toContain(INPUT_REQUIRED_PROMPT);
     expect(r.error?.data?.requiredCapabilities).toHaveProperty('elicitation');
   });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CallContext } from '../../src/rpc/context.js';
-import { RpcError } from '../../src/rpc/errors.js';
+import { HttpError, RpcError } from '../../src/rpc/errors.js';
 import { relayedParams, relayInputRequired } from '../../src/rpc/methods/input-required.js';
 
 const origin = { upstream: 'up', name: 'needs_input' };
@@ -32,10 +32,12 @@ describe('relayInputRequired', () => {
       expect((await rejection(relayedParams(c, o, { requestState: state }))).code).toBe(-32602);
     }
   });
-  it('refuses an input request for a capability the client did not declare, whatever the upstream checked (-32602)', async () => {
+  it('refuses an input request for a capability the client did not declare, whatever the upstream checked (400 -32021)', async () => {
     const sent = await relayedParams(ctx('modern'), origin, { _meta: { [CAPS]: { sampling: {} } } });
     const e = await rejection(relayInputRequired(ctx('modern'), origin, { resultType: 'input_required', inputRequests: elicit }, sent));
-    expect(e.code).toBe(-32602);
+    expect(e).toBeInstanceOf(HttpError);
+    expect((e as HttpError).status).toBe(400);
+    expect(e.code).toBe(-32021);
     expect(e.data).toEqual({ requiredCapabilities: { elicitation: {} } });
   });
   it('refuses malformed results with -32603 naming the upstream, and legacy clients with the revision they need', async () => {

@@ -28,7 +28,7 @@ import { mac, safeEqual } from '../../lib/hmac.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSIONS } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
 import type { Params } from '../envelope.js';
-import { ErrorCode, invalidParams, RpcError } from '../errors.js';
+import { ErrorCode, HttpError, invalidParams, RpcError } from '../errors.js';
 
 const STATE_PURPOSE = 'mrtr-state/v1';
 const STATE_PREFIX = 'pg1.';
@@ -95,9 +95,11 @@ function legacyRefusal(origin: PromptOrigin, data?: unknown): RpcError {
 /** Which client capability each relayable input request needs. */
 const NEEDS: Record<string, (typeof RELAYED_CAPABILITIES)[number]> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
-function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): RpcError {
-  return new RpcError(
-    ErrorCode.InvalidParams,
+/** The spec's capability gate answer (400 -32021), as the upstream itself gives it: the capabilities sent upstream were the client's own. */
+function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): HttpError {
+  return new HttpError(
+    400,
+    ErrorCode.MissingRequiredClientCapability,
     `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input the client did not declare it can give: client capabilities ${JSON.stringify(needed).slice(0, 200)}`,
     { requiredCapabilities: needed },
   );
@@ -107,7 +109,8 @@ function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): RpcE
  * The upstream's InputRequiredResult as the client gets it: modern clients
  * get the requests and a bound state; legacy clients a refusal. `relayed` is
  * what was sent upstream (relayedParams): a request for a capability the
- * client did not declare is refused here too, whatever the upstream checked.
+ * client did not declare is refused here too (400 -32021), whatever the
+ * upstream checked.
  */
 export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin, result: Record<string, unknown>, relayed: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   if (ctx.era !== 'modern') throw legacyRefusal(origin);
@@ -138,8 +141,8 @@ export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin,
 /**
  * An upstream error that says the client lacks a capability an input
  * request needs (-32021 upstream, `data.requiredCapabilities`): for a legacy
- * client that is the refusal above; for a modern client the capability it
- * did not declare, named. Anything else passes unchanged.
+ * client that is the refusal above; for a modern client the same 400 -32021
+ * the upstream gave, naming the prompt. Anything else passes unchanged.
  */
 export function translateCapabilityError(ctx: CallContext, origin: PromptOrigin, e: unknown): unknown {
   if (!(e instanceof RpcError) || !isObject(e.data) || !isObject(e.data.requiredCapabilities)) return e;
