@@ -161,6 +161,11 @@ export class Catalog {
     return this.hintMemo.hints;
   }
 
+  /** Whether this generation serves a prompt by that name (local or listed upstream). */
+  has(name: string): boolean {
+    return this.byName.has(name) || this.remote.has(name);
+  }
+
   /** One prompt's listing entry (what prompts/list shows for it), or undefined. */
   describe(name: string, version: ProtocolVersion): Record<string, unknown> | undefined {
     const f = featuresOf(version);

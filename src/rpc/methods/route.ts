@@ -13,7 +13,7 @@ import type { CallContext } from '../context.js';
 export async function routeOf(ctx: CallContext, name: unknown): Promise<{ catalog: Catalog; route: Route }> {
   let catalog = await ctx.catalog();
   let route = catalog.route(name, ctx.cfg.separator);
-  if (route.kind === 'local' && typeof name === 'string' && catalog.describe(name, ctx.version) === undefined) {
+  if (route.kind === 'local' && typeof name === 'string' && !catalog.has(name)) {
     // Any page size: the merged catalog is wanted at once, whatever its length.
     catalog = await listMissing(ctx.env, catalog, Number.MAX_SAFE_INTEGER, ctx.waitUntil);
     route = catalog.route(name, ctx.cfg.separator);
