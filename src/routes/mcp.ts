@@ -13,10 +13,13 @@ import type { Transport } from '../rpc/context.js';
 import { legacyDelete, legacyGet, legacyPost, SESSION_HEADER } from '../rpc/legacy.js';
 import { modernPost } from '../rpc/modern.js';
 import { browserGuard, mediaTypes, postGuard, type AppEnv } from './guards.js';
+import { mcpRateLimit } from './limits.js';
 import type { Context } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
 
+// The per-client rate limit comes first, for every method (limits.ts).
+mcp.use('*', mcpRateLimit);
 // POST runs the browser guard inside postGuard (one middleware layer on the hot path); the rest run it on its own.
 mcp.on(['GET', 'DELETE', 'OPTIONS', 'PUT', 'PATCH'], '/', browserGuard);
 

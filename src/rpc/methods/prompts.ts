@@ -4,6 +4,7 @@
  * so a list never re-encodes prompts; the modern era's cache hints are
  * spliced in front of the page.
  */
+import { readArguments } from '../../catalog/arguments.js';
 import { listing, withHints, type Listing } from '../../catalog/listing.js';
 import { modernJson } from '../modern-result.js';
 import { RawJson, type Params } from '../envelope.js';
@@ -30,6 +31,10 @@ const modernPages = new WeakMap<Listing, RawJson>();
 export async function getPrompt(params: Params, ctx: CallContext) {
   const catalog = await ctx.catalog();
   const route = catalog.route(params?.name, ctx.cfg.separator);
-  if (route.kind === 'remote') return getRemote(ctx, route.origin, params?.arguments);
-  return catalog.get(params?.name, params?.arguments, ctx.version);
+  if (route.kind === 'remote') {
+    // The same limits as a local prompt, before anything goes upstream.
+    readArguments(params?.arguments, ctx.cfg.limits);
+    return getRemote(ctx, route.origin, params?.arguments);
+  }
+  return catalog.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
 }
