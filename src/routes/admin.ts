@@ -43,7 +43,13 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
   if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
   const body = c.req.raw.body;
-  const text = body ? new TextDecoder().decode(await readCapped(body, MAX_ADMIN_BODY, tooLarge)) : '';
+  let text = '';
+  try {
+    if (body) text = new TextDecoder().decode(await readCapped(body, MAX_ADMIN_BODY, tooLarge));
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(400, 'invalid_json', 'The body could not be read in full');
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

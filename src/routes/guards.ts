@@ -60,7 +60,13 @@ const limitBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   const body = c.req.raw.body;
   if (!body) return next();
-  const bytes = await readCapped(body, cfg.maxBodyBytes, () => tooLarge(cfg.maxBodyBytes));
+  let bytes: Uint8Array;
+  try {
+    bytes = await readCapped(body, cfg.maxBodyBytes, () => tooLarge(cfg.maxBodyBytes));
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body could not be read in full');
+  }
   c.req.raw = new Request(c.req.raw, { body: bytes });
   return next();
 };

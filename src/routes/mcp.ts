@@ -48,9 +48,18 @@ function transport(c: Context<AppEnv>): Transport {
   };
 }
 
+/** The body as text; a body the client cut short (its connection lost mid-body) is the client's error, not ours. */
+async function readText(c: Context<AppEnv>): Promise<string> {
+  try {
+    return await c.req.text();
+  } catch {
+    throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body could not be read in full');
+  }
+}
+
 mcp.post('/', postGuard, async (c) => {
   const t = transport(c);
-  const body = parseBody(await c.req.text());
+  const body = parseBody(await readText(c));
   return eraOf(body) === 'modern' ? modernPost(t, body) : legacyPost(t, body);
 });
 
