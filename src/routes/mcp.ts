@@ -60,7 +60,7 @@ async function readText(c: Context<AppEnv>): Promise<string> {
 mcp.post('/', postGuard, async (c) => {
   const t = transport(c);
   const body = parseBody(await readText(c));
-  return eraOf(body) === 'modern' ? modernPost(t, body) : legacyPost(t, body);
+  return eraOf(body, t.protocolVersion) === 'modern' ? modernPost(t, body) : legacyPost(t, body);
 });
 
 mcp.get('/', (c) => {

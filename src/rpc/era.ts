@@ -3,7 +3,7 @@
  * `_meta["io.modelcontextprotocol/protocolVersion"]` is modern (2026-07-28);
  * anything else is legacy. The body decides, not headers (spec §6).
  */
-import { MODERN_VERSION_META } from '../lib/versions.js';
+import { isModernVersion, MODERN_VERSION_META } from '../lib/versions.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -15,7 +15,12 @@ function carriesModernMeta(m: unknown): boolean {
   return typeof meta === 'object' && meta !== null && MODERN_VERSION_META in meta;
 }
 
-export function eraOf(body: unknown): Era {
+/**
+ * A single message sent with a modern MCP-Protocol-Version header is modern
+ * even without the envelope (the SDK v2 rule), so it gets the modern 400
+ * -32602 for the missing `_meta` rather than a legacy version error.
+ */
+export function eraOf(body: unknown, headerVersion?: string): Era {
   if (Array.isArray(body)) return body.some(carriesModernMeta) ? 'modern' : 'legacy';
-  return carriesModernMeta(body) ? 'modern' : 'legacy';
+  return carriesModernMeta(body) || (headerVersion !== undefined && isModernVersion(headerVersion.trim())) ? 'modern' : 'legacy';
 }
