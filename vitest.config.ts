@@ -49,8 +49,6 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts', 'test/flow/**/*.test.ts'],
           // test/flow/hostile.test.ts: HOSTILE_SEED=<n> replays a run (default: its fixed seed);
           // HOSTILE_CASES and HOSTILE_KINDS (comma-separated) narrow it while investigating.
-          // Every rejected request logs a warning; the hostile suite makes ten thousand of them.
-          onConsoleLog: (log) => !log.includes('"msg":"request rejected"'),
           provide: { hostileSeed: process.env.HOSTILE_SEED ?? '', hostileCases: process.env.HOSTILE_CASES ?? '', hostileKinds: process.env.HOSTILE_KINDS ?? '' },
         },
       },

@@ -3,8 +3,9 @@
  * object (one writer, every version kept); this file only speaks HTTP.
  *
  * Bearer ADMIN_TOKEN, compared in constant time (as SHA-256 digests, so
- * not even its length leaks), behind per-client rate limits (limits.ts). With no token configured
- * the admin API does not exist (404), so a forgotten secret fails closed;
+ * not even its length leaks), behind per-client rate limits and a lock-out
+ * after repeated wrong tokens (limits.ts). With no token configured the
+ * admin API does not exist (404), so a forgotten secret fails closed;
  * local development gets a documented default from .dev.vars.
  * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
