@@ -157,7 +157,7 @@ export const GENERATORS: Record<string, (r: Rng, w: World) => Case> = {
         kind: 'sessions',
         method: 'GET',
         path: '/mcp',
-        headers: { accept: 'text/event-stream', 'mcp-session-id': w.s1, 'last-event-id': r.pick(['garbage', '0', '-1', 'x'.repeat(3000), 'abc:1', `${'A'.repeat(8)}:999999`, '::', '\u00ff']) },
+        headers: { accept: 'text/event-stream', 'mcp-session-id': w.s1, 'last-event-id': r.pick(['garbage', '0', '-1', 'x'.repeat(3000), 'abc:1', `${'A'.repeat(8)}:999999`, '::', '%ff\t']) },
         expect: rpcError(400, -32000, null),
       }),
     ])();
