@@ -44,13 +44,17 @@ async function within(binding: RateLimit, name: LimiterName, key: string): Promi
   }
 }
 
-export const mcpRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+/** On the hot path of every /mcp request: without a limiter it adds no promise of its own. */
+export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) => {
   const binding = limiter(c, 'MCP_RATE_LIMIT');
-  if (binding && !(await within(binding, 'MCP_RATE_LIMIT', clientOf(c))))
-    throw new HttpError(429, ErrorCode.Transport, `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`, undefined, {
-      'retry-after': String(RATE_PERIOD_S),
-    });
-  await next();
+  if (!binding) return next();
+  return within(binding, 'MCP_RATE_LIMIT', clientOf(c)).then((ok) => {
+    if (!ok)
+      throw new HttpError(429, ErrorCode.Transport, `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`, undefined, {
+        'retry-after': String(RATE_PERIOD_S),
+      });
+    return next();
+  });
 };
 
 /** Clients locked out of /admin after too many failed token checks, until when (ms). */
