@@ -26,11 +26,31 @@ export default defineConfig({
                 NOTIFY_COALESCE_MS: '500',
                 REGISTRY_SHARDS: '4',
                 ADMIN_TOKEN: 'test-admin-token',
+                // Small enough to reach under the 64 KiB body limit above (test/flow/hardening.test.ts).
+                MAX_ARGUMENTS: '64',
+                MAX_ARGUMENT_BYTES: '8192',
+                MAX_ARGUMENTS_BYTES: '16384',
+                MAX_RENDERED_BYTES: '65536',
+              },
+              // The suites send thousands of requests from one client: /mcp and /admin limits are out
+              // of reach here. Failed admin tokens keep the production limit; tests that trip it use
+              // their own CF-Connecting-IP (test/flow/hardening.test.ts). test/e2e/limits.test.ts runs
+              // the wrangler.toml limits over real HTTP.
+              ratelimits: {
+                MCP_RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },
+                ADMIN_RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },
+                ADMIN_AUTH_RATE_LIMIT: { simple: { limit: 10, period: 60 } },
               },
             },
           }),
         ],
-        test: { name: 'workers', include: ['test/unit/**/*.test.ts', 'test/flow/**/*.test.ts'] },
+        test: {
+          name: 'workers',
+          include: ['test/unit/**/*.test.ts', 'test/flow/**/*.test.ts'],
+          // test/flow/hostile.test.ts: HOSTILE_SEED=<n> replays a run (default: its fixed seed);
+          // HOSTILE_CASES and HOSTILE_KINDS (comma-separated) narrow it while investigating.
+          provide: { hostileSeed: process.env.HOSTILE_SEED ?? '', hostileCases: process.env.HOSTILE_CASES ?? '', hostileKinds: process.env.HOSTILE_KINDS ?? '' },
+        },
       },
       {
         test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node' },

@@ -13,7 +13,8 @@ import { narrowHints, ownHints, type CacheHints } from './hints.js';
 import { mintCursor, readCursor } from './cursor.js';
 import { LookupError } from './errors.js';
 import { describePrompt, describeRemote, shapeContent } from './shape.js';
-import { compileTemplate, render, templatedFields, type Template } from './template.js';
+import { readArguments, UNLIMITED, type ArgumentLimits, type Arguments } from './arguments.js';
+import { compileTemplate, render, renderedLength, templatedFields, type Template } from './template.js';
 import type { CatalogSnapshot, MessageRecord, PromptOrigin, PromptRecord, UpstreamPrompt } from './types.js';
 
 interface CompiledMessage {
@@ -48,7 +49,7 @@ function compileMessage(record: MessageRecord): CompiledMessage {
   return { record, slots: slots.filter((s) => s.template.length > 1) };
 }
 
-function renderMessage(m: CompiledMessage, args: Record<string, string>): MessageRecord['content'] {
+function renderMessage(m: CompiledMessage, args: Arguments): MessageRecord['content'] {
   if (m.slots.length === 0) return m.record.content;
   const out = { ...(m.record.content as unknown as Record<string, unknown>) };
   for (const { path, template } of m.slots) {
@@ -60,6 +61,18 @@ function renderMessage(m: CompiledMessage, args: Record<string, string>): Messag
     }
   }
   return out as unknown as MessageRecord['content'];
+}
+
+/**
+ * What substitution would produce, counted before anything is built: a
+ * large value used many times must not make a large response (one 900 KB
+ * value used 20 times once rendered 18 MB).
+ */
+function checkRenderedSize(p: CompiledPrompt, args: Arguments, max: number): void {
+  if (max === Infinity) return;
+  let total = 0;
+  for (const m of p.messages) for (const { template } of m.slots) total += renderedLength(template, args);
+  if (total > max) throw new LookupError('invalid_argument', `The rendered prompt would be ${total} bytes; the limit is ${max} bytes. Shorten the arguments`, { limit: max });
 }
 
 export class Catalog {
@@ -175,15 +188,10 @@ export class Catalog {
     return remote ? (describeRemote(remote.prompt, remote.stale, f) as Record<string, unknown>) : undefined;
   }
 
-  get(name: unknown, args: unknown, version: ProtocolVersion): GetPromptResult {
+  get(name: unknown, args: unknown, version: ProtocolVersion, limits: ArgumentLimits = UNLIMITED): GetPromptResult {
     const p = this.lookup(name);
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
-      throw new LookupError('invalid_argument', 'arguments must be an object of strings');
-    const given = (args ?? {}) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(given)) {
-      if (typeof v !== 'string') throw new LookupError('invalid_argument', `Argument "${k}" must be a string`, { argument: k });
-    }
-    const missing = p.required.filter((r) => given[r] === undefined);
+    const given = readArguments(args, limits);
+    const missing = p.required.filter((r) => !Object.hasOwn(given, r));
     if (missing.length) {
       throw new LookupError(
         'missing_argument',
@@ -191,11 +199,12 @@ export class Catalog {
         { missing },
       );
     }
+    checkRenderedSize(p, given, limits.maxRenderedBytes);
     // Undeclared arguments are ignored: placeholders can only name declared ones (checked at publish).
     const f = featuresOf(version);
     const messages: PromptMessage[] = p.messages.map((m) => ({
       role: m.record.role,
-      content: shapeContent(renderMessage(m, given as Record<string, string>), f),
+      content: shapeContent(renderMessage(m, given), f),
     }));
     const result: GetPromptResult = { messages };
     if (p.record.description !== undefined) result.description = p.record.description;

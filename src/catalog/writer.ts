@@ -237,24 +237,28 @@ export class CatalogWriter extends DurableObject<Env> {
     }
     const generation = await this.nextGeneration();
     const now = Date.now();
-    const versions: Record<string, number> = {};
+    // A Map, not an object: a prompt may be named `__proto__` or `constructor`.
+    const versions = new Map<string, number>();
     const byName = new Map(upserts.map((r) => [r.name, r]));
     this.ctx.storage.transactionSync(() => {
       const next = (name: string) =>
         (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', name).one().v ?? 0) + 1;
       for (const name of changed) {
-        versions[name] = next(name);
-        this.sql.exec('INSERT INTO versions VALUES (?, ?, ?, ?, ?)', name, versions[name], generation, canonical(byName.get(name)!), now);
+        const v = next(name);
+        versions.set(name, v);
+        this.sql.exec('INSERT INTO versions VALUES (?, ?, ?, ?, ?)', name, v, generation, canonical(byName.get(name)!), now);
       }
       for (const name of diff.removed) {
-        versions[name] = next(name);
-        this.sql.exec('INSERT INTO versions VALUES (?, ?, ?, NULL, ?)', name, versions[name], generation, now);
+        const v = next(name);
+        versions.set(name, v);
+        this.sql.exec('INSERT INTO versions VALUES (?, ?, ?, NULL, ?)', name, v, generation, now);
       }
       this.setMeta('generation', String(generation));
       this.setMeta('dirty', '1');
     });
     await this.writeKv(generation);
-    return { ok: true, generation, diff, versions, dryRun: false };
+    // Object.fromEntries defines own properties: "__proto__" stays an ordinary key.
+    return { ok: true, generation, diff, versions: Object.fromEntries(versions), dryRun: false };
   }
 
   private async writeKv(generation: number, announce = true): Promise<CatalogSnapshot> {

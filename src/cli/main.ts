@@ -127,7 +127,7 @@ async function run(argv: string[]): Promise<void> {
       const version = Number(args[1]);
       if (!Number.isInteger(version) || version < 1) throw new UsageError('version must be a positive integer');
       const r = await client().rollback(args[0]!, version);
-      return out(`${args[0]} restored from version ${version} as version ${r.versions[args[0]!] ?? '(unchanged: already current)'}`);
+      return out(`${args[0]} restored from version ${version} as version ${(Object.hasOwn(r.versions, args[0]!) ? r.versions[args[0]!] : '(unchanged: already current)')}`);
     }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);

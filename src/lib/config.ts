@@ -30,8 +30,23 @@ export interface Config {
   readonly listTtlMs: number;
   /** A `subscriptions/listen` stream ends gracefully after this long; the client re-listens. */
   readonly listenMaxMs: number;
+  /** Limits on prompts/get arguments and rendered output (README, "Limits"). */
+  readonly limits: ArgumentLimits;
+  /** Rate limiting on /mcp and /admin (the *_RATE_LIMIT bindings); "off" only for load tests. */
+  readonly rateLimits: boolean;
   /** Undefined when the secret is unset; the MCP route then answers 500 with a clear log line. */
   readonly signingSecret: string | undefined;
+}
+
+export interface ArgumentLimits {
+  /** Most arguments in one request, declared or not. */
+  readonly maxArguments: number;
+  /** Largest single value, in UTF-8 bytes. */
+  readonly maxArgumentBytes: number;
+  /** Largest sum of all values, in UTF-8 bytes. */
+  readonly maxArgumentsBytes: number;
+  /** Largest text that substitution may produce for one prompts/get, in UTF-8 bytes. */
+  readonly maxRenderedBytes: number;
 }
 
 export interface OriginPattern {
@@ -82,6 +97,13 @@ function localPrefixOf(raw: unknown, separator: string): string {
   return prefix;
 }
 
+function onOff(vars: Vars, name: keyof Env): boolean {
+  const raw = vars[name];
+  if (raw === undefined || raw === '' || raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new ConfigError(`${String(name)} must be "on" or "off", got ${JSON.stringify(raw)}`);
+}
+
 const cache = new WeakMap<object, Config>();
 
 export function configOf(env: Env): Config {
@@ -106,6 +128,13 @@ export function configOf(env: Env): Config {
     upstreamPollMs: int(vars, 'UPSTREAM_POLL_MS', 60_000, 1_000, 86_400_000),
     listTtlMs: int(vars, 'LIST_TTL_MS', 60_000, 0, 86_400_000),
     listenMaxMs: int(vars, 'LISTEN_MAX_MS', 3_600_000, 100, 86_400_000),
+    limits: {
+      maxArguments: int(vars, 'MAX_ARGUMENTS', 100, 1, 10_000),
+      maxArgumentBytes: int(vars, 'MAX_ARGUMENT_BYTES', 65_536, 1, 16 * 1_048_576),
+      maxArgumentsBytes: int(vars, 'MAX_ARGUMENTS_BYTES', 262_144, 1, 16 * 1_048_576),
+      maxRenderedBytes: int(vars, 'MAX_RENDERED_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    },
+    rateLimits: onOff(vars, 'RATE_LIMITS'),
     signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
   };
   cache.set(env, c);

@@ -28,10 +28,26 @@ export async function mac(secret: string, purpose: string, data: string): Promis
   return encodeBase64Url(sig.subarray(0, 16));
 }
 
-/** Constant-time string comparison for MACs and tokens. */
+/**
+ * Constant-time string comparison for MACs of a fixed, public length (the
+ * early return on a length mismatch reveals nothing there). Secrets of any
+ * length, such as the admin token, go through tokenEqual instead.
+ */
 export function safeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
+}
+
+const sha256 = async (s: string) => new Uint8Array(await crypto.subtle.digest('SHA-256', enc.encode(s)));
+
+/**
+ * Compares a presented secret with the expected one without leaking either
+ * its length or the position of the first difference: both are hashed to
+ * equal-length digests, compared with the runtime's timingSafeEqual.
+ */
+export async function tokenEqual(given: string, expected: string): Promise<boolean> {
+  const [a, b] = await Promise.all([sha256(given), sha256(expected)]);
+  return crypto.subtle.timingSafeEqual(a, b);
 }

@@ -2,20 +2,25 @@
  * /admin: authoring the catalog. Every write goes to the CatalogWriter
  * object (one writer, every version kept); this file only speaks HTTP.
  *
- * Bearer ADMIN_TOKEN, compared in constant time. With no token configured
- * the admin API does not exist (404), so a forgotten secret fails closed;
+ * Bearer ADMIN_TOKEN, compared in constant time (as SHA-256 digests, so
+ * not even its length leaks), behind per-client rate limits and a lock-out
+ * after repeated wrong tokens (limits.ts). With no token configured the
+ * admin API does not exist (404), so a forgotten secret fails closed;
  * local development gets a documented default from .dev.vars.
  * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { forgetUpstreamConfig, UpstreamConfigError, UPSTREAMS_KEY, validateUpstreams } from '../catalog/upstreams/config.js';
 import { refreshUpstreams } from '../catalog/upstreams/object.js';
+import { readCapped } from '../lib/body.js';
 import { configOf } from '../lib/config.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../lib/json.js';
 import { catalogWriter, type WriteResult } from '../catalog/writer.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
-import { safeEqual } from '../lib/hmac.js';
+import { tokenEqual } from '../lib/hmac.js';
 import type { AppEnv } from './guards.js';
 import { ApiError } from './api-error.js';
+import { adminRateLimit, authFailed } from './limits.js';
 
 
 /** Largest admin body, and most prompts in one publish. */
@@ -26,7 +31,8 @@ const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   const expected = (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN;
   if (!expected) throw new ApiError(404, 'admin_disabled', 'The admin API is disabled: set the ADMIN_TOKEN secret to enable it');
   const given = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-  if (!safeEqual(given, expected)) {
+  if (!(await tokenEqual(given, expected))) {
+    await authFailed(c);
     c.header('www-authenticate', 'Bearer realm="promptgate-admin"');
     throw new ApiError(401, 'unauthorized', 'A valid Authorization: Bearer <ADMIN_TOKEN> header is required');
   }
@@ -35,14 +41,24 @@ const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
   if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
-  if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
-  const text = await c.req.text();
-  if (text.length > MAX_ADMIN_BODY) throw new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
+  const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
+  if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
+  const body = c.req.raw.body;
+  let text = '';
   try {
-    return JSON.parse(text);
+    if (body) text = new TextDecoder().decode(await readCapped(body, MAX_ADMIN_BODY, tooLarge));
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(400, 'invalid_json', 'The body could not be read in full');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
   } catch {
     throw new ApiError(400, 'invalid_json', 'Body is not valid JSON');
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new ApiError(400, 'invalid_json', `Body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
 }
 
 function promptName(c: Context<AppEnv>): string {
@@ -64,7 +80,7 @@ function answer(c: Context<AppEnv>, r: WriteResult) {
 
 export const admin = new Hono<AppEnv>();
 
-admin.use('*', requireToken);
+admin.use('*', adminRateLimit, requireToken);
 
 admin.get('/prompts', async (c) => {
   const current = await catalogWriter(c.env).current();

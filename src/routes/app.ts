@@ -21,7 +21,8 @@ app.route('/prompts', listings);
 
 app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }));
 
-app.notFound((c) => c.json({ error: 'not_found', message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+// The same `{error: {code, message}}` shape as every other plain-HTTP error (api-error.ts).
+app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route for ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}` } }, 404));
 
 app.onError((err, c) => {
   if (err instanceof ApiError) {

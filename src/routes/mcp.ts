@@ -13,10 +13,13 @@ import type { Transport } from '../rpc/context.js';
 import { legacyDelete, legacyGet, legacyPost, SESSION_HEADER } from '../rpc/legacy.js';
 import { modernPost } from '../rpc/modern.js';
 import { browserGuard, mediaTypes, postGuard, type AppEnv } from './guards.js';
+import { mcpRateLimit } from './limits.js';
 import type { Context } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
 
+// The per-client rate limit comes first, for every method (limits.ts).
+mcp.use('*', mcpRateLimit);
 // POST runs the browser guard inside postGuard (one middleware layer on the hot path); the rest run it on its own.
 mcp.on(['GET', 'DELETE', 'OPTIONS', 'PUT', 'PATCH'], '/', browserGuard);
 
@@ -45,9 +48,18 @@ function transport(c: Context<AppEnv>): Transport {
   };
 }
 
+/** The body as text; a body the client cut short (its connection lost mid-body) is the client's error, not ours. */
+async function readText(c: Context<AppEnv>): Promise<string> {
+  try {
+    return await c.req.text();
+  } catch {
+    throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body could not be read in full');
+  }
+}
+
 mcp.post('/', postGuard, async (c) => {
   const t = transport(c);
-  const body = parseBody(await c.req.text());
+  const body = parseBody(await readText(c));
   return eraOf(body, t.protocolVersion) === 'modern' ? modernPost(t, body) : legacyPost(t, body);
 });
 

@@ -8,6 +8,7 @@
  * (the method handlers validate their own params).
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../lib/json.js';
 import { ErrorCode, HttpError } from './errors.js';
 
 export type Params = Record<string, unknown> | undefined;
@@ -17,15 +18,21 @@ export type Message =
   | { kind: 'notification'; method: string; params: Params }
   | { kind: 'response'; id: RequestId };
 
+const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+
 export function parseBody(text: string): unknown {
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: body is not valid JSON');
   }
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
+    const id = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+    throw new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, undefined, {}, isId(id) ? id : undefined);
+  }
+  return body;
 }
-
-const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 /** Classifies one message, or throws a 400 -32600 naming what is wrong (with the id when readable). */
 export function readMessage(x: unknown): Message {

@@ -16,6 +16,9 @@ import { initializeResult, readInitialize } from './methods/initialize.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
+/** Largest clientInfo + capabilities (as JSON) a session keeps. */
+export const MAX_SESSION_STATE_BYTES = 16_384;
+
 
 /** An unsupported MCP-Protocol-Version header is a 400 (spec §2), in a body dual-era clients read as "legacy". */
 export function checkVersionHeader(value: string | undefined): void {
@@ -46,6 +49,10 @@ async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' 
   } catch (e) {
     return jsonResponse(errorJson(msg.id, e as RpcError));
   }
+  // What a session stores crosses into its Durable Object and back on every check: bounded.
+  const stored = JSON.stringify({ clientInfo: init.clientInfo, capabilities: init.capabilities }).length;
+  if (stored > MAX_SESSION_STATE_BYTES)
+    throw new HttpError(400, ErrorCode.InvalidParams, `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`, undefined, {}, msg.id);
   const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs, recheckMs: t.cfg.sessionRecheckMs });
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
 }

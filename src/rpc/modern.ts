@@ -25,7 +25,8 @@ const bad = (msg: Request, code: number, message: string, data?: unknown) => new
 
 /** The envelope's version, checked against the header and the revisions served here. */
 function readVersion(t: Transport, msg: Request): ModernVersion {
-  const meta = msg.params?._meta as Record<string, unknown>;
+  // Absent when only the header said modern (era.ts): then the version check below fails with -32602.
+  const meta = (typeof msg.params?._meta === 'object' && msg.params._meta !== null ? msg.params._meta : {}) as Record<string, unknown>;
   const version = meta[MODERN_VERSION_META];
   if (typeof version !== 'string') throw bad(msg, ErrorCode.InvalidParams, `Invalid params: _meta["${MODERN_VERSION_META}"] must be a string`);
   if (t.protocolVersion !== undefined && t.protocolVersion.trim() !== version)

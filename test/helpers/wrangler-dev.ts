@@ -266,7 +266,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   installHooks();
   const promptsDir = opts.promptsDir ?? join(PROJECT_ROOT, 'prompts');
   const adminToken = randomBytes(16).toString('hex');
-  const vars: Record<string, string> = { PAGE_SIZE: String(opts.pageSize ?? 50), ADMIN_TOKEN: adminToken };
+  // Rate limits off unless a test turns them on (test/e2e/limits.test.ts): every client here is 127.0.0.1.
+  const vars: Record<string, string> = { PAGE_SIZE: String(opts.pageSize ?? 50), ADMIN_TOKEN: adminToken, RATE_LIMITS: 'off' };
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = String(v);
 
   // One temp root per gateway: <root>/state is the persist dir.

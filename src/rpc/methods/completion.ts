@@ -2,6 +2,7 @@
  * completion/complete for `ref/prompt`: ranks the argument's declared values.
  * This gateway has no resources, so `ref/resource` is invalid params.
  */
+import { checkValue, readArguments } from '../../catalog/arguments.js';
 import { invalidParams } from '../errors.js';
 import type { Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
@@ -15,6 +16,9 @@ export async function complete(params: Params, ctx: CallContext) {
   if (ref.type !== 'ref/prompt') throw invalidParams(`Unsupported completion ref type ${JSON.stringify(ref.type)}; this server completes ref/prompt only`);
   if (!arg || typeof arg !== 'object' || typeof arg.name !== 'string' || typeof arg.value !== 'string')
     throw invalidParams('argument must be {name: string, value: string}');
+  checkValue(arg.name, arg.value, ctx.cfg.limits);
+  const context = params?.context as { arguments?: unknown } | undefined;
+  if (typeof context === 'object' && context !== null) readArguments(context.arguments, ctx.cfg.limits);
   const { catalog, route } = await routeOf(ctx, ref.name);
   if (route.kind === 'remote') return completeRemote(ctx, route.origin, params as Record<string, unknown>);
   return { completion: catalog.complete(ref.name, arg.name, arg.value) };

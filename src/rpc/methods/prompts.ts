@@ -4,6 +4,7 @@
  * so a list never re-encodes prompts; the modern era's cache hints are
  * spliced in front of the page.
  */
+import { readArguments } from '../../catalog/arguments.js';
 import { listing, withHints, type Listing } from '../../catalog/listing.js';
 import { modernJson } from '../modern-result.js';
 import { RawJson, type Params } from '../envelope.js';
@@ -31,7 +32,9 @@ const modernPages = new WeakMap<Listing, RawJson>();
 
 export async function getPrompt(params: Params, ctx: CallContext) {
   const { catalog, route } = await routeOf(ctx, params?.name);
-  if (route.kind === 'local') return catalog.get(params?.name, params?.arguments, ctx.version);
+  if (route.kind === 'local') return catalog.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
+  // The same limits as a local prompt, before anything goes upstream.
+  readArguments(params?.arguments, ctx.cfg.limits);
   const relayed = await relayedParams(ctx, route.origin, params);
   return getRemote(ctx, route.origin, params?.arguments, relayed).catch((e: unknown) => {
     throw translateCapabilityError(ctx, route.origin, e);

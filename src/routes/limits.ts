@@ -1,0 +1,89 @@
+/**
+ * Per-client rate limits on /mcp and /admin, with Cloudflare's Rate
+ * Limiting bindings (wrangler.toml `[[ratelimits]]`; Miniflare runs them
+ * locally). The key is the client's address (CF-Connecting-IP), never a
+ * token. Over a limit: HTTP 429 with Retry-After; on /mcp the body is the
+ * JSON-RPC -32000 error, on /admin the admin API's JSON error.
+ *
+ * /admin also counts failed token checks. A client over that limit is
+ * locked out of /admin (right token or not) until the period ends, so a
+ * burst of guesses cannot keep going, and cannot learn from a 200 either.
+ * The lock-out memo is per isolate; the bindings' counts are shared.
+ *
+ * A binding that is not configured (or RATE_LIMITS = "off", for load
+ * tests) limits nothing; a binding that fails lets the request through
+ * with a log line rather than turning an outage of the limiter into one
+ * of the gateway.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { configOf } from '../lib/config.js';
+import { BoundedMap } from '../lib/memo.js';
+import { ErrorCode, HttpError } from '../rpc/errors.js';
+import { ApiError } from './api-error.js';
+import type { AppEnv } from './guards.js';
+
+/** The period of every `[[ratelimits]]` binding in wrangler.toml, in seconds: the Retry-After we send. */
+export const RATE_PERIOD_S = 60;
+
+type LimiterName = 'MCP_RATE_LIMIT' | 'ADMIN_RATE_LIMIT' | 'ADMIN_AUTH_RATE_LIMIT';
+
+const clientOf = (c: Context<AppEnv>) => c.req.header('cf-connecting-ip') ?? 'unknown';
+
+function limiter(c: Context<AppEnv>, name: LimiterName): RateLimit | undefined {
+  if (!configOf(c.env).rateLimits) return undefined;
+  return (c.env as Partial<Record<LimiterName, RateLimit>>)[name];
+}
+
+/** True when the client is within `name`'s limit (counting this request). */
+async function within(binding: RateLimit, name: LimiterName, key: string): Promise<boolean> {
+  try {
+    return (await binding.limit({ key })).success;
+  } catch (e) {
+    console.error(JSON.stringify({ msg: 'rate limiter failed; request let through', limiter: name, error: String(e) }));
+    return true;
+  }
+}
+
+/** On the hot path of every /mcp request: without a limiter it adds no promise of its own. */
+export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) => {
+  const binding = limiter(c, 'MCP_RATE_LIMIT');
+  if (!binding) return next();
+  return within(binding, 'MCP_RATE_LIMIT', clientOf(c)).then((ok) => {
+    if (!ok)
+      throw new HttpError(429, ErrorCode.Transport, `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`, undefined, {
+        'retry-after': String(RATE_PERIOD_S),
+      });
+    return next();
+  });
+};
+
+/** Clients locked out of /admin after too many failed token checks, until when (ms). */
+const lockedOut = new BoundedMap<string, number>(10_000);
+
+function tooMany(c: Context<AppEnv>, why: string): ApiError {
+  c.header('retry-after', String(RATE_PERIOD_S));
+  return new ApiError(429, 'rate_limited', `Too many ${why} from this client; retry after ${RATE_PERIOD_S} s`);
+}
+
+/** Every /admin request, before its token is looked at. */
+export const adminRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const client = clientOf(c);
+  const until = lockedOut.get(client);
+  if (until !== undefined) {
+    if (until > Date.now()) throw tooMany(c, 'failed admin token checks');
+    lockedOut.delete(client);
+  }
+  const binding = limiter(c, 'ADMIN_RATE_LIMIT');
+  if (binding && !(await within(binding, 'ADMIN_RATE_LIMIT', client))) throw tooMany(c, 'admin requests');
+  await next();
+};
+
+/** Records a failed token check; throws the 429 (and locks the client out) once there were too many. */
+export async function authFailed(c: Context<AppEnv>): Promise<void> {
+  const binding = limiter(c, 'ADMIN_AUTH_RATE_LIMIT');
+  const client = clientOf(c);
+  if (binding && !(await within(binding, 'ADMIN_AUTH_RATE_LIMIT', client))) {
+    lockedOut.set(client, Date.now() + RATE_PERIOD_S * 1000);
+    throw tooMany(c, 'failed admin token checks');
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Over real HTTP (`wrangler dev`), what only a real connection exercises:
+ * chunked bodies without Content-Length, bodies cut short, and the
+ * per-client rate limits of wrangler.toml (the
+ * [[ratelimits]] bindings, run by Miniflare) with RATE_LIMITS on.
+ *
+ * The hostile suite proper runs inside workerd (test/flow/hostile.test.ts);
+ * this is its transport-level slice, and the one place the production
+ * limits are exercised (every other e2e gateway runs with RATE_LIMITS off).
+ */
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
+
+const MAX_BODY = 4096;
+const ACCEPT = 'application/json, text/event-stream';
+/** wrangler.toml: MCP_RATE_LIMIT and ADMIN_AUTH_RATE_LIMIT, per 60 s. */
+const MCP_LIMIT = 600;
+const AUTH_LIMIT = 10;
+
+let gw: Gateway;
+let port: number;
+
+beforeAll(async () => {
+  gw = await startGateway({ vars: { MAX_BODY_BYTES: MAX_BODY, RATE_LIMITS: 'on' } });
+  port = Number(new URL(gw.url).port);
+});
+
+afterAll(async () => {
+  await gw?.stop();
+});
+
+/** A chunked POST (no Content-Length) of `chunks` × `size` bytes; its status, or the socket error. */
+function chunkedPost(chunks: number, size: number, body?: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = request(
+      `${gw.url}/mcp`,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
+    req.on('error', (e) => resolve(String(e)));
+    if (body !== undefined) req.write(body);
+    for (let i = 0; i < chunks; i++) req.write('x'.repeat(size));
+    req.end();
+  });
+}
+
+/**
+ * Raw bytes on a fresh connection, half-closed after writing (a body cut short); the
+ * status line, or what happened.
+ */
+function raw(text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.write(text);
+      s.end();
+    });
+    let out = '';
+    s.on('data', (d) => (out += d));
+    s.on('close', () => resolve(out.split('\r\n')[0] ?? ''));
+    s.on('error', (e) => resolve(String(e)));
+  });
+}
+
+const POST_HEAD = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: ${ACCEPT}\r\n`;
+
+const initialize = () =>
+  fetch(gw.mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } }),
+  });
+
+const workerErrors = () => gw.output().split('\n').filter((l) => l.includes('"msg":"unhandled error"'));
+
+describe('transport over real HTTP', () => {
+  it('a chunked POST over MAX_BODY_BYTES gets 413, and the next request from another client is served', async () => {
+    for (let round = 0; round < 5; round++) {
+      expect(await chunkedPost(64, 1024)).toBe(413);
+      const next = await initialize();
+      expect(next.status, `round ${round}`).toBe(200);
+      expect(next.headers.get('mcp-session-id')).toBeTruthy();
+      await next.body?.cancel();
+    }
+  });
+
+  it('a chunked initialize under the limit is served', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } });
+    expect(await chunkedPost(0, 0, body)).toBe(200);
+  });
+
+  it('bodies cut short (Content-Length or chunked) are never a Worker error, and the next request is served', async () => {
+    const cut = [
+      `${POST_HEAD}Content-Length: 100\r\n\r\n{"jsonrpc":"2.0","id":1,`,
+      `${POST_HEAD}Transfer-Encoding: chunked\r\n\r\n10\r\n{"jsonrpc":"2.0"`,
+      `${POST_HEAD}Transfer-Encoding: chunked\r\n\r\n400\r\n{"jsonrpc":"2.0"`,
+    ];
+    for (const text of cut) {
+      // The client is gone by the time an answer exists: 400 when it still arrives, the proxy's 503 when not.
+      expect(['HTTP/1.1 400 Bad Request', 'HTTP/1.1 503 Service Unavailable']).toContain(await raw(text));
+      const next = await initialize();
+      expect(next.status).toBe(200);
+      await next.body?.cancel();
+    }
+    expect(workerErrors()).toEqual([]);
+  });
+});
+
+describe('rate limits (wrangler.toml values)', () => {
+  it('wrong admin tokens get 429 with Retry-After, then the client is locked out even with the right token', async () => {
+    const statuses: number[] = [];
+    // One character off each time (the token is hex: g-p never match). Fixed windows: two of
+    // them admit at most 2 × the limit before a 429.
+    for (let i = 0; i <= 2 * AUTH_LIMIT && !statuses.includes(429); i++) {
+      const res = await fetch(`${gw.url}/admin/prompts`, { headers: { authorization: `Bearer ${gw.adminToken.slice(0, -1)}${'ghijklmnop'[i % 10]}` } });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(res.headers.get('retry-after')).toBe('60');
+        expect(((await res.json()) as any).error.code).toBe('rate_limited');
+      } else await res.body?.cancel();
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(new Set(statuses.slice(0, -1))).toEqual(new Set([401]));
+    const right = await fetch(`${gw.url}/admin/prompts`, { headers: { authorization: `Bearer ${gw.adminToken}` } });
+    expect(right.status).toBe(429);
+    // /mcp has its own limit.
+    expect((await initialize()).status).toBe(200);
+  });
+
+  it('a burst on /mcp gets 429 -32000 with Retry-After; GET /prompts is not limited', async () => {
+    let sent = 0;
+    let limited: Response | undefined;
+    // Cheap requests (bad JSON, answered 400 after the limiter) in parallel batches, at most 2 × the limit + 1.
+    while (!limited && sent <= 2 * MCP_LIMIT) {
+      const batch = await Promise.all(
+        Array.from({ length: 25 }, () => fetch(gw.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: 'x' })),
+      );
+      sent += batch.length;
+      for (const r of batch) {
+        expect([400, 429]).toContain(r.status);
+        if (r.status === 429 && !limited) limited = r;
+        else await r.body?.cancel();
+      }
+    }
+    expect(limited, `no 429 after ${sent} requests`).toBeDefined();
+    expect(limited!.headers.get('retry-after')).toBe('60');
+    const body = (await limited!.json()) as any;
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(body.error.message).toMatch(/Too Many Requests/);
+    expect((await fetch(`${gw.url}/prompts`)).status).toBe(200);
+    console.log(`rate limit: first 429 after ${sent} /mcp requests (limit ${MCP_LIMIT} per 60 s)`);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * The small pieces behind the limits: UTF-8 sizes without encoding, the
+ * iterative nesting check, prototype-free argument maps, and the admin
+ * token comparison over digests.
+ */
+import { describe, expect, it } from 'vitest';
+import { readArguments, UNLIMITED, utf8Length } from '../../src/catalog/arguments.js';
+import { tokenEqual } from '../../src/lib/hmac.js';
+import { nestedDeeperThan } from '../../src/lib/json.js';
+
+describe('utf8Length', () => {
+  it('matches TextEncoder on ASCII, 2-, 3- and 4-byte characters and lone surrogates', () => {
+    for (const s of ['', 'abc', 'é', '€', '😀', 'a😀é€', '\ud800', 'x\udc00y', '\ud83d', '名前'.repeat(100)]) {
+      expect(utf8Length(s), JSON.stringify(s)).toBe(new TextEncoder().encode(s).length);
+    }
+  });
+});
+
+describe('nestedDeeperThan', () => {
+  const nest = (d: number) => JSON.parse('['.repeat(d) + ']'.repeat(d));
+  it('counts objects and arrays, without recursion (100,000 levels)', () => {
+    expect(nestedDeeperThan(nest(64), 64)).toBe(false);
+    expect(nestedDeeperThan(nest(65), 64)).toBe(true);
+    expect(nestedDeeperThan({ a: [{ b: 1 }] }, 3)).toBe(false);
+    expect(nestedDeeperThan({ a: [{ b: {} }] }, 3)).toBe(true);
+    expect(nestedDeeperThan('x', 0)).toBe(false);
+    let deep: unknown = {};
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    expect(nestedDeeperThan(deep, 64)).toBe(true);
+  });
+});
+
+describe('readArguments', () => {
+  it('copies own properties into a map without a prototype', () => {
+    const args = readArguments(JSON.parse('{"__proto__":"p","who":"w"}'), UNLIMITED);
+    expect(Object.getPrototypeOf(args)).toBeNull();
+    expect(Object.hasOwn(args, '__proto__')).toBe(true);
+    expect(args.__proto__).toBe('p');
+    expect(Object.hasOwn(args, 'constructor')).toBe(false);
+    expect((args as Record<string, unknown>).toString).toBeUndefined();
+  });
+});
+
+describe('tokenEqual', () => {
+  it('is equality, for any lengths', async () => {
+    expect(await tokenEqual('secret-token', 'secret-token')).toBe(true);
+    for (const given of ['', 'secret-toke', 'secret-tokenx', 'secret-tokem', 'Secret-token', 'x'.repeat(10_000)]) {
+      expect(await tokenEqual(given, 'secret-token'), given.slice(0, 20)).toBe(false);
+    }
+  });
+});
