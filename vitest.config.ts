@@ -30,7 +30,12 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: 'workers', include: ['test/unit/**/*.test.ts', 'test/flow/**/*.test.ts'] },
+        test: {
+          name: 'workers',
+          include: ['test/unit/**/*.test.ts', 'test/flow/**/*.test.ts'],
+          // Tests wait for events, never for durations; this only bounds a run that is broken, on any machine load.
+          testTimeout: 30_000,
+        },
       },
       {
         test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node' },
