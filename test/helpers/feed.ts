@@ -34,6 +34,23 @@ async function feedState(): Promise<{ pending: number | undefined; published: nu
 }
 
 /**
+ * Runs the feed's alarm now, if one is armed. The runtime retries an alarm
+ * that throws (or whose object is restarted under it); runDurableObjectAlarm
+ * has already removed it, so a failed run is armed again here, as the
+ * runtime would. Nothing else re-arms: a change left pending with no alarm is
+ * a lost announcement, and flushFeed() then fails.
+ */
+export async function runFeedAlarm(): Promise<void> {
+  try {
+    await runDurableObjectAlarm(feedStub());
+  } catch {
+    await runInDurableObject(feedStub(), async (_o, ctx) => {
+      if ((await ctx.storage.get('pending')) !== undefined && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 3_600_000);
+    });
+  }
+}
+
+/**
  * Closes the coalescing window now and runs every pending fan-out to the end
  * (a failed fan-out is retried, as the runtime would). Returns the generation
  * last announced. No alarm is left armed, so the next change opens a real window.
@@ -42,10 +59,8 @@ export async function flushFeed(): Promise<number> {
   let last = await feedState();
   await waitFor(async () => {
     // An alarm firing on its own at the same time is harmless: fan-outs are idempotent by generation.
-    await runDurableObjectAlarm(feedStub()).catch(() => {});
+    await runFeedAlarm();
     last = await feedState();
-    // A fan-out that threw (the runtime would retry its alarm): arm it again for the next round.
-    if (last.pending !== undefined && last.alarm === null) await runInDurableObject(feedStub(), (_o, ctx) => ctx.storage.setAlarm(Date.now() + 3_600_000));
     return last.pending === undefined && last.alarm === null;
   }, 'change feed drained');
   return last.published;
