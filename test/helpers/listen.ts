@@ -13,6 +13,7 @@
  */
 import { createExecutionContext, env, runInDurableObject } from 'cloudflare:test';
 import { vi } from 'vitest';
+import { currentCatalog, readGeneration } from '../../src/catalog/store.js';
 import worker from '../../src/index.js';
 import { shardStub } from '../../src/session/registry.js';
 import { waitFor } from './feed.js';
@@ -32,8 +33,25 @@ export function useListenClock(): void {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
 }
 
-/** Opens a listen stream for promptsListChanged and reads its acknowledgement. */
+/** Waits until the Worker in this isolate serves the catalog generation KV holds (what a client lists first). */
+export async function serveCurrentCatalog(): Promise<number> {
+  const target = await readGeneration(env.PROMPTS);
+  let served = -1;
+  await waitFor(async () => {
+    const refreshing: Promise<unknown>[] = [];
+    served = (await currentCatalog(env.PROMPTS, 0, (p) => refreshing.push(p))).generation;
+    await Promise.all(refreshing);
+    return served >= target;
+  }, 'this isolate serves the current catalog');
+  return served;
+}
+
+/**
+ * Opens a listen stream for promptsListChanged and reads its acknowledgement. The client has seen
+ * the current catalog first, so only changes after it are announced to this stream.
+ */
 export async function openListener(): Promise<Listener> {
+  await serveCurrentCatalog();
   const body = request('subscriptions/listen', {
     notifications: { promptsListChanged: true },
     _meta: {
