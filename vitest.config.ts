@@ -50,6 +50,8 @@ export default defineConfig({
           // test/flow/hostile.test.ts: HOSTILE_SEED=<n> replays a run (default: its fixed seed);
           // HOSTILE_CASES and HOSTILE_KINDS (comma-separated) narrow it while investigating.
           provide: { hostileSeed: process.env.HOSTILE_SEED ?? '', hostileCases: process.env.HOSTILE_CASES ?? '', hostileKinds: process.env.HOSTILE_KINDS ?? '' },
+          // Tests wait for events, never for durations; this only bounds a run that is broken, on any machine load.
+          testTimeout: 30_000,
         },
       },
       {

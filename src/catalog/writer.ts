@@ -8,9 +8,11 @@
  * the next generation, write the snapshot to KV, announce the change. Readers
  * keep reading KV at the edge and never touch this object.
  *
- * If the KV write fails after the versions were recorded, the object marks
- * itself dirty and rewrites KV from SQLite before its next write (or on the
- * retry alarm), so KV converges to what the history says.
+ * The versions are recorded with a dirty mark and a retry alarm armed first;
+ * if the KV write or the announcement fails, or the object is restarted
+ * half-way, KV is rewritten from SQLite and the change announced before the
+ * next write or on that alarm, so KV and the announcements converge to what
+ * the history says even when no other write comes.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { publishChange } from '../session/feed.js';
@@ -133,9 +135,20 @@ export class CatalogWriter extends DurableObject<Env> {
 
   private async bump(announce: boolean): Promise<CatalogSnapshot> {
     const generation = await this.nextGeneration();
+    const armed = this.armRetry();
     this.setMeta('generation', String(generation));
     this.setMeta('dirty', '1');
+    await armed;
     return this.writeKv(generation, announce);
+  }
+
+  /**
+   * Armed before anything is marked dirty, so a restart at any later point (inside the KV write,
+   * before or during the announcement) is finished by the alarm even if no other write ever comes.
+   * An alarm that finds nothing dirty does nothing.
+   */
+  private armRetry(): Promise<void> {
+    return this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
   }
 
   private async nextGeneration(): Promise<number> {
@@ -240,6 +253,7 @@ export class CatalogWriter extends DurableObject<Env> {
     // A Map, not an object: a prompt may be named `__proto__` or `constructor`.
     const versions = new Map<string, number>();
     const byName = new Map(upserts.map((r) => [r.name, r]));
+    const armed = this.armRetry();
     this.ctx.storage.transactionSync(() => {
       const next = (name: string) =>
         (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', name).one().v ?? 0) + 1;
@@ -256,6 +270,7 @@ export class CatalogWriter extends DurableObject<Env> {
       this.setMeta('generation', String(generation));
       this.setMeta('dirty', '1');
     });
+    await armed;
     await this.writeKv(generation);
     // Object.fromEntries defines own properties: "__proto__" stays an ordinary key.
     return { ok: true, generation, diff, versions: Object.fromEntries(versions), dryRun: false };
@@ -277,6 +292,7 @@ export class CatalogWriter extends DurableObject<Env> {
       // Idempotent by generation, so a retry after a partial failure never notifies twice.
       if (announce) await publishChange(this.env, { kind: 'prompts_list_changed', generation });
       this.setMeta('dirty', '0');
+      await this.ctx.storage.deleteAlarm();
       return snap;
     } catch (e) {
       // History is recorded; KV and the announcement catch up before the next write or on this alarm.

@@ -6,7 +6,7 @@
  * waiting on I/O and nothing else; the Worker, not the object, writes the
  * keepalive comments. If the socket drops without the object ending the
  * stream (deploy, eviction, restart) the bridge reconnects with a fresh
- * stub, a bounded number of times. Each stream kind (legacy GET stream,
+ * stub, a bounded number of times in a row. Each stream kind (legacy GET stream,
  * modern listen stream) supplies only its own framing.
  */
 import { closeSocket } from './sockets.js';
@@ -56,6 +56,9 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   const attach = (ws: WebSocket) => {
     socket = ws;
     ws.addEventListener('message', (m) => {
+      // The object answered on this socket: the bound is on consecutive failed reconnects, not on
+      // drops over the stream's life (a stream that outlives six restarts must not end for it).
+      reconnects = 0;
       if (!closed) opts.onFrame(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data)) as F, client);
     });
     ws.addEventListener('close', () => {

@@ -13,14 +13,21 @@ import type { CatalogEvent } from './events.js';
 import { shardCount, shardStub, type DeliveryReport } from './registry.js';
 
 export class ChangeFeed extends DurableObject<Env> {
-  /** Queues a change; false when it is not newer than what was already announced. */
+  /**
+   * Queues a change; false when it is not newer than what was already queued or announced.
+   * Everything is read first and the pending mark and its alarm are written together (no await
+   * between), so a restart cannot leave a change pending with no alarm to announce it. A writer
+   * retrying a change this object already queued also finds its alarm armed.
+   */
   async publish(event: CatalogEvent): Promise<boolean> {
-    const published = (await this.ctx.storage.get<number>('published')) ?? 0;
-    const pending = (await this.ctx.storage.get<number>('pending')) ?? 0;
-    if (event.generation <= Math.max(published, pending)) return false;
-    await this.ctx.storage.put('pending', event.generation);
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
-    return true;
+    const got = await this.ctx.storage.get<number>(['published', 'pending']);
+    const published = got.get('published') ?? 0;
+    const pending = got.get('pending') ?? 0;
+    const armed = (await this.ctx.storage.getAlarm()) !== null;
+    const newer = event.generation > Math.max(published, pending);
+    if (newer) void this.ctx.storage.put('pending', event.generation);
+    if (!armed && (newer || pending > published)) void this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
+    return newer;
   }
 
   override async alarm(): Promise<void> {

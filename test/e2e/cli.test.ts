@@ -29,10 +29,17 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Quiet for a whole coalescing window plus fan-out: only a check that nothing MORE arrives (load can only hide, never invent, an extra). */
 async function settle(): Promise<number> {
-  // Coalescing (250 ms) plus fan-out: wait until nothing more arrives.
   await sleep(1200);
   return notifications;
+}
+
+/** Waits for the n-th notification (an event, however slow the machine), then checks nothing more arrives. */
+async function notifiedTo(n: number): Promise<number> {
+  const deadline = Date.now() + 20_000;
+  while (notifications < n && Date.now() < deadline) await sleep(25);
+  return settle();
 }
 
 beforeAll(async () => {
@@ -60,7 +67,7 @@ describe('promptgate CLI', () => {
     expect(r.stdout).toContain('+ release_notes');
     expect(r.stdout).toMatch(/✓ release_notes → version 1/);
     expect(r.stdout).toMatch(/published generation \d+: 1 added, 0 changed, 0 deleted, 7 unchanged/);
-    expect(await settle()).toBe(before + 1);
+    expect(await notifiedTo(before + 1)).toBe(before + 1);
     const names = (await client.listPrompts()).prompts.map((p) => p.name);
     expect(names).toContain('release_notes');
     const got = await client.getPrompt({ name: 'release_notes', arguments: { changes: 'fixed the flux capacitor' } });
@@ -97,7 +104,7 @@ describe('promptgate CLI', () => {
     const rb = await cli('rollback', 'summarize', '1');
     expect(rb.code, rb.stderr).toBe(0);
     expect(rb.stdout).toContain('restored from version 1 as version 3');
-    await settle();
+    await notifiedTo(notifications + 1);
     expect((await client.getPrompt({ name: 'summarize', arguments: { text: 'T' } })).messages).toEqual(original);
     const pulled = join(work, 'pulled');
     expect((await cli('pull', pulled)).code).toBe(0);

@@ -5,10 +5,13 @@
  * the same fan-out as the legacy GET streams.
  */
 import { createExecutionContext, env, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index.js';
+import { catalogWriter } from '../../src/catalog/writer.js';
 import { shardStub } from '../../src/session/registry.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { flushFeed, holdFeed, waitFor } from '../helpers/feed.js';
+import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
 import { ACCEPT, expectError, MCP_URL, openSession, openStream, post, publish, readEvents, request } from '../helpers/worker.js';
 
 const V = '2026-07-28';
@@ -45,7 +48,19 @@ async function result(method: string, params: Record<string, unknown> = {}) {
 
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS);
+  await flushFeed();
 });
+
+/** A modern request to the Worker in this isolate (where the test controls the clock); its result. */
+async function direct(method: string, params: Record<string, unknown>): Promise<any> {
+  const body = request(method, { ...params, _meta: envelope() });
+  const headers: Record<string, string> = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': V, 'mcp-method': method };
+  if (typeof params.name === 'string') headers['mcp-name'] = params.name;
+  const res = await worker.fetch(new Request(MCP_URL, { method: 'POST', headers, body: JSON.stringify(body) }), env, createExecutionContext());
+  const json = (await res.json()) as any;
+  if (!json.result) throw new Error(JSON.stringify(json));
+  return json.result;
+}
 
 describe('server/discover', () => {
   it('offers both eras, capabilities, cache hints and serverInfo in _meta', async () => {
@@ -197,64 +212,85 @@ describe('subscriptions/listen', () => {
       for (let i = 0; i < 4; i++) n += await runInDurableObject(shardStub(env, i), (_o, state) => state.getWebSockets('listener').length);
       return n;
     };
-    // Streams closed by earlier tests are noticed at their next keepalive (300 ms here).
-    await new Promise((r) => setTimeout(r, 800));
+    // Streams closed by earlier tests are noticed at their next keepalive: wait until they are gone.
+    await waitFor(async () => (await count()) === 0, 'earlier listen streams left their shards');
     const before = await count();
     const stream = readEvents(await listen({ promptsListChanged: true }).response);
     await stream.nextMessage();
     // getWebSockets lists only sockets accepted with the Hibernation API (ctx.acceptWebSocket).
     expect(await count()).toBe(before + 1);
     await stream.close();
-    const deadline = Date.now() + 3000;
-    while ((await count()) > before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(await count(), 'a closed stream leaves its shard').toBe(before);
+    await waitFor(async () => (await count()) === before, 'a closed stream leaves its shard');
   });
-  it('sends keepalive comments', async () => {
-    const stream = readEvents(await listen({ promptsListChanged: true }).response);
-    await stream.nextMessage();
-    let keepalives = 0;
-    while (keepalives < 2) if ((await stream.next(2000)).comment === 'keepalive') keepalives++;
-    await stream.close();
+  it('sends a keepalive comment every SSE_KEEPALIVE_MS', async () => {
+    // The Worker's interval runs on the test's clock (the Worker is called in this isolate).
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const { stream } = await openListener();
+      for (let i = 0; i < 2; i++) {
+        vi.advanceTimersByTime(300);
+        expect((await stream.next()).comment).toBe('keepalive');
+      }
+      await stream.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it('one change reaches listen streams and legacy GET streams alike, tagged, once each', async () => {
-    const a = listen({ promptsListChanged: true });
-    const b = listen({ promptsListChanged: true });
-    const listeners = [readEvents(await a.response), readEvents(await b.response)];
-    for (const l of listeners) await l.nextMessage();
-    const session = await openSession();
-    const legacy = await openStream(session);
-    await publish(FIXTURE_PROMPTS);
-    const ids = [a.id, b.id];
-    for (const [i, l] of listeners.entries()) {
-      const n = await l.nextMessage(5000);
-      expect(n.message).toEqual({
-        jsonrpc: '2.0',
-        method: 'notifications/prompts/list_changed',
-        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': ids[i] } },
-      });
+    useListenClock();
+    try {
+      const listeners = [await openListener(), await openListener()];
+      const session = await openSession();
+      const legacy = await openStream(session);
+      // Through the real coalescing window: wait for the events, however long the machine takes.
+      await publish(FIXTURE_PROMPTS);
+      for (const l of listeners) {
+        const n = await l.stream.nextMessage();
+        expect(n.message).toEqual({
+          jsonrpc: '2.0',
+          method: 'notifications/prompts/list_changed',
+          params: { _meta: { 'io.modelcontextprotocol/subscriptionId': l.id } },
+        });
+      }
+      expect((await legacy.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+      // Exactly once: every fan-out done and handled by each stream, then each stream ends after all it got.
+      await flushFeed();
+      await settleListeners(listeners.length);
+      endListeners();
+      for (const l of listeners) expect(await notificationsUntilEnd(l)).toEqual([]);
+      await SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': session.id } });
+      expect(await legacy.rest()).toEqual([]);
+    } finally {
+      vi.useRealTimers();
     }
-    expect((await legacy.nextMessage(5000)).message.method).toBe('notifications/prompts/list_changed');
-    // Exactly once: nothing but keepalives until the next change.
-    for (const l of listeners) {
-      const deadline = Date.now() + 1200;
-      while (Date.now() < deadline) expect((await l.next(2000)).data).toBeUndefined();
-      await l.close();
-    }
-    await legacy.close();
   });
   it('does not announce the change the client already listed, even if its fan-out is still under way', async () => {
-    // NOTIFY_COALESCE_MS is 500 in tests: this publish is announced only after the listen below connects.
-    await publish(FIXTURE_PROMPTS);
-    const { result: listed } = await result('prompts/list');
-    expect(listed.prompts.length).toBeGreaterThan(0);
-    const l = listen({ promptsListChanged: true });
-    const stream = readEvents(await l.response);
-    await stream.nextMessage();
-    const deadline = Date.now() + 1500;
-    while (Date.now() < deadline) expect((await stream.next(2000)).data, 'no list_changed for the generation already listed').toBeUndefined();
-    await publish(FIXTURE_PROMPTS);
-    expect((await stream.nextMessage(5000)).message.params._meta['io.modelcontextprotocol/subscriptionId']).toBe(l.id);
-    await stream.close();
+    useListenClock();
+    try {
+      // The window stays open until the test closes it: this change is announced only after the listen below connects.
+      await holdFeed();
+      await publish(FIXTURE_PROMPTS);
+      // The client gets from the isolate it listens to, once that isolate serves the new generation
+      // (publish() stamps a revision into the last fixture's text).
+      const stamp = (await catalogWriter(env).get('many')).prompt!.record.messages.at(-1)!.content;
+      await waitFor(
+        async () => JSON.stringify((await direct('prompts/get', { name: 'many', arguments: { n: 'v000' } })).messages.at(-1).content) === JSON.stringify(stamp),
+        'the listening isolate serves the published generation',
+      );
+      const l = await openListener();
+      await flushFeed();
+      await settleListeners(1);
+      await publish(FIXTURE_PROMPTS);
+      await flushFeed();
+      const n = await l.stream.nextMessage();
+      expect(n.message.params._meta['io.modelcontextprotocol/subscriptionId']).toBe(l.id);
+      await settleListeners(1);
+      endListeners();
+      // Nothing for the generation already listed, before or after the one it had not seen.
+      expect(await notificationsUntilEnd(l), 'no list_changed for the generation already listed').toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it('acknowledges and ends at once when nothing requested can be honored', async () => {
     const { id, response } = listen({ toolsListChanged: true });

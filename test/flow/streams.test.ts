@@ -3,14 +3,29 @@
  * fan-out through registry shards, replay with Last-Event-ID, keepalives,
  * and streams ending with their session.
  */
-import { env, runInDurableObject } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createExecutionContext, env, runInDurableObject } from 'cloudflare:test';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { CatalogEvent } from '../../src/session/events.js';
+import { flushFeed, holdFeed, waitFor } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { expectError, MCP_URL, openSession, openStream, publish } from '../helpers/worker.js';
+import worker from '../../src/index.js';
+import { expectError, MCP_URL, openSession, openStream, publish, readEvents, type Session } from '../helpers/worker.js';
 import { SELF } from 'cloudflare:test';
+
+/** Ends a session: its stream closes after everything already sent on it (the terminator for exact counts). */
+const endSession = (s: Pick<Session, 'id'>) => SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': s.id } });
+
+/** The generations a session's stream delivered, in order, from its replay log. */
+async function delivered(s: Pick<Session, 'id'>): Promise<number[]> {
+  const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));
+  const log = await runInDurableObject(stub, (_o, ctx) => ctx.storage.list<{ event: CatalogEvent }>({ prefix: 'log:' }));
+  return [...log.values()].map((e) => e.event.generation);
+}
 
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS);
+  // Announced now, so no test's stream sees this change arrive late.
+  await flushFeed();
 });
 
 const LIST_CHANGED = { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' };
@@ -35,17 +50,24 @@ describe('GET stream', () => {
     for (let f = await stream.next(); f.comment !== 'keepalive'; f = await stream.next()) expect(f.data).not.toBe('');
     await stream.close();
   });
-  it('sends keepalive comments', async () => {
+  it('sends a keepalive comment every SSE_KEEPALIVE_MS', async () => {
     const s = await openSession();
-    const stream = await openStream(s);
-    await stream.next();
-    await stream.next();
-    const started = Date.now();
-    let keepalives = 0;
-    while (keepalives < 3) if ((await stream.next(2000)).comment === 'keepalive') keepalives++;
-    // Three 300 ms intervals, with slack for a loaded machine.
-    expect(Date.now() - started).toBeLessThan(2500);
-    await stream.close();
+    // The Worker's interval runs on the test's clock: one keepalive per interval, however slow the machine.
+    // Called in this isolate (not through SELF) so that the faked timers are the ones the Worker uses.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const headers = { accept: 'text/event-stream', 'mcp-session-id': s.id, 'mcp-protocol-version': s.version };
+      const stream = readEvents(await worker.fetch(new Request(MCP_URL, { headers }), env, createExecutionContext()));
+      await stream.next();
+      await stream.next();
+      for (let i = 0; i < 3; i++) {
+        vi.advanceTimersByTime(300);
+        expect((await stream.next()).comment).toBe('keepalive');
+      }
+      await stream.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
   it('needs Accept: text/event-stream (406) and a live session (400/404)', async () => {
     const s = await openSession();
@@ -64,26 +86,34 @@ describe('catalog changes', () => {
     await sa.next();
     await sa.next();
     await publish(FIXTURE_PROMPTS);
+    // Through the real coalescing window (the feed's own alarm): wait for the event, however long it takes.
     const ea = await sa.nextMessage();
     const eb = await sb.nextMessage();
     expect(ea.message).toEqual(LIST_CHANGED);
     expect(eb.message).toEqual(LIST_CHANGED);
     expect(ea.id).toMatch(/\.1$/);
-    // Exactly once: nothing but keepalives follows.
-    await expect(sa.nextMessage(600)).rejects.toThrow(/no SSE frame|stream ended/);
-    await sa.close();
-    await sb.close();
+    // Exactly once: every fan-out done, then each session ends; its stream closes after all it was sent.
+    await flushFeed();
+    for (const s of [a, b]) expect((await endSession(s)).status).toBe(200);
+    expect(await sa.rest()).toEqual([]);
+    expect(await sb.rest()).toEqual([]);
   });
   it('coalesces a burst of writes into one notification', async () => {
     const s = await openSession();
     const stream = await openStream(s);
-    const started = Date.now();
-    await Promise.all(Array.from({ length: 20 }, () => publish(FIXTURE_PROMPTS)));
-    // The precondition: all 20 writes landed inside one coalescing window (500 ms in this config).
-    expect(Date.now() - started).toBeLessThan(500);
-    expect((await stream.nextMessage(3000)).message).toEqual(LIST_CHANGED);
-    await expect(stream.nextMessage(800)).rejects.toThrow();
-    await stream.close();
+    await stream.next();
+    const priming = await stream.next();
+    // All 20 writes inside one coalescing window, by construction: the window closes when the test says.
+    await holdFeed();
+    const generations = await Promise.all(Array.from({ length: 20 }, () => publish(FIXTURE_PROMPTS)));
+    expect(new Set(generations).size).toBe(20);
+    await flushFeed();
+    const only = await stream.nextMessage();
+    expect(only).toEqual({ id: priming.id!.replace(/\.0$/, '.1'), message: LIST_CHANGED });
+    // One notification, for the newest generation of the burst; nothing else before the stream ends.
+    expect(await delivered(s)).toEqual([Math.max(...generations)]);
+    await endSession(s);
+    expect(await stream.rest()).toEqual([]);
   });
   it('replays what a dropped connection missed, with Last-Event-ID', async () => {
     const s = await openSession();
@@ -94,7 +124,7 @@ describe('catalog changes', () => {
     await publish(FIXTURE_PROMPTS);
     // Wait until the change has been delivered into the session's replay log.
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));
-    await waitFor(async () => (await runInDurableObject(stub, (_o, ctx) => ctx.storage.list({ prefix: 'log:' }))).size === 1);
+    await waitFor(async () => (await runInDurableObject(stub, (_o, ctx) => ctx.storage.list({ prefix: 'log:' }))).size === 1, 'change in the replay log');
     const resumed = await openStream(s, priming.id);
     const replayed = await resumed.nextMessage();
     expect(replayed.message).toEqual(LIST_CHANGED);
@@ -153,11 +183,3 @@ describe('session end', () => {
     await stream.close();
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -1,7 +1,15 @@
 /**
  * Reads an SSE response frame by frame, the way a client sees it. Shared by
  * the workerd tests and the Node end-to-end tests.
+ *
+ * The read deadlines use the timers captured when this module loads, so a
+ * test that fakes the Worker's clock (keepalives, listen lifetimes) still
+ * gets real bounds on its reads. The bounds only matter when an expected
+ * frame never comes: they are generous, so a loaded machine is not a failure.
  */
+const realSetTimeout = globalThis.setTimeout.bind(globalThis);
+const realClearTimeout = globalThis.clearTimeout.bind(globalThis);
+const DEFAULT_MS = 10_000;
 export interface SseFrame {
   id?: string;
   event?: string;
@@ -19,6 +27,8 @@ export interface EventStream {
   nextMessage(ms?: number): Promise<{ id?: string; message: any }>;
   /** True once the server has closed the stream. */
   ended(ms?: number): Promise<boolean>;
+  /** Every data message until the server closes the stream (throws if it does not close within `ms`). */
+  rest(ms?: number): Promise<{ id?: string; message: any }[]>;
   close(): Promise<void>;
 }
 
@@ -47,7 +57,7 @@ export function readEvents(response: Response): EventStream {
   const pull = async (ms: number): Promise<boolean> => {
     if (done) return false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error(`no SSE frame within ${ms} ms`)), ms)));
+    const timeout = new Promise<never>((_, rej) => (timer = realSetTimeout(() => rej(new Error(`no SSE frame within ${ms} ms`)), ms)));
     try {
       const r = await Promise.race([reader.read(), timeout]);
       if (r.done) {
@@ -58,10 +68,10 @@ export function readEvents(response: Response): EventStream {
       parse();
       return true;
     } finally {
-      clearTimeout(timer);
+      realClearTimeout(timer);
     }
   };
-  const next = async (ms = 3000): Promise<SseFrame> => {
+  const next = async (ms = DEFAULT_MS): Promise<SseFrame> => {
     const deadline = Date.now() + ms;
     while (frames.length === 0) {
       if (!(await pull(Math.max(1, deadline - Date.now())))) throw new Error('stream ended');
@@ -71,20 +81,34 @@ export function readEvents(response: Response): EventStream {
   return {
     response,
     next,
-    async nextMessage(ms = 3000) {
+    async nextMessage(ms = DEFAULT_MS) {
       const deadline = Date.now() + ms;
       for (;;) {
         const f = await next(Math.max(1, deadline - Date.now()));
         if (f.data) return { id: f.id, message: JSON.parse(f.data) };
       }
     },
-    async ended(ms = 3000) {
+    async ended(ms = DEFAULT_MS) {
       const deadline = Date.now() + ms;
       try {
         while (await pull(Math.max(1, deadline - Date.now()))) frames.length = 0;
         return true;
       } catch {
         return false;
+      }
+    },
+    async rest(ms = DEFAULT_MS) {
+      const deadline = Date.now() + ms;
+      const out: { id?: string; message: any }[] = [];
+      for (;;) {
+        let f: SseFrame;
+        try {
+          f = await next(Math.max(1, deadline - Date.now()));
+        } catch (e) {
+          if ((e as Error).message === 'stream ended') return out;
+          throw e;
+        }
+        if (f.data) out.push({ id: f.id, message: JSON.parse(f.data) });
       }
     },
     async close() {

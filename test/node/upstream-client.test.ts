@@ -82,33 +82,48 @@ describe('modern upstream (SDK v2 createMcpHandler, 2026-07-28)', () => {
   });
 });
 
-/** Listens, lets the upstream announce a change, and reports what the listener saw. */
-async function changesSeen(c: UpstreamClient, announce: () => unknown): Promise<{ changes: number; outcome: string }> {
+/**
+ * Lists, listens, lets the upstream announce a change once the stream is open (its event-stream
+ * response has arrived: an event, not a guessed delay), and reports what the listener saw.
+ */
+async function changesSeen(url: string, announce: () => unknown): Promise<{ changes: number; outcome: string }> {
+  let opened!: () => void;
+  const streamOpen = new Promise<void>((r) => (opened = r));
+  const c = new UpstreamClient({
+    url: new URL(url),
+    headers: {},
+    timeoutMs: 2000,
+    clientInfo,
+    fetch: async (input, init) => {
+      const res = await fetch(input, init);
+      const listening = init?.method === 'GET' || String(init?.body ?? '').includes('"subscriptions/listen"');
+      if (listening && (res.headers.get('content-type') ?? '').includes('text/event-stream')) opened();
+      return res;
+    },
+  });
+  await c.listPrompts();
   let changes = 0;
   const ctl = new AbortController();
   const done = c.listen(() => void changes++, ctl.signal);
-  await new Promise((r) => setTimeout(r, 300));
+  await streamOpen;
   await announce();
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + 10_000;
   while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   await new Promise((r) => setTimeout(r, 200)); // and nothing more
   ctl.abort();
-  return { changes, outcome: await done };
+  const outcome = await done;
+  await c.close();
+  return { changes, outcome };
 }
 
 describe('change notifications', () => {
   it('a modern upstream is followed with subscriptions/listen', async () => {
     const server = await started(modernServer(['plan']));
-    const c = client(server.url);
-    await c.listPrompts();
-    expect(await changesSeen(c, () => server.notifyChanged())).toEqual({ changes: 1, outcome: 'ended' });
+    expect(await changesSeen(server.url, () => server.notifyChanged())).toEqual({ changes: 1, outcome: 'ended' });
   });
   it('a legacy upstream is followed on its GET stream', async () => {
     const server = await started(legacyServer(LEGACY));
-    const c = client(server.url);
-    await c.listPrompts();
-    expect((await changesSeen(c, () => server.notifyChanged())).changes).toBe(1);
-    await c.close();
+    expect((await changesSeen(server.url, () => server.notifyChanged())).changes).toBe(1);
   });
 });
 
