@@ -4,8 +4,8 @@
  * upstream's allow/deny lists and aliases, and namespaces the names.
  */
 import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
+import { publishedName } from './access.js';
 import { nameAllowed, type UpstreamConfig } from './config.js';
-import { namespaced } from './names.js';
 
 export const MAX_UPSTREAM_PROMPTS = 1_000;
 const MAX_ARGS = 50;
@@ -19,7 +19,7 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: Re
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
     const original = p.name;
     if (typeof original !== 'string' || !original || original.length > 256 || !nameAllowed(u, original)) continue;
-    const prompt: UpstreamPrompt = { name: namespaced(u.prefix, separator, u.aliases[original] ?? original), origin: { upstream: u.id, name: original } };
+    const prompt: UpstreamPrompt = { name: publishedName(u, separator, original), origin: { upstream: u.id, name: original } };
     const title = str(p.title, 200);
     const description = str(p.description, 4000);
     if (title !== undefined) prompt.title = title;
