@@ -14,6 +14,8 @@ export type Behaviour = 'ok' | 'hang' | 'error500' | 'garbage' | 'cut' | 'huge' 
 export interface SeenRequest {
   method: string;
   rpc?: string;
+  /** The prompt a get or complete asked for. */
+  name?: string;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -31,6 +33,8 @@ export interface ScriptOptions {
   get?: Behaviour;
   /** What a healthy prompts/get answers (the `result`). */
   getResult?: (name: string) => Record<string, unknown>;
+  /** A JSON-RPC error prompts/get answers instead, for some names. */
+  getError?: (name: string) => { code: number; message: string } | undefined;
   /** Delay before the initialize reply (a slow handshake). */
   initDelayMs?: number;
   /** Where `redirect` answers point. */
@@ -71,7 +75,9 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
     } catch {
       // not JSON: answered as a bad request below
     }
-    seen.push({ method: req.method ?? '', rpc: msg?.method, headers: req.headers });
+    const p = msg?.params as { name?: unknown; ref?: { name?: unknown } } | undefined;
+    const asked = p?.name ?? p?.ref?.name;
+    seen.push({ method: req.method ?? '', rpc: msg?.method, ...(typeof asked === 'string' ? { name: asked } : {}), headers: req.headers });
     const json = (status: number, payload?: unknown) =>
       void res.writeHead(status, { 'content-type': 'application/json' }).end(payload === undefined ? undefined : JSON.stringify(payload));
     const act = (b: Behaviour, ok: () => void) => {
@@ -107,10 +113,11 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
           res.writeHead(200, { 'content-type': 'application/json' });
           let i = 0;
           const head = `{"jsonrpc":"2.0","id":${JSON.stringify(msg?.id)},"result":{"prompts":[`;
+          // Written in 64 KB pieces, as a real server's buffered writer would.
           const pump = () => {
             while (i < 100_000) {
-              const chunk = (i === 0 ? head : ',') + bulky(i);
-              i++;
+              let chunk = '';
+              while (i < 100_000 && chunk.length < 65_536) chunk += (i === 0 ? head : ',') + bulky(i++);
               sent += chunk.length;
               if (!res.write(chunk)) return void res.once('drain', pump);
             }
@@ -150,6 +157,8 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
     if (msg.method === 'prompts/get') {
       const name = String(msg.params?.name);
       return act(opts.get ?? 'ok', () => {
+        const err = opts.getError?.(name);
+        if (err) return json(200, { jsonrpc: '2.0', id: msg!.id, error: err });
         if (!(opts.prompts ?? []).some((p) => p.name === name)) return json(200, { jsonrpc: '2.0', id: msg!.id, error: { code: -32602, message: `Prompt ${name} not found` } });
         json(200, { jsonrpc: '2.0', id: msg!.id, result: opts.getResult?.(name) ?? { messages: [{ role: 'user', content: { type: 'text', text: `scripted ${name}` } }] } });
       });

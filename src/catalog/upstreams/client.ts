@@ -26,6 +26,7 @@ import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_META, CLIENT_INFO_META, LATEST_LEGACY, MODERN_VERSION_META, MODERN_VERSIONS } from '../../lib/versions.js';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { readCapped } from './body.js';
+import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
 import { guardedFetch } from './fetch-guard.js';
 import { SseLink } from './sse-link.js';
 import { readSse } from './sse-reader.js';
@@ -108,10 +109,11 @@ export class UpstreamClient {
     for (let page = 0; page < maxPages; page++) {
       const r = await this.request('prompts/list', cursor ? { cursor } : {}, d);
       if (!Array.isArray(r.prompts)) throw new UpstreamError('protocol', 'prompts/list result has no prompts array');
-      all.push(...(r.prompts as Json[]));
+      all.push(...(r.prompts as Json[]).slice(0, MAX_UPSTREAM_PROMPTS - all.length));
       pageHints.push(readHints(r));
       cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
-      if (!cursor) {
+      // Past the per-upstream prompt cap further pages would only be dropped: not read at all.
+      if (!cursor || all.length >= MAX_UPSTREAM_PROMPTS) {
         const first = pageHints.find((h) => h !== undefined);
         return first ? { prompts: all, hints: narrowHints(first, pageHints) } : { prompts: all };
       }

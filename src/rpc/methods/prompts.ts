@@ -30,6 +30,6 @@ const modernPages = new WeakMap<Listing, RawJson>();
 export async function getPrompt(params: Params, ctx: CallContext) {
   const catalog = await ctx.catalog();
   const route = catalog.route(params?.name, ctx.cfg.separator);
-  if (route.kind === 'remote') return getRemote(ctx, route.origin, params?.arguments);
+  if (route.kind === 'remote') return getRemote(ctx, route.origin, params?.arguments, params!.name as string);
   return catalog.get(params?.name, params?.arguments, ctx.version);
 }
