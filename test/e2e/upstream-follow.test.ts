@@ -17,6 +17,7 @@ let gw: Gateway;
 let a: Upstream;
 let b: Upstream;
 let c: Upstream;
+let d: Upstream;
 const bPrompts: LegacyPrompt[] = [{ name: 'two', text: 'b two' }];
 
 async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
@@ -49,22 +50,24 @@ beforeAll(async () => {
   a = await legacyServer([{ name: 'one', text: 'a one' }]);
   b = await legacyServer(bPrompts);
   c = await legacyServer([{ name: 'three', text: 'c three' }]);
+  d = await legacyServer([{ name: 'four', text: 'd four' }]);
   const upstreams = [
     { id: 'moving', url: a.url, timeout: 1000 },
     { id: 'dying', url: c.url, timeout: 1000 },
+    { id: 'leaving', url: d.url, timeout: 1000 },
   ];
   gw = await startGateway({ vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true', UPSTREAM_POLL_MS: 60_000 } });
 }, 120_000);
 
 afterAll(async () => {
   await gw?.stop();
-  await Promise.all([a, b, c].map((s) => s?.close()));
+  await Promise.all([a, b, c, d].map((s) => s?.close()));
 });
 
 describe('follow loops', () => {
   it('after the first list, each upstream change stream is followed', async () => {
-    expect(await names()).toEqual(expect.arrayContaining(['moving.one', 'dying.three']));
-    await waitFor('both change streams open', () => a.streams() === 1 && c.streams() === 1);
+    expect(await names()).toEqual(expect.arrayContaining(['moving.one', 'dying.three', 'leaving.four']));
+    await waitFor('every change stream open', () => a.streams() === 1 && c.streams() === 1 && d.streams() === 1);
   });
 
   it('a dropped change stream re-lists at once: a dead upstream does not read healthy until the poll', async () => {
@@ -80,6 +83,7 @@ describe('follow loops', () => {
     await putUpstreams([
       { id: 'moving', url: b.url, timeout: 1000 },
       { id: 'dying', url: c.url, timeout: 1000 },
+      { id: 'leaving', url: d.url, timeout: 1000 },
     ]);
     await waitFor('the old stream closed and the new one open', () => a.streams() === 0 && b.streams() === 1);
     bPrompts.push({ name: 'two_more', text: 'b two more' });
@@ -88,11 +92,15 @@ describe('follow loops', () => {
   });
 
   it('a removed upstream stops being followed at once and is not reconnected to', async () => {
-    await putUpstreams([{ id: 'dying', url: c.url, timeout: 1000 }]);
-    await waitFor('the removed upstream stream closed', () => b.streams() === 0);
+    expect(d.streams()).toBe(1);
+    await putUpstreams([
+      { id: 'moving', url: b.url, timeout: 1000 },
+      { id: 'dying', url: c.url, timeout: 1000 },
+    ]);
+    await waitFor('the removed upstream stream closed', () => d.streams() === 0);
     // Reconnects come after 1 s at most: 2.5 s without one is the proof.
     await new Promise((r) => setTimeout(r, 2500));
-    expect(b.streams()).toBe(0);
-    expect(await names()).not.toContain('moving.two');
+    expect(d.streams()).toBe(0);
+    expect(await names()).not.toContain('leaving.four');
   });
 });
