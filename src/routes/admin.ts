@@ -11,7 +11,7 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { forgetUpstreamConfig, UpstreamConfigError, UPSTREAMS_KEY, validateUpstreams } from '../catalog/upstreams/config.js';
-import { refreshUpstreams } from '../catalog/upstreams/object.js';
+import { refreshUpstreams, upstreamStub } from '../catalog/upstreams/object.js';
 import { readCapped } from '../lib/body.js';
 import { configOf } from '../lib/config.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../lib/json.js';
@@ -164,5 +164,7 @@ admin.delete('/upstreams', async (c) => {
 async function applyUpstreams(env: Env) {
   forgetUpstreamConfig(env);
   const { removed } = await catalogWriter(env).reconcileUpstreams();
+  // Removed or disabled upstreams stop following their change streams now; moved ones restart in their refresh.
+  await Promise.all(removed.map((id) => upstreamStub(env, id).reconcile(id).catch(() => undefined)));
   return { removed, upstreams: await refreshUpstreams(env) };
 }

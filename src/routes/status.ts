@@ -1,7 +1,8 @@
 /**
  * GET /status: the catalog generation and every upstream's health, for
  * dashboards and on-call. No secrets: upstream headers never appear, and
- * errors are the client's own messages (kind and HTTP status).
+ * errors are the client's own messages, led by the fault kind (errors.ts),
+ * also given alone as `fault`.
  */
 import { Hono } from 'hono';
 import { readGeneration } from '../catalog/store.js';
@@ -25,6 +26,8 @@ status.get('/', async (c) => {
       prompts: s?.prompts.length ?? 0,
       lastSuccess: s?.lastSuccess ?? null,
       lastError: s?.lastError ?? null,
+      // The fault kind leads lastError (timeout, http_500, invalid_json, too_large, redirect_refused, closed, ...).
+      fault: s && !s.ok && s.lastError ? (/^([a-z0-9_]+):/.exec(s.lastError)?.[1] ?? null) : null,
     };
   });
   const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed });

@@ -53,7 +53,7 @@ export interface LegacyPrompt {
 export async function legacyServer(
   prompts: LegacyPrompt[],
   pageSize = 2,
-): Promise<Running & { sessions: () => number; dropSessions: () => void; setFailing: (on: boolean) => void; notifyChanged: () => Promise<void> }> {
+): Promise<Running & { sessions: () => number; streams: () => number; dropSessions: () => void; setFailing: (on: boolean) => void; notifyChanged: () => Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Set<Server>();
   let failing = false;
@@ -79,7 +79,13 @@ export async function legacyServer(
     });
     return server;
   };
+  let streams = 0;
   const { http, url } = await listen(async (req, res) => {
+    if (req.method === 'GET') {
+      // The standalone change stream: counted while open, so a test can see who follows it.
+      streams += 1;
+      res.once('close', () => void (streams -= 1));
+    }
     const sid = req.headers['mcp-session-id'] as string | undefined;
     let transport = sid ? transports.get(sid) : undefined;
     if (!transport) {
@@ -96,7 +102,7 @@ export async function legacyServer(
     const raw = req.method === 'POST' ? await body(req) : undefined;
     await transport.handleRequest(req, res, raw ? JSON.parse(raw) : undefined);
   });
-  return { url: `${url}/mcp`, sessions: () => transports.size, dropSessions: () => transports.clear(), setFailing: (on) => void (failing = on), notifyChanged: async () => void (await Promise.all([...servers].map((sv) => sv.sendPromptListChanged().catch(() => undefined)))), close: () => stop(http) };
+  return { url: `${url}/mcp`, sessions: () => transports.size, streams: () => streams, dropSessions: () => transports.clear(), setFailing: (on) => void (failing = on), notifyChanged: async () => void (await Promise.all([...servers].map((sv) => sv.sendPromptListChanged().catch(() => undefined)))), close: () => stop(http) };
 }
 
 /** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */

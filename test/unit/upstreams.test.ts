@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isPrivateHost, nameAllowed, parseUpstreams } from '../../src/catalog/upstreams/config.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
+import { sanitizeListing } from '../../src/catalog/upstreams/sanitize.js';
 
 const opts = { separator: '.', secrets: { GH_TOKEN: 's3cret' }, allowHttpLoopback: false };
 
@@ -68,5 +69,59 @@ describe('namespaced names', () => {
     const spaced = namespaced('gh', '.', 'code review');
     expect(spaced).toMatch(/^gh\.code_review-[0-9a-z]{13}$/);
     expect(spaced).not.toBe(namespaced('gh', '.', 'code_review'));
+  });
+});
+
+describe('SSRF literal forms', () => {
+  const refused = (url: string) => () => parseUpstreams(JSON.stringify([{ id: 'x', url }]), opts);
+  it('refuses every embedded, trailing-dot and non-decimal form of a refused address', () => {
+    for (const h of [
+      '[::a9fe:a9fe]', // IPv4-compatible 169.254.169.254
+      '[64:ff9b::a9fe:a9fe]', // NAT64
+      '[64:ff9b::169.254.169.254]',
+      '[64:ff9b:1::a00:1]', // local-use NAT64
+      '[::ffff:a9fe:a9fe]', // IPv4-mapped
+      '[::ffff:0:a9fe:a9fe]', // IPv4-translated
+      '[2002:a9fe:a9fe::1]', // 6to4 of the metadata address
+      '[2002:7f00:1::]', // 6to4 of loopback
+      '[::127.0.0.1]',
+      '[::ffff:192.168.0.1]',
+      '[fec0::1]', // site-local
+      '[ff02::1]', // multicast
+      '[::]',
+      'localhost.',
+      'LOCALHOST',
+      'foo.localhost.',
+      '169.254.169.254.',
+      '0x7f.1', // the URL parser turns these into 127.0.0.1
+      '2130706433',
+      '0251.0376.0251.0376',
+      '0xa9fea9fe',
+      '100.100.100.200', // CGNAT (Alibaba's metadata)
+      '192.0.0.192', // IETF protocol assignments (Oracle's metadata)
+      '198.18.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '0.0.0.0',
+    ]) {
+      expect(isPrivateHost(h), h).toBe(true);
+      expect(refused(`https://${h}/mcp`), h).toThrowError(/private, loopback and link-local/);
+    }
+    for (const h of ['8.8.8.8', '[2606:4700::1111]', '[2002:808:808::1]', '[64:ff9b::808:808]', '[::ffff:8.8.8.8]', 'mcp.example.com', 'mcp.example.com.'])
+      expect(isPrivateHost(h), h).toBe(false);
+  });
+});
+
+describe('prototype names in upstream listings', () => {
+  it('an upstream prompt named constructor, toString or __proto__ is listed like any other', () => {
+    const [u] = parseUpstreams(JSON.stringify([{ id: 'gh', url: 'https://mcp.example.com/mcp', aliases: { renamed: 'fresh' } }]), opts);
+    const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'renamed'];
+    const listed = sanitizeListing(u!, '.', names.map((name) => ({ name })));
+    expect(listed.map((p) => p.name)).toEqual(['gh.constructor', 'gh.toString', 'gh.__proto__', 'gh.hasOwnProperty', 'gh.valueOf', 'gh.fresh']);
+    expect(listed.map((p) => p.origin.name)).toEqual(names);
+  });
+  it('aliases and headers keyed by a prototype name are plain entries, not prototype writes', () => {
+    const [u] = parseUpstreams('[{"id":"gh","url":"https://mcp.example.com/mcp","aliases":{"__proto__":"proto_alias","constructor":"ctor"}}]', opts);
+    expect(sanitizeListing(u!, '.', [{ name: '__proto__' }, { name: 'constructor' }, { name: 'toString' }]).map((p) => p.name)).toEqual(['gh.proto_alias', 'gh.ctor', 'gh.toString']);
   });
 });

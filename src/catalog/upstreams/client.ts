@@ -16,16 +16,23 @@
  * their zod schemas, OAuth or stdio code.
  *
  * Only the headers configured for the upstream are sent: never anything of
- * the downstream client's (no credential passthrough).
+ * the downstream client's (no credential passthrough), and only to the
+ * configured origin: redirects are refused (fetch-guard.ts). Each public
+ * operation (a request, a whole listing, a listen's handshake) runs against
+ * one deadline of the configured timeout, and every reply is read with a
+ * byte cap (body.ts).
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_META, CLIENT_INFO_META, LATEST_LEGACY, MODERN_VERSION_META, MODERN_VERSIONS } from '../../lib/versions.js';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
+import { readCapped } from './body.js';
+import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
+import { guardedFetch } from './fetch-guard.js';
 import { SseLink } from './sse-link.js';
 import { readSse } from './sse-reader.js';
-import { headerValue, parseJson, reply, UpstreamError, type Json } from './wire.js';
+import { deadline, headerValue, parseJson, reply, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
 
-export { UpstreamError, type UpstreamErrorKind } from './wire.js';
+export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './wire.js';
 
 export type Era = 'modern' | 'legacy' | 'sse';
 
@@ -60,7 +67,6 @@ export class UpstreamClient {
   private cleanup: Promise<unknown> | undefined;
   private nextId = 1;
   private readonly fetch: typeof fetch;
-  private readonly post = (url: URL, body: Json) => this.http('POST', url, body);
 
   constructor(private readonly opts: UpstreamClientOptions) {
     this.fetch = opts.fetch ?? ((input, init) => fetch(input, init));
@@ -71,21 +77,21 @@ export class UpstreamClient {
   }
 
   /** Sends one request; a legacy session the upstream forgot (404) is re-initialized once. */
-  async request(method: string, params: Json = {}): Promise<Json> {
-    const conn = await this.connect();
+  async request(method: string, params: Json = {}, d: Deadline = deadline(this.opts.timeoutMs)): Promise<Json> {
+    const conn = await this.connect(d);
     try {
-      return await this.send(conn, method, params);
+      return await this.send(conn, method, params, d);
     } catch (e) {
       // The first request went out beside `initialized` (see `initialized`); a server that insists on
       // seeing that notification first refused it. Once it has arrived, ask again, now in order.
       const pending = conn.initializing;
       if (pending && !(e instanceof UpstreamError && e.kind === 'timeout')) {
-        await pending;
-        return this.send(conn, method, params);
+        await withTimeout(pending, d, 'waiting for the initialized notification');
+        return this.send(conn, method, params, d);
       }
       if (!(e instanceof UpstreamError && e.kind === 'http' && e.code === 404 && conn.era === 'legacy' && conn.sessionId)) throw e;
       this.conn = undefined;
-      return this.send(await this.connect(), method, params);
+      return this.send(await this.connect(d), method, params, d);
     }
   }
 
@@ -94,18 +100,20 @@ export class UpstreamClient {
     return (await this.listing(maxPages)).prompts;
   }
 
-  /** Every prompt, plus the cache hints of the pages (modern upstreams; each page narrows them). */
+  /** Every prompt, plus the cache hints of the pages (modern upstreams; each page narrows them); all pages within one deadline. */
   async listing(maxPages = 100): Promise<{ prompts: Json[]; hints?: CacheHints }> {
+    const d = deadline(this.opts.timeoutMs);
     const all: Json[] = [];
     const pageHints: (CacheHints | undefined)[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < maxPages; page++) {
-      const r = await this.request('prompts/list', cursor ? { cursor } : {});
+      const r = await this.request('prompts/list', cursor ? { cursor } : {}, d);
       if (!Array.isArray(r.prompts)) throw new UpstreamError('protocol', 'prompts/list result has no prompts array');
-      all.push(...(r.prompts as Json[]));
+      all.push(...(r.prompts as Json[]).slice(0, MAX_UPSTREAM_PROMPTS - all.length));
       pageHints.push(readHints(r));
       cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
-      if (!cursor) {
+      // Past the per-upstream prompt cap further pages would only be dropped: not read at all.
+      if (!cursor || all.length >= MAX_UPSTREAM_PROMPTS) {
         const first = pageHints.find((h) => h !== undefined);
         return first ? { prompts: all, hints: narrowHints(first, pageHints) } : { prompts: all };
       }
@@ -120,7 +128,7 @@ export class UpstreamClient {
    * upstream offers no stream (polling remains).
    */
   async listen(onListChanged: () => void, signal: AbortSignal): Promise<'unsupported' | 'ended'> {
-    const conn = await this.connect();
+    const conn = await this.connect(deadline(this.opts.timeoutMs));
     const isChange = (method: unknown) => method === 'notifications/prompts/list_changed';
     if (conn.sse) {
       conn.sse.onNotification = (method) => isChange(method) && onListChanged();
@@ -161,36 +169,36 @@ export class UpstreamClient {
 
   // ---- connection -------------------------------------------------------
 
-  private async connect(): Promise<Connection> {
+  private async connect(d: Deadline): Promise<Connection> {
     if (this.conn) return this.conn;
     const origin = this.opts.url.origin + this.opts.url.pathname;
     const known = eraByOrigin.get(origin);
     let conn: Connection | undefined;
-    if (known === undefined) conn = await this.probe();
+    if (known === undefined) conn = await this.probe(d);
     else {
-      if (known === 'modern') conn = await this.tryModern();
-      if (!conn && known !== 'sse') conn = await this.tryLegacy();
+      if (known === 'modern') conn = await this.tryModern(d);
+      if (!conn && known !== 'sse') conn = await this.tryLegacy(d);
     }
-    if (!conn) conn = await this.openSse();
+    if (!conn) conn = await this.openSse(d);
     eraByOrigin.set(origin, conn.era);
     this.conn = conn;
     return conn;
   }
 
-  private async tryModern(): Promise<Connection | undefined> {
+  private async tryModern(d: Deadline): Promise<Connection | undefined> {
     const probe = this.envelope('server/discover', {}, { era: 'modern' });
-    const res = await this.http('POST', this.opts.url, probe, this.modernHeaders('server/discover', {}));
+    const res = await this.http('POST', this.opts.url, probe, this.modernHeaders('server/discover', {}), d.signal);
     if (res.ok) {
       // A legacy server without sessions may answer 200 with "method not found": that is not modern.
       try {
-        await reply(res, probe.id as number, this.opts.timeoutMs);
+        await reply(res, probe.id as number, d);
         return { era: 'modern' };
       } catch (e) {
-        if (e instanceof UpstreamError && e.kind === 'timeout') throw e;
+        if (e instanceof UpstreamError && (e.kind === 'timeout' || e.fault === 'too_large')) throw e;
         return undefined;
       }
     }
-    const body = (await res.json().catch(() => null)) as { error?: { code?: number } } | null;
+    const body = (await errorBody(res)) as { error?: { code?: number } } | null;
     // A recognised modern error means "modern, but not like that"; anything else means legacy.
     if (res.status === 400 && MODERN_ERRORS.has(body?.error?.code ?? 0) && body?.error?.code !== -32022) return { era: 'modern' };
     return undefined;
@@ -203,16 +211,16 @@ export class UpstreamClient {
    * preference is kept: when the probe says modern, the legacy session that
    * initialize may have opened is ended in the background and never used.
    */
-  private async probe(): Promise<Connection | undefined> {
+  private async probe(d: Deadline): Promise<Connection | undefined> {
     // `initialized` follows the initialize reply at once (harmless if modern wins).
-    const legacy = this.initialize().then((c) => {
+    const legacy = this.initialize(d).then((c) => {
       if (c) this.initialized(c);
       return c;
     });
     legacy.catch(() => undefined);
     let modern: Connection | undefined;
     try {
-      modern = await this.tryModern();
+      modern = await this.tryModern(d);
     } catch (e) {
       this.discard(legacy);
       throw e;
@@ -231,16 +239,16 @@ export class UpstreamClient {
       .catch(() => undefined);
   }
 
-  private async tryLegacy(): Promise<Connection | undefined> {
-    const conn = await this.initialize();
+  private async tryLegacy(d: Deadline): Promise<Connection | undefined> {
+    const conn = await this.initialize(d);
     if (conn) this.initialized(conn);
     return conn;
   }
 
   /** initialize; undefined when the endpoint is not Streamable HTTP legacy (400, 404, 405). */
-  private async initialize(): Promise<Connection | undefined> {
+  private async initialize(d: Deadline): Promise<Connection | undefined> {
     const init = this.envelope('initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: this.opts.clientInfo });
-    const res = await this.http('POST', this.opts.url, init);
+    const res = await this.http('POST', this.opts.url, init, {}, d.signal);
     if (res.status === 400 || res.status === 404 || res.status === 405) {
       await res.body?.cancel();
       return undefined;
@@ -249,7 +257,7 @@ export class UpstreamClient {
       await res.body?.cancel();
       throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
     }
-    const result = await reply(res, init.id as number, this.opts.timeoutMs);
+    const result = await reply(res, init.id as number, d);
     return { era: 'legacy', sessionId: res.headers.get('mcp-session-id') ?? undefined, version: String(result.protocolVersion ?? LEGACY_VERSION) };
   }
 
@@ -272,13 +280,13 @@ export class UpstreamClient {
   }
 
   /** 2024-11-05: the HTTP+SSE transport (sse-link.ts), then its own initialize handshake. */
-  private async openSse(): Promise<Connection> {
-    const sse = await SseLink.open(this.opts.url, this.opts.headers, this.fetch, this.opts.timeoutMs);
+  private async openSse(d: Deadline): Promise<Connection> {
+    const sse = await SseLink.open(this.opts.url, this.opts.headers, this.fetch, d);
     const conn: Connection = { era: 'sse', sse };
     try {
-      const init = await this.send(conn, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: this.opts.clientInfo });
+      const init = await this.send(conn, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: this.opts.clientInfo }, d);
       conn.version = String(init.protocolVersion ?? '2024-11-05');
-      await sse.notify('notifications/initialized', this.post);
+      await sse.notify('notifications/initialized', (url, body) => this.http('POST', url, body, {}, d.signal));
     } catch (e) {
       sse.close();
       throw e;
@@ -288,17 +296,17 @@ export class UpstreamClient {
 
   // ---- requests ---------------------------------------------------------
 
-  private async send(conn: Connection, method: string, params: Json): Promise<Json> {
-    if (conn.sse) return conn.sse.request(this.envelope(method, params), this.post, this.opts.timeoutMs);
+  private async send(conn: Connection, method: string, params: Json, d: Deadline): Promise<Json> {
+    if (conn.sse) return conn.sse.request(this.envelope(method, params), (url, body) => this.http('POST', url, body, {}, d.signal), d);
     const msg = this.envelope(method, params, conn);
     const headers = conn.era === 'modern' ? this.modernHeaders(method, params) : this.legacyHeaders(conn);
-    const res = await this.http('POST', this.opts.url, msg, headers);
+    const res = await this.http('POST', this.opts.url, msg, headers, d.signal);
     if (!res.ok) {
-      const body = (await res.json().catch(() => null)) as { error?: { code: number; message: string; data?: unknown } } | null;
+      const body = (await errorBody(res)) as { error?: { code: number; message: string; data?: unknown } } | null;
       if (body?.error && res.status !== 404) throw new UpstreamError('rpc', body.error.message, body.error.code, body.error.data);
       throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
     }
-    return reply(res, msg.id as number, this.opts.timeoutMs);
+    return reply(res, msg.id as number, d);
   }
 
   private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {
@@ -325,15 +333,25 @@ export class UpstreamClient {
 
   private async http(method: string, url: URL, body?: unknown, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
     try {
-      return await this.fetch(url, {
+      return await guardedFetch(this.fetch, url, {
         method,
         headers: { ...this.opts.headers, accept: 'application/json, text/event-stream', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: signal ?? AbortSignal.timeout(this.opts.timeoutMs),
       });
     } catch (e) {
+      if (e instanceof UpstreamError) throw e;
       const timedOut = (e as Error)?.name === 'TimeoutError' || (e as Error)?.name === 'AbortError';
       throw new UpstreamError(timedOut ? 'timeout' : 'http', timedOut ? `upstream did not answer ${method} within ${this.opts.timeoutMs} ms` : `upstream unreachable: ${String(e)}`);
     }
+  }
+}
+
+/** The JSON-RPC error an upstream's HTTP error may carry, read within the byte cap; null when there is none. */
+async function errorBody(res: Response): Promise<unknown> {
+  try {
+    return JSON.parse(await readCapped(res, 64 * 1024)) as unknown;
+  } catch {
+    return null;
   }
 }

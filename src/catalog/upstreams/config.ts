@@ -9,12 +9,14 @@
  *
  * SSRF guard: https only (http only to loopback, and only when
  * UPSTREAM_ALLOW_HTTP_LOOPBACK is set, as in local development), and no
- * literal private, loopback or link-local addresses. Workers cannot resolve
- * DNS themselves, so a public name that resolves to a private address is
- * left to the platform, whose fetch does not reach private networks.
+ * private, loopback or link-local address in any spelling (ssrf.ts).
+ * Redirects are never followed (fetch-guard.ts).
  */
 import { configOf } from '../../lib/config.js';
 import { NAME_PATTERN } from '../validate.js';
+import { isLoopbackHost, isPrivateHost } from './ssrf.js';
+
+export { isLoopbackHost, isPrivateHost } from './ssrf.js';
 
 export interface UpstreamConfig {
   id: string;
@@ -34,26 +36,6 @@ export class UpstreamConfigError extends Error {}
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
-
-/** True for literal addresses an upstream may never point at (RFC 1918, loopback, link-local, ULA, metadata). */
-export function isPrivateHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
-  }
-  if (h.includes(':')) {
-    return h === '::1' || h === '::' || /^f[cd][0-9a-f]{2}:/.test(h) || /^fe[89ab][0-9a-f]:/.test(h) || h.startsWith('::ffff:');
-  }
-  return false;
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
 
 function globMatcher(pattern: string): RegExp {
   return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
@@ -112,7 +94,7 @@ export function parseUpstreams(
     else prefixes.add(prefix);
     const timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(o.timeout);
     if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000) problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = Object.create(null) as Record<string, string>;
     if (o.headers !== undefined) {
       if (typeof o.headers !== 'object' || o.headers === null) problems.push(`${at('headers')}: must be an object of strings`);
       else
@@ -134,7 +116,8 @@ export function parseUpstreams(
       problems.push(`${at(f)}: must be a list of names (* and ? allowed)`);
       return null;
     };
-    const aliases: Record<string, string> = {};
+    // Null-prototype: a name such as `__proto__` or `constructor` is an entry like any other.
+    const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
     if (o.aliases !== undefined) {
       if (typeof o.aliases !== 'object' || o.aliases === null) problems.push(`${at('aliases')}: must map upstream names to new names`);
       else

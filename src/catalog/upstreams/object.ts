@@ -14,6 +14,17 @@
  * `list_changed`; the poll stays as the fallback. That open stream keeps one
  * object per upstream resident: a cost bounded by the number of upstreams,
  * paid for change propagation in seconds instead of a poll interval.
+ * A dropped stream triggers a re-list at once (a dead upstream shows as
+ * failing now, not at the next poll). A configuration change stops the
+ * follow loop: a moved upstream is followed at its new URL after the
+ * re-list, a removed or disabled one is not followed at all.
+ *
+ * Errors are reported as `fault: message` (errors.ts); while the breaker is
+ * open the last real fault stays in front, with the breaker after it.
+ *
+ * `forward` is the access boundary for upstream prompts (access.ts): a name
+ * the current configuration does not publish (denied, or an aliased
+ * prompt's original name) is unknown, and the upstream is never asked.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
@@ -22,8 +33,10 @@ import { Catalog } from '../catalog.js';
 import type { CacheHints } from '../hints.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter } from '../writer.js';
+import { servedOriginal } from './access.js';
 import { UpstreamClient, UpstreamError } from './client.js';
 import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './config.js';
+import { describeFault } from './errors.js';
 import { sanitizeListing } from './sanitize.js';
 
 /** One upstream's listing, or why there is none. */
@@ -34,6 +47,8 @@ export interface ListReport {
   /** The upstream's cache hints on that listing, when it sent any. */
   hints?: CacheHints;
   error?: string;
+  /** How long the upstream operation took, as the gateway measured it (ms). */
+  ms?: number;
 }
 
 /** A listing as reported: sanitized prompts, and the hints when there were some. */
@@ -47,12 +62,20 @@ export interface RefreshResult {
   ok: boolean;
   prompts: number;
   error?: string;
+  /** The listing's own duration (the upstream's timeout bounds it); absent when no upstream call was made. */
+  ms?: number;
   snapshot?: CatalogSnapshot;
 }
 
 export type ForwardResult =
   | { ok: true; result: Record<string, unknown> }
-  | { ok: false; kind: 'rpc' | 'timeout' | 'unavailable' | 'failed'; code: number; message: string; data?: unknown };
+  | { ok: false; kind: 'rpc' | 'timeout' | 'unavailable' | 'failed' | 'unknown'; code: number; message: string; data?: unknown };
+
+/** What a client asked for: its full name, and the catalog's guess at the upstream's own name. */
+export interface ForwardTarget {
+  asked: string;
+  original: string;
+}
 
 const BREAKER_THRESHOLD = 3;
 const CLIENT_INFO = { name: 'promptgate', version: '0.1.0' };
@@ -62,13 +85,30 @@ export class UpstreamObject extends DurableObject<Env> {
   private client: UpstreamClient | undefined;
   private failures = 0;
   private openUntil = 0;
-  private listening = false;
+  /** The follow loop in progress, if any; aborting it ends the change stream and the loop at once. */
+  private following: AbortController | undefined;
+  /** The last real fault, kept in front of the breaker's notice. */
+  private lastFault = '';
 
   private async config(id: string, fresh = false): Promise<UpstreamConfig | undefined> {
     const u = (await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled);
-    // A changed URL, headers or timeout means a new client.
-    if (u && this.client && this.clientKey !== JSON.stringify([u.url.href, u.headers, u.timeoutMs])) this.client = undefined;
+    // A changed URL, headers or timeout means a new client, and a new follow loop once listed; gone means neither.
+    if (!u || (this.client && this.clientKey !== JSON.stringify([u.url.href, u.headers, u.timeoutMs]))) this.drop();
     return u;
+  }
+
+  /** Stops following and forgets the client (its session and streams end). */
+  private drop(): void {
+    this.following?.abort();
+    this.following = undefined;
+    const old = this.client;
+    this.client = undefined;
+    if (old) this.ctx.waitUntil(old.close().catch(() => undefined));
+  }
+
+  /** After a configuration change: stops everything if this upstream is gone or disabled (admin API). */
+  async reconcile(id: string): Promise<void> {
+    await this.config(id, true);
   }
 
   private clientKey = '';
@@ -81,7 +121,14 @@ export class UpstreamObject extends DurableObject<Env> {
 
   private breakerOpen(): string | null {
     const wait = this.openUntil - Date.now();
-    return wait > 0 ? `circuit open after ${this.failures} failures; next try in ${Math.ceil(wait / 1000)} s` : null;
+    return wait > 0 ? `${this.lastFault} (circuit open after ${this.failures} failures; next try in ${Math.ceil(wait / 1000)} s)` : null;
+  }
+
+  private failed(e: unknown): string {
+    this.record(false);
+    this.client = undefined;
+    this.lastFault = describeFault(e);
+    return this.lastFault;
   }
 
   private record(ok: boolean): void {
@@ -104,21 +151,24 @@ export class UpstreamObject extends DurableObject<Env> {
     if (!u) return { id, prefix: id, error: 'not configured or disabled' };
     const cfg = configOf(this.env);
     const open = this.breakerOpen();
-    const listing = open ? null : this.clientFor(u).listing();
+    const t0 = performance.now();
+    let settled = 0;
+    const listing = open ? null : this.clientFor(u).listing().finally(() => void (settled = performance.now()));
+    // The upstream operation's own duration: until the listing settled, not until this code got back to it.
+    const took = () => Math.round((settled || performance.now()) - t0);
     await this.ctx.storage.put('id', id);
     await this.ctx.storage.setAlarm(Date.now() + cfg.upstreamPollMs);
     if (!listing) return { id, prefix: u.prefix, error: open! };
     try {
-      const report = reported(u, cfg.separator, await listing);
+      const report = { ...reported(u, cfg.separator, await listing), ms: took() };
       this.record(true);
       this.follow(u);
       return report;
     } catch (e) {
-      this.record(false);
-      this.client = undefined;
-      const error = e instanceof UpstreamError ? `${e.kind}: ${e.message}` : String(e);
-      console.warn(JSON.stringify({ msg: 'upstream list failed', upstream: u.id, error, failures: this.failures }));
-      return { id, prefix: u.prefix, error };
+      const ms = took();
+      const error = this.failed(e);
+      console.warn(JSON.stringify({ msg: 'upstream list failed', upstream: u.id, error, failures: this.failures, ms }));
+      return { id, prefix: u.prefix, error, ms };
     }
   }
 
@@ -128,52 +178,68 @@ export class UpstreamObject extends DurableObject<Env> {
     if (report.error === 'not configured or disabled') return { ok: false, prompts: 0, error: report.error };
     const { snapshot } = await catalogWriter(this.env).upstreamsReported([report]);
     const result: RefreshResult = report.prompts ? { ok: true, prompts: report.prompts.length } : { ok: false, prompts: 0, error: report.error! };
+    if (report.ms !== undefined) result.ms = report.ms;
     if (snapshot) result.snapshot = snapshot;
     return result;
   }
 
   /** prompts/get or completion/complete on the upstream, with the upstream's own prompt name. */
-  async forward(id: string, method: 'prompts/get' | 'completion/complete', params: Record<string, unknown>): Promise<ForwardResult> {
+  async forward(id: string, method: 'prompts/get' | 'completion/complete', params: Record<string, unknown>, target: ForwardTarget): Promise<ForwardResult> {
     const u = await this.config(id);
-    if (!u) return { ok: false, kind: 'unavailable', code: -32602, message: `Unknown upstream "${id}"` };
+    const unknown = { ok: false, kind: 'unknown', code: -32602, message: `Unknown prompt "${target.asked.length > 100 ? `${target.asked.slice(0, 100)}…` : target.asked}"` } as const;
+    if (!u) return unknown;
+    const original = servedOriginal(u, configOf(this.env).separator, target.asked, target.original);
+    if (original === null) return unknown;
     const open = this.breakerOpen();
-    if (open) return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable (${open})` };
+    if (open) return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
+    const named = method === 'prompts/get' ? { ...params, name: original } : { ...params, ref: { ...(params.ref as Record<string, unknown>), name: original } };
     try {
-      const result = await this.clientFor(u).request(method, params);
+      const result = await this.clientFor(u).request(method, named);
       this.record(true);
       return { ok: true, result };
     } catch (e) {
       if (e instanceof UpstreamError && e.kind === 'rpc') return { ok: false, kind: 'rpc', code: e.code ?? -32603, message: e.message, data: e.data };
-      this.record(false);
-      this.client = undefined;
+      const fault = this.failed(e);
       if (e instanceof UpstreamError && e.kind === 'timeout')
-        return { ok: false, kind: 'timeout', code: -32603, message: `Upstream "${id}" did not answer within ${u.timeoutMs} ms` };
-      return { ok: false, kind: 'failed', code: -32603, message: `Upstream "${id}" failed: ${e instanceof Error ? e.message : String(e)}` };
+        return { ok: false, kind: 'timeout', code: -32603, message: `Upstream "${id}" did not answer within ${u.timeoutMs} ms (timeout)` };
+      return { ok: false, kind: 'failed', code: -32603, message: `Upstream "${id}" failed: ${fault}` };
     }
   }
 
-  /** Re-lists whenever the upstream says its prompts changed; reconnects with backoff; stops if it offers no stream. */
+  /**
+   * Re-lists whenever the upstream says its prompts changed, and at once
+   * when the stream drops; reconnects with backoff; stops if it offers no
+   * stream, or when `drop` aborts it (configuration changed).
+   */
   private follow(u: UpstreamConfig): void {
-    if (this.listening) return;
-    this.listening = true;
+    if (this.following) return;
+    const ctl = (this.following = new AbortController());
+    const { signal } = ctl;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const changed = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => void this.refresh(u.id), 100);
+      timer = setTimeout(() => void (signal.aborted || this.refresh(u.id)), 100);
     };
+    const pause = (ms: number) => new Promise<void>((r) => {
+      const t = setTimeout(r, ms);
+      signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+    });
     void (async () => {
       let backoff = 1000;
-      for (;;) {
+      while (!signal.aborted) {
         const started = Date.now();
-        const outcome = await this.clientFor(u)
-          .listen(changed, new AbortController().signal)
-          .catch(() => 'ended' as const);
-        if (outcome === 'unsupported') break;
+        const client = this.client ?? this.clientFor(u);
+        const outcome = await client.listen(changed, signal).catch(() => 'ended' as const);
+        if (outcome === 'unsupported' || signal.aborted) break;
+        // The stream dropped: find out now whether the upstream is still there (the poll may be minutes away).
         if (Date.now() - started > 60_000) backoff = 1000;
-        await new Promise((r) => setTimeout(r, backoff));
+        else await pause(Math.min(backoff, 1000));
+        if (!signal.aborted) await this.refresh(u.id).catch(() => undefined);
+        await pause(backoff);
         backoff = Math.min(backoff * 2, 60_000);
       }
-      this.listening = false;
+      clearTimeout(timer);
+      if (this.following === ctl) this.following = undefined;
     })();
   }
 
@@ -184,7 +250,7 @@ export class UpstreamObject extends DurableObject<Env> {
 }
 
 /** Typed by the class's own methods: results carry open-ended upstream JSON the stub types cannot prove serializable. */
-export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward'>;
+export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward' | 'reconcile'>;
 
 export function upstreamStub(env: Env, id: string): UpstreamApi {
   return env.UPSTREAM.get(env.UPSTREAM.idFromName(id)) as unknown as UpstreamApi;
@@ -194,7 +260,12 @@ export function upstreamStub(env: Env, id: string): UpstreamApi {
 export async function refreshUpstreams(env: Env): Promise<Record<string, Omit<RefreshResult, 'snapshot'>>> {
   const ups = (await upstreamConfigs(env, true)).filter((u) => u.enabled);
   const results = await Promise.all(ups.map((u) => upstreamStub(env, u.id).refresh(u.id)));
-  return Object.fromEntries(ups.map((u, i) => [u.id, { ok: results[i]!.ok, prompts: results[i]!.prompts, ...(results[i]!.error ? { error: results[i]!.error } : {}) }]));
+  return Object.fromEntries(
+    ups.map((u, i) => {
+      const { snapshot: _snapshot, ...r } = results[i]!;
+      return [u.id, r];
+    }),
+  );
 }
 
 const afterResponse = () => new Promise<void>((r) => setTimeout(r, 0));
@@ -238,7 +309,7 @@ async function listNow(env: Env, catalog: Catalog, missing: UpstreamConfig[], pa
       try {
         return reported(u, separator, await client.listing());
       } catch (e) {
-        return { id: u.id, prefix: u.prefix, error: e instanceof UpstreamError ? `${e.kind}: ${e.message}` : String(e) };
+        return { id: u.id, prefix: u.prefix, error: describeFault(e) };
       }
     }),
   );

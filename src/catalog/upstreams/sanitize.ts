@@ -1,16 +1,16 @@
 /**
  * Upstream listings are untrusted: this keeps only what a prompt listing
- * needs, caps sizes, allows only https: and data: icons, applies the
+ * needs, caps sizes, allows only https: and data:image/ icons (the rule
+ * prompts/get content follows too, sanitize-content.ts), applies the
  * upstream's allow/deny lists and aliases, and namespaces the names.
  */
 import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
+import { publishedName } from './access.js';
 import { nameAllowed, type UpstreamConfig } from './config.js';
-import { namespaced } from './names.js';
+import { safeIcons } from './sanitize-content.js';
 
 export const MAX_UPSTREAM_PROMPTS = 1_000;
 const MAX_ARGS = 50;
-const MAX_ICONS = 3;
-const MAX_DATA_ICON = 100_000;
 
 const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
@@ -19,7 +19,7 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: Re
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
     const original = p.name;
     if (typeof original !== 'string' || !original || original.length > 256 || !nameAllowed(u, original)) continue;
-    const prompt: UpstreamPrompt = { name: namespaced(u.prefix, separator, u.aliases[original] ?? original), origin: { upstream: u.id, name: original } };
+    const prompt: UpstreamPrompt = { name: publishedName(u, separator, original), origin: { upstream: u.id, name: original } };
     const title = str(p.title, 200);
     const description = str(p.description, 4000);
     if (title !== undefined) prompt.title = title;
@@ -37,13 +37,8 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: Re
         return [arg];
       });
     }
-    if (Array.isArray(p.icons)) {
-      const icons = p.icons
-        .filter((i: Record<string, unknown>) => typeof i?.src === 'string' && (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)))
-        .slice(0, MAX_ICONS)
-        .map((i: Record<string, unknown>) => ({ src: i.src as string, ...(typeof i.mimeType === 'string' ? { mimeType: i.mimeType } : {}) }));
-      if (icons.length) prompt.icons = icons;
-    }
+    const icons = safeIcons(p.icons);
+    if (icons) prompt.icons = icons;
     out.push(prompt);
   }
   return out;

@@ -7,8 +7,9 @@
  * Apart from client.ts because nothing else there works this way: the
  * Streamable HTTP eras answer each POST in its own response.
  */
+import { guardedFetch, sameOrigin } from './fetch-guard.js';
 import { readSse, type UpstreamEvent } from './sse-reader.js';
-import { parseJson, unwrap, UpstreamError, withTimeout, type Json } from './wire.js';
+import { parseJson, unwrap, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
 
 export class SseLink {
   private readonly pending = new Map<number, (msg: Json) => void>();
@@ -25,18 +26,37 @@ export class SseLink {
     this.done = this.dispatch(events).catch(() => undefined);
   }
 
-  /** GETs the stream and waits (bounded) for its endpoint event. */
-  static async open(url: URL, headers: Record<string, string>, fetchFn: typeof fetch, timeoutMs: number): Promise<SseLink> {
+  /**
+   * GETs the stream and waits (within the operation's deadline) for its
+   * endpoint event. The endpoint must be on the configured origin: the
+   * configured headers go with every POST there.
+   */
+  static async open(url: URL, headers: Record<string, string>, fetchFn: typeof fetch, d: Deadline): Promise<SseLink> {
     const ctl = new AbortController();
-    const res = await fetchFn(url, { headers: { ...headers, accept: 'text/event-stream' }, signal: ctl.signal });
-    if (!res.ok || !res.body) throw new UpstreamError('http', `upstream answered neither Streamable HTTP nor HTTP+SSE (GET ${res.status})`, res.status);
-    const events = readSse(res.body);
-    const first = await withTimeout(events.next(), timeoutMs, 'waiting for the endpoint event');
-    if (first.done || first.value.event !== 'endpoint') {
+    const opened = () => guardedFetch(fetchFn, url, { headers: { ...headers, accept: 'text/event-stream' }, signal: ctl.signal });
+    let res: Response;
+    try {
+      res = await withTimeout(opened(), d, 'opening the HTTP+SSE stream');
+    } catch (e) {
       ctl.abort();
-      throw new UpstreamError('protocol', 'HTTP+SSE stream did not start with an endpoint event');
+      throw e instanceof UpstreamError ? e : new UpstreamError('http', `upstream unreachable: ${String(e)}`);
     }
-    return new SseLink(new URL(first.value.data, url), ctl, events);
+    if (!res.ok || !res.body) {
+      ctl.abort();
+      throw new UpstreamError('http', `upstream answered neither Streamable HTTP nor HTTP+SSE (GET ${res.status})`, res.status);
+    }
+    const events = readSse(res.body);
+    let endpoint: URL | undefined;
+    try {
+      const first = await withTimeout(events.next(), d, 'waiting for the endpoint event');
+      if (first.done || first.value.event !== 'endpoint') throw new UpstreamError('protocol', 'HTTP+SSE stream did not start with an endpoint event');
+      endpoint = new URL(first.value.data, url);
+      if (!sameOrigin(url, endpoint)) throw new UpstreamError('http', `HTTP+SSE endpoint is on another origin (${endpoint.origin}); not followed`, undefined, undefined, 'redirect_refused');
+    } catch (e) {
+      ctl.abort();
+      throw e instanceof UpstreamError ? e : new UpstreamError('protocol', `HTTP+SSE endpoint event is not a URL (${String(e)})`);
+    }
+    return new SseLink(endpoint, ctl, events);
   }
 
   private async dispatch(events: AsyncGenerator<UpstreamEvent>): Promise<void> {
@@ -52,13 +72,13 @@ export class SseLink {
    * POSTs one request (through the client's `post`, which owns headers and
    * timeouts) and waits for its reply on the stream.
    */
-  async request(msg: Json & { id: number; method: string }, post: (url: URL, body: Json) => Promise<Response>, timeoutMs: number): Promise<Json> {
+  async request(msg: Json & { id: number; method: string }, post: (url: URL, body: Json) => Promise<Response>, d: Deadline): Promise<Json> {
     const reply = new Promise<Json>((resolve) => this.pending.set(msg.id, resolve));
     try {
       const res = await post(this.endpoint, msg);
       await res.body?.cancel();
       if (!res.ok) throw new UpstreamError('http', `upstream answered ${res.status} to ${msg.method}`, res.status);
-      return unwrap(await withTimeout(reply, timeoutMs, msg.method));
+      return unwrap(await withTimeout(reply, d, msg.method));
     } finally {
       this.pending.delete(msg.id);
     }

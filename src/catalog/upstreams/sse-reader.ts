@@ -2,7 +2,14 @@
  * Reads Server-Sent Events from an upstream response body, event by event.
  * Comments and retry lines are dropped; empty-data events (priming) are
  * returned so callers can skip them explicitly.
+ *
+ * Bounded: one event may not grow past `maxEvent` characters, and a reply
+ * (not a long-lived change stream) may not pass `maxTotal` bytes. Past a
+ * bound the body is cancelled and `too_large` thrown, so an endless or huge
+ * stream costs at most the bound in memory.
  */
+import { MAX_REPLY_BYTES } from './body.js';
+import { UpstreamError } from './errors.js';
 
 export interface UpstreamEvent {
   event: string;
@@ -10,14 +17,19 @@ export interface UpstreamEvent {
   data: string;
 }
 
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<UpstreamEvent> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+export async function* readSse(body: ReadableStream<Uint8Array>, limits: { maxEvent?: number; maxTotal?: number } = {}): AsyncGenerator<UpstreamEvent> {
+  const maxEvent = limits.maxEvent ?? MAX_REPLY_BYTES;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buf = '';
+  let total = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buf += value.replace(/\r\n?/g, '\n');
+      total += value.byteLength;
+      if (limits.maxTotal !== undefined && total > limits.maxTotal) throw new UpstreamError('protocol', `upstream SSE reply passed ${limits.maxTotal} bytes`, undefined, undefined, 'too_large');
+      buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
       let i;
       while ((i = buf.indexOf('\n\n')) >= 0) {
         const block = buf.slice(0, i);
@@ -36,6 +48,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         }
         if (data.length || id !== undefined) yield { event, id, data: data.join('\n') };
       }
+      if (buf.length > maxEvent) throw new UpstreamError('protocol', `upstream SSE event passed ${maxEvent} characters`, undefined, undefined, 'too_large');
     }
   } finally {
     await reader.cancel().catch(() => {});

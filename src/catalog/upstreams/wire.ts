@@ -1,24 +1,33 @@
 /**
- * The wire level of the upstream client: its error type, header encoding,
- * and reading one JSON-RPC reply (plain JSON or an SSE stream) within a
- * timeout. No state: the client (client.ts) owns connections and eras.
+ * The wire level of the upstream client: header encoding, the deadline of
+ * one upstream operation, and reading one JSON-RPC reply (plain JSON or an
+ * SSE stream) within that deadline and the byte cap. No state: the client
+ * (client.ts) owns connections and eras.
  */
+import { MAX_REPLY_BYTES, readCapped } from './body.js';
+import { UpstreamError } from './errors.js';
 import { readSse, type UpstreamEvent } from './sse-reader.js';
+
+export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './errors.js';
 
 export type Json = Record<string, unknown>;
 
-export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
-
-export class UpstreamError extends Error {
-  constructor(
-    readonly kind: UpstreamErrorKind,
-    message: string,
-    readonly code?: number,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
+/**
+ * One deadline for a whole upstream operation (handshake, every page, every
+ * retry): each request and reply read gets what is left of it, so a slow
+ * handshake and a hanging list end at the timeout, not at their sum.
+ */
+export interface Deadline {
+  readonly ms: number;
+  readonly at: number;
+  readonly signal: AbortSignal;
 }
+
+export function deadline(ms: number): Deadline {
+  return { ms, at: Date.now() + ms, signal: AbortSignal.timeout(ms) };
+}
+
+export const remaining = (d: Deadline): number => Math.max(0, d.at - Date.now());
 
 /** Header-safe value, or the spec's base64 sentinel. */
 export function headerValue(v: string): string {
@@ -26,46 +35,53 @@ export function headerValue(v: string): string {
 }
 
 /** The result for `id`, from a JSON reply or from an SSE stream (priming and other messages skipped). */
-export async function reply(res: Response, id: number, timeoutMs: number): Promise<Json> {
+export async function reply(res: Response, id: number, d: Deadline): Promise<Json> {
   try {
-    return await readReply(res, id, timeoutMs);
+    return await readReply(res, id, d);
   } catch (e) {
     if (e instanceof UpstreamError) throw e;
     const name = (e as Error)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw new UpstreamError('timeout', `upstream reply did not complete within ${timeoutMs} ms`);
-    throw new UpstreamError('protocol', `upstream closed the reply mid-stream (${String(e)})`);
+    if (name === 'TimeoutError' || name === 'AbortError') throw new UpstreamError('timeout', `upstream reply did not complete within ${d.ms} ms`);
+    throw new UpstreamError('protocol', `upstream closed the reply mid-stream (${String(e)})`, undefined, undefined, 'closed');
+  } finally {
+    // A reply abandoned half-read (timeout, cap, wrong id) frees its connection now.
+    res.body?.cancel().catch(() => undefined);
   }
 }
 
-async function readReply(res: Response, id: number, timeoutMs: number): Promise<Json> {
+async function readReply(res: Response, id: number, d: Deadline): Promise<Json> {
   const type = res.headers.get('content-type') ?? '';
   if (type.includes('text/event-stream') && res.body) {
     const find = async () => {
-      for await (const ev of readSse(res.body!)) {
+      for await (const ev of readSse(res.body!, { maxTotal: MAX_REPLY_BYTES })) {
         if (!ev.data) continue;
         const msg = parseJson(ev);
         if (msg.id === id) return msg;
       }
-      throw new UpstreamError('protocol', 'SSE reply ended before the response arrived');
+      throw new UpstreamError('protocol', 'SSE reply ended before the response arrived', undefined, undefined, 'closed');
     };
-    return unwrap(await withTimeout(find(), timeoutMs, 'reading the SSE reply'));
+    return unwrap(await withTimeout(find(), d, 'reading the SSE reply'));
   }
-  const text = await withTimeout(res.text(), timeoutMs, 'reading the reply');
+  const text = await withTimeout(readCapped(res), d, 'reading the reply');
   let msg: Json;
   try {
     msg = JSON.parse(text) as Json;
   } catch {
-    throw new UpstreamError('protocol', 'upstream sent a reply that is not JSON');
+    throw new UpstreamError('protocol', 'upstream sent a reply that is not JSON', undefined, undefined, 'invalid_json');
   }
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new UpstreamError('protocol', 'upstream reply is not a JSON-RPC object');
   return unwrap(msg);
 }
 
 export function parseJson(ev: UpstreamEvent): Json {
+  let msg: unknown;
   try {
-    return JSON.parse(ev.data) as Json;
+    msg = JSON.parse(ev.data);
   } catch {
-    throw new UpstreamError('protocol', 'upstream sent an SSE event that is not JSON');
+    throw new UpstreamError('protocol', 'upstream sent an SSE event that is not JSON', undefined, undefined, 'invalid_json');
   }
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new UpstreamError('protocol', 'upstream sent an SSE event that is not a JSON-RPC object');
+  return msg as Json;
 }
 
 export function unwrap(msg: Json): Json {
@@ -75,10 +91,13 @@ export function unwrap(msg: Json): Json {
   return msg.result as Json;
 }
 
-export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+/** `p`, or a timeout error when the deadline passes first. */
+export async function withTimeout<T>(p: Promise<T>, d: Deadline | number, what: string): Promise<T> {
+  const ms = typeof d === 'number' ? d : remaining(d);
+  const total = typeof d === 'number' ? d : d.ms;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new UpstreamError('timeout', `upstream timed out ${what} (${ms} ms)`)), ms)))]);
+    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`)), ms)))]);
   } finally {
     clearTimeout(timer);
   }

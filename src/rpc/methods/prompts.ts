@@ -36,7 +36,7 @@ export async function getPrompt(params: Params, ctx: CallContext) {
   // The same limits as a local prompt, before anything goes upstream.
   readArguments(params?.arguments, ctx.cfg.limits);
   const relayed = await relayedParams(ctx, route.origin, params);
-  return getRemote(ctx, route.origin, params?.arguments, relayed).catch((e: unknown) => {
+  return getRemote(ctx, route.origin, params?.arguments, String(params?.name), relayed).catch((e: unknown) => {
     throw translateCapabilityError(ctx, route.origin, e);
   });
 }

@@ -1,0 +1,40 @@
+/**
+ * How an upstream failed. `kind` is the coarse class the client's callers
+ * branch on (rpc errors are the upstream's own answers; everything else is
+ * a fault of the upstream). `fault` names the fault precisely, for
+ * operators: it leads each upstream's `lastError` in /status.
+ */
+
+export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
+
+/**
+ * - timeout: no complete answer within the upstream's timeout (one deadline per operation)
+ * - unreachable: the connection failed (refused, reset before any answer, DNS)
+ * - http_<status>: an HTTP error status (http_500, http_401, ...)
+ * - redirect_refused: the upstream answered 3xx, or its HTTP+SSE endpoint named another origin; never followed
+ * - too_large: the reply (or one SSE event) passed the byte cap; the rest was not read
+ * - invalid_json: the reply or an event was not JSON
+ * - closed: the upstream closed the reply before it was complete
+ * - protocol: well-formed JSON that is not a valid MCP answer
+ * - rpc_error: the upstream answered with a JSON-RPC error
+ */
+export type UpstreamFault = 'timeout' | 'unreachable' | `http_${number}` | 'redirect_refused' | 'too_large' | 'invalid_json' | 'closed' | 'protocol' | 'rpc_error';
+
+export class UpstreamError extends Error {
+  readonly fault: UpstreamFault;
+  constructor(
+    readonly kind: UpstreamErrorKind,
+    message: string,
+    readonly code?: number,
+    readonly data?: unknown,
+    fault?: UpstreamFault,
+  ) {
+    super(message);
+    this.fault = fault ?? (kind === 'http' ? (code ? `http_${code}` : 'unreachable') : kind === 'rpc' ? 'rpc_error' : kind);
+  }
+}
+
+/** `fault: message`, the form /status shows. */
+export function describeFault(e: unknown): string {
+  return e instanceof UpstreamError ? `${e.fault}: ${e.message}` : `protocol: ${String(e)}`;
+}
