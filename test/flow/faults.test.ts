@@ -12,7 +12,7 @@
  * count that should be 0 is asserted to be 0.
  */
 import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { catalogWriter } from '../../src/catalog/writer.js';
 import { publishChange } from '../../src/session/feed.js';
@@ -29,6 +29,18 @@ afterAll(() => {
   console.log(JSON.stringify({ suite: 'durable-object-faults', ...counts }));
 });
 
+/** Faults injected by the running test; they count as survived only once all its checks have passed. */
+let unproven = 0;
+afterEach((ctx) => {
+  // A failed check marks the test 'fail' before its afterEach hooks run.
+  if (ctx.task.result?.state !== 'fail' && !ctx.task.result?.errors?.length) counts.faultsSurvived += unproven;
+  unproven = 0;
+});
+const injected = () => {
+  counts.faultsInjected += 1;
+  unproven += 1;
+};
+
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS);
   await flushFeed();
@@ -39,7 +51,7 @@ const writer = () => catalogWriter(env);
 
 /** The runtime's restart of one object: its memory and sockets are gone, its storage stays. */
 async function restart(stub: DurableObjectStub): Promise<void> {
-  counts.faultsInjected += 1;
+  injected();
   await runInDurableObject(stub, (_o, ctx) => ctx.abort('injected fault')).catch(() => {});
 }
 
@@ -52,7 +64,6 @@ async function tallyLegacy(clients: LegacyClient[], generations: number): Promis
     counts.duplicateNotifications += t.duplicates;
     counts.missedReplays += t.missed;
     counts.lostUpdates += Math.max(0, generations - t.logged.length);
-    if (alive && t.duplicates === 0 && t.missed === 0) counts.faultsSurvived += 1;
     expect(t.logged, `session ${c.session.id.slice(0, 8)}: one notification per generation`).toHaveLength(generations);
     expect(t.received).toHaveLength(generations);
   }
@@ -115,7 +126,6 @@ describe('session object restarted mid-stream', () => {
     expect(t.logged).toHaveLength(4);
     // Nothing after the replay but the end of the stream.
     expect(t.received).toEqual([]);
-    counts.faultsSurvived += 1;
   });
 });
 
@@ -178,12 +188,11 @@ describe('change feed restarted', () => {
     await holdFeed();
     const generation = await publish(FIXTURE_PROMPTS);
     // What a restart between the feed's two writes left before they were written together: pending, no alarm.
-    counts.faultsInjected += 1;
+    injected();
     await runInDurableObject(feedStub(), (_o, ctx) => ctx.storage.deleteAlarm());
     // The writer's retry (its alarm after the failed call) announces the same generation again.
     expect(await publishChange(env, { kind: 'prompts_list_changed', generation })).toBe(false);
     expect(await flushFeed()).toBe(generation);
-    counts.faultsSurvived += 1;
   });
   it('while publishes announce to it: every write is served and announced without another write', async () => {
     const c = await legacyClient();
@@ -223,7 +232,7 @@ describe('catalog writer restarted', () => {
     const held = runInDurableObject(feedStub(), (_o, ctx) => ctx.blockConcurrencyWhile(() => gate)).catch(() => {});
     const write = admin('PUT', `/prompts/${name}`, text(name, 'once')).then((r) => r.status, () => 0);
     await waitFor(async () => !!(await env.PROMPTS.get<{ prompts: { name: string }[] }>('catalog/head', 'json'))?.prompts.some((p) => p.name === name), 'history and KV written');
-    counts.faultsInjected += 1;
+    injected();
     await abortAllDurableObjects();
     release();
     await held;
@@ -235,7 +244,6 @@ describe('catalog writer restarted', () => {
     // The client's retry of the failed write finds it applied: no second version.
     expect(await putUntilDone(name, 'once')).toBe(1);
     expect((await writer().get(name)).versions).toHaveLength(1);
-    counts.faultsSurvived += 1;
   });
   it('at any point of a publish (every object restarted): history, KV and the announcement converge with no further write', async () => {
     for (let k = 0; k < 24; k++) {
@@ -244,7 +252,7 @@ describe('catalog writer restarted', () => {
       // Later and later into the publish: before it, inside the history commit, the KV write, the announcement, after it.
       // (Where each restart lands depends on the machine; the invariant must hold wherever it lands.)
       await new Promise((r) => setTimeout(r, k));
-      counts.faultsInjected += 1;
+      injected();
       await abortAllDurableObjects();
       const status = await write;
       const versions = (await writer().get(name)).versions.length;
@@ -255,7 +263,6 @@ describe('catalog writer restarted', () => {
       // A write is either not applied at all, or applied once and then served and announced.
       const consistent = versions === 0 ? !served : versions === 1 && served && announced === head.generation;
       if (!consistent) counts.lostUpdates += 1;
-      else counts.faultsSurvived += 1;
       if (versions > 1) counts.duplicateApplications += 1;
       expect({ k, status, versions, served, announcedCurrent: announced === head.generation }).toMatchObject({ versions: versions === 0 ? 0 : 1, served: versions === 1 });
       expect(announced, `write ${k} (HTTP ${status}) announced`).toBe(head.generation);
@@ -266,6 +273,7 @@ describe('catalog writer restarted', () => {
 describe('counts', () => {
   it('every count that should be 0 is 0', () => {
     expect(counts.faultsInjected).toBeGreaterThan(0);
+    expect(counts.faultsSurvived).toBe(counts.faultsInjected);
     expect({ lostUpdates: counts.lostUpdates, duplicateApplications: counts.duplicateApplications, duplicateNotifications: counts.duplicateNotifications, missedReplays: counts.missedReplays, lostSessions: counts.lostSessions }).toEqual({
       lostUpdates: 0,
       duplicateApplications: 0,
