@@ -24,9 +24,28 @@ app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url)
 // The same `{error: {code, message}}` shape as every other plain-HTTP error (api-error.ts).
 app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route for ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}` } }, 404));
 
+/**
+ * A Durable Object that was reset, restarted or overloaded mid-call: the
+ * runtime marks the error (`durableObjectReset`, `retryable`, `overloaded`).
+ * Every write path is idempotent (the writer applies
+ * identical content once), so the honest answer is 503 with Retry-After, not
+ * a 500 that reads as a bug.
+ */
+function retryable(err: Error): boolean {
+  const e = err as { retryable?: unknown; overloaded?: unknown; durableObjectReset?: unknown };
+  return e.retryable === true || e.overloaded === true || e.durableObjectReset === true;
+}
+
 app.onError((err, c) => {
+  if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
+    console.warn(JSON.stringify({ msg: 'request failed, retryable', path: c.req.path, error: String(err) }));
+    err = c.req.path.startsWith('/admin')
+      ? new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)')
+      : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', undefined, { 'retry-after': '1' });
+  }
   if (err instanceof ApiError) {
     const error = err.issues === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, issues: err.issues };
+    if (err.status === 503) c.header('retry-after', '1');
     return c.json({ error }, err.status);
   }
   let http: HttpError;
