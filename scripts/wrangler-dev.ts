@@ -17,6 +17,7 @@
  *
  *   tsx scripts/wrangler-dev.ts [--ip 127.0.0.1] [--port 8787] [--persist-to DIR] [--var NAME:VALUE]...
  */
+import { createServer } from 'node:net';
 import { unstable_startWorker } from 'wrangler';
 
 function parse(argv: string[]): { ip: string; port: number; persist?: string; vars: Record<string, string> } {
@@ -37,7 +38,21 @@ function parse(argv: string[]): { ip: string; port: number; persist?: string; va
   return out;
 }
 
+/**
+ * wrangler's API does not give up when workerd cannot bind the port (the CLI
+ * exits): say so and exit, like the CLI, instead of hanging.
+ */
+async function ensureFree(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new Error(`Address already in use: ${host}:${port} (EADDRINUSE)`) : e));
+    probe.listen(port, host, () => resolve());
+  });
+  await new Promise((r) => probe.close(r));
+}
+
 const args = parse(process.argv.slice(2));
+await ensureFree(args.ip, args.port);
 const worker = await unstable_startWorker({
   config: 'wrangler.toml',
   bindings: Object.fromEntries(Object.entries(args.vars).map(([k, v]) => [k, { type: 'plain_text' as const, value: v }])),

@@ -235,6 +235,8 @@ async function waitReady(url: string, run: Running, timeoutMs: number): Promise<
         /EADDRINUSE|address already in use/i.test(text),
       );
     }
+    // workerd could not bind the port (someone took it after freePort()): wrangler's API does not exit on that.
+    if (/Address already in use/i.test(run.output())) throw new StartError(`${url}: address already in use.\n--- wrangler output ---\n${tidy(run.output())}`, true);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       const body = await res.text();
