@@ -1,5 +1,6 @@
 /**
- * `npm start`: runs `wrangler dev` (local KV and Durable Objects), publishes
+ * `npm start`: runs `wrangler dev` (local KV and Durable Objects) without
+ * the DevTools inspector (scripts/wrangler-dev.ts says why), publishes
  * ./prompts through the admin API as soon as the gateway answers, and
  * republishes whenever a prompt file changes, so connected clients get
  * notifications/prompts/list_changed while you edit.
@@ -19,7 +20,7 @@ function devToken(): string {
   return m[1]!.trim();
 }
 
-const wrangler = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', port, ...process.argv.slice(2)], { stdio: 'inherit' });
+const wrangler = spawn('npx', ['tsx', 'scripts/wrangler-dev.ts', '--ip', '127.0.0.1', '--port', port, ...process.argv.slice(2)], { stdio: 'inherit' });
 const stop = () => {
   wrangler.kill('SIGTERM');
   process.exit(0);

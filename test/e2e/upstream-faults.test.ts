@@ -36,14 +36,14 @@ const FAULTS: Record<string, { list: Behaviour; all?: Behaviour; fault: string }
 };
 /**
  * Byte-heavy faults run on a gateway of their own: under `wrangler dev`
- * every upstream byte passes through wrangler's local proxy on the same two
- * cores, which would slow the light faults' timing down with them. The
- * 45 MB listing (`huge`) and the endless SSE reply are covered against the
- * client itself in test/node/upstream-guard.test.ts: more than one such
- * upstream served to local workerd at once makes
- * workerd open thousands of sockets to wrangler's loopback service until
- * file descriptors run out, although the Worker stops reading at the cap
- * (see the report of issue 11).
+ * every upstream byte passes through the local runtime on the same two
+ * cores, which would slow the light faults' timing down with them. One
+ * endless upstream here keeps the strict timeout + 50 ms bound measurable on
+ * a loaded machine (three heavy upstreams at once took up to 2.9 s of CPU to
+ * read to their caps); test/e2e/upstream-bigreply.test.ts serves two 45 MB
+ * listings, an endless JSON and an endless SSE reply at once and checks that
+ * the gateway answers and its file descriptors stay bounded, and
+ * test/node/upstream-guard.test.ts cuts each at the cap in the client itself.
  */
 const HEAVY: Record<string, { list: Behaviour; fault: string }> = {
   endless: { list: 'endless', fault: 'too_large' },

@@ -24,6 +24,8 @@ export interface Scripted {
   seen: SeenRequest[];
   /** Bytes written by `huge`/`endless` answers before the client went away. */
   bytesSent: () => number;
+  /** TCP connections accepted so far, and those still open. */
+  connections: () => { total: number; open: number };
   close(): Promise<void>;
 }
 
@@ -47,6 +49,17 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   const http = createServer(handler);
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   return { http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
+}
+
+function countConnections(http: HttpServer): () => { total: number; open: number } {
+  let total = 0;
+  let open = 0;
+  http.on('connection', (socket) => {
+    total++;
+    open++;
+    socket.once('close', () => open--);
+  });
+  return () => ({ total, open });
 }
 
 function stop(http: HttpServer): Promise<void> {
@@ -166,10 +179,12 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
     if (msg.method === 'completion/complete') return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion: { values: ['one', 'two'] } } });
     return json(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
   });
+  const connections = countConnections(http);
   return {
     url: `${url}/mcp`,
     seen,
     bytesSent: () => sent,
+    connections,
     close: async () => {
       for (const t of timers) clearInterval(t);
       await stop(http);
@@ -185,5 +200,5 @@ export async function canaryServer(): Promise<Scripted> {
     seen.push({ method: req.method ?? '', headers: req.headers });
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{"prompts":[]}}');
   });
-  return { url: `${url}/latest/meta-data`, seen, bytesSent: () => 0, close: () => stop(http) };
+  return { url: `${url}/latest/meta-data`, seen, bytesSent: () => 0, connections: countConnections(http), close: () => stop(http) };
 }

@@ -34,6 +34,12 @@ export interface GatewayOptions {
   vars?: Record<string, string | number>;
   /** How long to wait for `wrangler dev` to answer (default 60 s). */
   readyTimeoutMs?: number;
+  /**
+   * Run the plain `wrangler dev` CLI, DevTools inspector included, instead of
+   * scripts/wrangler-dev.ts (what `npm start` runs: the same local runtime
+   * without the inspector, see there why). Default false.
+   */
+  devtools?: boolean;
 }
 
 export interface Gateway {
@@ -45,6 +51,8 @@ export interface Gateway {
   readonly persistDir: string;
   /** The admin token this gateway was started with. */
   readonly adminToken: string;
+  /** The process group of wrangler and its workerd processes (for resource checks such as open file descriptors). */
+  readonly pgid: number;
   /** Publishes a prompt directory through the admin API. */
   publish(dir: string): Promise<PushResult>;
   /** Everything wrangler printed so far (tail), for diagnostics. */
@@ -178,8 +186,8 @@ interface Running {
   hasExited: () => boolean;
 }
 
-function spawnWrangler(port: number, persistDir: string, vars: Record<string, string>): Running {
-  const args = ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir];
+function spawnWrangler(port: number, persistDir: string, vars: Record<string, string>, devtools: boolean): Running {
+  const args = [...(devtools ? ['wrangler', 'dev'] : ['tsx', 'scripts/wrangler-dev.ts']), '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
   const child = spawn('npx', args, { cwd: PROJECT_ROOT, env: childEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error('failed to spawn `npx wrangler dev`');
@@ -227,6 +235,8 @@ async function waitReady(url: string, run: Running, timeoutMs: number): Promise<
         /EADDRINUSE|address already in use/i.test(text),
       );
     }
+    // workerd could not bind the port (someone took it after freePort()): wrangler's API does not exit on that.
+    if (/Address already in use/i.test(run.output())) throw new StartError(`${url}: address already in use.\n--- wrangler output ---\n${tidy(run.output())}`, true);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       const body = await res.text();
@@ -280,7 +290,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const run = spawnWrangler(port, persistDir, vars);
+      const run = spawnWrangler(port, persistDir, vars, opts.devtools ?? false);
       entry.pgid = run.pgid;
       try {
         await waitReady(url, run, opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
@@ -299,6 +309,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
         mcpUrl: `${url}/mcp`,
         persistDir,
         adminToken,
+        pgid: run.pgid,
         publish: (dir) => pushDir(url, adminToken, dir),
         output: () => tidy(run.output()),
         stop: () =>
