@@ -89,6 +89,8 @@ describe('follow loops', () => {
     bPrompts.push({ name: 'two_more', text: 'b two more' });
     await b.notifyChanged();
     await waitFor('the change on the new server is listed (no poll)', async () => (await names()).includes('moving.two_more'));
+    expect({ old: a.streams(), now: b.streams() }).toEqual({ old: 0, now: 1 });
+    expect(await names()).toContain('moving.two_more');
   });
 
   it('a removed upstream stops being followed at once and is not reconnected to', async () => {
