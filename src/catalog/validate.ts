@@ -9,6 +9,7 @@
  */
 import { placeholders, templatedFields } from './template.js';
 import type { Issue } from './types.js';
+import { isRecord } from '../lib/json.js';
 
 export const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_TEXT = 100_000;
@@ -16,7 +17,6 @@ const MAX_VALUES = 1_000;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 class Checker {
   readonly issues: Issue[] = [];
@@ -38,7 +38,7 @@ function checkIcons(c: Checker, icons: unknown, path: string): void {
   if (!Array.isArray(icons)) return c.fail(path, 'must be a list');
   icons.forEach((icon, i) => {
     const p = `${path}[${i}]`;
-    if (!isObj(icon)) return c.fail(p, 'must be an object');
+    if (!isRecord(icon)) return c.fail(p, 'must be an object');
     c.str(icon, 'src', `${p}.`, { required: true, max: 200_000 });
     if (typeof icon.src === 'string' && !/^(https:|data:)/.test(icon.src)) c.fail(`${p}.src`, 'must be an https: or data: URI');
     c.str(icon, 'mimeType', `${p}.`, { max: 100 });
@@ -57,7 +57,7 @@ function checkBase64(c: Checker, o: Obj, key: string, path: string, mimePrefix: 
 }
 
 function checkContent(c: Checker, block: unknown, path: string): void {
-  if (!isObj(block)) return c.fail(path, 'must be an object');
+  if (!isRecord(block)) return c.fail(path, 'must be an object');
   const p = `${path}.`;
   switch (block.type) {
     case 'text':
@@ -73,7 +73,7 @@ function checkContent(c: Checker, block: unknown, path: string): void {
       return checkIcons(c, block.icons, `${p}icons`);
     case 'resource': {
       const r = block.resource;
-      if (!isObj(r)) return c.fail(`${p}resource`, 'required');
+      if (!isRecord(r)) return c.fail(`${p}resource`, 'required');
       c.str(r, 'uri', `${p}resource.`, { required: true, max: 4096 });
       c.str(r, 'mimeType', `${p}resource.`, { max: 100 });
       if (typeof r.text === 'string') return;
@@ -88,7 +88,7 @@ function checkContent(c: Checker, block: unknown, path: string): void {
 /** Validates one record; returns its issues (empty when valid). */
 export function validatePrompt(input: unknown): Issue[] {
   const c = new Checker();
-  if (!isObj(input)) return [{ path: '', message: 'must be an object' }];
+  if (!isRecord(input)) return [{ path: '', message: 'must be an object' }];
   c.str(input, 'name', '', { required: true, max: 64 });
   if (typeof input.name === 'string' && input.name && !NAME_PATTERN.test(input.name))
     c.fail('name', 'may only use A-Z a-z 0-9 _ . - (at most 64 characters)');
@@ -102,7 +102,7 @@ export function validatePrompt(input: unknown): Issue[] {
   if (input.arguments !== undefined && !Array.isArray(input.arguments)) c.fail('arguments', 'must be a list');
   (Array.isArray(input.arguments) ? input.arguments : []).forEach((arg: unknown, i) => {
     const p = `arguments[${i}]`;
-    if (!isObj(arg)) return c.fail(p, 'must be an object');
+    if (!isRecord(arg)) return c.fail(p, 'must be an object');
     c.str(arg, 'name', `${p}.`, { required: true, max: 64 });
     if (typeof arg.name === 'string') {
       if (arg.name && !NAME_PATTERN.test(arg.name)) c.fail(`${p}.name`, 'may only use A-Z a-z 0-9 _ . -');
@@ -120,10 +120,10 @@ export function validatePrompt(input: unknown): Issue[] {
   if (!Array.isArray(input.messages) || input.messages.length === 0) c.fail('messages', 'must be a non-empty list');
   (Array.isArray(input.messages) ? input.messages : []).forEach((m: unknown, i) => {
     const p = `messages[${i}]`;
-    if (!isObj(m)) return c.fail(p, 'must be an object');
+    if (!isRecord(m)) return c.fail(p, 'must be an object');
     if (m.role !== 'user' && m.role !== 'assistant') c.fail(`${p}.role`, 'must be user or assistant');
     checkContent(c, m.content, `${p}.content`);
-    if (!isObj(m.content)) return;
+    if (!isRecord(m.content)) return;
     for (const { obj, key } of templatedFields(m.content)) {
       for (const name of placeholders(obj[key] as string)) {
         if (!declared.has(name)) c.fail(`${p}.content`, `placeholder {{${name}}} names no declared argument`);
@@ -139,7 +139,7 @@ export function validateSet(inputs: readonly unknown[], label: (i: number) => st
   const seen = new Map<string, number>();
   inputs.forEach((input, i) => {
     for (const issue of validatePrompt(input)) issues.push({ path: `${label(i)}: ${issue.path}`, message: issue.message });
-    const name = isObj(input) && typeof input.name === 'string' ? input.name : undefined;
+    const name = isRecord(input) && typeof input.name === 'string' ? input.name : undefined;
     if (name === undefined) return;
     const first = seen.get(name);
     if (first !== undefined) issues.push({ path: `${label(i)}: name`, message: `duplicate prompt name "${name}" (also ${label(first)})` });

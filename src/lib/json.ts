@@ -1,10 +1,15 @@
 /**
- * Bounds on parsed JSON that the body limit alone does not give. An 18 KB
+ * Shapes of parsed JSON. `isRecord` is the one object test every parser of
+ * untrusted JSON here uses. The depth bound is what the body limit alone
+ * does not give. An 18 KB
  * body can nest 3,000 levels deep; anything that later walks it
  * recursively (structured clone into a Durable Object, JSON.stringify of a
  * stored session) then overflows the stack. Checked once, iteratively,
  * right after parsing.
  */
+
+/** A JSON object: not null, not an array. */
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Deepest nesting of objects and arrays accepted in a request body. */
 export const MAX_JSON_DEPTH = 64;

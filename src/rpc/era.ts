@@ -11,14 +11,14 @@
 import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META } from '../lib/versions.js';
 import { ErrorCode, HttpError } from './errors.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isRecord } from '../lib/json.js';
 
 export type Era = 'legacy' | 'modern';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function metaOf(m: unknown): Record<string, unknown> | undefined {
-  if (!isObject(m) || !isObject(m.params)) return undefined;
-  return isObject(m.params._meta) ? m.params._meta : undefined;
+  if (!isRecord(m) || !isRecord(m.params)) return undefined;
+  return isRecord(m.params._meta) ? m.params._meta : undefined;
 }
 
 function carriesModernMeta(m: unknown): boolean {
@@ -44,7 +44,7 @@ export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
   if (Array.isArray(body)) return body.some(carriesModernMeta) ? 'modern' : 'legacy';
   if (carriesModernMeta(body)) return 'modern';
   const header = protocolVersionHeader?.trim();
-  if (!isModernVersion(header) || !isObject(body) || typeof body.method !== 'string') return 'legacy';
+  if (!isModernVersion(header) || !isRecord(body) || typeof body.method !== 'string') return 'legacy';
   if (!('id' in body)) return 'modern'; // a notification: answered 202 by the modern entry
   const id = typeof body.id === 'string' || (typeof body.id === 'number' && Number.isInteger(body.id)) ? body.id : undefined;
   if (body.method === 'initialize')

@@ -8,6 +8,7 @@
  * data:image/). Upstream `_meta` on content is not passed on.
  */
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { isRecord } from '../../lib/json.js';
 
 const MAX_DATA_ICON = 100_000;
 const MAX_ICONS = 3;
@@ -15,7 +16,6 @@ const MAX_URI = 2048;
 const REFUSED_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'blob', 'about']);
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): v is string => typeof v === 'string';
 
 /** A resource URI a client may follow: an explicit, non-script scheme, no whitespace or control characters. */
@@ -29,14 +29,14 @@ export function safeUri(v: unknown): v is string {
 export function safeIcons(v: unknown): { src: string; mimeType?: string }[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const icons = v
-    .filter((i): i is Obj => isObj(i) && str(i.src) && !/[\x00-\x20\x7f]/.test(i.src) && (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)))
+    .filter((i): i is Obj => isRecord(i) && str(i.src) && !/[\x00-\x20\x7f]/.test(i.src) && (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)))
     .slice(0, MAX_ICONS)
     .map((i) => ({ src: i.src as string, ...(str(i.mimeType) ? { mimeType: i.mimeType } : {}) }));
   return icons.length ? icons : undefined;
 }
 
 function annotations(v: unknown): Obj | undefined {
-  if (!isObj(v)) return undefined;
+  if (!isRecord(v)) return undefined;
   const out: Obj = {};
   if (Array.isArray(v.audience)) out.audience = v.audience.filter((a) => a === 'user' || a === 'assistant');
   if (typeof v.priority === 'number' && v.priority >= 0 && v.priority <= 1) out.priority = v.priority;
@@ -46,7 +46,7 @@ function annotations(v: unknown): Obj | undefined {
 
 /** The block rebuilt from its known fields, or null when it must not reach the client. */
 export function sanitizeContent(block: unknown): ContentBlock | null {
-  if (!isObj(block)) return null;
+  if (!isRecord(block)) return null;
   const a = annotations(block.annotations);
   const withAnn = <T extends Obj>(b: T) => (a ? { ...b, annotations: a } : b);
   switch (block.type) {
@@ -58,7 +58,7 @@ export function sanitizeContent(block: unknown): ContentBlock | null {
       return withAnn({ type: block.type, data: block.data, mimeType: block.mimeType }) as ContentBlock;
     case 'resource': {
       const r = block.resource;
-      if (!isObj(r) || !safeUri(r.uri)) return null;
+      if (!isRecord(r) || !safeUri(r.uri)) return null;
       const body = str(r.text) ? { text: r.text } : str(r.blob) ? { blob: r.blob } : null;
       if (!body) return null;
       return withAnn({ type: 'resource', resource: { uri: r.uri, ...(str(r.mimeType) ? { mimeType: r.mimeType } : {}), ...body } }) as ContentBlock;

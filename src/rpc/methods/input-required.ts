@@ -29,6 +29,7 @@ import { CLIENT_CAPABILITIES_META, MODERN_VERSIONS } from '../../lib/versions.js
 import type { CallContext } from '../context.js';
 import type { Params } from '../envelope.js';
 import { ErrorCode, HttpError, invalidParams, RpcError } from '../errors.js';
+import { isRecord } from '../../lib/json.js';
 
 const STATE_PURPOSE = 'mrtr-state/v1';
 const STATE_PREFIX = 'pg1.';
@@ -37,7 +38,6 @@ const MAX_INPUT_REQUESTS = 16;
 /** The client capabilities an input request can need; nothing else of the client's is declared upstream. */
 const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
   const who = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${ctx.header('authorization') ?? ''}`)));
@@ -68,12 +68,12 @@ async function unwrapState(ctx: CallContext, origin: PromptOrigin, wrapped: unkn
 export async function relayedParams(ctx: CallContext, origin: PromptOrigin, params: Params): Promise<Record<string, unknown>> {
   if (ctx.era !== 'modern' || !params) return {};
   const out: Record<string, unknown> = {};
-  const meta = isObject(params._meta) ? params._meta : {};
-  const caps = isObject(meta[CLIENT_CAPABILITIES_META]) ? (meta[CLIENT_CAPABILITIES_META] as Record<string, unknown>) : {};
+  const meta = isRecord(params._meta) ? params._meta : {};
+  const caps = isRecord(meta[CLIENT_CAPABILITIES_META]) ? (meta[CLIENT_CAPABILITIES_META] as Record<string, unknown>) : {};
   const relayed = Object.fromEntries(RELAYED_CAPABILITIES.filter((k) => Object.hasOwn(caps, k)).map((k) => [k, caps[k]]));
   out._meta = { [CLIENT_CAPABILITIES_META]: relayed };
   if (params.inputResponses !== undefined) {
-    if (!isObject(params.inputResponses)) throw invalidParams('Invalid params: inputResponses must be an object');
+    if (!isRecord(params.inputResponses)) throw invalidParams('Invalid params: inputResponses must be an object');
     out.inputResponses = params.inputResponses;
   }
   if (params.requestState !== undefined) out.requestState = await unwrapState(ctx, origin, params.requestState);
@@ -88,7 +88,7 @@ function legacyRefusal(origin: PromptOrigin, data?: unknown): RpcError {
   return new RpcError(
     ErrorCode.InternalError,
     `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input from the client while it is fetched (multi-round-trip requests), which only protocol revision ${MODERN_VERSIONS[0]} can carry; connect with ${MODERN_VERSIONS[0]} to use it`,
-    { reason: 'input_required', requiredRevision: MODERN_VERSIONS[0], ...(isObject(data) && isObject(data.requiredCapabilities) ? { requiredCapabilities: data.requiredCapabilities } : {}) },
+    { reason: 'input_required', requiredRevision: MODERN_VERSIONS[0], ...(isRecord(data) && isRecord(data.requiredCapabilities) ? { requiredCapabilities: data.requiredCapabilities } : {}) },
   );
 }
 
@@ -114,21 +114,21 @@ function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): Http
  */
 export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin, result: Record<string, unknown>, relayed: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   if (ctx.era !== 'modern') throw legacyRefusal(origin);
-  const meta = isObject(relayed._meta) ? relayed._meta : {};
-  const declared = isObject(meta[CLIENT_CAPABILITIES_META]) ? (meta[CLIENT_CAPABILITIES_META] as Record<string, unknown>) : {};
+  const meta = isRecord(relayed._meta) ? relayed._meta : {};
+  const declared = isRecord(meta[CLIENT_CAPABILITIES_META]) ? (meta[CLIENT_CAPABILITIES_META] as Record<string, unknown>) : {};
   const requests = result.inputRequests;
   const state = result.requestState;
   const bad = (why: string) => new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" sent an invalid input_required result for "${origin.name}": ${why}`);
-  if (requests !== undefined && (!isObject(requests) || Object.keys(requests).length > MAX_INPUT_REQUESTS)) throw bad(`inputRequests must be an object of at most ${MAX_INPUT_REQUESTS} requests`);
+  if (requests !== undefined && (!isRecord(requests) || Object.keys(requests).length > MAX_INPUT_REQUESTS)) throw bad(`inputRequests must be an object of at most ${MAX_INPUT_REQUESTS} requests`);
   if (state !== undefined && (typeof state !== 'string' || state.length > MAX_STATE)) throw bad(`requestState must be a string of at most ${MAX_STATE} characters`);
   if (requests === undefined && state === undefined) throw bad('neither inputRequests nor requestState');
   const inputRequests: Record<string, unknown> = {};
   const needed: Record<string, unknown> = {};
   for (const [key, r] of Object.entries(requests ?? {})) {
-    if (!isObject(r) || typeof r.method !== 'string' || !Object.hasOwn(NEEDS, r.method)) throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
+    if (!isRecord(r) || typeof r.method !== 'string' || !Object.hasOwn(NEEDS, r.method)) throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
     const capability = NEEDS[r.method]!;
     if (!Object.hasOwn(declared, capability)) needed[capability] = {};
-    inputRequests[key] = { method: r.method, ...(isObject(r.params) ? { params: r.params } : {}) };
+    inputRequests[key] = { method: r.method, ...(isRecord(r.params) ? { params: r.params } : {}) };
   }
   if (Object.keys(needed).length) throw undeclared(origin, needed);
   const out: Record<string, unknown> = { resultType: 'input_required' };
@@ -145,6 +145,6 @@ export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin,
  * the upstream gave, naming the prompt. Anything else passes unchanged.
  */
 export function translateCapabilityError(ctx: CallContext, origin: PromptOrigin, e: unknown): unknown {
-  if (!(e instanceof RpcError) || !isObject(e.data) || !isObject(e.data.requiredCapabilities)) return e;
+  if (!(e instanceof RpcError) || !isRecord(e.data) || !isRecord(e.data.requiredCapabilities)) return e;
   return ctx.era !== 'modern' ? legacyRefusal(origin, e.data) : undeclared(origin, e.data.requiredCapabilities);
 }
