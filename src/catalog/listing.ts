@@ -19,7 +19,7 @@ import { readPage, readPointer, writePage, writePointer, type PageKey } from './
 import type { CacheHints } from './hints.js';
 import { currentCatalog, peekCatalog } from './store.js';
 import { upstreamConfigs } from './upstreams/config.js';
-import { listMissing } from './upstreams/object.js';
+import { listMissing } from './upstreams/upstream-object.js';
 
 /**
  * Who is asking, as the listing needs it. The rpc layer's call context fits

@@ -11,7 +11,7 @@
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedMap } from '../lib/memo.js';
 import type { LegacyVersion } from '../lib/versions.js';
-import type { SessionObject } from './object.js';
+import type { SessionObject } from './session-object.js';
 import { mintSessionId, readSessionId, verifiedSessionId } from './token.js';
 
 export interface SessionEnv {

@@ -7,7 +7,7 @@
  * it knows by name without listing first.
  */
 import type { Catalog, Route } from '../../catalog/catalog.js';
-import { listMissing } from '../../catalog/upstreams/object.js';
+import { listMissing } from '../../catalog/upstreams/upstream-object.js';
 import type { CallContext } from '../context.js';
 
 export async function routeOf(ctx: CallContext, name: unknown): Promise<{ catalog: Catalog; route: Route }> {

@@ -32,7 +32,7 @@ import type { CatalogSnapshot, UpstreamPrompt } from '../types.js';
 import { Catalog } from '../catalog.js';
 import type { CacheHints } from '../hints.js';
 import { adoptSnapshot } from '../store.js';
-import { catalogWriter } from '../writer.js';
+import { catalogWriter } from '../catalog-writer.js';
 import { servedOriginal } from './access.js';
 import { UpstreamClient, UpstreamError } from './client.js';
 import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './config.js';

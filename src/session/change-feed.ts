@@ -10,7 +10,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
 import type { CatalogEvent } from './events.js';
-import { shardCount, shardStub, type DeliveryReport } from './registry.js';
+import { shardCount, shardStub, type DeliveryReport } from './registry-shard.js';
 
 export class ChangeFeed extends DurableObject<Env> {
   /**

@@ -15,10 +15,10 @@
  * the history says even when no other write comes.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { publishChange } from '../session/feed.js';
+import { publishChange } from '../session/change-feed.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
-import type { ListReport } from './upstreams/object.js';
+import type { ListReport } from './upstreams/upstream-object.js';
 import { readGeneration, writeSnapshot } from './store.js';
 import type { CatalogSnapshot, Issue, PromptRecord, UpstreamPrompt, UpstreamState } from './types.js';
 import { configOf } from '../lib/config.js';
