@@ -15,7 +15,7 @@
  * the history says even when no other write comes.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { publishChange } from '../session/change-feed.js';
+import { publishChange } from '../session/fanout.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
 import type { ListReport } from './upstreams/upstream-object.js';

@@ -8,7 +8,7 @@ import { createExecutionContext, env, runInDurableObject, SELF, waitOnExecutionC
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index.js';
 import { catalogWriter } from '../../src/catalog/catalog-writer.js';
-import { shardStub } from '../../src/session/registry-shard.js';
+import { shardStub } from '../../src/session/fanout.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { flushFeed, holdFeed, waitFor } from '../helpers/feed.js';
 import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
