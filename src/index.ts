@@ -2,7 +2,7 @@
  * Worker entry: the Hono app as the fetch handler, the cron that re-reads
  * upstream prompt lists, and the Durable Object classes wrangler.toml binds.
  */
-import { refreshUpstreams } from './catalog/upstreams/upstream-object.js';
+import { refreshUpstreams } from './catalog/upstreams/refresh.js';
 import { app } from './routes/app.js';
 
 export { CatalogWriter } from './catalog/catalog-writer.js';
