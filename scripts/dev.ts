@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, watch } from 'node:fs';
-import { pushDir } from '../src/cli/push.js';
+import { pushDir } from '../cli/push.js';
 
 const dir = process.env.PROMPTS_DIR ?? 'prompts';
 const port = process.env.PORT ?? '8787';

@@ -2,14 +2,14 @@
  * Worker entry: the Hono app as the fetch handler, the cron that re-reads
  * upstream prompt lists, and the Durable Object classes wrangler.toml binds.
  */
-import { refreshUpstreams } from './catalog/upstreams/object.js';
+import { refreshUpstreams } from './catalog/upstreams/refresh.js';
 import { app } from './routes/app.js';
 
-export { CatalogWriter } from './catalog/writer.js';
-export { UpstreamObject } from './catalog/upstreams/object.js';
-export { ChangeFeed } from './session/feed.js';
-export { SessionObject } from './session/object.js';
-export { RegistryShard } from './session/registry.js';
+export { CatalogWriter } from './catalog/catalog-writer.js';
+export { UpstreamObject } from './catalog/upstreams/upstream-object.js';
+export { ChangeFeed } from './session/change-feed.js';
+export { SessionObject } from './session/session-object.js';
+export { RegistryShard } from './session/registry-shard.js';
 
 export default {
   fetch: app.fetch,

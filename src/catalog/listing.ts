@@ -19,7 +19,7 @@ import { readPage, readPointer, writePage, writePointer, type PageKey } from './
 import type { CacheHints } from './hints.js';
 import { currentCatalog, peekCatalog } from './store.js';
 import { upstreamConfigs } from './upstreams/config.js';
-import { listMissing } from './upstreams/object.js';
+import { listMissing } from './upstreams/cold.js';
 
 /**
  * Who is asking, as the listing needs it. The rpc layer's call context fits
@@ -132,7 +132,7 @@ export function listing(q: ListingQuery, cursor: unknown): Listing | Promise<Lis
   const warm = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   if (warm) {
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
-    const catalog = cursor === undefined ? listMissing(q.env, warm, q.cfg.pageSize, q.waitUntil) : warm;
+    const catalog = cursor === undefined ? listMissing(q, warm, q.cfg.pageSize) : warm;
     if (catalog instanceof Promise) return catalog.then((c) => knownPage(q, cursor, c) ?? build(q, cursor, c));
     return knownPage(q, cursor, catalog) ?? build(q, cursor, catalog);
   }
@@ -146,6 +146,6 @@ async function cold(q: ListingQuery, cursor: unknown): Promise<Listing> {
   }
   // A cold isolate has neither the catalog nor the upstream list yet: read both at once.
   const [loaded] = await Promise.all([currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil), cursor === undefined && upstreamConfigs(q.env)]);
-  const catalog = cursor === undefined ? await listMissing(q.env, loaded, q.cfg.pageSize, q.waitUntil) : loaded;
+  const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize) : loaded;
   return knownPage(q, cursor, catalog) ?? build(q, cursor, catalog);
 }

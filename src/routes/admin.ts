@@ -11,11 +11,12 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { forgetUpstreamConfig, UpstreamConfigError, UPSTREAMS_KEY, validateUpstreams } from '../catalog/upstreams/config.js';
-import { refreshUpstreams, upstreamStub } from '../catalog/upstreams/object.js';
+import { refreshUpstreams } from '../catalog/upstreams/refresh.js';
 import { readCapped } from '../lib/body.js';
 import { configOf } from '../lib/config.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../lib/json.js';
-import { catalogWriter, type WriteResult } from '../catalog/writer.js';
+import type { WriteResult } from '../catalog/catalog-writer.js';
+import { catalogWriter, upstreamStub } from '../catalog/stubs.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
 import { tokenEqual } from '../lib/hmac.js';
 import type { AppEnv } from './guards.js';

@@ -7,7 +7,8 @@
 import { Hono } from 'hono';
 import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
-import { catalogWriter, collisions } from '../catalog/writer.js';
+import { collisions } from '../catalog/catalog-writer.js';
+import { catalogWriter } from '../catalog/stubs.js';
 import type { AppEnv } from './guards.js';
 
 export const status = new Hono<AppEnv>();

@@ -19,7 +19,7 @@
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bridge, upgrade } from './bridge.js';
 import type { ListenerFrame } from './events.js';
-import { shardStub } from './registry.js';
+import { shardStub } from './fanout.js';
 import { SSE_HEADERS, sseEvent } from './sse.js';
 
 export interface ListenOptions {

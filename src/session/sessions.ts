@@ -11,18 +11,16 @@
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedMap } from '../lib/memo.js';
 import type { LegacyVersion } from '../lib/versions.js';
-import type { SessionObject } from './object.js';
 import { mintSessionId, readSessionId, verifiedSessionId } from './token.js';
 
-export interface SessionEnv {
-  SESSIONS: DurableObjectNamespace<SessionObject>;
-}
+/** Only the binding: sessions are reached by name through the generated `Env`. */
+export type SessionEnv = Pick<Env, 'SESSIONS'>;
 
 const liveUntil = new BoundedMap<string, number>(50_000);
 const ended = new BoundedMap<string, true>(50_000);
 
-export function sessionStub(env: SessionEnv, id: string): DurableObjectStub<SessionObject> {
-  return env.SESSIONS.get(env.SESSIONS.idFromName(id));
+export function sessionStub(env: SessionEnv, id: string) {
+  return env.SESSIONS.getByName(id);
 }
 
 export async function createSession(

@@ -9,7 +9,7 @@
  */
 import { bridge, upgrade } from './bridge.js';
 import type { StreamFrame } from './events.js';
-import type { SessionObject } from './object.js';
+import type { SessionObject } from './session-object.js';
 import { sseEvent, sseRetry } from './sse.js';
 
 export interface StreamOptions {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { placeholders } from '../../src/catalog/template.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
-import { loadPromptDir } from '../../src/cli/fs-source.js';
+import { loadPromptDir } from '../../cli/fs-source.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const PAGE_SIZE = 2;

@@ -20,7 +20,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadPromptDir } from '../../src/cli/fs-source.js';
+import { loadPromptDir } from '../../cli/fs-source.js';
 import { modernServer, type Running } from '../helpers/upstreams.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 

@@ -8,7 +8,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
-import { catalogWriter } from '../../src/catalog/writer.js';
+import { catalogWriter } from '../../src/catalog/stubs.js';
 import worker from '../../src/index.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { ACCEPT, MCP_URL, openSession, publish, request } from '../helpers/worker.js';

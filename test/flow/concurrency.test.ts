@@ -14,7 +14,7 @@ import { env } from 'cloudflare:test';
 import { SELF } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
-import { catalogWriter } from '../../src/catalog/writer.js';
+import { catalogWriter } from '../../src/catalog/stubs.js';
 import { flushFeed } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';

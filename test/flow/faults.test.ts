@@ -14,9 +14,9 @@
 import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
-import { catalogWriter } from '../../src/catalog/writer.js';
-import { publishChange } from '../../src/session/feed.js';
-import { shardFor, shardStub } from '../../src/session/registry.js';
+import { catalogWriter } from '../../src/catalog/stubs.js';
+import { publishChange } from '../../src/session/fanout.js';
+import { shardFor, shardStub } from '../../src/session/fanout.js';
 import { feedStub, flushFeed, holdFeed, runFeedAlarm, waitFor } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';

@@ -7,8 +7,8 @@
 import { createExecutionContext, env, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index.js';
-import { catalogWriter } from '../../src/catalog/writer.js';
-import { shardStub } from '../../src/session/registry.js';
+import { catalogWriter } from '../../src/catalog/stubs.js';
+import { shardStub } from '../../src/session/fanout.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { flushFeed, holdFeed, waitFor } from '../helpers/feed.js';
 import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';

@@ -4,7 +4,7 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SessionState } from '../../src/session/object.js';
+import type { SessionState } from '../../src/session/session-object.js';
 import { checkSession, endSession } from '../../src/session/sessions.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { expectError, openSession, post, publish, request } from '../helpers/worker.js';

@@ -164,14 +164,14 @@ describe('session end', () => {
     const del = await SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': s.id } });
     expect(del.status).toBe(200);
     expect(await stream.ended()).toBe(true);
-    const { shardFor } = await import('../../src/session/registry.js');
+    const { shardFor } = await import('../../src/session/fanout.js');
     expect(await shardFor(env, s.id).members()).not.toContain(s.id);
   });
   it('a restarted session object keeps its subscriber', async () => {
     const s = await openSession();
     const stream = await openStream(s);
     await stream.next();
-    const { shardFor } = await import('../../src/session/registry.js');
+    const { shardFor } = await import('../../src/session/fanout.js');
     expect(await shardFor(env, s.id).members()).toContain(s.id);
     // Reset the object: its memory and its WebSockets are gone; only storage survives.
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { acceptedContent, completable, createMcpHandler, createRequestStateCodec, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { loadValidDir } from '../../src/cli/fs-source.js';
+import { loadValidDir } from '../../cli/fs-source.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
 
 export const INPUT_REQUIRED_PROMPT = 'test_input_required_result_prompt';

@@ -15,7 +15,7 @@ import { createExecutionContext, env, runInDurableObject } from 'cloudflare:test
 import { vi } from 'vitest';
 import { currentCatalog, readGeneration } from '../../src/catalog/store.js';
 import worker from '../../src/index.js';
-import { shardStub } from '../../src/session/registry.js';
+import { shardStub } from '../../src/session/fanout.js';
 import { waitFor } from './feed.js';
 import { ACCEPT, MCP_URL, readEvents, request, type EventStream } from './worker.js';
 

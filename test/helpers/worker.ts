@@ -3,7 +3,7 @@
  * the Worker through SELF exactly as an HTTP client would.
  */
 import { env, SELF } from 'cloudflare:test';
-import { catalogWriter } from '../../src/catalog/writer.js';
+import { catalogWriter } from '../../src/catalog/stubs.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
 import { readEvents, type EventStream } from './sse.js';
 

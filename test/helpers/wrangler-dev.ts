@@ -21,7 +21,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pushDir, type PushResult } from '../../src/cli/push.js';
+import { pushDir, type PushResult } from '../../cli/push.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

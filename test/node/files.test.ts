@@ -2,8 +2,8 @@
  * The one prompt-file loader, on the shipped examples and on broken files.
  */
 import { describe, expect, it } from 'vitest';
-import { loadPromptFiles, type FileSource } from '../../src/catalog/files.js';
-import { loadPromptDir } from '../../src/cli/fs-source.js';
+import { loadPromptFiles, type FileSource } from '../../cli/files.js';
+import { loadPromptDir } from '../../cli/fs-source.js';
 
 function source(files: Record<string, string>, assets: Record<string, Uint8Array> = {}): FileSource {
   return { files: new Map(Object.entries(files)), readAsset: (p) => assets[p] };

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { loadPromptDir } from '../../src/cli/fs-source.js';
+import { loadPromptDir } from '../../cli/fs-source.js';
 
 const schema = JSON.parse(readFileSync('schema/prompt.schema.json', 'utf8'));
 const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);

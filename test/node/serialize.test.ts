@@ -2,11 +2,11 @@
  * pull writes files that load back to the identical records.
  */
 import { describe, expect, it } from 'vitest';
-import { loadPromptFiles } from '../../src/catalog/files.js';
-import { serializePrompt } from '../../src/catalog/serialize.js';
+import { loadPromptFiles } from '../../cli/files.js';
+import { serializePrompt } from '../../cli/serialize.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
-import { loadPromptDir } from '../../src/cli/fs-source.js';
-import { changedPaths } from '../../src/cli/main.js';
+import { loadPromptDir } from '../../cli/fs-source.js';
+import { changedPaths } from '../../cli/main.js';
 
 function roundTrip(records: PromptRecord[]): { records: PromptRecord[]; paths: string[] } {
   const files = new Map<string, string>();

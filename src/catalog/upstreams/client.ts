@@ -41,6 +41,9 @@ const MODERN_VERSION = MODERN_VERSIONS[0];
 const LEGACY_VERSION = LATEST_LEGACY;
 const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32602]);
 
+/** How the gateway introduces itself to every upstream (its object and the cold listing path alike). */
+export const GATEWAY_CLIENT_INFO: Implementation = { name: 'promptgate', version: '0.1.0' };
+
 export interface UpstreamClientOptions {
   url: URL;
   headers: Record<string, string>;

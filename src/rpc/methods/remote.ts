@@ -12,7 +12,7 @@
 import type { PromptMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ORIGIN_META, shapeContent } from '../../catalog/shape.js';
 import type { PromptOrigin } from '../../catalog/types.js';
-import { upstreamStub } from '../../catalog/upstreams/object.js';
+import { upstreamStub } from '../../catalog/stubs.js';
 import { sanitizeContent } from '../../catalog/upstreams/sanitize-content.js';
 import { featuresOf } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';

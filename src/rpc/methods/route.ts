@@ -7,7 +7,7 @@
  * it knows by name without listing first.
  */
 import type { Catalog, Route } from '../../catalog/catalog.js';
-import { listMissing } from '../../catalog/upstreams/object.js';
+import { listMissing } from '../../catalog/upstreams/cold.js';
 import type { CallContext } from '../context.js';
 
 export async function routeOf(ctx: CallContext, name: unknown): Promise<{ catalog: Catalog; route: Route }> {
@@ -15,7 +15,7 @@ export async function routeOf(ctx: CallContext, name: unknown): Promise<{ catalo
   let route = catalog.route(name, ctx.cfg.separator);
   if (route.kind === 'local' && typeof name === 'string' && !catalog.has(name)) {
     // Any page size: the merged catalog is wanted at once, whatever its length.
-    catalog = await listMissing(ctx.env, catalog, Number.MAX_SAFE_INTEGER, ctx.waitUntil);
+    catalog = await listMissing(ctx, catalog, Number.MAX_SAFE_INTEGER);
     route = catalog.route(name, ctx.cfg.separator);
   }
   return { catalog, route };

@@ -7,7 +7,7 @@
  * data go to asset files referenced with `file:`.
  */
 import { stringify as toYaml } from 'yaml';
-import type { PromptRecord } from './types.js';
+import type { PromptRecord } from '../src/catalog/types.js';
 
 export interface SerializedPrompt {
   path: string;

@@ -15,10 +15,10 @@
  * the history says even when no other write comes.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { publishChange } from '../session/feed.js';
+import { publishChange } from '../session/fanout.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
-import type { ListReport } from './upstreams/object.js';
+import type { ListReport } from './upstreams/report.js';
 import { readGeneration, writeSnapshot } from './store.js';
 import type { CatalogSnapshot, Issue, PromptRecord, UpstreamPrompt, UpstreamState } from './types.js';
 import { configOf } from '../lib/config.js';
@@ -321,17 +321,6 @@ function toInfo(r: Row): VersionInfo {
 
 function toStored(r: Row): StoredPrompt {
   return { record: JSON.parse(r.record!) as PromptRecord, version: r.version, generation: r.generation, updatedAt: new Date(r.created_at).toISOString() };
-}
-
-/** The writer's RPC surface. Records carry the SDK's open-ended content types, which the
- * stub's serializability check cannot prove, so the stub is typed by the class's own methods. */
-export type WriterApi = Pick<
-  CatalogWriter,
-  'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback' | 'upstreams' | 'upstreamsReported' | 'reconcileUpstreams'
->;
-
-export function catalogWriter(env: Env): WriterApi {
-  return env.CATALOG.get(env.CATALOG.idFromName('catalog')) as unknown as WriterApi;
 }
 
 const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) => a?.ttlMs === b?.ttlMs && a?.cacheScope === b?.cacheScope;

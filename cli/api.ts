@@ -1,8 +1,8 @@
 /**
  * The admin API from Node: one method per endpoint, readable errors.
  */
-import type { SetDiff } from '../catalog/diff.js';
-import type { Issue, PromptRecord } from '../catalog/types.js';
+import type { SetDiff } from '../src/catalog/diff.js';
+import type { Issue, PromptRecord } from '../src/catalog/types.js';
 
 export class CliError extends Error {}
 

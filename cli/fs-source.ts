@@ -3,7 +3,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isPromptFile, loadPromptFiles, type FileSource, type LoadResult } from '../catalog/files.js';
+import { isPromptFile, loadPromptFiles, type FileSource, type LoadResult } from './files.js';
 import { CliError } from './api.js';
 
 function walk(dir: string, out: string[]): void {

@@ -10,7 +10,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
 import type { CatalogEvent } from './events.js';
-import { shardCount, shardStub, type DeliveryReport } from './registry.js';
+import { shardCount, shardStub, type DeliveryReport } from './fanout.js';
 
 export class ChangeFeed extends DurableObject<Env> {
   /**
@@ -57,9 +57,4 @@ export class ChangeFeed extends DurableObject<Env> {
       pending: (await this.ctx.storage.get<number>('pending')) ?? null,
     };
   }
-}
-
-/** The one publish path: every writer of the catalog announces its change here. */
-export async function publishChange(env: Env, event: CatalogEvent): Promise<boolean> {
-  return env.FEED.get(env.FEED.idFromName('global')).publish(event);
 }

@@ -18,7 +18,7 @@ import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcon
 import { randomToken } from '../lib/base64url.js';
 import type { LegacyVersion } from '../lib/versions.js';
 import { eventId, parseEventId, type CatalogEvent } from './events.js';
-import { shardFor } from './registry.js';
+import { shardFor } from './fanout.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
 
 export interface SessionState {

@@ -9,12 +9,12 @@
  * inside it names an asset relative to the prompt file. `.json`, `.yaml`
  * and `.yml` files hold a whole record instead.
  *
- * Runs in Node and in workerd: file access comes in through `FileSource`.
- * Not part of the Worker bundle (the Worker receives validated records).
+ * Authoring code beside the CLI, not part of the Worker bundle (the Worker
+ * receives validated records); file access comes in through `FileSource`.
  */
 import { isNode, LineCounter, parse as parseYaml, parseDocument, type Document } from 'yaml';
-import type { Issue, PromptRecord } from './types.js';
-import { validatePrompt } from './validate.js';
+import type { Issue, PromptRecord } from '../src/catalog/types.js';
+import { validatePrompt } from '../src/catalog/validate.js';
 
 export interface FileSource {
   /** Prompt files: path → text. */

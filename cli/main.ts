@@ -6,9 +6,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { canonical } from '../catalog/diff.js';
-import { serializePrompt } from '../catalog/serialize.js';
-import type { PromptRecord } from '../catalog/types.js';
+import { canonical } from '../src/catalog/diff.js';
+import { serializePrompt } from './serialize.js';
+import type { PromptRecord } from '../src/catalog/types.js';
 import { AdminClient, CliError, type PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
 

@@ -16,42 +16,14 @@
  * listener learns whether it missed one.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { configOf } from '../lib/config.js';
-import { fnv1a } from '../lib/hash.js';
 import type { CatalogEvent } from './events.js';
-import { sessionStub } from './sessions.js';
+import type { DeliveryReport } from './fanout.js';
 import { echoClose, sendFrame } from './sockets.js';
-
-/** The shard count may grow between deploys but must not shrink (members of dropped shards would be missed). */
-export function shardCount(env: Env): number {
-  return configOf(env).registryShards;
-}
-
-export function shardIndex(sessionId: string, shards: number): number {
-  return fnv1a(sessionId) % shards;
-}
-
-export function shardStub(env: Env, index: number): DurableObjectStub<RegistryShard> {
-  return env.REGISTRY.get(env.REGISTRY.idFromName(`shard-${index}`));
-}
-
-export function shardFor(env: Env, sessionId: string): DurableObjectStub<RegistryShard> {
-  return shardStub(env, shardIndex(sessionId, shardCount(env)));
-}
 
 const LISTENER = 'listener';
 
 /** Calls into session objects run this many at a time per shard. */
 const DELIVERY_CONCURRENCY = 200;
-
-export interface DeliveryReport {
-  /** Modern listen streams told (0 on a retried generation). */
-  listeners: number;
-  members: number;
-  delivered: number;
-  dropped: number;
-  failed: number;
-}
 
 export class RegistryShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -109,7 +81,7 @@ export class RegistryShard extends DurableObject<Env> {
     const report: DeliveryReport = { listeners, members: ids.length, delivered: 0, dropped: 0, failed: 0 };
     for (let i = 0; i < ids.length; i += DELIVERY_CONCURRENCY) {
       const batch = ids.slice(i, i + DELIVERY_CONCURRENCY);
-      const results = await Promise.allSettled(batch.map((id) => sessionStub(this.env, id).deliver(event)));
+      const results = await Promise.allSettled(batch.map((id) => this.env.SESSIONS.getByName(id).deliver(event)));
       results.forEach((r, j) => {
         if (r.status === 'rejected') report.failed += 1;
         else if (r.value) report.delivered += 1;

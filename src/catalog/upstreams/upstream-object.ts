@@ -28,35 +28,13 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
-import type { CatalogSnapshot, UpstreamPrompt } from '../types.js';
-import { Catalog } from '../catalog.js';
-import type { CacheHints } from '../hints.js';
-import { adoptSnapshot } from '../store.js';
-import { catalogWriter } from '../writer.js';
+import type { CatalogSnapshot } from '../types.js';
+import { catalogWriter } from '../stubs.js';
 import { servedOriginal } from './access.js';
-import { UpstreamClient, UpstreamError } from './client.js';
-import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './config.js';
+import { GATEWAY_CLIENT_INFO, UpstreamClient, UpstreamError } from './client.js';
+import { upstreamConfigs, type UpstreamConfig } from './config.js';
 import { describeFault } from './errors.js';
-import { sanitizeListing } from './sanitize.js';
-
-/** One upstream's listing, or why there is none. */
-export interface ListReport {
-  id: string;
-  prefix: string;
-  prompts?: UpstreamPrompt[];
-  /** The upstream's cache hints on that listing, when it sent any. */
-  hints?: CacheHints;
-  error?: string;
-  /** How long the upstream operation took, as the gateway measured it (ms). */
-  ms?: number;
-}
-
-/** A listing as reported: sanitized prompts, and the hints when there were some. */
-function reported(u: UpstreamConfig, separator: string, listing: { prompts: Record<string, unknown>[]; hints?: CacheHints }): ListReport {
-  const r: ListReport = { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, listing.prompts) };
-  if (listing.hints) r.hints = listing.hints;
-  return r;
-}
+import { reported, type ListReport } from './report.js';
 
 export interface RefreshResult {
   ok: boolean;
@@ -78,7 +56,6 @@ export interface ForwardTarget {
 }
 
 const BREAKER_THRESHOLD = 3;
-const CLIENT_INFO = { name: 'promptgate', version: '0.1.0' };
 const BREAKER_MAX_MS = 5 * 60_000;
 
 export class UpstreamObject extends DurableObject<Env> {
@@ -115,7 +92,7 @@ export class UpstreamObject extends DurableObject<Env> {
 
   private clientFor(u: UpstreamConfig): UpstreamClient {
     if (!this.client) this.clientKey = JSON.stringify([u.url.href, u.headers, u.timeoutMs]);
-    this.client ??= new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: CLIENT_INFO });
+    this.client ??= new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: GATEWAY_CLIENT_INFO });
     return this.client;
   }
 
@@ -247,105 +224,4 @@ export class UpstreamObject extends DurableObject<Env> {
     const id = await this.ctx.storage.get<string>('id');
     if (id) await this.refresh(id);
   }
-}
-
-/** Typed by the class's own methods: results carry open-ended upstream JSON the stub types cannot prove serializable. */
-export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward' | 'reconcile'>;
-
-export function upstreamStub(env: Env, id: string): UpstreamApi {
-  return env.UPSTREAM.get(env.UPSTREAM.idFromName(id)) as unknown as UpstreamApi;
-}
-
-/** Refreshes every enabled upstream in parallel (cron, admin); results without the snapshots. */
-export async function refreshUpstreams(env: Env): Promise<Record<string, Omit<RefreshResult, 'snapshot'>>> {
-  const ups = (await upstreamConfigs(env, true)).filter((u) => u.enabled);
-  const results = await Promise.all(ups.map((u) => upstreamStub(env, u.id).refresh(u.id)));
-  return Object.fromEntries(
-    ups.map((u, i) => {
-      const { snapshot: _snapshot, ...r } = results[i]!;
-      return [u.id, r];
-    }),
-  );
-}
-
-const afterResponse = () => new Promise<void>((r) => setTimeout(r, 0));
-const tried = new Map<string, number>();
-const RETRY_COLD_MS = 30_000;
-/** A merged list served before the writer's snapshot reached this isolate. */
-let pending: { base: number; merged: Catalog } | undefined;
-
-/**
- * The cold path: upstreams that are configured but were never listed (a
- * fresh deploy, a new upstream) are listed now, in parallel, each within its
- * own timeout. When the merged list fits on the first page it is served at
- * once and the writer records it in the background (then this isolate
- * adopts the writer's snapshot); otherwise the request waits for the writer,
- * so cursors always belong to a published generation. An upstream that
- * failed here is not retried on the request path for 30 s (the poll goes on).
- */
-export function listMissing(env: Env, catalog: Catalog, pageSize: number, waitUntil: (p: Promise<unknown>) => void): Catalog | Promise<Catalog> {
-  // Until the writer's snapshot arrives, later first pages in this isolate see the same merged list.
-  if (pending && pending.base === catalog.generation && pending.merged.size <= pageSize) return pending.merged;
-  // Synchronous when nothing is missing (every warm first page): no promise on the hot path.
-  const configs = cachedUpstreamConfigs(env);
-  if (!configs) return upstreamConfigs(env).then(() => listMissing(env, catalog, pageSize, waitUntil));
-  if (configs.length === 0) return catalog;
-  const now = Date.now();
-  const known = catalog.upstreamIds();
-  const missing = configs.filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
-  if (missing.length === 0) return catalog;
-  for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
-  return listNow(env, catalog, missing, pageSize, waitUntil);
-}
-
-async function listNow(env: Env, catalog: Catalog, missing: UpstreamConfig[], pageSize: number, waitUntil: (p: Promise<unknown>) => void): Promise<Catalog> {
-  // Listed straight from this Worker: no object has to be created before the upstream is called.
-  const { separator } = configOf(env);
-  const clients: UpstreamClient[] = [];
-  const reports = await Promise.all(
-    missing.map(async (u): Promise<ListReport> => {
-      const client = new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: CLIENT_INFO });
-      clients.push(client);
-      try {
-        return reported(u, separator, await client.listing());
-      } catch (e) {
-        return { id: u.id, prefix: u.prefix, error: describeFault(e) };
-      }
-    }),
-  );
-  // Then, after the response has gone: record the listings, close these sessions, and let each
-  // upstream's object take over (its own session, change stream and poll; an unchanged listing
-  // makes no new generation). Deferred a tick so none of it competes with building the response.
-  const persisted = afterResponse().then(async () => {
-    for (const c of clients) waitUntil(c.close());
-    for (const u of missing) waitUntil(upstreamStub(env, u.id).refresh(u.id).catch(() => undefined));
-    const r = await catalogWriter(env).upstreamsReported(reports);
-    return r.snapshot ? adoptSnapshot(env.PROMPTS, r.snapshot) : catalog;
-  });
-  const fresh = reports.filter((r) => r.prompts);
-  if (fresh.length === 0) {
-    waitUntil(persisted);
-    return catalog;
-  }
-  const stamp = new Date().toISOString();
-  const merged = new Catalog(
-    {
-      ...catalog.snapshot,
-      upstreams: [
-        ...(catalog.snapshot.upstreams ?? []),
-        ...fresh.map((r) => ({ id: r.id, prefix: r.prefix, prompts: r.prompts!, ...(r.hints && { hints: r.hints }), digest: '', ok: true, lastSuccess: stamp, lastError: null })),
-      ],
-    },
-    true,
-  );
-  if (merged.size <= pageSize) {
-    const entry = { base: catalog.generation, merged };
-    pending = entry;
-    const settle = () => {
-      if (pending === entry) pending = undefined;
-    };
-    waitUntil(persisted.then(settle, (e) => (settle(), console.warn(JSON.stringify({ msg: 'recording cold upstream listings failed', error: String(e) })))));
-    return merged;
-  }
-  return persisted;
 }

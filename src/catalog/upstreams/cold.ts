@@ -1,0 +1,105 @@
+/**
+ * The read path's cold-upstream branch (listMissing): the first page of
+ * prompts/list (catalog/listing.ts) and a name the catalog does not know
+ * yet (rpc/methods/route.ts) list never-listed upstreams from the Worker
+ * itself. It takes the caller's already-parsed Config; the upstream list
+ * is the isolate's cached copy (config.ts).
+ */
+import type { Config } from '../../lib/config.js';
+import { Catalog } from '../catalog.js';
+import { adoptSnapshot } from '../store.js';
+import { catalogWriter, upstreamStub } from '../stubs.js';
+import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
+import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './config.js';
+import { describeFault } from './errors.js';
+import { reported, type ListReport } from './report.js';
+
+/** What the cold path needs of the request: the listing query and the rpc call context both fit as they are. */
+export interface ColdQuery {
+  readonly env: Env;
+  readonly cfg: Config;
+  readonly waitUntil: (p: Promise<unknown>) => void;
+}
+
+const afterResponse = () => new Promise<void>((r) => setTimeout(r, 0));
+const tried = new Map<string, number>();
+const RETRY_COLD_MS = 30_000;
+/** A merged list served before the writer's snapshot reached this isolate. */
+let pending: { base: number; merged: Catalog } | undefined;
+
+/**
+ * The cold path: upstreams that are configured but were never listed (a
+ * fresh deploy, a new upstream) are listed now, in parallel, each within its
+ * own timeout. When the merged list fits on the first page it is served at
+ * once and the writer records it in the background (then this isolate
+ * adopts the writer's snapshot); otherwise the request waits for the writer,
+ * so cursors always belong to a published generation. An upstream that
+ * failed here is not retried on the request path for 30 s (the poll goes on).
+ */
+export function listMissing(q: ColdQuery, catalog: Catalog, pageSize: number): Catalog | Promise<Catalog> {
+  // Until the writer's snapshot arrives, later first pages in this isolate see the same merged list.
+  if (pending && pending.base === catalog.generation && pending.merged.size <= pageSize) return pending.merged;
+  // Synchronous when nothing is missing (every warm first page): no promise on the hot path.
+  const configs = cachedUpstreamConfigs(q.env);
+  if (!configs) return upstreamConfigs(q.env).then(() => listMissing(q, catalog, pageSize));
+  if (configs.length === 0) return catalog;
+  const now = Date.now();
+  const known = catalog.upstreamIds();
+  const missing = configs.filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
+  if (missing.length === 0) return catalog;
+  for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
+  return listNow(q, catalog, missing, pageSize);
+}
+
+async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[], pageSize: number): Promise<Catalog> {
+  const { env, waitUntil } = q;
+  // Listed straight from this Worker: no object has to be created before the upstream is called.
+  const { separator } = q.cfg;
+  const clients: UpstreamClient[] = [];
+  const reports = await Promise.all(
+    missing.map(async (u): Promise<ListReport> => {
+      const client = new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: GATEWAY_CLIENT_INFO });
+      clients.push(client);
+      try {
+        return reported(u, separator, await client.listing());
+      } catch (e) {
+        return { id: u.id, prefix: u.prefix, error: describeFault(e) };
+      }
+    }),
+  );
+  // Then, after the response has gone: record the listings, close these sessions, and let each
+  // upstream's object take over (its own session, change stream and poll; an unchanged listing
+  // makes no new generation). Deferred a tick so none of it competes with building the response.
+  const persisted = afterResponse().then(async () => {
+    for (const c of clients) waitUntil(c.close());
+    for (const u of missing) waitUntil(upstreamStub(env, u.id).refresh(u.id).catch(() => undefined));
+    const r = await catalogWriter(env).upstreamsReported(reports);
+    return r.snapshot ? adoptSnapshot(env.PROMPTS, r.snapshot) : catalog;
+  });
+  const fresh = reports.filter((r) => r.prompts);
+  if (fresh.length === 0) {
+    waitUntil(persisted);
+    return catalog;
+  }
+  const stamp = new Date().toISOString();
+  const merged = new Catalog(
+    {
+      ...catalog.snapshot,
+      upstreams: [
+        ...(catalog.snapshot.upstreams ?? []),
+        ...fresh.map((r) => ({ id: r.id, prefix: r.prefix, prompts: r.prompts!, ...(r.hints && { hints: r.hints }), digest: '', ok: true, lastSuccess: stamp, lastError: null })),
+      ],
+    },
+    true,
+  );
+  if (merged.size <= pageSize) {
+    const entry = { base: catalog.generation, merged };
+    pending = entry;
+    const settle = () => {
+      if (pending === entry) pending = undefined;
+    };
+    waitUntil(persisted.then(settle, (e) => (settle(), console.warn(JSON.stringify({ msg: 'recording cold upstream listings failed', error: String(e) })))));
+    return merged;
+  }
+  return persisted;
+}

@@ -1,0 +1,29 @@
+/**
+ * One upstream's listing as the CatalogWriter receives it. Both producers build it the same
+ * way: the upstream's own object (upstream-object.ts) and the read path's cold branch (cold.ts),
+ * which lists a never-listed upstream before its object exists. A module of its own, so the
+ * writer and the producers share the shape without importing one another.
+ */
+import type { CacheHints } from '../hints.js';
+import type { UpstreamPrompt } from '../types.js';
+import type { UpstreamConfig } from './config.js';
+import { sanitizeListing } from './sanitize.js';
+
+/** One upstream's listing, or why there is none. */
+export interface ListReport {
+  id: string;
+  prefix: string;
+  prompts?: UpstreamPrompt[];
+  /** The upstream's cache hints on that listing, when it sent any. */
+  hints?: CacheHints;
+  error?: string;
+  /** How long the upstream operation took, as the gateway measured it (ms). */
+  ms?: number;
+}
+
+/** A listing as reported: sanitized prompts, and the hints when there were some. */
+export function reported(u: UpstreamConfig, separator: string, listing: { prompts: Record<string, unknown>[]; hints?: CacheHints }): ListReport {
+  const r: ListReport = { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, listing.prompts) };
+  if (listing.hints) r.hints = listing.hints;
+  return r;
+}

@@ -1,0 +1,42 @@
+/**
+ * Where catalog changes travel, by name through the generated `Env`: the one ChangeFeed every
+ * change is published to, and the RegistryShards it fans out through. A module of its own, so
+ * the objects that reach each other (a session joining its shard, the feed delivering to the
+ * shards, the catalog writer announcing) import none of each other's files.
+ */
+import { configOf } from '../lib/config.js';
+import { fnv1a } from '../lib/hash.js';
+import type { CatalogEvent } from './events.js';
+
+/** What one shard's delivery reached; the feed adds them up for its log line. */
+export interface DeliveryReport {
+  /** Modern listen streams told (0 on a retried generation). */
+  listeners: number;
+  members: number;
+  delivered: number;
+  dropped: number;
+  failed: number;
+}
+
+/** The shard count may grow between deploys but must not shrink (members of dropped shards would be missed). */
+export function shardCount(env: Env): number {
+  return configOf(env).registryShards;
+}
+
+export function shardIndex(sessionId: string, shards: number): number {
+  return fnv1a(sessionId) % shards;
+}
+
+export function shardStub(env: Env, index: number) {
+  return env.REGISTRY.getByName(`shard-${index}`);
+}
+
+/** The shard that holds a legacy session's membership. */
+export function shardFor(env: Env, sessionId: string) {
+  return shardStub(env, shardIndex(sessionId, shardCount(env)));
+}
+
+/** The one publish path: every writer of the catalog announces its change here. */
+export async function publishChange(env: Env, event: CatalogEvent): Promise<boolean> {
+  return env.FEED.getByName('global').publish(event);
+}
