@@ -41,7 +41,7 @@ app.onError((err, c) => {
     console.warn(JSON.stringify({ msg: 'request failed, retryable', path: c.req.path, error: String(err) }));
     err = c.req.path.startsWith('/admin')
       ? new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)')
-      : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', undefined, { 'retry-after': '1' });
+      : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', { headers: { 'retry-after': '1' } });
   }
   if (err instanceof ApiError) {
     const error = err.issues === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, issues: err.issues };

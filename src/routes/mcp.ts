@@ -73,5 +73,5 @@ mcp.get('/', (c) => {
 mcp.delete('/', (c) => legacyDelete(transport(c)));
 
 mcp.on(['PUT', 'PATCH'], '/', () => {
-  throw new HttpError(405, ErrorCode.Transport, 'Method Not Allowed', undefined, { allow: 'GET, POST, DELETE' });
+  throw new HttpError(405, ErrorCode.Transport, 'Method Not Allowed', { headers: { allow: 'GET, POST, DELETE' } });
 });

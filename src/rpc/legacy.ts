@@ -24,7 +24,7 @@ export const MAX_SESSION_STATE_BYTES = 16_384;
 export function checkVersionHeader(value: string | undefined): void {
   if (value !== undefined && !isLegacyVersion(value)) {
     throw new HttpError(400, ErrorCode.Transport, `Bad Request: unsupported MCP-Protocol-Version "${value.slice(0, 40)}"`, {
-      supported: LEGACY_VERSIONS,
+      data: { supported: LEGACY_VERSIONS },
     });
   }
 }
@@ -42,7 +42,7 @@ async function askSession(t: Transport, id: string): Promise<LegacyVersion> {
 }
 
 async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' }>): Promise<Response> {
-  if (t.sessionId) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', undefined, {}, msg.id);
+  if (t.sessionId) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', { id: msg.id });
   let init;
   try {
     init = readInitialize(msg.params);
@@ -52,7 +52,7 @@ async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' 
   // What a session stores crosses into its Durable Object and back on every check: bounded.
   const stored = JSON.stringify({ clientInfo: init.clientInfo, capabilities: init.capabilities }).length;
   if (stored > MAX_SESSION_STATE_BYTES)
-    throw new HttpError(400, ErrorCode.InvalidParams, `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`, undefined, {}, msg.id);
+    throw new HttpError(400, ErrorCode.InvalidParams, `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`, { id: msg.id });
   const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs, recheckMs: t.cfg.sessionRecheckMs });
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
 }

@@ -28,7 +28,7 @@ export function decodeHeaderValue(raw: string): string | undefined {
 }
 
 function mismatch(id: RequestId, header: string, body: string): HttpError {
-  return new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: the request headers and body disagree: ${body}`, { mismatch: { header, body } }, {}, id);
+  return new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: the request headers and body disagree: ${body}`, { data: { mismatch: { header, body } }, id });
 }
 
 /** The request's headers as the check reads them (the Transport fits); Mcp-Name is read only for methods that name a primitive. */
