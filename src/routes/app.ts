@@ -11,6 +11,7 @@ import { ApiError } from './api-error.js';
 import { listings } from './listing.js';
 import { mcp } from './mcp.js';
 import { status } from './status.js';
+import { log } from '../lib/log.js';
 
 export const app = new Hono<AppEnv>();
 
@@ -38,7 +39,7 @@ function retryable(err: Error): boolean {
 
 app.onError((err, c) => {
   if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
-    console.warn(JSON.stringify({ msg: 'request failed, retryable', path: c.req.path, error: String(err) }));
+    log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
     err = c.req.path.startsWith('/admin')
       ? new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)')
       : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', { headers: { 'retry-after': '1' } });
@@ -51,11 +52,11 @@ app.onError((err, c) => {
   let http: HttpError;
   if (err instanceof HttpError) {
     http = err;
-    if (err.status >= 500) console.error(JSON.stringify({ msg: 'request failed', status: err.status, code: err.code, error: err.message }));
-    else console.warn(JSON.stringify({ msg: 'request rejected', status: err.status, code: err.code, error: err.message, method: c.req.method }));
+    if (err.status >= 500) log.error('request failed', { status: err.status, code: err.code, error: err.message });
+    else log.warn('request rejected', { status: err.status, code: err.code, error: err.message, method: c.req.method });
   } else {
     const misconfigured = err instanceof ConfigError;
-    console.error(JSON.stringify({ msg: misconfigured ? 'configuration error' : 'unhandled error', path: c.req.path, error: String(err), stack: err.stack }));
+    log.error(misconfigured ? 'configuration error' : 'unhandled error', { path: c.req.path, error: String(err), stack: err.stack });
     http = new HttpError(500, ErrorCode.InternalError, misconfigured ? 'Server misconfigured; see logs' : 'Internal error');
   }
   return new Response(errorJson(http.id, http), { status: http.status, headers: { 'content-type': 'application/json', ...http.headers } });

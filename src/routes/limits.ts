@@ -21,6 +21,7 @@ import { BoundedMap } from '../lib/memo.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv } from './guards.js';
+import { log } from '../lib/log.js';
 
 /** The period of every `[[ratelimits]]` binding in wrangler.toml, in seconds: the Retry-After we send. */
 export const RATE_PERIOD_S = 60;
@@ -39,7 +40,7 @@ async function within(binding: RateLimit, name: LimiterName, key: string): Promi
   try {
     return (await binding.limit({ key })).success;
   } catch (e) {
-    console.error(JSON.stringify({ msg: 'rate limiter failed; request let through', limiter: name, error: String(e) }));
+    log.error('rate limiter failed; request let through', { limiter: name, error: String(e) });
     return true;
   }
 }

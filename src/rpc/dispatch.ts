@@ -14,6 +14,7 @@ import { discover } from './methods/discover.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { ping, setLevel } from './methods/utility.js';
 import { modernResult } from './modern-result.js';
+import { log } from '../lib/log.js';
 
 const SHARED: Record<string, Handler> = {
   'prompts/list': listPrompts,
@@ -33,7 +34,7 @@ export function hasMethod(era: Era, method: string): boolean {
 
 function asRpcError(e: unknown, method: string): RpcError {
   if (e instanceof LookupError) return new RpcError(ErrorCode.InvalidParams, e.message, e.detail);
-  if (!(e instanceof RpcError)) console.error(JSON.stringify({ msg: 'method failed', method, error: String(e), stack: (e as Error)?.stack }));
+  if (!(e instanceof RpcError)) log.error('method failed', { method, error: String(e), stack: (e as Error)?.stack });
   return toRpcError(e);
 }
 

@@ -38,6 +38,7 @@ import { UpstreamClient, UpstreamError } from './client.js';
 import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './config.js';
 import { describeFault } from './errors.js';
 import { sanitizeListing } from './sanitize.js';
+import { log } from '../../lib/log.js';
 
 /** One upstream's listing, or why there is none. */
 export interface ListReport {
@@ -167,7 +168,7 @@ export class UpstreamObject extends DurableObject<Env> {
     } catch (e) {
       const ms = took();
       const error = this.failed(e);
-      console.warn(JSON.stringify({ msg: 'upstream list failed', upstream: u.id, error, failures: this.failures, ms }));
+      log.warn('upstream list failed', { upstream: u.id, error, failures: this.failures, ms });
       return { id, prefix: u.prefix, error, ms };
     }
   }
@@ -344,7 +345,7 @@ async function listNow(env: Env, catalog: Catalog, missing: UpstreamConfig[], pa
     const settle = () => {
       if (pending === entry) pending = undefined;
     };
-    waitUntil(persisted.then(settle, (e) => (settle(), console.warn(JSON.stringify({ msg: 'recording cold upstream listings failed', error: String(e) })))));
+    waitUntil(persisted.then(settle, (e) => (settle(), log.warn('recording cold upstream listings failed', { error: String(e) }))));
     return merged;
   }
   return persisted;
