@@ -18,7 +18,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from '../lib/json.js';
 import { catalogWriter, type WriteResult } from '../catalog/writer.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
 import { tokenEqual } from '../lib/hmac.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
 import { ApiError } from './api-error.js';
 import { adminRateLimit, authFailed } from './limits.js';
 import { log } from '../lib/log.js';

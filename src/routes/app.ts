@@ -3,9 +3,9 @@
  * turns every HttpError (and anything unexpected) into a response.
  */
 import { Hono } from 'hono';
-import { ConfigError } from '../lib/config.js';
+import { ConfigError, MissingSecretError } from '../lib/config.js';
 import { errorJson, ErrorCode, HttpError } from '../rpc/errors.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
 import { admin } from './admin.js';
 import { ApiError } from './api-error.js';
 import { listings } from './listing.js';
@@ -37,8 +37,15 @@ function retryable(err: Error): boolean {
   return e.retryable === true || e.overloaded === true || e.durableObjectReset === true;
 }
 
+/** A missing SIGNING_SECRET (lib/config.ts), in the error shape of the route that needed it. */
+function missingSecret(err: MissingSecretError, path: string): HttpError | ApiError {
+  log.error('SIGNING_SECRET is not set; run `wrangler secret put SIGNING_SECRET`');
+  return path.startsWith('/mcp') ? new HttpError(500, ErrorCode.InternalError, err.message) : new ApiError(500, 'misconfigured', err.message);
+}
+
 app.onError((err, c) => {
-  if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
+  if (err instanceof MissingSecretError) err = missingSecret(err, c.req.path);
+  else if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
     log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
     err = c.req.path.startsWith('/admin')
       ? new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)')

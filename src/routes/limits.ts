@@ -20,7 +20,7 @@ import { configOf } from '../lib/config.js';
 import { BoundedMap } from '../lib/memo.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
 import { ApiError } from './api-error.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 
 /** The period of every `[[ratelimits]]` binding in wrangler.toml, in seconds: the Retry-After we send. */

@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { catalogWriter, collisions } from '../catalog/writer.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
 
 export const status = new Hono<AppEnv>();
 
