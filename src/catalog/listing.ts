@@ -39,12 +39,23 @@ async function principalOf(cacheScope: CacheHints['cacheScope'], q: RequestScope
   return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-async function fromEdge(q: RequestScope, version: ProtocolVersion, cursor: string | undefined): Promise<Listing | undefined> {
+async function fromEdge(
+  q: RequestScope,
+  version: ProtocolVersion,
+  cursor: string | undefined,
+): Promise<Listing | undefined> {
   const origin = originOf(q.url);
   const pointer = await readPointer(origin);
   if (!pointer) return undefined;
   const { generation, ttlMs, cacheScope } = pointer;
-  const key: PageKey = { origin, scope: cacheScope, principal: await principalOf(cacheScope, q), generation, variant: version, cursor };
+  const key: PageKey = {
+    origin,
+    scope: cacheScope,
+    principal: await principalOf(cacheScope, q),
+    generation,
+    variant: version,
+    cursor,
+  };
   const json = await readPage(key);
   return json === undefined ? undefined : { json, generation, hints: { ttlMs, cacheScope } };
 }
@@ -82,12 +93,21 @@ function knownPage(q: RequestScope, version: ProtocolVersion, cursor: unknown, c
   return page;
 }
 
-async function build(q: RequestScope, version: ProtocolVersion, rawCursor: unknown, catalog: Catalog): Promise<Listing> {
+async function build(
+  q: RequestScope,
+  version: ProtocolVersion,
+  rawCursor: unknown,
+  catalog: Catalog,
+): Promise<Listing> {
   const cursor = typeof rawCursor === 'string' ? rawCursor : undefined;
   const hints = catalog.cacheHints(q.cfg.listTtlMs);
   // Not a cursor at all: listPage throws the -32602 it deserves; nothing is remembered.
   if (catalog.provisional || (rawCursor !== undefined && cursor === undefined))
-    return { json: await catalog.listPage(version, rawCursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints };
+    return {
+      json: await catalog.listPage(version, rawCursor, q.cfg.pageSize, q.secret),
+      generation: catalog.generation,
+      hints,
+    };
   let state = made.get(catalog);
   if (!state) made.set(catalog, (state = { pages: new Map(), pointerAt: 0 }));
   renewPointer(q, catalog, hints, state);
@@ -118,7 +138,8 @@ export function listing(q: RequestScope, version: ProtocolVersion, cursor: unkno
   if (warm) {
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
     const catalog = cursor === undefined ? listMissing(q.env, warm, q.cfg.pageSize, q.waitUntil) : warm;
-    if (catalog instanceof Promise) return catalog.then((c) => knownPage(q, version, cursor, c) ?? build(q, version, cursor, c));
+    if (catalog instanceof Promise)
+      return catalog.then((c) => knownPage(q, version, cursor, c) ?? build(q, version, cursor, c));
     return knownPage(q, version, cursor, catalog) ?? build(q, version, cursor, catalog);
   }
   return cold(q, version, cursor);

@@ -7,7 +7,8 @@
  */
 
 /** A loggable value: JSON data only (no functions, so no Headers, Request or Response objects). */
-export type LogValue = string | number | boolean | null | undefined | readonly LogValue[] | { readonly [key: string]: LogValue };
+export type LogValue =
+  string | number | boolean | null | undefined | readonly LogValue[] | { readonly [key: string]: LogValue };
 
 export type LogFields = { readonly [key: string]: LogValue };
 

@@ -72,7 +72,8 @@ const flag = (c: Context<AppEnv>, key: string) => ['1', 'true', 'yes'].includes(
 
 function answer(c: Context<AppEnv>, r: WriteResult) {
   if (r.ok) {
-    if (!r.dryRun) log.info('catalog written', { generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length });
+    if (!r.dryRun)
+      log.info('catalog written', { generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length });
     return c.json(r);
   }
   if (r.reason === 'invalid') throw new ApiError(422, 'invalid_prompts', `${r.issues.length} problem(s); nothing was written`, r.issues);

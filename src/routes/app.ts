@@ -40,7 +40,9 @@ function retryable(err: Error): boolean {
 /** A missing SIGNING_SECRET (lib/config.ts), in the error shape of the route that needed it. */
 function missingSecret(err: MissingSecretError, path: string): HttpError | ApiError {
   log.error('SIGNING_SECRET is not set; run `wrangler secret put SIGNING_SECRET`');
-  return path.startsWith('/mcp') ? new HttpError(500, ErrorCode.InternalError, err.message) : new ApiError(500, 'misconfigured', err.message);
+  return path.startsWith('/mcp')
+    ? new HttpError(500, ErrorCode.InternalError, err.message)
+    : new ApiError(500, 'misconfigured', err.message);
 }
 
 app.onError((err, c) => {
@@ -49,7 +51,9 @@ app.onError((err, c) => {
     log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
     err = c.req.path.startsWith('/admin')
       ? new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)')
-      : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', { headers: { 'retry-after': '1' } });
+      : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', {
+          headers: { 'retry-after': '1' },
+        });
   }
   if (err instanceof ApiError) {
     const error = err.issues === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, issues: err.issues };
@@ -63,7 +67,11 @@ app.onError((err, c) => {
     else log.warn('request rejected', { status: err.status, code: err.code, error: err.message, method: c.req.method });
   } else {
     const misconfigured = err instanceof ConfigError;
-    log.error(misconfigured ? 'configuration error' : 'unhandled error', { path: c.req.path, error: String(err), stack: err.stack });
+    log.error(misconfigured ? 'configuration error' : 'unhandled error', {
+      path: c.req.path,
+      error: String(err),
+      stack: err.stack,
+    });
     http = new HttpError(500, ErrorCode.InternalError, misconfigured ? 'Server misconfigured; see logs' : 'Internal error');
   }
   return new Response(errorJson(http.id, http), { status: http.status, headers: { 'content-type': 'application/json', ...http.headers } });

@@ -51,9 +51,12 @@ export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) => {
   if (!binding) return next();
   return within(binding, 'MCP_RATE_LIMIT', clientOf(c)).then((ok) => {
     if (!ok)
-      throw new HttpError(429, ErrorCode.Transport, `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`, {
-        headers: { 'retry-after': String(RATE_PERIOD_S) },
-      });
+      throw new HttpError(
+        429,
+        ErrorCode.Transport,
+        `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`,
+        { headers: { 'retry-after': String(RATE_PERIOD_S) } },
+      );
     return next();
   });
 };

@@ -54,7 +54,8 @@ export function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContex
   if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
   const failed = (e: unknown): string => {
     // A modern method may end the exchange with an HTTP status (-32021 found only once an upstream was asked): app.onError answers it, with the id.
-    if (e instanceof HttpError && ctx.era === 'modern') throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers, id: msg.id });
+    if (e instanceof HttpError && ctx.era === 'modern')
+      throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers, id: msg.id });
     return errorJson(msg.id, asRpcError(e, msg.method));
   };
   try {

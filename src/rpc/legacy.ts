@@ -43,7 +43,10 @@ async function askSession(t: RequestScope, id: string): Promise<LegacyVersion> {
 }
 
 async function initialize(t: RequestScope, msg: Extract<Message, { kind: 'request' }>): Promise<Response> {
-  if (t.sessionId) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', { id: msg.id });
+  if (t.sessionId)
+    throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', {
+      id: msg.id,
+    });
   let init;
   try {
     init = readInitialize(msg.params);
@@ -53,7 +56,12 @@ async function initialize(t: RequestScope, msg: Extract<Message, { kind: 'reques
   // What a session stores crosses into its Durable Object and back on every check: bounded.
   const stored = JSON.stringify({ clientInfo: init.clientInfo, capabilities: init.capabilities }).length;
   if (stored > MAX_SESSION_STATE_BYTES)
-    throw new HttpError(400, ErrorCode.InvalidParams, `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`, { id: msg.id });
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidParams,
+      `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`,
+      { id: msg.id },
+    );
   const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs, recheckMs: t.cfg.sessionRecheckMs });
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
 }

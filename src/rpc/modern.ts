@@ -22,7 +22,8 @@ import { serverInfo } from './server-info.js';
 
 type Request = Extract<Message, { kind: 'request' }>;
 
-const bad = (msg: Request, code: number, message: string, data?: unknown) => new HttpError(400, code, message, { data, id: msg.id });
+const bad = (msg: Request, code: number, message: string, data?: unknown) =>
+  new HttpError(400, code, message, { data, id: msg.id });
 
 /** The envelope's version, checked against the header and the revisions served here. */
 function readVersion(t: RequestScope, msg: Request): ModernVersion {
@@ -74,6 +75,7 @@ export function modernPost(t: RequestScope, body: unknown): Response | Promise<R
   const version = readVersion(t, msg);
   checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
-  if (!hasMethod('modern', msg.method)) throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
+  if (!hasMethod('modern', msg.method))
+    throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
   return jsonResponse(call(msg, callContext(t, 'modern', version)));
 }

@@ -28,8 +28,15 @@ describe('log', () => {
 
   it('prints fields named for credentials as [redacted]', () => {
     const warn = captured('warn');
-    log.warn('rejected', { authorization: 'Bearer s3cret', adminToken: 's3cret', headers: { cookie: 's3cret' }, status: 401 });
-    expect(warn).toEqual(['{"msg":"rejected","authorization":"[redacted]","adminToken":"[redacted]","headers":"[redacted]","status":401}']);
+    log.warn('rejected', {
+      authorization: 'Bearer s3cret',
+      adminToken: 's3cret',
+      headers: { cookie: 's3cret' },
+      status: 401,
+    });
+    expect(warn).toEqual([
+      '{"msg":"rejected","authorization":"[redacted]","adminToken":"[redacted]","headers":"[redacted]","status":401}',
+    ]);
     expect(warn[0]).not.toContain('s3cret');
   });
 

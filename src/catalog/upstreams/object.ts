@@ -345,7 +345,12 @@ async function listNow(env: Env, catalog: Catalog, missing: UpstreamConfig[], pa
     const settle = () => {
       if (pending === entry) pending = undefined;
     };
-    waitUntil(persisted.then(settle, (e) => (settle(), log.warn('recording cold upstream listings failed', { error: String(e) }))));
+    waitUntil(
+      persisted.then(
+        settle,
+        (e) => (settle(), log.warn('recording cold upstream listings failed', { error: String(e) })),
+      ),
+    );
     return merged;
   }
   return persisted;
