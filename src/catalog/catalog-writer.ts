@@ -24,6 +24,7 @@ import type { CatalogSnapshot, Issue, PromptRecord, UpstreamPrompt, UpstreamStat
 import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { validatePrompt, validateSet } from './validate.js';
+import { log } from '../lib/log.js';
 
 export interface VersionInfo {
   version: number;
@@ -286,7 +287,7 @@ export class CatalogWriter extends DurableObject<Env> {
     const { localPrefix, separator } = configOf(this.env);
     if (localPrefix) Object.assign(snap, { localPrefix, separator });
     const clashes = collisions(snap);
-    if (clashes.length) console.warn(JSON.stringify({ msg: 'prompt name collisions: local prompts win', generation, collisions: clashes }));
+    if (clashes.length) log.warn('prompt name collisions: local prompts win', { generation, collisions: clashes });
     try {
       await writeSnapshot(this.env.PROMPTS, snap);
       // Idempotent by generation, so a retry after a partial failure never notifies twice.

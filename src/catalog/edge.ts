@@ -16,6 +16,7 @@
  * path serves alone (README, "Caching").
  */
 import type { CacheHints } from './hints.js';
+import { log } from '../lib/log.js';
 
 export interface Pointer extends CacheHints {
   generation: number;
@@ -52,7 +53,7 @@ async function read(url: string): Promise<string | undefined> {
     const hit = await store()?.match(url);
     return hit ? await hit.text() : undefined;
   } catch (e) {
-    console.warn(JSON.stringify({ msg: 'edge cache read failed', error: String(e) }));
+    log.warn('edge cache read failed', { error: String(e) });
     return undefined;
   }
 }
@@ -61,7 +62,7 @@ async function write(url: string, body: string, maxAgeS: number): Promise<void> 
   try {
     await store()?.put(url, new Response(body, { headers: { 'content-type': 'application/json', 'cache-control': `public, max-age=${maxAgeS}` } }));
   } catch (e) {
-    console.warn(JSON.stringify({ msg: 'edge cache write failed', error: String(e) }));
+    log.warn('edge cache write failed', { error: String(e) });
   }
 }
 

@@ -11,7 +11,7 @@
  * Provisional catalogs (the cold upstream merge, which shares its base's
  * generation) are never stored: a page must mean exactly its generation.
  */
-import type { Config } from '../lib/config.js';
+import type { RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
 import type { ProtocolVersion } from '../lib/versions.js';
 import type { Catalog } from './catalog.js';
@@ -20,22 +20,6 @@ import type { CacheHints } from './hints.js';
 import { currentCatalog, peekCatalog } from './store.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { listMissing } from './upstreams/cold.js';
-
-/**
- * Who is asking, as the listing needs it. The rpc layer's call context fits
- * as it is, so a warm list allocates no query object.
- */
-export interface ListingQuery {
-  readonly env: Env;
-  readonly cfg: Config;
-  readonly secret: string;
-  readonly waitUntil: (p: Promise<unknown>) => void;
-  readonly version: ProtocolVersion;
-  /** The request URL: edge-cache keys live under its origin. Read only when the edge cache is used. */
-  readonly url: string;
-  /** A request header by lower-case name; only `authorization` is read, for private pages, and only ever used as a digest. */
-  header(name: string): string | undefined;
-}
 
 export interface Listing {
   readonly json: string;
@@ -49,18 +33,29 @@ export function withHints(page: Listing): string {
 }
 
 /** Private pages are keyed by a digest of the caller's credentials; not memoised, so no token is kept in memory. */
-async function principalOf(scope: CacheHints['cacheScope'], q: ListingQuery): Promise<string> {
-  if (scope === 'public') return 'public';
+async function principalOf(cacheScope: CacheHints['cacheScope'], q: RequestScope): Promise<string> {
+  if (cacheScope === 'public') return 'public';
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${q.header('authorization') ?? ''}`)));
   return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-async function fromEdge(q: ListingQuery, cursor: string | undefined): Promise<Listing | undefined> {
+async function fromEdge(
+  q: RequestScope,
+  version: ProtocolVersion,
+  cursor: string | undefined,
+): Promise<Listing | undefined> {
   const origin = originOf(q.url);
   const pointer = await readPointer(origin);
   if (!pointer) return undefined;
   const { generation, ttlMs, cacheScope } = pointer;
-  const key: PageKey = { origin, scope: cacheScope, principal: await principalOf(cacheScope, q), generation, variant: q.version, cursor };
+  const key: PageKey = {
+    origin,
+    scope: cacheScope,
+    principal: await principalOf(cacheScope, q),
+    generation,
+    variant: version,
+    cursor,
+  };
   const json = await readPage(key);
   return json === undefined ? undefined : { json, generation, hints: { ttlMs, cacheScope } };
 }
@@ -72,7 +67,7 @@ async function fromEdge(q: ListingQuery, cursor: string | undefined): Promise<Li
  */
 const made = new WeakMap<Catalog, { pages: Map<string, Listing>; pointerAt: number }>();
 
-function renewPointer(q: ListingQuery, catalog: Catalog, hints: CacheHints, state: { pointerAt: number }): void {
+function renewPointer(q: RequestScope, catalog: Catalog, hints: CacheHints, state: { pointerAt: number }): void {
   const pointerMs = Math.max(1000, q.cfg.catalogRefreshMs);
   // Renewed at half its lifetime, so a colo with steady traffic always has one.
   const now = Date.now();
@@ -87,36 +82,45 @@ function pageId(version: ProtocolVersion, cursor: string | undefined): string {
 }
 
 /** A page this isolate already made for this catalog, or undefined. Synchronous: the warm path. */
-function knownPage(q: ListingQuery, cursor: unknown, catalog: Catalog): Listing | undefined {
+function knownPage(q: RequestScope, version: ProtocolVersion, cursor: unknown, catalog: Catalog): Listing | undefined {
   if (catalog.provisional) return undefined;
   const state = made.get(catalog);
   if (!state) return undefined;
   // A cursor that is not a string names no page: build() gives it the error it deserves.
   if (cursor !== undefined && typeof cursor !== 'string') return undefined;
-  const page = state.pages.get(pageId(q.version, cursor));
+  const page = state.pages.get(pageId(version, cursor));
   if (page) renewPointer(q, catalog, page.hints, state);
   return page;
 }
 
-async function build(q: ListingQuery, rawCursor: unknown, catalog: Catalog): Promise<Listing> {
+async function build(
+  q: RequestScope,
+  version: ProtocolVersion,
+  rawCursor: unknown,
+  catalog: Catalog,
+): Promise<Listing> {
   const cursor = typeof rawCursor === 'string' ? rawCursor : undefined;
   const hints = catalog.cacheHints(q.cfg.listTtlMs);
   // Not a cursor at all: listPage throws the -32602 it deserves; nothing is remembered.
   if (catalog.provisional || (rawCursor !== undefined && cursor === undefined))
-    return { json: await catalog.listPage(q.version, rawCursor, q.cfg.pageSize, q.secret), generation: catalog.generation, hints };
+    return {
+      json: await catalog.listPage(version, rawCursor, q.cfg.pageSize, q.secret),
+      generation: catalog.generation,
+      hints,
+    };
   let state = made.get(catalog);
   if (!state) made.set(catalog, (state = { pages: new Map(), pointerAt: 0 }));
   renewPointer(q, catalog, hints, state);
   // A forged or stale cursor throws here, before anything is remembered.
-  const json = await catalog.listPage(q.version, rawCursor, q.cfg.pageSize, q.secret);
+  const json = await catalog.listPage(version, rawCursor, q.cfg.pageSize, q.secret);
   const page: Listing = { json, generation: catalog.generation, hints };
-  state.pages.set(pageId(q.version, cursor), page);
+  state.pages.set(pageId(version, cursor), page);
   const key = async (): Promise<PageKey> => ({
     origin: originOf(q.url),
     scope: hints.cacheScope,
     principal: await principalOf(hints.cacheScope, q),
     generation: catalog.generation,
-    variant: q.version,
+    variant: version,
     cursor,
   });
   q.waitUntil(key().then((k) => writePage(k, json)));
@@ -124,28 +128,29 @@ async function build(q: ListingQuery, rawCursor: unknown, catalog: Catalog): Pro
 }
 
 /**
- * The page for this query and cursor (the request's own value, validated
- * here). A warm isolate answers synchronously from memory (no promise at
- * all: this is the hot path of every list); see the header for the rest.
+ * The page of this revision's shape at this cursor (the request's own
+ * value, validated here), for the request `q`. A warm isolate answers
+ * synchronously from memory (no promise at all: this is the hot path of
+ * every list); see the header for the rest.
  */
-export function listing(q: ListingQuery, cursor: unknown): Listing | Promise<Listing> {
+export function listing(q: RequestScope, version: ProtocolVersion, cursor: unknown): Listing | Promise<Listing> {
   const warm = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   if (warm) {
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
     const catalog = cursor === undefined ? listMissing(q, warm, q.cfg.pageSize) : warm;
-    if (catalog instanceof Promise) return catalog.then((c) => knownPage(q, cursor, c) ?? build(q, cursor, c));
-    return knownPage(q, cursor, catalog) ?? build(q, cursor, catalog);
+    if (catalog instanceof Promise) return catalog.then((c) => knownPage(q, version, cursor, c) ?? build(q, version, cursor, c));
+    return knownPage(q, version, cursor, catalog) ?? build(q, version, cursor, catalog);
   }
-  return cold(q, cursor);
+  return cold(q, version, cursor);
 }
 
-async function cold(q: ListingQuery, cursor: unknown): Promise<Listing> {
+async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown): Promise<Listing> {
   if (cursor === undefined || typeof cursor === 'string') {
-    const hit = await fromEdge(q, cursor);
+    const hit = await fromEdge(q, version, cursor);
     if (hit) return hit;
   }
   // A cold isolate has neither the catalog nor the upstream list yet: read both at once.
   const [loaded] = await Promise.all([currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil), cursor === undefined && upstreamConfigs(q.env)]);
   const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize) : loaded;
-  return knownPage(q, cursor, catalog) ?? build(q, cursor, catalog);
+  return knownPage(q, version, cursor, catalog) ?? build(q, version, cursor, catalog);
 }

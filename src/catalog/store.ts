@@ -14,6 +14,7 @@
  */
 import { Catalog } from './catalog.js';
 import type { CatalogSnapshot } from './types.js';
+import { log } from '../lib/log.js';
 
 export const KV_KEYS = {
   head: 'catalog/head',
@@ -53,7 +54,7 @@ async function refresh(kv: KVNamespace, cached: Cached): Promise<void> {
       if (snap) adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
     }
   } catch (e) {
-    console.error(JSON.stringify({ msg: 'catalog refresh failed', error: String(e) }));
+    log.error('catalog refresh failed', { error: String(e) });
   } finally {
     cached.checkedAt = Date.now();
     cached.refreshing = false;

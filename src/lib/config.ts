@@ -34,7 +34,7 @@ export interface Config {
   readonly limits: ArgumentLimits;
   /** Rate limiting on /mcp and /admin (the *_RATE_LIMIT bindings); "off" only for load tests. */
   readonly rateLimits: boolean;
-  /** Undefined when the secret is unset; the MCP route then answers 500 with a clear log line. */
+  /** Undefined when the secret is unset; read it through signingSecretOf (one check, one error). */
   readonly signingSecret: string | undefined;
 }
 
@@ -57,6 +57,19 @@ export interface OriginPattern {
 }
 
 export class ConfigError extends Error {}
+
+/** SIGNING_SECRET is not set: routes/app.ts answers 500 in the route's own error shape and logs the fix. */
+export class MissingSecretError extends ConfigError {
+  constructor() {
+    super('Server misconfigured: signing secret missing');
+  }
+}
+
+/** The one check for the signing secret. */
+export function signingSecretOf(cfg: Config): string {
+  if (cfg.signingSecret === undefined) throw new MissingSecretError();
+  return cfg.signingSecret;
+}
 
 type Vars = Partial<Record<keyof Env, unknown>>;
 

@@ -19,9 +19,10 @@ import type { WriteResult } from '../catalog/catalog-writer.js';
 import { catalogWriter, upstreamStub } from '../catalog/stubs.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
 import { tokenEqual } from '../lib/hmac.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
 import { ApiError } from './api-error.js';
 import { adminRateLimit, authFailed } from './limits.js';
+import { log } from '../lib/log.js';
 
 
 /** Largest admin body, and most prompts in one publish. */
@@ -72,7 +73,8 @@ const flag = (c: Context<AppEnv>, key: string) => ['1', 'true', 'yes'].includes(
 
 function answer(c: Context<AppEnv>, r: WriteResult) {
   if (r.ok) {
-    if (!r.dryRun) console.log(JSON.stringify({ msg: 'catalog written', generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length }));
+    if (!r.dryRun)
+      log.info('catalog written', { generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length });
     return c.json(r);
   }
   if (r.reason === 'invalid') throw new ApiError(422, 'invalid_prompts', `${r.issues.length} problem(s); nothing was written`, r.issues);

@@ -3,14 +3,15 @@
  * turns every HttpError (and anything unexpected) into a response.
  */
 import { Hono } from 'hono';
-import { ConfigError } from '../lib/config.js';
+import { ConfigError, MissingSecretError } from '../lib/config.js';
 import { errorJson, ErrorCode, HttpError } from '../rpc/errors.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
 import { admin } from './admin.js';
 import { ApiError } from './api-error.js';
 import { listings } from './listing.js';
 import { mcp } from './mcp.js';
 import { status } from './status.js';
+import { log } from '../lib/log.js';
 
 export const app = new Hono<AppEnv>();
 
@@ -36,12 +37,23 @@ function retryable(err: Error): boolean {
   return e.retryable === true || e.overloaded === true || e.durableObjectReset === true;
 }
 
+/** A missing SIGNING_SECRET (lib/config.ts), in the error shape of the route that needed it. */
+function missingSecret(err: MissingSecretError, path: string): HttpError | ApiError {
+  log.error('SIGNING_SECRET is not set; run `wrangler secret put SIGNING_SECRET`');
+  return path.startsWith('/mcp')
+    ? new HttpError(500, ErrorCode.InternalError, err.message)
+    : new ApiError(500, 'misconfigured', err.message);
+}
+
 app.onError((err, c) => {
-  if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
-    console.warn(JSON.stringify({ msg: 'request failed, retryable', path: c.req.path, error: String(err) }));
+  if (err instanceof MissingSecretError) err = missingSecret(err, c.req.path);
+  else if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
+    log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
     err = c.req.path.startsWith('/admin')
       ? new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)')
-      : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', undefined, { 'retry-after': '1' });
+      : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', {
+          headers: { 'retry-after': '1' },
+        });
   }
   if (err instanceof ApiError) {
     const error = err.issues === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, issues: err.issues };
@@ -51,11 +63,15 @@ app.onError((err, c) => {
   let http: HttpError;
   if (err instanceof HttpError) {
     http = err;
-    if (err.status >= 500) console.error(JSON.stringify({ msg: 'request failed', status: err.status, code: err.code, error: err.message }));
-    else console.warn(JSON.stringify({ msg: 'request rejected', status: err.status, code: err.code, error: err.message, method: c.req.method }));
+    if (err.status >= 500) log.error('request failed', { status: err.status, code: err.code, error: err.message });
+    else log.warn('request rejected', { status: err.status, code: err.code, error: err.message, method: c.req.method });
   } else {
     const misconfigured = err instanceof ConfigError;
-    console.error(JSON.stringify({ msg: misconfigured ? 'configuration error' : 'unhandled error', path: c.req.path, error: String(err), stack: err.stack }));
+    log.error(misconfigured ? 'configuration error' : 'unhandled error', {
+      path: c.req.path,
+      error: String(err),
+      stack: err.stack,
+    });
     http = new HttpError(500, ErrorCode.InternalError, misconfigured ? 'Server misconfigured; see logs' : 'Internal error');
   }
   return new Response(errorJson(http.id, http), { status: http.status, headers: { 'content-type': 'application/json', ...http.headers } });

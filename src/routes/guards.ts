@@ -9,8 +9,7 @@ import { cors } from 'hono/cors';
 import { readCapped } from '../lib/body.js';
 import { configOf, type OriginPattern } from '../lib/config.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
-
-export type AppEnv = { Bindings: Env };
+import type { AppEnv } from '../env.js';
 
 export function originAllowed(origin: string, allowed: readonly OriginPattern[]): boolean {
   let u: URL;

@@ -20,7 +20,8 @@ import { configOf } from '../lib/config.js';
 import { BoundedMap } from '../lib/memo.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
 import { ApiError } from './api-error.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
+import { log } from '../lib/log.js';
 
 /** The period of every `[[ratelimits]]` binding in wrangler.toml, in seconds: the Retry-After we send. */
 export const RATE_PERIOD_S = 60;
@@ -39,7 +40,7 @@ async function within(binding: RateLimit, name: LimiterName, key: string): Promi
   try {
     return (await binding.limit({ key })).success;
   } catch (e) {
-    console.error(JSON.stringify({ msg: 'rate limiter failed; request let through', limiter: name, error: String(e) }));
+    log.error('rate limiter failed; request let through', { limiter: name, error: String(e) });
     return true;
   }
 }
@@ -50,9 +51,12 @@ export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) => {
   if (!binding) return next();
   return within(binding, 'MCP_RATE_LIMIT', clientOf(c)).then((ok) => {
     if (!ok)
-      throw new HttpError(429, ErrorCode.Transport, `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`, undefined, {
-        'retry-after': String(RATE_PERIOD_S),
-      });
+      throw new HttpError(
+        429,
+        ErrorCode.Transport,
+        `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`,
+        { headers: { 'retry-after': String(RATE_PERIOD_S) } },
+      );
     return next();
   });
 };

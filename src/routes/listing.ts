@@ -16,11 +16,11 @@ import { listing, withHints, type Listing } from '../catalog/listing.js';
 import { currentCatalog } from '../catalog/store.js';
 import type { CacheHints } from '../catalog/hints.js';
 import { LookupError } from '../catalog/errors.js';
-import { configOf, type Config } from '../lib/config.js';
 import { fnv1a } from '../lib/hash.js';
 import { MODERN_VERSIONS } from '../lib/versions.js';
 import { ApiError } from './api-error.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
+import { scopeOf, signingScopeOf } from './scope.js';
 
 export const listings = new Hono<AppEnv>();
 
@@ -72,30 +72,12 @@ function respond(c: Context<AppEnv>, s: Served): Response {
   return new Response(s.body, { status: 200, headers: s.ok });
 }
 
-function secretOf(cfg: Config): string {
-  if (!cfg.signingSecret) throw new ApiError(500, 'misconfigured', 'Server misconfigured: signing secret missing');
-  return cfg.signingSecret;
-}
-
 listings.get('/', async (c) => {
-  const cfg = configOf(c.env);
+  const scope = signingScopeOf(c);
   const cursor = c.req.query('cursor');
   let page;
   try {
-    page = await listing(
-      {
-        env: c.env,
-        cfg,
-        secret: secretOf(cfg),
-        waitUntil: (p) => c.executionCtx.waitUntil(p),
-        version: SHAPE,
-        get url() {
-          return c.req.url;
-        },
-        header: (name) => c.req.header(name),
-      },
-      cursor,
-    );
+    page = await listing(scope, SHAPE, cursor);
   } catch (e) {
     if (e instanceof LookupError) throw new ApiError(400, 'invalid_cursor', 'Invalid or expired cursor; start again from GET /prompts');
     throw e;
@@ -112,9 +94,10 @@ listings.get('/', async (c) => {
 const pages = new WeakMap<Listing, Served>();
 
 listings.get('/:name', async (c) => {
-  const cfg = configOf(c.env);
+  // Signs nothing: served even without SIGNING_SECRET.
+  const { env, cfg, waitUntil } = scopeOf(c);
   const name = c.req.param('name');
-  const catalog = await currentCatalog(c.env.PROMPTS, cfg.catalogRefreshMs, (p) => c.executionCtx.waitUntil(p));
+  const catalog = await currentCatalog(env.PROMPTS, cfg.catalogRefreshMs, waitUntil);
   const prompt = catalog.describe(name, SHAPE);
   if (!prompt) throw new ApiError(404, 'unknown_prompt', `Unknown prompt "${name.slice(0, 100)}"`);
   const hints = catalog.cacheHints(cfg.listTtlMs);

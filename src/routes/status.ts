@@ -9,7 +9,7 @@ import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { collisions } from '../catalog/catalog-writer.js';
 import { catalogWriter } from '../catalog/stubs.js';
-import type { AppEnv } from './guards.js';
+import type { AppEnv } from '../env.js';
 
 export const status = new Hono<AppEnv>();
 

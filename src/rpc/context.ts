@@ -1,58 +1,68 @@
 /**
- * What an era entry receives from the route (Transport) and what a method
- * handler may use (CallContext): the revision, the session (legacy only),
- * and the catalog of the moment. Built once per HTTP request.
+ * What a method handler may use (CallContext): the request's scope
+ * (lib/scope.ts) with the era, revision and session the call was read in,
+ * and the catalog of the moment. Built once per call, as one object.
  */
 import type { Catalog } from '../catalog/catalog.js';
 import { currentCatalog } from '../catalog/store.js';
 import type { Config } from '../lib/config.js';
+import type { Principal, RequestScope } from '../lib/scope.js';
 import type { ProtocolVersion } from '../lib/versions.js';
 import type { Era } from './era.js';
 import type { Params } from './envelope.js';
 
-/** The HTTP request as the era entries need it, already past the route's guards. */
-export interface Transport {
-  readonly env: Env;
-  readonly cfg: Config;
-  readonly secret: string;
-  readonly waitUntil: (p: Promise<unknown>) => void;
-  readonly sessionId: string | undefined;
-  readonly protocolVersion: string | undefined;
-  /** Any other request header, by lower-case name (Mcp-Method, Mcp-Name, Authorization). */
-  readonly header: (name: string) => string | undefined;
-  /** The request URL (edge-cache keys live under its origin). */
-  readonly url: string;
-}
-
-export interface CallContext {
-  readonly env: Env;
-  readonly cfg: Config;
-  readonly secret: string;
+export interface CallContext extends RequestScope {
   readonly era: Era;
   readonly version: ProtocolVersion;
   /** The legacy session; empty in the modern era, which has none. */
   readonly sessionId: string;
-  readonly waitUntil: (p: Promise<unknown>) => void;
-  readonly url: string;
-  readonly header: (name: string) => string | undefined;
   catalog(): Promise<Catalog>;
 }
 
 export type Handler = (params: Params, ctx: CallContext) => unknown;
 
-export function callContext(t: Transport, era: Era, version: ProtocolVersion, sessionId = ''): CallContext {
-  return {
-    env: t.env,
-    cfg: t.cfg,
-    secret: t.secret,
-    era,
-    version,
-    sessionId,
-    waitUntil: t.waitUntil,
-    get url() {
-      return t.url;
-    },
-    header: t.header,
-    catalog: () => currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil),
-  };
+/** The scope's fields the hot path reads are copied; the rest are read through it. No closures. */
+class Call implements CallContext {
+  readonly env: Env;
+  readonly cfg: Config;
+  readonly waitUntil: (p: Promise<unknown>) => void;
+
+  constructor(
+    private readonly scope: RequestScope,
+    readonly era: Era,
+    readonly version: ProtocolVersion,
+    readonly sessionId: string,
+  ) {
+    this.env = scope.env;
+    this.cfg = scope.cfg;
+    this.waitUntil = scope.waitUntil;
+  }
+
+  get secret(): string {
+    return this.scope.secret;
+  }
+
+  get url(): string {
+    return this.scope.url;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.scope.protocolVersion;
+  }
+
+  get principal(): Principal | undefined {
+    return this.scope.principal;
+  }
+
+  header(name: string): string | undefined {
+    return this.scope.header(name);
+  }
+
+  catalog(): Promise<Catalog> {
+    return currentCatalog(this.env.PROMPTS, this.cfg.catalogRefreshMs, this.waitUntil);
+  }
+}
+
+export function callContext(scope: RequestScope, era: Era, version: ProtocolVersion, sessionId = ''): CallContext {
+  return new Call(scope, era, version, sessionId);
 }

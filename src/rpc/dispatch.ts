@@ -14,6 +14,7 @@ import { discover } from './methods/discover.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { ping, setLevel } from './methods/utility.js';
 import { modernResult } from './modern-result.js';
+import { log } from '../lib/log.js';
 
 const SHARED: Record<string, Handler> = {
   'prompts/list': listPrompts,
@@ -33,7 +34,7 @@ export function hasMethod(era: Era, method: string): boolean {
 
 function asRpcError(e: unknown, method: string): RpcError {
   if (e instanceof LookupError) return new RpcError(ErrorCode.InvalidParams, e.message, e.detail);
-  if (!(e instanceof RpcError)) console.error(JSON.stringify({ msg: 'method failed', method, error: String(e), stack: (e as Error)?.stack }));
+  if (!(e instanceof RpcError)) log.error('method failed', { method, error: String(e), stack: (e as Error)?.stack });
   return toRpcError(e);
 }
 
@@ -53,7 +54,8 @@ export function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContex
   if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
   const failed = (e: unknown): string => {
     // A modern method may end the exchange with an HTTP status (-32021 found only once an upstream was asked): app.onError answers it, with the id.
-    if (e instanceof HttpError && ctx.era === 'modern') throw new HttpError(e.status, e.code, e.message, e.data, e.headers, msg.id);
+    if (e instanceof HttpError && ctx.era === 'modern')
+      throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers, id: msg.id });
     return errorJson(msg.id, asRpcError(e, msg.method));
   };
   try {

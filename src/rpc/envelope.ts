@@ -29,14 +29,20 @@ export function parseBody(text: string): unknown {
   }
   if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
     const id = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
-    throw new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, undefined, {}, isId(id) ? id : undefined);
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+      { id: isId(id) ? id : undefined },
+    );
   }
   return body;
 }
 
 /** Classifies one message, or throws a 400 -32600 naming what is wrong (with the id when readable). */
 export function readMessage(x: unknown): Message {
-  const bad = (why: string, id?: RequestId) => new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, undefined, {}, id);
+  const bad = (why: string, id?: RequestId) =>
+    new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, { id });
   if (typeof x !== 'object' || x === null || Array.isArray(x)) throw bad('a message must be a JSON object');
   const m = x as Record<string, unknown>;
   const id = isId(m.id) ? m.id : undefined;

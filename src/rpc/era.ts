@@ -34,9 +34,7 @@ function missingEnvelope(m: Record<string, unknown>, header: string, id: Request
     400,
     ErrorCode.InvalidParams,
     `Invalid params: the MCP-Protocol-Version header names protocol revision ${header}, but the request is missing the required per-request envelope key(s): ${missing.join(', ')}`,
-    { envelope: { missing } },
-    {},
-    id,
+    { data: { envelope: { missing } }, id },
   );
 }
 
@@ -49,7 +47,8 @@ export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
   const id = typeof body.id === 'string' || (typeof body.id === 'number' && Number.isInteger(body.id)) ? body.id : undefined;
   if (body.method === 'initialize')
     throw new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: an initialize request (legacy handshake) was sent with the modern MCP-Protocol-Version header ${header}`, {
-      mismatch: { header: 'MCP-Protocol-Version', body: 'initialize' },
-    }, {}, id);
+      data: { mismatch: { header: 'MCP-Protocol-Version', body: 'initialize' } },
+      id,
+    });
   throw missingEnvelope(body, header, id);
 }

@@ -38,17 +38,30 @@ export class RpcError extends Error {
   }
 }
 
+export interface HttpErrorOptions {
+  /** The JSON-RPC error's `data`. */
+  readonly data?: unknown;
+  /** Extra response headers (Allow, Retry-After). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The request id, when it could be read before the failure. */
+  readonly id?: RequestId;
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export class HttpError extends RpcError {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly id: RequestId | undefined;
+
   constructor(
     readonly status: number,
     code: number,
     message: string,
-    data?: unknown,
-    readonly headers: Record<string, string> = {},
-    /** The request id, when it could be read before the failure. */
-    readonly id?: RequestId,
+    { data, headers = NO_HEADERS, id }: HttpErrorOptions = {},
   ) {
     super(code, message, data);
+    this.headers = headers;
+    this.id = id;
   }
 }
 

@@ -8,7 +8,8 @@
 import { featuresOf, isLegacyVersion, LEGACY_VERSIONS, type LegacyVersion } from '../lib/versions.js';
 import { checkSession, createSession, endSession, knownSession, sessionStub } from '../session/sessions.js';
 import { openLegacyStream } from '../session/stream.js';
-import { callContext, type Transport } from './context.js';
+import type { RequestScope } from '../lib/scope.js';
+import { callContext } from './context.js';
 import { call } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, RpcError } from './errors.js';
@@ -24,25 +25,28 @@ export const MAX_SESSION_STATE_BYTES = 16_384;
 export function checkVersionHeader(value: string | undefined): void {
   if (value !== undefined && !isLegacyVersion(value)) {
     throw new HttpError(400, ErrorCode.Transport, `Bad Request: unsupported MCP-Protocol-Version "${value.slice(0, 40)}"`, {
-      supported: LEGACY_VERSIONS,
+      data: { supported: LEGACY_VERSIONS },
     });
   }
 }
 
 /** The session's revision: synchronous when this isolate has just seen it alive, else asked of checkSession. */
-function requireSession(t: Transport): LegacyVersion | Promise<LegacyVersion> {
+function requireSession(t: RequestScope): LegacyVersion | Promise<LegacyVersion> {
   if (!t.sessionId) throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required');
   return knownSession(t.secret, t.sessionId) ?? askSession(t, t.sessionId);
 }
 
-async function askSession(t: Transport, id: string): Promise<LegacyVersion> {
+async function askSession(t: RequestScope, id: string): Promise<LegacyVersion> {
   const version = await checkSession(t.env, t.secret, id, t.cfg.sessionRecheckMs);
   if (!version) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
   return version;
 }
 
-async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' }>): Promise<Response> {
-  if (t.sessionId) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', undefined, {}, msg.id);
+async function initialize(t: RequestScope, msg: Extract<Message, { kind: 'request' }>): Promise<Response> {
+  if (t.sessionId)
+    throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', {
+      id: msg.id,
+    });
   let init;
   try {
     init = readInitialize(msg.params);
@@ -52,12 +56,17 @@ async function initialize(t: Transport, msg: Extract<Message, { kind: 'request' 
   // What a session stores crosses into its Durable Object and back on every check: bounded.
   const stored = JSON.stringify({ clientInfo: init.clientInfo, capabilities: init.capabilities }).length;
   if (stored > MAX_SESSION_STATE_BYTES)
-    throw new HttpError(400, ErrorCode.InvalidParams, `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`, undefined, {}, msg.id);
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidParams,
+      `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`,
+      { id: msg.id },
+    );
   const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs, recheckMs: t.cfg.sessionRecheckMs });
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
 }
 
-async function batch(t: Transport, items: unknown[]): Promise<Response> {
+async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   if (items.length === 0) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
   if (items.some((m) => (m as { method?: unknown })?.method === 'initialize'))
     throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch');
@@ -82,7 +91,7 @@ async function batch(t: Transport, items: unknown[]): Promise<Response> {
 }
 
 /** Synchronous for a warm in-session list (no promise on the hot path), like the modern entry. */
-export function legacyPost(t: Transport, body: unknown): Response | Promise<Response> {
+export function legacyPost(t: RequestScope, body: unknown): Response | Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   if (Array.isArray(body)) return batch(t, body);
   const msg = readMessage(body);
@@ -91,12 +100,12 @@ export function legacyPost(t: Transport, body: unknown): Response | Promise<Resp
   return version instanceof Promise ? version.then((v) => inSession(t, msg, v)) : inSession(t, msg, version);
 }
 
-function inSession(t: Transport, msg: Message, version: LegacyVersion): Response | Promise<Response> {
+function inSession(t: RequestScope, msg: Message, version: LegacyVersion): Response | Promise<Response> {
   if (msg.kind !== 'request') return accepted();
   return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId!)));
 }
 
-export async function legacyDelete(t: Transport): Promise<Response> {
+export async function legacyDelete(t: RequestScope): Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   await requireSession(t);
   if (!(await endSession(t.env, t.sessionId!))) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
@@ -104,7 +113,7 @@ export async function legacyDelete(t: Transport): Promise<Response> {
 }
 
 /** GET: the session's standalone SSE stream, new or resumed with Last-Event-ID. */
-export async function legacyGet(t: Transport, lastEventId: string | undefined): Promise<Response> {
+export async function legacyGet(t: RequestScope, lastEventId: string | undefined): Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   const version = await requireSession(t);
   const opened = await openLegacyStream({

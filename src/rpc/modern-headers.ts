@@ -28,10 +28,16 @@ export function decodeHeaderValue(raw: string): string | undefined {
 }
 
 function mismatch(id: RequestId, header: string, body: string): HttpError {
-  return new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: the request headers and body disagree: ${body}`, { mismatch: { header, body } }, {}, id);
+  return new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: the request headers and body disagree: ${body}`, {
+    data: { mismatch: { header, body } },
+    id,
+  });
 }
 
-/** The request's headers as the check reads them (the Transport fits); Mcp-Name is read only for methods that name a primitive. */
+/**
+ * The request's headers as the check reads them (a RequestScope fits);
+ * Mcp-Name is read only for methods that name a primitive.
+ */
 export interface StandardHeaders {
   readonly protocolVersion: string | undefined;
   header(name: string): string | undefined;

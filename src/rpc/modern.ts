@@ -12,7 +12,8 @@
 import { currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
 import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META, MODERN_VERSIONS, SERVER_INFO_META, SUBSCRIPTION_ID_META, type ModernVersion } from '../lib/versions.js';
-import { callContext, type Transport } from './context.js';
+import type { RequestScope } from '../lib/scope.js';
+import { callContext } from './context.js';
 import { call, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, invalidParams } from './errors.js';
@@ -21,10 +22,11 @@ import { serverInfo } from './server-info.js';
 
 type Request = Extract<Message, { kind: 'request' }>;
 
-const bad = (msg: Request, code: number, message: string, data?: unknown) => new HttpError(400, code, message, data, {}, msg.id);
+const bad = (msg: Request, code: number, message: string, data?: unknown) =>
+  new HttpError(400, code, message, { data, id: msg.id });
 
 /** The envelope's version, checked against the header and the revisions served here. */
-function readVersion(t: Transport, msg: Request): ModernVersion {
+function readVersion(t: RequestScope, msg: Request): ModernVersion {
   // Absent when only the header said modern (era.ts): then the version check below fails with -32602.
   const meta = (typeof msg.params?._meta === 'object' && msg.params._meta !== null ? msg.params._meta : {}) as Record<string, unknown>;
   const version = meta[MODERN_VERSION_META];
@@ -44,7 +46,7 @@ function readVersion(t: Transport, msg: Request): ModernVersion {
   return version;
 }
 
-async function listen(t: Transport, msg: Request, version: ModernVersion): Promise<Response> {
+async function listen(t: RequestScope, msg: Request, version: ModernVersion): Promise<Response> {
   const requested = msg.params?.notifications;
   if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
     return jsonResponse(errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')));
@@ -65,7 +67,7 @@ async function listen(t: Transport, msg: Request, version: ModernVersion): Promi
 }
 
 /** Synchronous for a warm list (no promise on the hot path); listen and cold paths return a promise. */
-export function modernPost(t: Transport, body: unknown): Response | Promise<Response> {
+export function modernPost(t: RequestScope, body: unknown): Response | Promise<Response> {
   if (Array.isArray(body)) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 has no JSON-RPC batches; send one message per POST');
   const msg = readMessage(body);
   // Client notifications (notifications/cancelled from a closing listen) and stray responses: nothing to answer.
@@ -73,6 +75,7 @@ export function modernPost(t: Transport, body: unknown): Response | Promise<Resp
   const version = readVersion(t, msg);
   checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
-  if (!hasMethod('modern', msg.method)) throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, undefined, {}, msg.id);
+  if (!hasMethod('modern', msg.method))
+    throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
   return jsonResponse(call(msg, callContext(t, 'modern', version)));
 }

@@ -11,6 +11,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
 import type { CatalogEvent } from './events.js';
 import { shardCount, shardStub, type DeliveryReport } from './fanout.js';
+import { log } from '../lib/log.js';
 
 export class ChangeFeed extends DurableObject<Env> {
   /**
@@ -43,7 +44,7 @@ export class ChangeFeed extends DurableObject<Env> {
       if (r.status === 'rejected') shardFailures += 1;
       else for (const k of Object.keys(total) as (keyof DeliveryReport)[]) total[k] += r.value[k];
     }
-    console.log(JSON.stringify({ msg: 'catalog change fanned out', generation, shards, shardFailures, ...total, ms: Date.now() - started }));
+    log.info('catalog change fanned out', { generation, shards, shardFailures, ...total, ms: Date.now() - started });
     if (shardFailures || total.failed) throw new Error(`fan-out of generation ${generation} incomplete; retrying`);
     await this.ctx.storage.put('published', generation);
     // A change that arrived during the fan-out is still pending: it gets a window of its own.

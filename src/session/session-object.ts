@@ -20,6 +20,7 @@ import type { LegacyVersion } from '../lib/versions.js';
 import { eventId, parseEventId, type CatalogEvent } from './events.js';
 import { shardFor } from './fanout.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
+import { log } from '../lib/log.js';
 
 export interface SessionState {
   id: string;
@@ -169,7 +170,7 @@ export class SessionObject extends DurableObject<Env> {
     const expiresAt = s.lastSeenAt + s.ttlMs;
     if (Date.now() >= expiresAt) {
       await this.end();
-      console.log(JSON.stringify({ msg: 'session expired', idleMs: Date.now() - s.lastSeenAt }));
+      log.info('session expired', { idleMs: Date.now() - s.lastSeenAt });
     } else {
       await this.ctx.storage.setAlarm(expiresAt);
     }

@@ -13,6 +13,7 @@ import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
 import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './config.js';
 import { describeFault } from './errors.js';
 import { reported, type ListReport } from './report.js';
+import { log } from '../../lib/log.js';
 
 /** What the cold path needs of the request: the listing query and the rpc call context both fit as they are. */
 export interface ColdQuery {
@@ -98,7 +99,7 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
     const settle = () => {
       if (pending === entry) pending = undefined;
     };
-    waitUntil(persisted.then(settle, (e) => (settle(), console.warn(JSON.stringify({ msg: 'recording cold upstream listings failed', error: String(e) })))));
+    waitUntil(persisted.then(settle, (e) => (settle(), log.warn('recording cold upstream listings failed', { error: String(e) }))));
     return merged;
   }
   return persisted;

@@ -35,6 +35,7 @@ import { GATEWAY_CLIENT_INFO, UpstreamClient, UpstreamError } from './client.js'
 import { upstreamConfigs, type UpstreamConfig } from './config.js';
 import { describeFault } from './errors.js';
 import { reported, type ListReport } from './report.js';
+import { log } from '../../lib/log.js';
 
 export interface RefreshResult {
   ok: boolean;
@@ -144,7 +145,7 @@ export class UpstreamObject extends DurableObject<Env> {
     } catch (e) {
       const ms = took();
       const error = this.failed(e);
-      console.warn(JSON.stringify({ msg: 'upstream list failed', upstream: u.id, error, failures: this.failures, ms }));
+      log.warn('upstream list failed', { upstream: u.id, error, failures: this.failures, ms });
       return { id, prefix: u.prefix, error, ms };
     }
   }

@@ -101,7 +101,7 @@ function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): Http
     400,
     ErrorCode.MissingRequiredClientCapability,
     `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input the client did not declare it can give: client capabilities ${JSON.stringify(needed).slice(0, 200)}`,
-    { requiredCapabilities: needed },
+    { data: { requiredCapabilities: needed } },
   );
 }
 

@@ -15,8 +15,8 @@ import { routeOf } from './route.js';
 
 /** Synchronous when the page is already in this isolate (see catalog/listing.ts). */
 export function listPrompts(params: Params, ctx: CallContext): RawJson | Promise<RawJson> {
-  // The call context is a ListingQuery as it is: nothing is allocated to ask.
-  const page = listing(ctx, params?.cursor);
+  // The call context is a RequestScope as it is: nothing is allocated to ask.
+  const page = listing(ctx, ctx.version, params?.cursor);
   return page instanceof Promise ? page.then((p) => asResult(p, ctx)) : asResult(page, ctx);
 }
 

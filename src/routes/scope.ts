@@ -1,0 +1,71 @@
+/**
+ * The one place a request's RequestScope (lib/scope.ts) is built, kept on
+ * the Hono context so that a middleware (access control, next) and the
+ * handler share it. Light on the warm path: one object and one closure
+ * (waitUntil); the URL and headers are read from the runtime only when
+ * asked for (each read crosses into it), the two MCP headers at most once.
+ */
+import type { Context } from 'hono';
+import type { AppEnv } from '../env.js';
+import { configOf, signingSecretOf, type Config } from '../lib/config.js';
+import type { Principal, RequestScope } from '../lib/scope.js';
+import { SESSION_HEADER } from '../rpc/legacy.js';
+
+/** Not read yet (a header that is absent reads as undefined). */
+const UNREAD = null;
+
+class HonoScope implements RequestScope {
+  readonly env: Env;
+  readonly cfg: Config;
+  readonly waitUntil: (p: Promise<unknown>) => void;
+  principal: Principal | undefined = undefined;
+  readonly #c: Context<AppEnv>;
+  #sessionId: string | undefined | typeof UNREAD = UNREAD;
+  #protocolVersion: string | undefined | typeof UNREAD = UNREAD;
+
+  constructor(c: Context<AppEnv>) {
+    this.#c = c;
+    this.env = c.env;
+    this.cfg = configOf(c.env);
+    this.waitUntil = (p) => c.executionCtx.waitUntil(p);
+  }
+
+  get secret(): string {
+    return signingSecretOf(this.cfg);
+  }
+
+  get url(): string {
+    return this.#c.req.url;
+  }
+
+  header(name: string): string | undefined {
+    return this.#c.req.header(name);
+  }
+
+  get sessionId(): string | undefined {
+    if (this.#sessionId === UNREAD) this.#sessionId = this.#c.req.header(SESSION_HEADER);
+    return this.#sessionId;
+  }
+
+  get protocolVersion(): string | undefined {
+    if (this.#protocolVersion === UNREAD) this.#protocolVersion = this.#c.req.header('mcp-protocol-version');
+    return this.#protocolVersion;
+  }
+}
+
+/** The request's scope, built on first use. */
+export function scopeOf(c: Context<AppEnv>): RequestScope {
+  let scope = c.get('scope');
+  if (!scope) c.set('scope', (scope = new HonoScope(c)));
+  return scope;
+}
+
+/**
+ * The scope of a route that signs (sessions, cursors): without SIGNING_SECRET
+ * the request fails here, before any work, rather than halfway through a method.
+ */
+export function signingScopeOf(c: Context<AppEnv>): RequestScope {
+  const scope = scopeOf(c);
+  signingSecretOf(scope.cfg);
+  return scope;
+}
