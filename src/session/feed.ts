@@ -59,7 +59,14 @@ export class ChangeFeed extends DurableObject<Env> {
   }
 }
 
+const feed = (env: Env) => env.FEED.get(env.FEED.idFromName('global'));
+
 /** The one publish path: every writer of the catalog announces its change here. */
 export async function publishChange(env: Env, event: CatalogEvent): Promise<boolean> {
-  return env.FEED.get(env.FEED.idFromName('global')).publish(event);
+  return feed(env).publish(event);
+}
+
+/** The newest generation fanned out to every stream, and the one still waiting for its window (null: none). */
+export async function feedStatus(env: Env): Promise<{ published: number; pending: number | null }> {
+  return feed(env).status();
 }

@@ -21,6 +21,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadPromptDir } from '../../src/cli/fs-source.js';
+import { waitUntil } from '../helpers/live.js';
 import { modernServer, type Running } from '../helpers/upstreams.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
@@ -70,13 +71,7 @@ async function connectModern(url: string, rec = recorder()): Promise<{ client: C
   return { client, rec };
 }
 
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = (check: () => boolean, ms: number, what: string) => waitUntil(check, what, ms);
 
 describe('a gateway serving its own catalog', () => {
   let gw: Gateway;
@@ -151,7 +146,8 @@ describe('a gateway serving its own catalog', () => {
     });
     expect(put.status, await put.clone().text()).toBe(200);
     await until(() => tags.length > 0, 20_000, 'notifications/prompts/list_changed');
-    // Nothing more: a quiet window can only hide an extra notification on a slow machine, never invent one.
+    // A deliberate absence window, not a wait for an event: nothing more may arrive. A quiet window can
+    // only hide an extra notification on a slow machine, never invent one.
     await new Promise((r) => setTimeout(r, 500));
     expect(tags, 'one list_changed, tagged with the subscription id').toEqual([listenId]);
 
