@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadPromptDir } from '../../src/cli/fs-source.js';
 import { waitUntil } from '../helpers/live.js';
+import { SESSION_ID_SHAPE } from '../helpers/protocol.js';
 import { modernServer, type Running } from '../helpers/upstreams.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
@@ -88,7 +89,7 @@ describe('a gateway serving its own catalog', () => {
     const { client, rec } = await connectModern(gw.mcpUrl);
     expect(client.getProtocolEra(), 'negotiated era').toBe('modern');
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
-    expect(client.getDiscoverResult(), 'discover result kept by the client').toBeDefined();
+    expect(client.getDiscoverResult()?.supportedVersions, 'discover result kept by the client').toEqual([MODERN, '2025-11-25', '2025-06-18', '2025-03-26']);
     expect(client.getDiscoverResult()!.supportedVersions).toContain(MODERN);
     expect(client.getServerVersion()?.name, 'serverInfo from the discover _meta').toBe('promptgate');
     expect(client.getServerCapabilities()?.prompts?.listChanged).toBe(true);
@@ -171,7 +172,7 @@ describe('a gateway serving its own catalog', () => {
     const transport = new V1Transport(new URL(gw.mcpUrl));
     await client.connect(transport);
     expect(transport.protocolVersion, 'legacy revision').toBe('2025-11-25');
-    expect(transport.sessionId, 'legacy clients get a session').toBeTruthy();
+    expect(transport.sessionId, 'legacy clients get a session').toMatch(SESSION_ID_SHAPE);
     const names = (await client.listPrompts()).prompts.map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(EXPECTED_NAMES));
   });

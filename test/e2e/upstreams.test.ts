@@ -145,7 +145,7 @@ describe('aggregation', () => {
     const names = (await listAll(client)).map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['everything.simple-prompt', 'everything.completable-prompt']));
     const simple = await client.getPrompt({ name: 'everything.simple-prompt' });
-    expect(simple.messages.length).toBeGreaterThan(0);
+    expect(simple.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'This is a simple prompt without arguments.' } }]);
     const dept = await client.complete({ ref: { type: 'ref/prompt', name: 'everything.completable-prompt' }, argument: { name: 'department', value: 'E' } });
     expect(dept.completion.values).toEqual(['Engineering']);
     // Context travels to the upstream too: the second argument's values depend on the first.
