@@ -47,6 +47,7 @@ export default defineConfig({
         test: {
           name: 'workers',
           include: ['test/unit/**/*.test.ts', 'test/flow/**/*.test.ts'],
+          setupFiles: ['./test/setup/asserts.ts'],
           // test/flow/hostile.test.ts: HOSTILE_SEED=<n> replays a run (default: its fixed seed);
           // HOSTILE_CASES and HOSTILE_KINDS (comma-separated) narrow it while investigating.
           provide: { hostileSeed: process.env.HOSTILE_SEED ?? '', hostileCases: process.env.HOSTILE_CASES ?? '', hostileKinds: process.env.HOSTILE_KINDS ?? '' },
@@ -55,12 +56,13 @@ export default defineConfig({
         },
       },
       {
-        test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node' },
+        test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node', setupFiles: ['./test/setup/asserts.ts'] },
       },
       {
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          setupFiles: ['./test/setup/asserts.ts'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 90_000,

@@ -2,20 +2,23 @@
  * GET /status: the catalog generation and every upstream's health, for
  * dashboards and on-call. No secrets: upstream headers never appear, and
  * errors are the client's own messages, led by the fault kind (errors.ts),
- * also given alone as `fault`.
+ * also given alone as `fault`. `feed` is the change feed's progress: the
+ * generation last fanned out to every stream, and the one still pending (null
+ * once every change is announced), so a client can wait for a quiet feed.
  */
 import { Hono } from 'hono';
 import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { collisions } from '../catalog/catalog-writer.js';
 import { catalogWriter } from '../catalog/stubs.js';
+import { feedStatus } from '../session/fanout.js';
 import type { AppEnv } from '../env.js';
 
 export const status = new Hono<AppEnv>();
 
 status.get('/', async (c) => {
   const writer = catalogWriter(c.env);
-  const [listed, local] = await Promise.all([writer.upstreams(), writer.current()]);
+  const [listed, local, feed] = await Promise.all([writer.upstreams(), writer.current(), feedStatus(c.env)]);
   const states = new Map(listed.map((u) => [u.id, u]));
   const upstreams = (await upstreamConfigs(c.env)).map((u) => {
     const s = states.get(u.id);
@@ -32,5 +35,5 @@ status.get('/', async (c) => {
     };
   });
   const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed });
-  return c.json({ generation: await readGeneration(c.env.PROMPTS), upstreams, collisions: clashes });
+  return c.json({ generation: await readGeneration(c.env.PROMPTS), feed, upstreams, collisions: clashes });
 });

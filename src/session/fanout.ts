@@ -40,3 +40,8 @@ export function shardFor(env: Env, sessionId: string) {
 export async function publishChange(env: Env, event: CatalogEvent): Promise<boolean> {
   return env.FEED.getByName('global').publish(event);
 }
+
+/** The newest generation fanned out to every stream, and the one still waiting for its window (null: none). */
+export async function feedStatus(env: Env): Promise<{ published: number; pending: number | null }> {
+  return env.FEED.getByName('global').status();
+}

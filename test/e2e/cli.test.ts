@@ -12,6 +12,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedQuiet, feedState, streamWatch, waitUntil } from '../helpers/live.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
@@ -29,7 +30,10 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Quiet for a whole coalescing window plus fan-out: only a check that nothing MORE arrives (load can only hide, never invent, an extra). */
+/**
+ * A deliberate absence window, not a wait for an event: quiet for a whole coalescing window plus
+ * fan-out, only to check that nothing MORE arrives (load can only hide, never invent, an extra).
+ */
 async function settle(): Promise<number> {
   await sleep(1200);
   return notifications;
@@ -37,19 +41,29 @@ async function settle(): Promise<number> {
 
 /** Waits for the n-th notification (an event, however slow the machine), then checks nothing more arrives. */
 async function notifiedTo(n: number): Promise<number> {
-  const deadline = Date.now() + 20_000;
-  while (notifications < n && Date.now() < deadline) await sleep(25);
+  // Bounded; on a timeout the caller's assertion on the count reports it.
+  await waitUntil(() => notifications >= n, `notification ${n}`).catch(() => {});
   return settle();
+}
+
+/** The count once every change queued so far is fanned out (an event in GET /status, no delay). */
+async function quiet(): Promise<number> {
+  await feedQuiet(gw.url);
+  return notifications;
 }
 
 beforeAll(async () => {
   gw = await startGateway();
   work = mkdtempSync(join(tmpdir(), 'promptgate-cli-'));
   cpSync(join(PROJECT_ROOT, 'prompts'), join(work, 'prompts'), { recursive: true });
+  // The start-up publish is fanned out before the client exists; its GET stream is open before the
+  // first test publishes: the count starts at zero, with no delay assumed.
+  await feedQuiet(gw.url);
   client = new Client({ name: 'cli-e2e', version: '1' });
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => void notifications++);
-  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
-  await settle();
+  const watch = streamWatch();
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl), { fetch: watch.fetch }));
+  await watch.attached();
 });
 
 afterAll(async () => {
@@ -61,7 +75,8 @@ afterAll(async () => {
 describe('promptgate CLI', () => {
   it('push: diff, progress per file, summary; the client sees it, notified once', async () => {
     writeFileSync(join(work, 'prompts', 'release_notes.md'), '---\nname: release_notes\ntitle: Release notes\narguments:\n  - name: changes\n    required: true\n---\n\n## user\n\nWrite release notes for:\n\n{{changes}}\n');
-    const before = await settle();
+    const before = await quiet();
+    expect(before).toBe(0);
     const r = await cli('push', join(work, 'prompts'));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('+ release_notes');
@@ -74,10 +89,13 @@ describe('promptgate CLI', () => {
     expect(JSON.stringify(got.messages)).toContain('fixed the flux capacitor');
   });
   it('push of an unchanged directory publishes nothing and notifies nobody', async () => {
-    const before = await settle();
+    const before = await quiet();
+    const feed = await feedState(gw.url);
     const r = await cli('push', join(work, 'prompts'));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('nothing to publish');
+    // Nothing was queued for announcement (a notification needs one), and none arrives.
+    expect(await feedState(gw.url)).toEqual(feed);
     expect(await settle()).toBe(before);
   });
   it('a set with one invalid file publishes nothing; validate and push exit non-zero naming file and line', async () => {
@@ -88,9 +106,11 @@ describe('promptgate CLI', () => {
     const v = await cli('validate', bad);
     expect(v.code).toBe(1);
     expect(v.stderr).toMatch(/summarize\.md:\d+: messages\[\d+\]\.content: placeholder \{\{nope\}\} names no declared argument/);
-    const before = await settle();
+    const before = await quiet();
+    const feed = await feedState(gw.url);
     const p = await cli('push', bad);
     expect(p.code).toBe(1);
+    expect(await feedState(gw.url)).toEqual(feed);
     expect(await settle()).toBe(before);
     expect((await client.listPrompts()).prompts.map((x) => x.name)).not.toContain('zz_new');
   });

@@ -132,7 +132,8 @@ describe.each(targets)('official conformance, $name', (t) => {
     it.each(applicable)('%s passes with 0 failures (outside its tool-only checks, if any)', (scenario) => {
       const run = t.results.get(r.label)!;
       const checks = run.scenarios.get(scenario);
-      expect(checks, `scenario ${scenario} did not run`).toBeDefined();
+      // How many checks a scenario has is the suite's business; that it ran and what each check is, is ours.
+      expect(checks, `scenario ${scenario} did not run`).toEqual(expect.arrayContaining([expect.objectContaining({ id: expect.any(String), status: 'SUCCESS' })]));
       expect(run.expected, 'an applicable scenario is never excused whole').not.toContain(scenario);
       // Only single checks the baseline names (the suite's diagnostic tools, tools/resources listings) are excused.
       const excused = new Set(run.expected.filter((e) => e.startsWith(`${scenario}:`)).map((e) => e.slice(scenario.length + 1)));

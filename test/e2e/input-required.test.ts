@@ -14,24 +14,19 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modernPost } from '../helpers/protocol.js';
 import { conformanceUpstream, INPUT_REQUIRED_PROMPT } from '../helpers/conformance-upstream.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/conformance');
-const V = '2026-07-28';
 let gw: Gateway;
 let upstream: { url: string; close(): Promise<void> };
-let nextId = 1;
 
 /** One modern prompts/get as a 2026-07-28 client sends it. */
 async function modernGet(params: Record<string, unknown>, caps: Record<string, unknown> = { elicitation: { form: {} } }, headers: Record<string, string> = {}, status = 200) {
-  const id = nextId++;
-  const body = { jsonrpc: '2.0', id, method: 'prompts/get', params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': caps } } };
-  const res = await fetch(gw.mcpUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': 'prompts/get', 'mcp-name': String(params.name), ...headers },
-    body: JSON.stringify(body),
-  });
+  const { body, init } = modernPost('prompts/get', params, caps);
+  const id = body.id;
+  const res = await fetch(gw.mcpUrl, { ...init, headers: { ...(init.headers as Record<string, string>), 'mcp-name': String(params.name), ...headers } });
   const text = await res.text();
   expect(res.status, text).toBe(status);
   const reply = JSON.parse(text);

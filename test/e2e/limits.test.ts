@@ -11,10 +11,10 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCEPT, initialize as initializeRequest, postInit, SESSION_ID_SHAPE } from '../helpers/protocol.js';
 import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const MAX_BODY = 4096;
-const ACCEPT = 'application/json, text/event-stream';
 /** wrangler.toml: MCP_RATE_LIMIT and ADMIN_AUTH_RATE_LIMIT, per 60 s. */
 const MCP_LIMIT = 600;
 const AUTH_LIMIT = 10;
@@ -68,12 +68,7 @@ function raw(text: string): Promise<string> {
 
 const POST_HEAD = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: ${ACCEPT}\r\n`;
 
-const initialize = () =>
-  fetch(gw.mcpUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } }),
-  });
+const initialize = () => fetch(gw.mcpUrl, postInit(initializeRequest()));
 
 const workerErrors = () => gw.output().split('\n').filter((l) => l.includes('"msg":"unhandled error"'));
 
@@ -83,13 +78,13 @@ describe('transport over real HTTP', () => {
       expect(await chunkedPost(64, 1024)).toBe(413);
       const next = await initialize();
       expect(next.status, `round ${round}`).toBe(200);
-      expect(next.headers.get('mcp-session-id')).toBeTruthy();
+      expect(next.headers.get('mcp-session-id')).toMatch(SESSION_ID_SHAPE);
       await next.body?.cancel();
     }
   });
 
   it('a chunked initialize under the limit is served', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } });
+    const body = JSON.stringify(initializeRequest());
     expect(await chunkedPost(0, 0, body)).toBe(200);
   });
 
@@ -146,7 +141,7 @@ describe('rate limits (wrangler.toml values)', () => {
         else await r.body?.cancel();
       }
     }
-    expect(limited, `no 429 after ${sent} requests`).toBeDefined();
+    expect(limited?.status, `no 429 after ${sent} requests`).toBe(429);
     expect(limited!.headers.get('retry-after')).toBe('60');
     const body = (await limited!.json()) as any;
     expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });

@@ -11,12 +11,13 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readEvents } from '../helpers/sse.js';
+import { feedQuiet, streamWatch, waitUntil } from '../helpers/live.js';
+import { openSessionWith, streamHeaders } from '../helpers/protocol.js';
+import { readEvents, type SseFrame } from '../helpers/sse.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
 let dir: string;
-const ACCEPT = 'application/json, text/event-stream';
 
 beforeAll(async () => {
   gw = await startGateway({ vars: { SSE_KEEPALIVE_MS: 400, NOTIFY_COALESCE_MS: 100 } });
@@ -33,57 +34,43 @@ function addPrompt(name: string): void {
   writeFileSync(join(dir, `${name}.md`), `---\nname: ${name}\ndescription: added by a test\n---\n## user\nHello from ${name}\n`);
 }
 
+/** An SDK client whose GET stream is open at the gateway when this resolves. */
 async function connectClient(onListChanged: () => void): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'live-e2e', version: '1.0.0' });
   client.setNotificationHandler(PromptListChangedNotificationSchema, onListChanged);
-  const transport = new StreamableHTTPClientTransport(new URL(gw.mcpUrl));
+  const watch = streamWatch();
+  const transport = new StreamableHTTPClientTransport(new URL(gw.mcpUrl), { fetch: watch.fetch });
   await client.connect(transport);
+  await watch.attached();
   return { client, transport };
 }
 
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function initSession(): Promise<string> {
-  const res = await fetch(gw.mcpUrl, {
-    method: 'POST',
-    headers: { accept: ACCEPT, 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
-  });
-  return res.headers.get('mcp-session-id')!;
-}
+const initSession = async (): Promise<string> => (await openSessionWith(fetch, gw.mcpUrl)).id;
 
 function openStream(session: string, lastEventId?: string, signal?: AbortSignal) {
-  const headers: Record<string, string> = { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-  if (lastEventId) headers['last-event-id'] = lastEventId;
-  return fetch(gw.mcpUrl, { headers, signal }).then(readEvents);
+  return fetch(gw.mcpUrl, { headers: streamHeaders(session, '2025-11-25', lastEventId), signal }).then(readEvents);
 }
 
 describe('SDK clients', () => {
   it('two sessions each receive list_changed once per publish, then see the new prompt', async () => {
     let a = 0;
     let b = 0;
+    // The start-up publish is fanned out before either client exists, and both GET streams are
+    // open before the next publish (events, not delays): counts start from zero.
+    await feedQuiet(gw.url);
     const one = await connectClient(() => a++);
     const two = await connectClient(() => b++);
-    // The SDK opens its GET stream after initialize. Let both attach and let the start-up
-    // publish finish its (coalesced, slightly delayed) fan-out, then count from zero.
-    await new Promise((r) => setTimeout(r, 1500));
-    a = 0;
-    b = 0;
+    expect([a, b]).toEqual([0, 0]);
     addPrompt('live_added_one');
     await gw.publish(dir);
-    await until(() => a === 1 && b === 1, 20_000);
+    await waitUntil(() => a === 1 && b === 1, 'one list_changed on each client');
     const names = (await one.client.listPrompts()).prompts.map((p) => p.name);
     expect(names).toContain('live_added_one');
     addPrompt('live_added_two');
     await gw.publish(dir);
-    await until(() => a === 2 && b === 2, 20_000);
-    // Nothing more: a quiet window can only hide an extra notification on a slow machine, never invent one.
+    await waitUntil(() => a === 2 && b === 2, 'a second list_changed on each client');
+    // A deliberate absence window, not a wait for an event: nothing more may arrive. Load can only
+    // hide an extra notification here, never invent one.
     await new Promise((r) => setTimeout(r, 700));
     expect([a, b]).toEqual([2, 2]);
     await one.transport.terminateSession();
@@ -102,7 +89,7 @@ describe('raw streams over HTTP', () => {
     await witness.next();
     const ctl = new AbortController();
     const first = await openStream(session, undefined, ctl.signal);
-    expect((await first.next()).retry).toBeGreaterThan(0);
+    expect((await first.next()).retry, 'SSE_RETRY_MS in wrangler.toml').toBe(3000);
     const priming = await first.next();
     expect(priming.data).toBe('');
     ctl.abort();
@@ -120,8 +107,13 @@ describe('raw streams over HTTP', () => {
   it('keepalive comments arrive, and DELETE ends the stream', async () => {
     const session = await initSession();
     const stream = await openStream(session);
-    let comments = 0;
-    while (comments < 2) if ((await stream.next(10_000)).comment === 'keepalive') comments++;
+    // Past the retry hint and the priming event, within bounded reads: the comments are keepalives.
+    const comments: SseFrame[] = [];
+    for (let i = 0; i < 10 && comments.length < 2; i++) {
+      const f = await stream.next(10_000);
+      if (f.comment !== undefined) comments.push(f);
+    }
+    expect(comments).toEqual([{ comment: 'keepalive' }, { comment: 'keepalive' }]);
     const del = await fetch(gw.mcpUrl, { method: 'DELETE', headers: { 'mcp-session-id': session } });
     expect(del.status).toBe(200);
     expect(await stream.ended(10_000)).toBe(true);

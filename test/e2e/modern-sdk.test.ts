@@ -21,6 +21,8 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadPromptDir } from '../../cli/fs-source.js';
+import { waitUntil } from '../helpers/live.js';
+import { SESSION_ID_SHAPE } from '../helpers/protocol.js';
 import { modernServer, type Running } from '../helpers/upstreams.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
@@ -70,13 +72,7 @@ async function connectModern(url: string, rec = recorder()): Promise<{ client: C
   return { client, rec };
 }
 
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = (check: () => boolean, ms: number, what: string) => waitUntil(check, what, ms);
 
 describe('a gateway serving its own catalog', () => {
   let gw: Gateway;
@@ -93,7 +89,7 @@ describe('a gateway serving its own catalog', () => {
     const { client, rec } = await connectModern(gw.mcpUrl);
     expect(client.getProtocolEra(), 'negotiated era').toBe('modern');
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
-    expect(client.getDiscoverResult(), 'discover result kept by the client').toBeDefined();
+    expect(client.getDiscoverResult()?.supportedVersions, 'discover result kept by the client').toEqual([MODERN, '2025-11-25', '2025-06-18', '2025-03-26']);
     expect(client.getDiscoverResult()!.supportedVersions).toContain(MODERN);
     expect(client.getServerVersion()?.name, 'serverInfo from the discover _meta').toBe('promptgate');
     expect(client.getServerCapabilities()?.prompts?.listChanged).toBe(true);
@@ -151,7 +147,8 @@ describe('a gateway serving its own catalog', () => {
     });
     expect(put.status, await put.clone().text()).toBe(200);
     await until(() => tags.length > 0, 20_000, 'notifications/prompts/list_changed');
-    // Nothing more: a quiet window can only hide an extra notification on a slow machine, never invent one.
+    // A deliberate absence window, not a wait for an event: nothing more may arrive. A quiet window can
+    // only hide an extra notification on a slow machine, never invent one.
     await new Promise((r) => setTimeout(r, 500));
     expect(tags, 'one list_changed, tagged with the subscription id').toEqual([listenId]);
 
@@ -175,7 +172,7 @@ describe('a gateway serving its own catalog', () => {
     const transport = new V1Transport(new URL(gw.mcpUrl));
     await client.connect(transport);
     expect(transport.protocolVersion, 'legacy revision').toBe('2025-11-25');
-    expect(transport.sessionId, 'legacy clients get a session').toBeTruthy();
+    expect(transport.sessionId, 'legacy clients get a session').toMatch(SESSION_ID_SHAPE);
     const names = (await client.listPrompts()).prompts.map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(EXPECTED_NAMES));
   });

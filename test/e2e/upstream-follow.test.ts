@@ -9,6 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../helpers/live.js';
 import { legacyServer, type LegacyPrompt } from '../helpers/upstreams.js';
 import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
@@ -20,13 +21,7 @@ let c: Upstream;
 let d: Upstream;
 const bPrompts: LegacyPrompt[] = [{ name: 'two', text: 'b two' }];
 
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = (what: string, cond: () => boolean | Promise<boolean>) => waitUntil(cond, what);
 
 async function status(): Promise<Record<string, { state: string; fault: string | null; lastError: string | null }>> {
   const body = (await (await fetch(`${gw.url}/status`)).json()) as { upstreams: { id: string; state: string; fault: string | null; lastError: string | null }[] };
@@ -100,7 +95,8 @@ describe('follow loops', () => {
       { id: 'dying', url: c.url, timeout: 1000 },
     ]);
     await waitFor('the removed upstream stream closed', () => d.streams() === 0);
-    // Reconnects come after 1 s at most: 2.5 s without one is the proof.
+    // A deliberate absence window, not a wait for an event: reconnects come after 1 s at most, so
+    // 2.5 s without one is the proof (load can only delay a wrong reconnect past it, never invent one).
     await new Promise((r) => setTimeout(r, 2500));
     expect(d.streams()).toBe(0);
     expect(await names()).not.toContain('leaving.four');

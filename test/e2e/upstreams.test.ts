@@ -12,6 +12,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedQuiet, feedState, streamWatch, waitUntil } from '../helpers/live.js';
 import { everything, faultyServer, legacyServer, modernServer, type LegacyPrompt, type Running } from '../helpers/upstreams.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
@@ -24,10 +25,23 @@ let gw: Gateway;
 const servers: Running[] = [];
 let legacyPrompts: LegacyPrompt[];
 
-async function connect(onChange?: () => void): Promise<Client> {
+async function connect(): Promise<Client> {
   const client = new Client({ name: 'upstreams-e2e', version: '1' });
-  if (onChange) client.setNotificationHandler(PromptListChangedNotificationSchema, onChange);
   await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
+  return client;
+}
+
+/**
+ * A client counting list_changed from zero: every change before it is fanned out first, and its
+ * GET stream is open at the gateway when this resolves (events in /status and on the wire, no delay).
+ */
+async function counting(onChange: () => void): Promise<Client> {
+  await feedQuiet(gw.url);
+  const client = new Client({ name: 'upstreams-e2e', version: '1' });
+  client.setNotificationHandler(PromptListChangedNotificationSchema, onChange);
+  const watch = streamWatch();
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl), { fetch: watch.fetch }));
+  await watch.attached();
   return client;
 }
 
@@ -131,7 +145,7 @@ describe('aggregation', () => {
     const names = (await listAll(client)).map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['everything.simple-prompt', 'everything.completable-prompt']));
     const simple = await client.getPrompt({ name: 'everything.simple-prompt' });
-    expect(simple.messages.length).toBeGreaterThan(0);
+    expect(simple.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'This is a simple prompt without arguments.' } }]);
     const dept = await client.complete({ ref: { type: 'ref/prompt', name: 'everything.completable-prompt' }, argument: { name: 'department', value: 'E' } });
     expect(dept.completion.values).toEqual(['Engineering']);
     // Context travels to the upstream too: the second argument's values depend on the first.
@@ -205,32 +219,31 @@ describe('aggregation', () => {
   });
   it("an upstream's own list_changed is followed: no poll or refresh needed", async () => {
     let changes = 0;
-    const client = await connect(() => void changes++);
-    await new Promise((r) => setTimeout(r, 800));
-    changes = 0;
+    const client = await counting(() => void changes++);
+    expect(changes).toBe(0);
     legacyPrompts.push({ name: 'pushed', text: 'announced by the upstream itself' });
     await (servers[0] as Running & { notifyChanged: () => Promise<void> }).notifyChanged();
-    const deadline = Date.now() + 20_000;
-    while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => changes > 0, 'list_changed after the upstream announced its change').catch(() => {});
     expect(changes).toBe(1);
     expect((await listAll(client)).map((p) => p.name)).toContain('legacy.pushed');
     await client.close();
   });
   it('an upstream change reaches connected clients once; an unchanged refresh notifies nobody', async () => {
     let changes = 0;
-    const client = await connect(() => void changes++);
-    await new Promise((r) => setTimeout(r, 800));
-    changes = 0;
+    const client = await counting(() => void changes++);
+    expect(changes).toBe(0);
     legacyPrompts.push({ name: 'delta', text: 'new upstream prompt' });
     await refresh();
-    // The notification is an event: wait for it however slow the machine; then a quiet window
-    // checks that nothing more comes (load can only hide an extra one, never invent it).
-    const deadline = Date.now() + 20_000;
-    while (changes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // The notification is an event: wait for it however slow the machine. Then a deliberate absence
+    // window, not a wait for an event: nothing more may come (load can only hide an extra one, never invent it).
+    await waitUntil(() => changes > 0, 'list_changed after the refresh found a change').catch(() => {});
     await new Promise((r) => setTimeout(r, 1200));
     expect(changes).toBe(1);
     expect((await listAll(client)).map((p) => p.name)).toContain('legacy.delta');
+    const feed = await feedQuiet(gw.url);
     await refresh();
+    // Nothing was queued for announcement (a notification needs one); the absence window as above.
+    expect(await feedState(gw.url)).toEqual(feed);
     await new Promise((r) => setTimeout(r, 1200));
     expect(changes).toBe(1);
     await client.close();

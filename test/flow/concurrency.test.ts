@@ -116,9 +116,10 @@ describe('100 concurrent valid publishes and 20 invalid ones, with clients of bo
       expect(new Set(generations).size).toBe(VALID);
       expect(Math.min(...generations)).toBeGreaterThan(g0);
       // Every invalid one: 422 with its issues.
-      for (const r of invalidReplies) {
+      for (const [i, r] of invalidReplies.entries()) {
         expect(r.status, JSON.stringify(r.body)).toBe(422);
-        expect(r.body.error.issues.length).toBeGreaterThan(0);
+        // Exactly one issue, on the one bad prompt of the set (invalidSet puts it first or second).
+        expect(r.body.error.issues).toEqual([{ path: expect.stringMatching(new RegExp(`^prompts\\[${i % 2}\\]`)), message: expect.any(String) }]);
       }
 
       // What the writer holds and what the edge serves.

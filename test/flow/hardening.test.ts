@@ -161,7 +161,7 @@ describe('limits on prompts/get (vitest config: 64 arguments, 8 KiB each, 16 KiB
     expect(r.body.error.message).toContain('8192 bytes');
     expect(r.body.error.data).toMatchObject({ argument: 'who', limit: 8192 });
     const ok = await session.call('prompts/get', { name: 'greet', arguments: { who: 'é'.repeat(4096) } });
-    expect(ok.body.result).toBeDefined();
+    expect(ok.body.result.messages).toEqual([{ role: 'user', content: { type: 'text', text: `Say hello to ${'é'.repeat(4096)} in a  tone.` } }]);
   });
 
   it('all arguments together over MAX_ARGUMENTS_BYTES is -32602 naming the limit', async () => {

@@ -12,15 +12,10 @@ import { shardStub } from '../../src/session/fanout.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { flushFeed, holdFeed, waitFor } from '../helpers/feed.js';
 import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
-import { ACCEPT, expectError, MCP_URL, openSession, openStream, post, publish, readEvents, request } from '../helpers/worker.js';
+import { envelope, MODERN, modernPost } from '../helpers/protocol.js';
+import { expectError, MCP_URL, openSession, openStream, post, publish, readEvents, request } from '../helpers/worker.js';
 
-const V = '2026-07-28';
-const envelope = (extra: Record<string, unknown> = {}) => ({
-  'io.modelcontextprotocol/protocolVersion': V,
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'flow', version: '1' },
-  ...extra,
-});
+const V = MODERN;
 
 /** A modern request with the standard headers derived from the body, unless overridden (null drops one). */
 function modern(method: string, params: Record<string, unknown> = {}, headers: Record<string, string | null> = {}) {
@@ -53,10 +48,7 @@ beforeAll(async () => {
 
 /** A modern request to the Worker in this isolate (where the test controls the clock); its result. */
 async function direct(method: string, params: Record<string, unknown>): Promise<any> {
-  const body = request(method, { ...params, _meta: envelope() });
-  const headers: Record<string, string> = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': V, 'mcp-method': method };
-  if (typeof params.name === 'string') headers['mcp-name'] = params.name;
-  const res = await worker.fetch(new Request(MCP_URL, { method: 'POST', headers, body: JSON.stringify(body) }), env, createExecutionContext());
+  const res = await worker.fetch(new Request(MCP_URL, modernPost(method, params).init), env, createExecutionContext());
   const json = (await res.json()) as any;
   if (!json.result) throw new Error(JSON.stringify(json));
   return json.result;
@@ -84,10 +76,10 @@ describe('stateless prompts', () => {
     // Results carry the short serverInfo; discover has the whole Implementation.
     expect(Object.keys(first._meta['io.modelcontextprotocol/serverInfo'])).toEqual(['name', 'version']);
     expect(first.prompts.map((p: any) => p.name)).toEqual(['alpha', 'embedded', 'greet']);
-    expect(first.prompts[2].icons).toBeDefined();
+    expect(first.prompts[2].icons).toEqual([{ src: 'https://example.com/icon.png', mimeType: 'image/png' }]);
     const { result: second } = await result('prompts/list', { cursor: first.nextCursor });
     expect(second.cacheScope).toBe('public');
-    expect(second.prompts.length).toBeGreaterThan(0);
+    expect(second.prompts.map((p: any) => p.name)).toEqual(['linky', 'many', 'picture']);
   });
   it('gets and completes without any session, and ignores Mcp-Session-Id', async () => {
     const { result: got } = await result('prompts/get', { name: 'greet', arguments: { who: 'Ada' } });
@@ -179,7 +171,7 @@ describe('envelope, version and header errors', () => {
   it('legacy clients keep working at the same endpoint', async () => {
     const s = await openSession('2025-11-25');
     const r = await s.call('prompts/list');
-    expect(r.body.result.prompts.length).toBeGreaterThan(0);
+    expect(r.body.result.prompts.map((p: any) => p.name)).toEqual(['alpha', 'embedded', 'greet']);
     expect(r.body.result.ttlMs).toBeUndefined();
     expect(r.body.result.resultType).toBeUndefined();
   });
@@ -222,15 +214,19 @@ describe('subscriptions/listen', () => {
     await stream.close();
     await waitFor(async () => (await count()) === before, 'a closed stream leaves its shard');
   });
-  it('sends a keepalive comment every SSE_KEEPALIVE_MS', async () => {
-    // The Worker's interval runs on the test's clock (the Worker is called in this isolate).
+  it('sends keepalive comments: one per SSE_KEEPALIVE_MS, on the stream', async () => {
+    // The Worker's interval runs on the test's clock (the Worker is called in this isolate): each
+    // interval is advanced by the test, then its comment is read within a bounded read (no sleep).
+    // A missing keepalive shows up in the assertion as the read's timeout, not as a hang.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const { stream } = await openListener();
-      for (let i = 0; i < 2; i++) {
+      const frames: unknown[] = [];
+      for (let i = 0; i < 3; i++) {
         vi.advanceTimersByTime(300);
-        expect((await stream.next()).comment).toBe('keepalive');
+        frames.push(await stream.next(5_000).catch((e: Error) => ({ error: e.message })));
       }
+      expect(frames).toEqual([{ comment: 'keepalive' }, { comment: 'keepalive' }, { comment: 'keepalive' }]);
       await stream.close();
     } finally {
       vi.useRealTimers();
@@ -302,17 +298,9 @@ describe('subscriptions/listen', () => {
   });
   it('ends gracefully with the listen result after LISTEN_MAX_MS', async () => {
     const short = { ...env, LISTEN_MAX_MS: "400" } as unknown as Env;
-    const body = request('subscriptions/listen', { notifications: { promptsListChanged: true }, _meta: envelope() });
+    const { body, init } = modernPost('subscriptions/listen', { notifications: { promptsListChanged: true } });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(
-      new Request(MCP_URL, {
-        method: 'POST',
-        headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen' },
-        body: JSON.stringify(body),
-      }),
-      short,
-      ctx,
-    );
+    const res = await worker.fetch(new Request(MCP_URL, init), short, ctx);
     const stream = readEvents(res);
     await stream.nextMessage();
     const end = await stream.nextMessage(3000);

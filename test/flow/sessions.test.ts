@@ -35,7 +35,7 @@ describe('session Durable Object', () => {
     const stub = stubOf(s.id);
     // Not yet idle: the alarm re-arms instead of ending the session.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toBeDefined();
+    expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toMatchObject({ id: s.id, version: s.version });
     // Idle for longer than the TTL. The re-armed alarm stays a TTL away in real time, so only the
     // test runs it: an alarm due in a few ms could fire on its own first, however fast the machine.
     const armed = await runInDurableObject(stub, async (_o, ctx) => {

@@ -78,6 +78,16 @@ describe('GET stream', () => {
 });
 
 describe('catalog changes', () => {
+  it('GET /status reports the change feed: a held change is pending, then published', async () => {
+    const feedOf = async () => ((await (await SELF.fetch('https://gateway.test/status')).json()) as { feed: unknown }).feed;
+    await holdFeed();
+    const before = (await feedOf()) as { published: number; pending: number | null };
+    expect(before.pending).toBeNull();
+    const g = await publish(FIXTURE_PROMPTS);
+    expect(await feedOf()).toEqual({ published: before.published, pending: g });
+    await flushFeed();
+    expect(await feedOf()).toEqual({ published: g, pending: null });
+  });
   it('reach every session with a stream, once each', async () => {
     const a = await openSession();
     const b = await openSession('2025-03-26');

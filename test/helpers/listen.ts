@@ -17,9 +17,9 @@ import { currentCatalog, readGeneration } from '../../src/catalog/store.js';
 import worker from '../../src/index.js';
 import { shardStub } from '../../src/session/fanout.js';
 import { waitFor } from './feed.js';
-import { ACCEPT, MCP_URL, readEvents, request, type EventStream } from './worker.js';
+import { modernPost } from './protocol.js';
+import { MCP_URL, readEvents, type EventStream } from './worker.js';
 
-export const MODERN = '2026-07-28';
 const LISTEN_MAX_MS = 60_000;
 const SHARDS = 4;
 
@@ -52,20 +52,9 @@ export async function serveCurrentCatalog(): Promise<number> {
  */
 export async function openListener(): Promise<Listener> {
   await serveCurrentCatalog();
-  const body = request('subscriptions/listen', {
-    notifications: { promptsListChanged: true },
-    _meta: {
-      'io.modelcontextprotocol/protocolVersion': MODERN,
-      'io.modelcontextprotocol/clientCapabilities': {},
-      'io.modelcontextprotocol/clientInfo': { name: 'listener', version: '1' },
-    },
-  });
+  const { body, init } = modernPost('subscriptions/listen', { notifications: { promptsListChanged: true } });
   const res = await worker.fetch(
-    new Request(MCP_URL, {
-      method: 'POST',
-      headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' },
-      body: JSON.stringify(body),
-    }),
+    new Request(MCP_URL, init),
     { ...env, LISTEN_MAX_MS: String(LISTEN_MAX_MS) } as Env,
     createExecutionContext(),
   );

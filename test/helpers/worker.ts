@@ -1,16 +1,18 @@
 /**
  * Protocol-shaped helpers for tests that run inside workerd: they speak to
- * the Worker through SELF exactly as an HTTP client would.
+ * the Worker through SELF exactly as an HTTP client would. The request
+ * builders and checks themselves are shared with the e2e suites (protocol.ts).
  */
 import { env, SELF } from 'cloudflare:test';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
+import { LEGACY, openSessionWith, postInit, request, streamHeaders, type PostOptions } from './protocol.js';
 import { readEvents, type EventStream } from './sse.js';
 
+export { ACCEPT, expectError, request, type PostOptions } from './protocol.js';
 export { readEvents, type EventStream };
 
 export const MCP_URL = 'https://gateway.test/mcp';
-export const ACCEPT = 'application/json, text/event-stream';
 
 let revision = 0;
 
@@ -30,21 +32,9 @@ export async function publish(prompts: PromptRecord[]): Promise<number> {
   return r.generation;
 }
 
-export interface PostOptions {
-  session?: string;
-  version?: string;
-  headers?: Record<string, string>;
-}
-
 export function post(body: unknown, opts: PostOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { accept: ACCEPT, 'content-type': 'application/json', ...opts.headers };
-  if (opts.session) headers['mcp-session-id'] = opts.session;
-  if (opts.version) headers['mcp-protocol-version'] = opts.version;
-  return SELF.fetch(MCP_URL, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return SELF.fetch(MCP_URL, postInit(body, opts));
 }
-
-let nextId = 1;
-export const request = (method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id: nextId++, method, ...(params ? { params } : {}) });
 
 export interface Session {
   id: string;
@@ -53,14 +43,8 @@ export interface Session {
   call(method: string, params?: Record<string, unknown>): Promise<{ status: number; body: any }>;
 }
 
-export async function openSession(version = '2025-11-25', capabilities: Record<string, unknown> = {}): Promise<Session> {
-  const res = await post(request('initialize', { protocolVersion: version, capabilities, clientInfo: { name: 'test', version: '1' } }));
-  if (res.status !== 200) throw new Error(`initialize failed: ${res.status} ${await res.text()}`);
-  const id = res.headers.get('mcp-session-id');
-  const body = (await res.json()) as any;
-  if (!id) throw new Error('no session id');
-  const negotiated = body.result.protocolVersion as string;
-  await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { session: id, version: negotiated });
+export async function openSession(version = LEGACY, capabilities: Record<string, unknown> = {}): Promise<Session> {
+  const { id, version: negotiated } = await openSessionWith((u, i) => SELF.fetch(u, i), MCP_URL, version, capabilities);
   return {
     id,
     version: negotiated,
@@ -71,20 +55,9 @@ export async function openSession(version = '2025-11-25', capabilities: Record<s
   };
 }
 
-/** Asserts an HTTP error and returns its JSON-RPC error object. */
-export async function expectError(res: Response, status: number, code: number): Promise<{ code: number; message: string; data?: any }> {
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`expected HTTP ${status}, got ${res.status}: ${text}`);
-  const body = JSON.parse(text);
-  if (body?.error?.code !== code) throw new Error(`expected JSON-RPC ${code}, got ${text}`);
-  return body.error;
-}
-
 /** GET /mcp as a session's standalone stream (optionally resuming). */
 export async function openStream(session: Pick<Session, 'id' | 'version'>, lastEventId?: string): Promise<EventStream> {
-  const headers: Record<string, string> = { accept: 'text/event-stream', 'mcp-session-id': session.id, 'mcp-protocol-version': session.version };
-  if (lastEventId) headers['last-event-id'] = lastEventId;
-  const response = await SELF.fetch(MCP_URL, { headers });
+  const response = await SELF.fetch(MCP_URL, { headers: streamHeaders(session.id, session.version, lastEventId) });
   return readEvents(response);
 }
 
