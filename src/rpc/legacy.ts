@@ -8,6 +8,7 @@
 import { featuresOf, isLegacyVersion, LEGACY_VERSIONS, type LegacyVersion } from '../lib/versions.js';
 import { checkSession, createSession, endSession, knownSession, sessionStub } from '../session/sessions.js';
 import { openLegacyStream } from '../session/stream.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestScope } from '../lib/scope.js';
 import { callContext } from './context.js';
 import { call } from './dispatch.js';
@@ -30,15 +31,18 @@ export function checkVersionHeader(value: string | undefined): void {
   }
 }
 
-/** The session's revision: synchronous when this isolate has just seen it alive, else asked of checkSession. */
-function requireSession(t: RequestScope): LegacyVersion | Promise<LegacyVersion> {
-  if (!t.sessionId) throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required');
-  return knownSession(t.secret, t.sessionId) ?? askSession(t, t.sessionId);
+/**
+ * The session's revision: synchronous when this isolate has just seen it alive, else asked of
+ * checkSession. `id` is the request's id, echoed in the error when the body had one.
+ */
+function requireSession(t: RequestScope, id?: RequestId): LegacyVersion | Promise<LegacyVersion> {
+  if (!t.sessionId) throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required', { id });
+  return knownSession(t.secret, t.sessionId) ?? askSession(t, t.sessionId, id);
 }
 
-async function askSession(t: RequestScope, id: string): Promise<LegacyVersion> {
-  const version = await checkSession(t.env, t.secret, id, t.cfg.sessionRecheckMs);
-  if (!version) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+async function askSession(t: RequestScope, session: string, id: RequestId | undefined): Promise<LegacyVersion> {
+  const version = await checkSession(t.env, t.secret, session, t.cfg.sessionRecheckMs);
+  if (!version) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found', { id });
   return version;
 }
 
@@ -96,7 +100,7 @@ export function legacyPost(t: RequestScope, body: unknown): Response | Promise<R
   if (Array.isArray(body)) return batch(t, body);
   const msg = readMessage(body);
   if (msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg);
-  const version = requireSession(t);
+  const version = requireSession(t, msg.kind === 'request' ? msg.id : undefined);
   return version instanceof Promise ? version.then((v) => inSession(t, msg, v)) : inSession(t, msg, version);
 }
 

@@ -43,14 +43,23 @@ export const TRANSPORT_CASES: TransportCase[] = [
   { name: '400 -32600 for array params (id echoed)', body: { jsonrpc: '2.0', id: 4, method: 'ping', params: [1] }, status: 400, code: -32600, id: 4 },
   { name: '400 -32600 for no method (id echoed)', body: { jsonrpc: '2.0', id: 5 }, status: 400, code: -32600, id: 5 },
   // Sessions at the transport.
-  { name: '400 without Mcp-Session-Id, naming the header', body: ping, status: 400, code: -32000, message: /Mcp-Session-Id/i },
-  { name: '404 -32001 for a garbage session id', headers: { 'mcp-session-id': 'not-a-session' }, body: ping, status: 404, code: -32001 },
+  // The body was read before the session was checked, so its id is echoed.
+  { name: '400 without Mcp-Session-Id, naming the header', body: ping, status: 400, code: -32000, message: /Mcp-Session-Id/i, id: 1 },
+  {
+    name: '400 without Mcp-Session-Id, for a notification (no id to echo)',
+    body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    status: 400,
+    code: -32000,
+    id: 'none',
+  },
+  { name: '404 -32001 for a garbage session id', headers: { 'mcp-session-id': 'not-a-session' }, body: ping, status: 404, code: -32001, id: 1 },
   {
     name: '404 -32001 for a well-shaped session id we did not sign',
     headers: { 'mcp-session-id': 'AAAAAAAAAAAAAAAAAAAAAA.0.AAAAAAAAAAAAAAAAAAAAAA' },
     body: ping,
     status: 404,
     code: -32001,
+    id: 1,
   },
   { name: '400 for DELETE without Mcp-Session-Id', method: 'DELETE', status: 400, code: -32000 },
   // The origin check comes first, on every method: 403 before 406/415.
