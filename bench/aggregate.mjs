@@ -51,7 +51,7 @@ import {
   round2 as r2,
   sleep,
 } from './lib.mjs';
-import { PROMPTS } from './prompts.mjs';
+import { PROMPTS } from './lib/prompts.mjs';
 
 // ---------------------------------------------------------------- settings
 

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { buildCeiling, buildGateway, ceilingOptions, createHarness, envNum, fmtInt, gatewayBaseOptions, median, readWranglerConfig } from './lib.mjs';
 import { snapshotEntries } from '../src/catalog/store.ts';
-import { snapshot } from './prompts.mjs';
+import { snapshot } from './lib/prompts.mjs';
 
 const REQUESTS = envNum('INSTR_REQUESTS', 200, { min: 10, integer: true });
 const BATCHES = envNum('INSTR_BATCHES', 6, { min: 1, integer: true });

@@ -303,7 +303,7 @@ export async function buildCeiling(tmp) {
   const esbuild = createRequire(createRequire(import.meta.url).resolve('wrangler/package.json'))('esbuild');
   const outfile = join(tmp, 'ceiling', 'ceiling.js');
   await esbuild.build({
-    entryPoints: [join(BENCH_DIR, 'ceiling.mjs')],
+    entryPoints: [join(BENCH_DIR, 'targets', 'ceiling.mjs')],
     outfile,
     bundle: true,
     format: 'esm',
