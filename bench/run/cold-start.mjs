@@ -9,7 +9,7 @@ import { fetchText } from '../lib/http.mjs';
 import { JSON_HEADERS, PROTOCOL, rpcResult } from '../lib/jsonrpc.mjs';
 import { seedCatalog } from '../lib/seed.mjs';
 import { median, round2 } from '../lib/stats.mjs';
-import { startMiniflare } from '../lib/targets.mjs';
+import { startMiniflare } from '../lib/start-target.mjs';
 import { samePrompts } from './checks.mjs';
 import { BODY } from './settings.mjs';
 import { gatewayOptions } from './targets.mjs';

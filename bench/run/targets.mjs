@@ -8,7 +8,7 @@ import { fetchText } from '../lib/http.mjs';
 import { openSession } from '../lib/mcp-session.mjs';
 import { listResult } from '../lib/prompts.mjs';
 import { seedCatalog } from '../lib/seed.mjs';
-import { startMiniflare, startPeer } from '../lib/targets.mjs';
+import { startMiniflare, startPeer } from '../lib/start-target.mjs';
 import { getPage } from './checks.mjs';
 import { DO_STORAGE, SIGNING_SECRET } from './settings.mjs';
 

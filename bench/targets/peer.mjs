@@ -8,7 +8,7 @@
  * answers plain JSON like the gateway, on bare node:http instead of Express.
  * Prompts are registered with `registerPrompt` and a zod argsSchema.
  *
- * Run by run.mjs (lib/targets.mjs) as a child process: prints `{"port":N}` on stdout once
+ * Run by run.mjs (lib/start-target.mjs) as a child process: prints `{"port":N}` on stdout once
  * listening on 127.0.0.1 (PORT env, default 0 = any free port).
  */
 import http from 'node:http';
