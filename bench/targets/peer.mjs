@@ -8,14 +8,14 @@
  * answers plain JSON like the gateway, on bare node:http instead of Express.
  * Prompts are registered with `registerPrompt` and a zod argsSchema.
  *
- * Run by run.mjs as a child process: prints `{"port":N}` on stdout once
+ * Run by run.mjs (lib/start-target.mjs) as a child process: prints `{"port":N}` on stdout once
  * listening on 127.0.0.1 (PORT env, default 0 = any free port).
  */
 import http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { PROMPTS, render } from './prompts.mjs';
+import { PROMPTS, render } from '../lib/prompts.mjs';
 
 function getServer() {
   const server = new McpServer({ name: 'sdk-peer', version: '1.0.0' });

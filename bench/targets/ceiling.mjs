@@ -3,7 +3,7 @@
  * prompts/list JSON-RPC response (and every GET with the fixed GET /prompts page) (the same bytes the gateway returns for the
  * benchmark catalog, passed in as the CEILING_BODY text binding). It reads
  * the request body and nothing else: no JSON parsing, no KV, no Durable
- * Object, no crypto. Built with esbuild by run.mjs and run on Miniflare
+ * Object, no crypto. Built with esbuild (lib/build.mjs) and run on Miniflare
  * exactly like the gateway, so the difference between the two is the
  * gateway's own work.
  */

@@ -1,0 +1,33 @@
+/**
+ * Miniflare options for the bundles of lib/build.mjs: on loopback (random port), with the
+ * gateway's compatibility settings, and for the gateway its KV namespaces and every Durable
+ * Object binding of wrangler.toml. Each harness adds its bindings (vars, secrets, overrides).
+ */
+import { dirname } from 'node:path';
+
+function workerOptions(name, build, wcfg) {
+  return {
+    name,
+    host: '127.0.0.1',
+    port: 0,
+    modules: true,
+    scriptPath: build.scriptPath,
+    modulesRoot: dirname(build.scriptPath),
+    compatibilityDate: wcfg.compatibilityDate,
+    compatibilityFlags: wcfg.compatibilityFlags,
+  };
+}
+
+/** The ceiling: its fixed bodies as text bindings. */
+export function ceilingOptions(build, wcfg, bodies) {
+  return { ...workerOptions('ceiling', build, wcfg), bindings: bodies };
+}
+
+/** Common to every gateway instance. */
+export function gatewayBaseOptions(build, wcfg, kvPrefix) {
+  return {
+    ...workerOptions('promptgate', build, wcfg),
+    kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `${kvPrefix}-${b.toLowerCase()}`])),
+    durableObjects: wcfg.dos,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Cold start, on fresh gateway instances: `new Miniflare()` → ready → first successful
+ * `initialize`; then the first in-session request (the first Durable Object touch), the first
+ * `prompts/list` (catalog cold read) and a second, warm one. The catalog is seeded after the
+ * `initialize` (which reads no KV), so seeding is not in the cold start.
+ */
+import { performance } from 'node:perf_hooks';
+import { fetchText } from '../lib/http.mjs';
+import { JSON_HEADERS, PROTOCOL, rpcResult } from '../lib/jsonrpc.mjs';
+import { seedCatalog } from '../lib/seed.mjs';
+import { median, round2 } from '../lib/stats.mjs';
+import { startMiniflare } from '../lib/start-target.mjs';
+import { samePrompts } from './checks.mjs';
+import { BODY } from './settings.mjs';
+import { gatewayOptions } from './targets.mjs';
+
+async function coldStart(h, build, wcfg, i) {
+  const t0 = performance.now();
+  const inst = await startMiniflare(h, gatewayOptions(build, wcfg), `cold-start gateway #${i}`);
+  const readyMs = performance.now() - t0;
+  try {
+    const init = await fetchText(inst.url, { body: BODY.initialize });
+    const coldStartMs = performance.now() - t0;
+    rpcResult(init, 'cold start: initialize');
+    const sid = init.headers['mcp-session-id'];
+    await seedCatalog(inst.mf);
+    const headers = { ...JSON_HEADERS, 'mcp-protocol-version': PROTOCOL, 'mcp-session-id': sid };
+    const ping = await fetchText(inst.url, { headers, body: BODY.ping }); // first in-session request: Durable Object touch
+    rpcResult(ping, 'cold start: ping');
+    const list1 = await fetchText(inst.url, { headers, body: BODY.list }); // first catalog use: KV read + compile + page build
+    samePrompts(rpcResult(list1, 'cold start: first prompts/list'));
+    const list2 = await fetchText(inst.url, { headers, body: BODY.list });
+    rpcResult(list2, 'cold start: second prompts/list');
+    return { readyMs, coldStartMs, initializeMs: init.ms, firstPingMs: ping.ms, firstListMs: list1.ms, secondListMs: list2.ms };
+  } finally {
+    await inst.dispose();
+  }
+}
+
+/** `count` cold starts one after another; resolves { cold (every run), coldMedian (null when none) }. */
+export async function coldStarts(h, build, wcfg, count) {
+  const cold = [];
+  for (let i = 1; i <= count; i++) {
+    cold.push(await coldStart(h, build, wcfg, i));
+    h.log(`cold start #${i}: ${JSON.stringify(cold.at(-1), (_k, v) => (typeof v === 'number' ? round2(v) : v))}`);
+  }
+  const coldMedian = cold.length ? Object.fromEntries(Object.keys(cold[0]).map((k) => [k, median(cold.map((c) => c[k]))])) : null;
+  return { cold, coldMedian };
+}
