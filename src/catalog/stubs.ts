@@ -11,7 +11,16 @@ type ClassOf<N> = N extends DurableObjectNamespace<infer T> ? T : never;
 /** The writer's RPC surface. */
 export type WriterApi = Pick<
   ClassOf<Env['CATALOG']>,
-  'current' | 'get' | 'history' | 'publishSet' | 'put' | 'remove' | 'rollback' | 'upstreams' | 'upstreamsReported' | 'reconcileUpstreams'
+  | 'current'
+  | 'get'
+  | 'history'
+  | 'publishSet'
+  | 'put'
+  | 'remove'
+  | 'rollback'
+  | 'upstreams'
+  | 'upstreamsReported'
+  | 'reconcileUpstreams'
 >;
 
 /** The single catalog writer. */

@@ -25,7 +25,7 @@ import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 const TIMEOUT = 10_000;
 const FD_BOUND = 500;
 const HEAVY: Record<string, Behaviour> = { huge: 'huge', huge2: 'huge', endless: 'endless', endless_sse: 'endless_sse' };
-/** Failed listings before the breaker stops asking (upstream-object.ts BREAKER_THRESHOLD): each is a full read to the cap. */
+/** Failed listings before the breaker opens (upstream-object.ts BREAKER_THRESHOLD): each a full read to the cap. */
 const LISTINGS = 3;
 
 /** Open file descriptors of each process in the gateway's process group (wrangler, esbuild, both workerd). */

@@ -59,7 +59,8 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
   const clients: UpstreamClient[] = [];
   const reports = await Promise.all(
     missing.map(async (u): Promise<ListReport> => {
-      const client = new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: GATEWAY_CLIENT_INFO });
+      const { url, headers, timeoutMs } = u;
+      const client = new UpstreamClient({ url, headers, timeoutMs, clientInfo: GATEWAY_CLIENT_INFO });
       clients.push(client);
       try {
         return reported(u, separator, await client.listing());

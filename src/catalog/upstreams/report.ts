@@ -22,7 +22,11 @@ export interface ListReport {
 }
 
 /** A listing as reported: sanitized prompts, and the hints when there were some. */
-export function reported(u: UpstreamConfig, separator: string, listing: { prompts: Record<string, unknown>[]; hints?: CacheHints }): ListReport {
+export function reported(
+  u: UpstreamConfig,
+  separator: string,
+  listing: { prompts: Record<string, unknown>[]; hints?: CacheHints },
+): ListReport {
   const r: ListReport = { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, listing.prompts) };
   if (listing.hints) r.hints = listing.hints;
   return r;

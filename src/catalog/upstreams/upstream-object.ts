@@ -93,7 +93,8 @@ export class UpstreamObject extends DurableObject<Env> {
 
   private clientFor(u: UpstreamConfig): UpstreamClient {
     if (!this.client) this.clientKey = JSON.stringify([u.url.href, u.headers, u.timeoutMs]);
-    this.client ??= new UpstreamClient({ url: u.url, headers: u.headers, timeoutMs: u.timeoutMs, clientInfo: GATEWAY_CLIENT_INFO });
+    const { url, headers, timeoutMs } = u;
+    this.client ??= new UpstreamClient({ url, headers, timeoutMs, clientInfo: GATEWAY_CLIENT_INFO });
     return this.client;
   }
 
