@@ -20,7 +20,7 @@ import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
 import type { ListReport } from './upstreams/object.js';
 import { readGeneration, writeSnapshot } from './store.js';
-import type { CatalogSnapshot, Issue, PromptRecord, UpstreamPrompt, UpstreamState } from './types.js';
+import type { CatalogSnapshot, Issue, PromptRecord, UpstreamState } from './types.js';
 import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { validatePrompt, validateSet } from './validate.js';
@@ -331,7 +331,7 @@ export type WriterApi = Pick<
 >;
 
 export function catalogWriter(env: Env): WriterApi {
-  return env.CATALOG.get(env.CATALOG.idFromName('catalog')) as unknown as WriterApi;
+  return env.CATALOG.get(env.CATALOG.idFromName('catalog'));
 }
 
 const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) => a?.ttlMs === b?.ttlMs && a?.cacheScope === b?.cacheScope;

@@ -64,7 +64,7 @@ async function batch(t: Transport, items: unknown[]): Promise<Response> {
   const version = await requireSession(t);
   if (!featuresOf(version).batches)
     throw new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of protocol ${version}`);
-  const ctx = callContext(t, 'legacy', version, t.sessionId!);
+  const ctx = callContext(t, 'legacy', version, t.sessionId);
   const replies = await Promise.all(
     items.map(async (item) => {
       let msg: Message;
@@ -93,7 +93,7 @@ export function legacyPost(t: Transport, body: unknown): Response | Promise<Resp
 
 function inSession(t: Transport, msg: Message, version: LegacyVersion): Response | Promise<Response> {
   if (msg.kind !== 'request') return accepted();
-  return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId!)));
+  return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId)));
 }
 
 export async function legacyDelete(t: Transport): Promise<Response> {

@@ -217,7 +217,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const { signal } = ctl;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const changed = () => {
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
       timer = setTimeout(() => void (signal.aborted || this.refresh(u.id)), 100);
     };
     const pause = (ms: number) => new Promise<void>((r) => {
@@ -238,7 +238,7 @@ export class UpstreamObject extends DurableObject<Env> {
         await pause(backoff);
         backoff = Math.min(backoff * 2, 60_000);
       }
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
       if (this.following === ctl) this.following = undefined;
     })();
   }
@@ -253,7 +253,7 @@ export class UpstreamObject extends DurableObject<Env> {
 export type UpstreamApi = Pick<UpstreamObject, 'refresh' | 'forward' | 'reconcile'>;
 
 export function upstreamStub(env: Env, id: string): UpstreamApi {
-  return env.UPSTREAM.get(env.UPSTREAM.idFromName(id)) as unknown as UpstreamApi;
+  return env.UPSTREAM.get(env.UPSTREAM.idFromName(id));
 }
 
 /** Refreshes every enabled upstream in parallel (cron, admin); results without the snapshots. */
