@@ -4,10 +4,26 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { defineConfig } from 'eslint/config';
 
-export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.wrangler/', 'bench/out/', 'worker-configuration.d.ts', 'test/fixtures/'] },
+export default defineConfig(
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.wrangler/',
+      '.tmp/',
+      'bench/out/',
+      'worker-configuration.d.ts',
+      'test/fixtures/',
+    ],
+  },
   js.configs.recommended,
+  {
+    // `catch {}` is how best-effort steps (cleanup, parsing a line that may not be JSON) say they
+    // ignore a failure; an empty block anywhere else is still an error.
+    rules: { 'no-empty': ['error', { allowEmptyCatch: true }] },
+  },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.recommendedTypeChecked],
@@ -46,6 +62,33 @@ export default tseslint.config(
       // is validated after. Template literals stay covered by restrict-template-expressions.
       '@typescript-eslint/no-base-to-string': 'off',
     },
+  },
+  {
+    // The suites read JSON replies off the wire and poke into them (`body.result.prompts[0].name`);
+    // the expect() that follows is the type check there, and a wrong path fails the test. Typing
+    // each reply (75 `any` sites, ~390 no-unsafe-* reports) is churn without a defect to find.
+    // The Worker, the CLI and scripts/ keep every one of these rules as an error.
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+    },
+  },
+  {
+    // Only where wire JSON is read; test/unit and test/node have no `any` and keep the rule.
+    files: ['test/flow/**/*.ts', 'test/e2e/**/*.ts', 'test/helpers/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The e2e suites run in Node, but their program carries the generated Worker types (the Worker
+    // sources they import name `Env`), so fetch's Response looks like the Workers one with a generic
+    // json<T>(). The rule would turn `(await res.json()) as T` into `res.json<T>()`, which leans on
+    // a signature Node's Response does not have.
+    files: ['test/e2e/**/*.ts'],
+    rules: { '@typescript-eslint/no-unnecessary-type-assertion': 'off' },
   },
   {
     // Plain JavaScript (bench harnesses, the CLI launcher, conformance loader hooks): Node scripts

@@ -310,7 +310,7 @@ async function verify(scenario, target) {
       if (target.kind === 'ceiling' && scenario.method !== 'GET') CHECKS.ceiling(result);
       else CHECKS[scenario.id][target.kind](result);
     } catch (e) {
-      throw new Error(`${what}: wrong answer: ${e.message}`);
+      throw new Error(`${what}: wrong answer: ${e.message}`, { cause: e });
     }
     if (scenario.id === 'initialize' && target.kind === 'gateway' && !r.headers.get('mcp-session-id'))
       throw new Error(`${what}: no mcp-session-id header`);

@@ -66,7 +66,7 @@ export async function openListener(): Promise<Listener> {
       headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' },
       body: JSON.stringify(body),
     }),
-    { ...env, LISTEN_MAX_MS: String(LISTEN_MAX_MS) } as Env,
+    { ...env, LISTEN_MAX_MS: String(LISTEN_MAX_MS) },
     createExecutionContext(),
   );
   const stream = readEvents(res);
