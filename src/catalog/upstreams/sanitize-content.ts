@@ -18,10 +18,12 @@ const REFUSED_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'blob', 'abou
 type Obj = Record<string, unknown>;
 const str = (v: unknown): v is string => typeof v === 'string';
 
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
+
 /** A resource URI a client may follow: an explicit, non-script scheme, no whitespace or control characters. */
 export function safeUri(v: unknown): v is string {
-  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-  if (!str(v) || v.length > MAX_URI || /[\x00-\x20\x7f]/.test(v)) return false;
+  if (!str(v) || v.length > MAX_URI || CONTROL_OR_SPACE.test(v)) return false;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(v)?.[1]?.toLowerCase();
   return scheme !== undefined && !REFUSED_SCHEMES.has(scheme);
 }
@@ -30,8 +32,7 @@ export function safeUri(v: unknown): v is string {
 export function safeIcons(v: unknown): { src: string; mimeType?: string }[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const icons = v
-    // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-    .filter((i): i is Obj => isRecord(i) && str(i.src) && !/[\x00-\x20\x7f]/.test(i.src) && (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)))
+    .filter((i): i is Obj => isRecord(i) && str(i.src) && !CONTROL_OR_SPACE.test(i.src) && (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)))
     .slice(0, MAX_ICONS)
     .map((i) => ({ src: i.src as string, ...(str(i.mimeType) ? { mimeType: i.mimeType } : {}) }));
   return icons.length ? icons : undefined;
