@@ -36,7 +36,7 @@ export class AdminClient {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (e) {
-      throw new CliError(`cannot reach ${this.baseUrl}: ${(e as Error).cause ?? e}`);
+      throw new CliError(`cannot reach ${this.baseUrl}: ${String((e as Error).cause ?? e)}`);
     }
     const json = (await res.json().catch(() => null)) as { error?: { message: string; issues?: Issue[] } } | null;
     if (!res.ok) {
@@ -50,7 +50,7 @@ export class AdminClient {
     const q = new URLSearchParams();
     if (opts.dryRun) q.set('dry_run', '1');
     if (opts.prune) q.set('prune', '1');
-    return this.call('POST', `/admin/publish?${q}`, { prompts });
+    return this.call('POST', `/admin/publish?${q.toString()}`, { prompts });
   }
 
   async list(): Promise<(PromptRecord & { _version: number; _updatedAt: string })[]> {

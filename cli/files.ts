@@ -137,7 +137,7 @@ export function parsePromptFile(path: string, text: string, src: FileSource): { 
   if (/\.ya?ml$/i.test(path)) {
     const lines = new LineCounter();
     const doc = parseDocument(text, { lineCounter: lines });
-    if (doc.errors.length) throw new FileError(doc.errors[0]!.message.split('\n')[0]!);
+    if (doc.errors.length) throw new FileError(doc.errors[0]!.message.split('\n')[0]);
     return { record: doc.toJS(), locate: yamlLocator(doc, lines, 1) };
   }
   return parseMarkdown(path, text, src);

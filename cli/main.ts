@@ -38,7 +38,7 @@ export function changedPaths(a: unknown, b: unknown, path = ''): string[] {
   if (canonical(a) === canonical(b)) return [];
   const isObj = (v: unknown) => typeof v === 'object' && v !== null;
   if (!isObj(a) || !isObj(b) || Array.isArray(a) !== Array.isArray(b)) return [path || '(whole record)'];
-  const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   return [...keys].flatMap((k) => {
     const sub = Array.isArray(a) ? `${path}[${k}]` : path ? `${path}.${k}` : k;
     return changedPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], sub);
@@ -95,7 +95,7 @@ async function run(argv: string[]): Promise<void> {
       const prompts = await client().list();
       for (const p of prompts) {
         const { _version: _v, _updatedAt: _u, ...record } = p;
-        const file = serializePrompt(record as PromptRecord);
+        const file = serializePrompt(record);
         for (const a of [{ path: file.path, bytes: new TextEncoder().encode(file.text) }, ...file.assets]) {
           mkdirSync(dirname(join(args[0]!, a.path)), { recursive: true });
           writeFileSync(join(args[0]!, a.path), a.bytes);

@@ -47,7 +47,7 @@ async function publish(why: string): Promise<void> {
     const r = await pushDir(base, devToken(), dir);
     console.log(`[promptgate] ${why}: published ${r.prompts} prompts from ${dir}/ as generation ${r.generation}; MCP endpoint ${base}/mcp`);
   } catch (e) {
-    console.error(`[promptgate] ${why}: ${e instanceof Error ? e.message : e}`);
+    console.error(`[promptgate] ${why}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

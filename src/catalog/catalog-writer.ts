@@ -20,7 +20,7 @@ import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
 import type { ListReport } from './upstreams/report.js';
 import { readGeneration, writeSnapshot } from './store.js';
-import type { CatalogSnapshot, Issue, PromptRecord, UpstreamPrompt, UpstreamState } from './types.js';
+import type { CatalogSnapshot, Issue, PromptRecord, UpstreamState } from './types.js';
 import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { validatePrompt, validateSet } from './validate.js';

@@ -185,7 +185,7 @@ export class Catalog {
     const local = this.byName.get(name);
     if (local) return { ...describePrompt(local.record, f), name };
     const remote = this.remote.get(name);
-    return remote ? (describeRemote(remote.prompt, remote.stale, f) as Record<string, unknown>) : undefined;
+    return remote ? describeRemote(remote.prompt, remote.stale, f) : undefined;
   }
 
   get(name: unknown, args: unknown, version: ProtocolVersion, limits: ArgumentLimits = UNLIMITED): GetPromptResult {

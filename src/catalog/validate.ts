@@ -50,7 +50,7 @@ function checkIcons(c: Checker, icons: unknown, path: string): void {
 
 function checkBase64(c: Checker, o: Obj, key: string, path: string, mimePrefix: string): void {
   c.str(o, key, path, { required: true, max: 10_000_000 });
-  if (typeof o[key] === 'string' && !BASE64.test(o[key] as string)) c.fail(path + key, 'must be base64');
+  if (typeof o[key] === 'string' && !BASE64.test(o[key])) c.fail(path + key, 'must be base64');
   c.str(o, 'mimeType', path, { required: true, max: 100 });
   if (mimePrefix && typeof o.mimeType === 'string' && !o.mimeType.startsWith(mimePrefix))
     c.fail(`${path}mimeType`, `must be a ${mimePrefix}* type`);

@@ -45,7 +45,7 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
   const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
   if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
-  const body = c.req.raw.body;
+  const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
   let text = '';
   try {
     if (body) text = new TextDecoder().decode(await readCapped(body, MAX_ADMIN_BODY, tooLarge));
@@ -123,7 +123,7 @@ async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
   const body = (await readJson(c)) as { prompts?: unknown };
   if (!body || typeof body !== 'object' || !Array.isArray(body.prompts)) throw new ApiError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
   if (body.prompts.length > MAX_PUBLISH_PROMPTS) throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per publish`);
-  return body.prompts;
+  return body.prompts as unknown[];
 }
 
 /** The whole set, atomically: ?dry_run=1 returns the diff only; ?prune=1 deletes prompts missing from the set. */
@@ -140,7 +140,7 @@ admin.post('/upstreams/refresh', async (c) => c.json({ upstreams: await refreshU
 /** The upstream list in force: set here (stored in KV), or the UPSTREAMS var. */
 admin.get('/upstreams', async (c) => {
   const stored = await c.env.PROMPTS.get(UPSTREAMS_KEY);
-  return c.json({ source: stored === null ? 'var' : 'admin', upstreams: JSON.parse(stored ?? (configOf(c.env).upstreamsJson || '[]')) });
+  return c.json({ source: stored === null ? 'var' : 'admin', upstreams: JSON.parse(stored ?? (configOf(c.env).upstreamsJson || '[]')) as unknown });
 });
 
 /** Replaces the upstream list (same JSON as the UPSTREAMS var), validated first; lists the new ones at once. */

@@ -57,7 +57,7 @@ const limitBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (Number(length) > cfg.maxBodyBytes) throw tooLarge(cfg.maxBodyBytes);
     return next();
   }
-  const body = c.req.raw.body;
+  const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
   if (!body) return next();
   let bytes: Uint8Array;
   try {

@@ -77,7 +77,7 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   const version = await requireSession(t);
   if (!featuresOf(version).batches)
     throw new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of protocol ${version}`);
-  const ctx = callContext(t, 'legacy', version, t.sessionId!);
+  const ctx = callContext(t, 'legacy', version, t.sessionId);
   const replies = await Promise.all(
     items.map(async (item) => {
       let msg: Message;
@@ -106,7 +106,7 @@ export function legacyPost(t: RequestScope, body: unknown): Response | Promise<R
 
 function inSession(t: RequestScope, msg: Message, version: LegacyVersion): Response | Promise<Response> {
   if (msg.kind !== 'request') return accepted();
-  return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId!)));
+  return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId)));
 }
 
 export async function legacyDelete(t: RequestScope): Promise<Response> {

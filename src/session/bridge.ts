@@ -14,9 +14,9 @@ import { SSE_HEADERS, sseComment } from './sse.js';
 
 /** What a stream kind can do with the client's side. */
 export interface ClientSide {
-  write(bytes: Uint8Array): void;
+  write: (bytes: Uint8Array) => void;
   /** Ends the client's stream (and the socket). */
-  end(): void;
+  end: () => void;
 }
 
 export interface BridgeOptions<F> {
@@ -47,7 +47,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       if (closed) return;
       closed = true;
       clearInterval(keepalive);
-      clearTimeout(lifetime);
+      if (lifetime !== undefined) clearTimeout(lifetime);
       closeSocket(socket, 1000, 'stream closed');
       writer.close().catch(() => {});
     },
@@ -59,7 +59,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       // The object answered on this socket: the bound is on consecutive failed reconnects, not on
       // drops over the stream's life (a stream that outlives six restarts must not end for it).
       reconnects = 0;
-      if (!closed) opts.onFrame(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data)) as F, client);
+      if (!closed) opts.onFrame(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data as ArrayBuffer)) as F, client);
     });
     ws.addEventListener('close', () => {
       if (closed) return;

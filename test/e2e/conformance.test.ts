@@ -118,7 +118,7 @@ beforeAll(async () => {
 }, 400_000);
 
 afterAll(async () => {
-  await Promise.all(targets.map((t) => t.gateway?.stop()));
+  await Promise.all(targets.map(async (t) => t.gateway?.stop()));
   await upstream?.close();
 });
 

@@ -77,10 +77,10 @@ function renderedStrings(messages: PromptMessage[]): string[] {
   const out: string[] = [];
   for (const { content } of messages) {
     const c = content as ContentBlock & Record<string, unknown>;
-    for (const k of ['text', 'uri', 'name', 'title', 'description']) if (typeof c[k] === 'string') out.push(c[k] as string);
+    for (const k of ['text', 'uri', 'name', 'title', 'description']) if (typeof c[k] === 'string') out.push(c[k]);
     if (c.type === 'resource') {
       const r = c.resource as Record<string, unknown>;
-      for (const k of ['uri', 'text']) if (typeof r[k] === 'string') out.push(r[k] as string);
+      for (const k of ['uri', 'text']) if (typeof r[k] === 'string') out.push(r[k]);
     }
   }
   return out;

@@ -60,7 +60,7 @@ function raw(text: string): Promise<string> {
       s.end();
     });
     let out = '';
-    s.on('data', (d) => (out += d));
+    s.on('data', (d) => (out += d.toString()));
     s.on('close', () => resolve(out.split('\r\n')[0] ?? ''));
     s.on('error', (e) => resolve(String(e)));
   });

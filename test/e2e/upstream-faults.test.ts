@@ -127,12 +127,12 @@ beforeAll(async () => {
       name === 'broken_arg' ? { code: -32602, message: 'Invalid arguments for prompt broken_arg: topic is required' } : name === 'crashy' ? { code: -32000, message: 'database is down' } : undefined,
   });
   const names = await scriptedServer({
-    prompts: HOSTILE_NAMES.map((name) => ({ name, description: `{{evil}} ${'d'.repeat(10_000)}`, icons: [{ src: 'javascript:alert(1)' }, { src: 'https://ok.example/i.png' }] })) as Record<string, unknown>[],
+    prompts: HOSTILE_NAMES.map((name) => ({ name, description: `{{evil}} ${'d'.repeat(10_000)}`, icons: [{ src: 'javascript:alert(1)' }, { src: 'https://ok.example/i.png' }] })),
   });
   servers.push(canary, good, names);
   for (const [id, f] of Object.entries(FAULTS)) {
     faulty[id] = await scriptedServer({ prompts: [{ name: 'p' }], list: f.list, get: f.list, ...(f.all ? { all: f.all } : {}), redirectTo: canary.url });
-    servers.push(faulty[id]!);
+    servers.push(faulty[id]);
   }
   const upstreams = [
     { id: 'good', url: good.url, timeout: TIMEOUT, headers: { 'X-Api-Key': 'k-good-123' }, deny: ['secret'], aliases: { renamed: 'fresh' } },
@@ -311,7 +311,7 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
     servers.push(fine);
     for (const [id, f] of Object.entries(HEAVY)) {
       heavy[id] = await scriptedServer({ prompts: [{ name: 'p' }], list: f.list, get: f.list });
-      servers.push(heavy[id]!);
+      servers.push(heavy[id]);
     }
     const upstreams = [{ id: 'fine', url: fine.url, timeout: TIMEOUT }, ...Object.keys(HEAVY).map((id) => ({ id, url: heavy[id]!.url, timeout: TIMEOUT }))];
     gw2 = await startGateway({ pageSize: 100, vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' } });

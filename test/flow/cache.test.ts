@@ -24,7 +24,7 @@ function countingEnv(): { env: Env; reads: string[] } {
       return typeof v === 'function' ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), v.apply(target, args)) : v;
     },
   });
-  return { env: { ...env, PROMPTS: kv } as Env, reads };
+  return { env: { ...env, PROMPTS: kv }, reads };
 }
 
 /** One request through the Worker, waiting for its background work (edge-cache writes) too. */

@@ -151,7 +151,7 @@ describe('hostile input', () => {
           const ctx = createExecutionContext();
           const res = await Promise.race([worker.fetch(toRequest(c), env, ctx), hung]);
           const text = await Promise.race([res.text(), hung]);
-          clearTimeout(timer);
+          if (timer !== undefined) clearTimeout(timer);
           const ms = Date.now() - t0;
           await waitOnExecutionContext(ctx);
           counts.sent++;

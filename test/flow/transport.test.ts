@@ -60,7 +60,7 @@ describe('JSON-RPC envelope', () => {
       session: s.id,
     });
     expect(res.status).toBe(200);
-    const replies = (await res.json()) as any[];
+    const replies = await res.json<any[]>();
     expect(replies).toHaveLength(3);
     expect(replies.find((r) => r.id === a.id).result).toEqual({});
     expect(replies.find((r) => r.id === b.id).error.code).toBe(-32602);

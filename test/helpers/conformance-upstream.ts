@@ -7,7 +7,7 @@
  * until the retry brings the input, as the conformance scenario
  * `input-required-result-non-tool-request` expects.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { acceptedContent, completable, createMcpHandler, createRequestStateCodec, inputRequired, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
@@ -46,7 +46,7 @@ export async function conformanceUpstream(promptsDir: string): Promise<{ url: st
   const codec = createRequestStateCodec<{ round: number }>({ key: 'conformance-upstream-request-state-key-0123456789' });
   const contextSchema = z.object({ context: z.string() });
   const handler = createMcpHandler(() => {
-    const server = new McpServer({ name: 'conformance-upstream', version: '1.0.0' }, { requestState: { verify: codec.verify } });
+    const server = new McpServer({ name: 'conformance-upstream', version: '1.0.0' }, { requestState: { verify: codec.verify.bind(codec) } });
     for (const r of records) register(server, r);
     server.registerPrompt(INPUT_REQUIRED_PROMPT, { description: 'Needs context from the user (multi-round-trip, 2026-07-28)' }, async (ctx) => {
       const given = acceptedContent(ctx.mcpReq.inputResponses, 'user_context', contextSchema);
@@ -54,12 +54,12 @@ export async function conformanceUpstream(promptsDir: string): Promise<{ url: st
         return inputRequired({
           inputRequests: { user_context: inputRequired.elicit({ message: 'What context should the prompt use?', requestedSchema: contextSchema }) },
           requestState: await codec.mint({ round: 1 }),
-        }) as never;
+        });
       return { messages: [{ role: 'user', content: { type: 'text', text: `Use this context: ${given.context}` } }] };
     });
     return server;
   });
-  const http = createServer(async (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = req.method === 'POST' ? await body(req) : undefined;
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
@@ -67,7 +67,9 @@ export async function conformanceUpstream(promptsDir: string): Promise<{ url: st
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
     res.end();
-  });
+  };
+  // A request that fails surfaces as an unhandled rejection, which vitest reports as an error.
+  const http = createServer((req, res) => void serve(req, res));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,

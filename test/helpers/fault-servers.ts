@@ -45,8 +45,9 @@ export interface ScriptOptions {
   all?: Behaviour;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ http: HttpServer; url: string }> {
-  const http = createServer(handler);
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<{ http: HttpServer; url: string }> {
+  // A handler that fails surfaces as an unhandled rejection, which vitest reports as an error.
+  const http = createServer((req, res) => void handler(req, res));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   return { http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
 }
@@ -166,14 +167,14 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
       return json(200, { jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-11-25', capabilities: { prompts: {} }, serverInfo: { name: 'scripted', version: '1' } } });
     }
     if (msg.id === undefined) return json(202);
-    if (msg.method === 'prompts/list') return act(opts.list ?? 'ok', () => json(200, { jsonrpc: '2.0', id: msg!.id, result: { prompts: opts.prompts ?? [] } }));
+    if (msg.method === 'prompts/list') return act(opts.list ?? 'ok', () => json(200, { jsonrpc: '2.0', id: msg.id, result: { prompts: opts.prompts ?? [] } }));
     if (msg.method === 'prompts/get') {
       const name = String(msg.params?.name);
       return act(opts.get ?? 'ok', () => {
         const err = opts.getError?.(name);
-        if (err) return json(200, { jsonrpc: '2.0', id: msg!.id, error: err });
-        if (!(opts.prompts ?? []).some((p) => p.name === name)) return json(200, { jsonrpc: '2.0', id: msg!.id, error: { code: -32602, message: `Prompt ${name} not found` } });
-        json(200, { jsonrpc: '2.0', id: msg!.id, result: opts.getResult?.(name) ?? { messages: [{ role: 'user', content: { type: 'text', text: `scripted ${name}` } }] } });
+        if (err) return json(200, { jsonrpc: '2.0', id: msg.id, error: err });
+        if (!(opts.prompts ?? []).some((p) => p.name === name)) return json(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `Prompt ${name} not found` } });
+        json(200, { jsonrpc: '2.0', id: msg.id, result: opts.getResult?.(name) ?? { messages: [{ role: 'user', content: { type: 'text', text: `scripted ${name}` } }] } });
       });
     }
     if (msg.method === 'completion/complete') return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion: { values: ['one', 'two'] } } });

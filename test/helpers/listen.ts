@@ -55,7 +55,7 @@ export async function openListener(): Promise<Listener> {
   const { body, init } = modernPost('subscriptions/listen', { notifications: { promptsListChanged: true } });
   const res = await worker.fetch(
     new Request(MCP_URL, init),
-    { ...env, LISTEN_MAX_MS: String(LISTEN_MAX_MS) } as Env,
+    { ...env, LISTEN_MAX_MS: String(LISTEN_MAX_MS) },
     createExecutionContext(),
   );
   const stream = readEvents(res);

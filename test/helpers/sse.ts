@@ -68,7 +68,7 @@ export function readEvents(response: Response): EventStream {
       parse();
       return true;
     } finally {
-      realClearTimeout(timer);
+      if (timer !== undefined) realClearTimeout(timer);
     }
   };
   const next = async (ms = DEFAULT_MS): Promise<SseFrame> => {

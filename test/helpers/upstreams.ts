@@ -25,8 +25,9 @@ export interface Running {
   close(): Promise<void>;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ http: HttpServer; url: string }> {
-  const http = createServer(handler);
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<{ http: HttpServer; url: string }> {
+  // A handler that fails surfaces as an unhandled rejection, which vitest reports as an error.
+  const http = createServer((req, res) => void handler(req, res));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   return { http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
 }
@@ -220,8 +221,8 @@ export async function everything(): Promise<Running> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stderr!.on('data', (d) => (out += d));
-  child.stdout!.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
   const deadline = Date.now() + 20_000;
   while (!/listening on port/i.test(out)) {
     if (Date.now() > deadline || child.exitCode !== null) {

@@ -198,8 +198,8 @@ function spawnWrangler(port: number, persistDir: string, vars: Record<string, st
     out += chunk.toString('utf8');
     if (out.length > MAX_OUTPUT_CHARS) out = out.slice(-MAX_OUTPUT_CHARS);
   };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
 
   let done = false;
   const exited = new Promise<void>((resolve) => {

@@ -37,6 +37,7 @@ describe('readArguments', () => {
     expect(Object.hasOwn(args, '__proto__')).toBe(true);
     expect(args.__proto__).toBe('p');
     expect(Object.hasOwn(args, 'constructor')).toBe(false);
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- reading the property is the test
     expect((args as Record<string, unknown>).toString).toBeUndefined();
   });
 });

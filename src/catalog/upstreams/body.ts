@@ -18,7 +18,8 @@ export async function readCapped(res: Response, max = MAX_REPLY_BYTES): Promise<
     throw tooLarge(max);
   }
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  // Workers' types leave a body's chunk type `any`; a fetch body is bytes.
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = '';
   let total = 0;

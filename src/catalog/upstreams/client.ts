@@ -148,7 +148,7 @@ export class UpstreamClient {
       return res.status === 404 ? 'ended' : 'unsupported';
     }
     try {
-      for await (const ev of readSse(res.body)) {
+      for await (const ev of readSse(res.body as ReadableStream<Uint8Array>)) {
         if (!ev.data) continue;
         const msg = parseJson(ev);
         if (isChange(msg.method)) onListChanged();
@@ -194,7 +194,7 @@ export class UpstreamClient {
     if (res.ok) {
       // A legacy server without sessions may answer 200 with "method not found": that is not modern.
       try {
-        await reply(res, probe.id as number, d);
+        await reply(res, probe.id, d);
         return { era: 'modern' };
       } catch (e) {
         if (e instanceof UpstreamError && (e.kind === 'timeout' || e.fault === 'too_large')) throw e;
@@ -260,7 +260,7 @@ export class UpstreamClient {
       await res.body?.cancel();
       throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
     }
-    const result = await reply(res, init.id as number, d);
+    const result = await reply(res, init.id, d);
     return { era: 'legacy', sessionId: res.headers.get('mcp-session-id') ?? undefined, version: String(result.protocolVersion ?? LEGACY_VERSION) };
   }
 
@@ -309,7 +309,7 @@ export class UpstreamClient {
       if (body?.error && res.status !== 404) throw new UpstreamError('rpc', body.error.message, body.error.code, body.error.data);
       throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
     }
-    return reply(res, msg.id as number, d);
+    return reply(res, msg.id, d);
   }
 
   private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {

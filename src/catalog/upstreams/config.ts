@@ -112,7 +112,7 @@ export function parseUpstreams(
     }
     const strings = (v: unknown, f: string): string[] | null => {
       if (v === undefined) return null;
-      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
       problems.push(`${at(f)}: must be a list of names (* and ? allowed)`);
       return null;
     };

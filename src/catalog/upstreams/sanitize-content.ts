@@ -18,9 +18,12 @@ const REFUSED_SCHEMES = new Set(['javascript', 'vbscript', 'data', 'blob', 'abou
 type Obj = Record<string, unknown>;
 const str = (v: unknown): v is string => typeof v === 'string';
 
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
+
 /** A resource URI a client may follow: an explicit, non-script scheme, no whitespace or control characters. */
 export function safeUri(v: unknown): v is string {
-  if (!str(v) || v.length > MAX_URI || /[\x00-\x20\x7f]/.test(v)) return false;
+  if (!str(v) || v.length > MAX_URI || CONTROL_OR_SPACE.test(v)) return false;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(v)?.[1]?.toLowerCase();
   return scheme !== undefined && !REFUSED_SCHEMES.has(scheme);
 }
@@ -29,7 +32,7 @@ export function safeUri(v: unknown): v is string {
 export function safeIcons(v: unknown): { src: string; mimeType?: string }[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const icons = v
-    .filter((i): i is Obj => isRecord(i) && str(i.src) && !/[\x00-\x20\x7f]/.test(i.src) && (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)))
+    .filter((i): i is Obj => isRecord(i) && str(i.src) && !CONTROL_OR_SPACE.test(i.src) && (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)))
     .slice(0, MAX_ICONS)
     .map((i) => ({ src: i.src as string, ...(str(i.mimeType) ? { mimeType: i.mimeType } : {}) }));
   return icons.length ? icons : undefined;
@@ -51,17 +54,17 @@ export function sanitizeContent(block: unknown): ContentBlock | null {
   const withAnn = <T extends Obj>(b: T) => (a ? { ...b, annotations: a } : b);
   switch (block.type) {
     case 'text':
-      return str(block.text) ? (withAnn({ type: 'text', text: block.text }) as ContentBlock) : null;
+      return str(block.text) ? withAnn({ type: 'text' as const, text: block.text }) : null;
     case 'image':
     case 'audio':
       if (!str(block.data) || !str(block.mimeType) || !block.mimeType.toLowerCase().startsWith(`${block.type}/`)) return null;
-      return withAnn({ type: block.type, data: block.data, mimeType: block.mimeType }) as ContentBlock;
+      return withAnn({ type: block.type, data: block.data, mimeType: block.mimeType });
     case 'resource': {
       const r = block.resource;
       if (!isRecord(r) || !safeUri(r.uri)) return null;
       const body = str(r.text) ? { text: r.text } : str(r.blob) ? { blob: r.blob } : null;
       if (!body) return null;
-      return withAnn({ type: 'resource', resource: { uri: r.uri, ...(str(r.mimeType) ? { mimeType: r.mimeType } : {}), ...body } }) as ContentBlock;
+      return withAnn({ type: 'resource' as const, resource: { uri: r.uri, ...(str(r.mimeType) ? { mimeType: r.mimeType } : {}), ...body } });
     }
     case 'resource_link': {
       if (!safeUri(block.uri) || !str(block.name)) return null;

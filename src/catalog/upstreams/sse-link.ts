@@ -45,7 +45,7 @@ export class SseLink {
       ctl.abort();
       throw new UpstreamError('http', `upstream answered neither Streamable HTTP nor HTTP+SSE (GET ${res.status})`, res.status);
     }
-    const events = readSse(res.body);
+    const events = readSse(res.body as ReadableStream<Uint8Array>);
     let endpoint: URL | undefined;
     try {
       const first = await withTimeout(events.next(), d, 'waiting for the endpoint event');

@@ -196,7 +196,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const { signal } = ctl;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const changed = () => {
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
       timer = setTimeout(() => void (signal.aborted || this.refresh(u.id)), 100);
     };
     const pause = (ms: number) => new Promise<void>((r) => {
@@ -217,7 +217,7 @@ export class UpstreamObject extends DurableObject<Env> {
         await pause(backoff);
         backoff = Math.min(backoff * 2, 60_000);
       }
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
       if (this.following === ctl) this.following = undefined;
     })();
   }

@@ -53,7 +53,7 @@ async function readReply(res: Response, id: number, d: Deadline): Promise<Json> 
   const type = res.headers.get('content-type') ?? '';
   if (type.includes('text/event-stream') && res.body) {
     const find = async () => {
-      for await (const ev of readSse(res.body!, { maxTotal: MAX_REPLY_BYTES })) {
+      for await (const ev of readSse(res.body as ReadableStream<Uint8Array>, { maxTotal: MAX_REPLY_BYTES })) {
         if (!ev.data) continue;
         const msg = parseJson(ev);
         if (msg.id === id) return msg;
@@ -99,6 +99,6 @@ export async function withTimeout<T>(p: Promise<T>, d: Deadline | number, what: 
   try {
     return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`)), ms)))]);
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
 }

@@ -19,7 +19,7 @@ export function readInitialize(params: Params): InitializeRequest {
   if (typeof params?.protocolVersion !== 'string') throw invalidParams('initialize needs params.protocolVersion (a string)');
   const req: InitializeRequest = { version: negotiate(params.protocolVersion) };
   if (typeof params.clientInfo === 'object' && params.clientInfo !== null) req.clientInfo = params.clientInfo as Implementation;
-  if (typeof params.capabilities === 'object' && params.capabilities !== null) req.capabilities = params.capabilities as ClientCapabilities;
+  if (typeof params.capabilities === 'object' && params.capabilities !== null) req.capabilities = params.capabilities;
   return req;
 }
 

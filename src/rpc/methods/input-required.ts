@@ -69,7 +69,7 @@ export async function relayedParams(ctx: CallContext, origin: PromptOrigin, para
   if (ctx.era !== 'modern' || !params) return {};
   const out: Record<string, unknown> = {};
   const meta = isRecord(params._meta) ? params._meta : {};
-  const caps = isRecord(meta[CLIENT_CAPABILITIES_META]) ? (meta[CLIENT_CAPABILITIES_META] as Record<string, unknown>) : {};
+  const caps = isRecord(meta[CLIENT_CAPABILITIES_META]) ? meta[CLIENT_CAPABILITIES_META] : {};
   const relayed = Object.fromEntries(RELAYED_CAPABILITIES.filter((k) => Object.hasOwn(caps, k)).map((k) => [k, caps[k]]));
   out._meta = { [CLIENT_CAPABILITIES_META]: relayed };
   if (params.inputResponses !== undefined) {
@@ -115,7 +115,7 @@ function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): Http
 export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin, result: Record<string, unknown>, relayed: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   if (ctx.era !== 'modern') throw legacyRefusal(origin);
   const meta = isRecord(relayed._meta) ? relayed._meta : {};
-  const declared = isRecord(meta[CLIENT_CAPABILITIES_META]) ? (meta[CLIENT_CAPABILITIES_META] as Record<string, unknown>) : {};
+  const declared = isRecord(meta[CLIENT_CAPABILITIES_META]) ? meta[CLIENT_CAPABILITIES_META] : {};
   const requests = result.inputRequests;
   const state = result.requestState;
   const bad = (why: string) => new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" sent an invalid input_required result for "${origin.name}": ${why}`);
