@@ -86,8 +86,9 @@ export default defineConfig(
     // The e2e suites run in Node, but their program carries the generated Worker types (the Worker
     // sources they import name `Env`), so fetch's Response looks like the Workers one with a generic
     // json<T>(). The rule would turn `(await res.json()) as T` into `res.json<T>()`, which leans on
-    // a signature Node's Response does not have.
-    files: ['test/e2e/**/*.ts'],
+    // a signature Node's Response does not have. The same holds for the helpers both the workerd
+    // and the e2e suites import (test/helpers/).
+    files: ['test/e2e/**/*.ts', 'test/helpers/**/*.ts'],
     rules: { '@typescript-eslint/no-unnecessary-type-assertion': 'off' },
   },
   {

@@ -8,8 +8,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { canonical } from '../src/catalog/diff.js';
 import { serializePrompt } from './serialize.js';
-import type { PromptRecord } from '../src/catalog/types.js';
-import { AdminClient, CliError, type PublishResult } from './api.js';
+import { AdminClient, type PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
 
 const USAGE = `promptgate <command> [options]

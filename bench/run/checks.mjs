@@ -69,7 +69,7 @@ export async function verify(scenario, target, checks) {
       if (target.kind === 'ceiling' && scenario.method !== 'GET') checks.ceiling(result);
       else checks[scenario.id][target.kind](result);
     } catch (e) {
-      throw new Error(`${what}: wrong answer: ${e.message}`);
+      throw new Error(`${what}: wrong answer: ${e.message}`, { cause: e });
     }
     if (scenario.id === 'initialize' && target.kind === 'gateway' && !r.headers['mcp-session-id'])
       throw new Error(`${what}: no mcp-session-id header`);

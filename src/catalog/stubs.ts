@@ -25,7 +25,7 @@ export type WriterApi = Pick<
 
 /** The single catalog writer. */
 export function catalogWriter(env: Env): WriterApi {
-  return env.CATALOG.getByName('catalog') as unknown as WriterApi;
+  return env.CATALOG.getByName('catalog');
 }
 
 /** An upstream object's RPC surface. */
@@ -33,5 +33,5 @@ export type UpstreamApi = Pick<ClassOf<Env['UPSTREAM']>, 'refresh' | 'forward' |
 
 /** The object of one upstream, by its configured id. */
 export function upstreamStub(env: Env, id: string): UpstreamApi {
-  return env.UPSTREAM.getByName(id) as unknown as UpstreamApi;
+  return env.UPSTREAM.getByName(id);
 }

@@ -93,6 +93,6 @@ describe('without SIGNING_SECRET', () => {
   it('GET /prompts/{name} signs nothing and still serves', async () => {
     const res = await send(new Request(`https://gateway.test/prompts/${FIXTURE_PROMPTS[0]!.name}`));
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { prompt: { name: string } }).prompt.name).toBe(FIXTURE_PROMPTS[0]!.name);
+    expect((await res.json<{ prompt: { name: string } }>()).prompt.name).toBe(FIXTURE_PROMPTS[0]!.name);
   });
 });

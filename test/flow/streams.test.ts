@@ -79,7 +79,7 @@ describe('GET stream', () => {
 
 describe('catalog changes', () => {
   it('GET /status reports the change feed: a held change is pending, then published', async () => {
-    const feedOf = async () => ((await (await SELF.fetch('https://gateway.test/status')).json()) as { feed: unknown }).feed;
+    const feedOf = async () => (await (await SELF.fetch('https://gateway.test/status')).json<{ feed: unknown }>()).feed;
     await holdFeed();
     const before = (await feedOf()) as { published: number; pending: number | null };
     expect(before.pending).toBeNull();

@@ -92,7 +92,7 @@ describe('signingScopeOf', () => {
     });
     app.onError((err, c) => c.text(err instanceof MissingSecretError ? 'missing' : 'other', 500));
     const ask = (e: Env) => app.fetch(new Request('https://gateway.test/'), e, createExecutionContext());
-    expect(await (await ask({ ...env, SIGNING_SECRET: '' } as Env)).text()).toBe('missing');
+    expect(await (await ask({ ...env, SIGNING_SECRET: '' })).text()).toBe('missing');
     expect(await (await ask(env)).text()).toBe('ok');
     expect(same).toBe(true);
   });
