@@ -50,13 +50,22 @@ export default defineConfig({
           setupFiles: ['./test/setup/asserts.ts'],
           // test/flow/hostile.test.ts: HOSTILE_SEED=<n> replays a run (default: its fixed seed);
           // HOSTILE_CASES and HOSTILE_KINDS (comma-separated) narrow it while investigating.
-          provide: { hostileSeed: process.env.HOSTILE_SEED ?? '', hostileCases: process.env.HOSTILE_CASES ?? '', hostileKinds: process.env.HOSTILE_KINDS ?? '' },
+          provide: {
+            hostileSeed: process.env.HOSTILE_SEED ?? '',
+            hostileCases: process.env.HOSTILE_CASES ?? '',
+            hostileKinds: process.env.HOSTILE_KINDS ?? '',
+          },
           // Tests wait for events, never for durations; this only bounds a run that is broken, on any machine load.
           testTimeout: 30_000,
         },
       },
       {
-        test: { name: 'node', include: ['test/node/**/*.test.ts'], environment: 'node', setupFiles: ['./test/setup/asserts.ts'] },
+        test: {
+          name: 'node',
+          include: ['test/node/**/*.test.ts'],
+          environment: 'node',
+          setupFiles: ['./test/setup/asserts.ts'],
+        },
       },
       {
         test: {

@@ -21,19 +21,28 @@ const MAX_FUNCTION_LINES = 80;
 
 const modules = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? (e.name === 'out' ? [] : modules(join(dir, e.name))) : e.name.endsWith('.mjs') ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? e.name === 'out'
+        ? []
+        : modules(join(dir, e.name))
+      : e.name.endsWith('.mjs')
+        ? [join(dir, e.name)]
+        : [],
   );
 
 /** Syntax errors and functions over the limit, as messages. */
 function shapeProblems(path) {
   const text = readFileSync(path, 'utf8');
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
-  const problems = sf.parseDiagnostics.map((d) => `${ts.flattenDiagnosticMessageText(d.messageText, '\n')} (at ${d.start})`);
+  const problems = sf.parseDiagnostics.map(
+    (d) => `${ts.flattenDiagnosticMessageText(d.messageText, '\n')} (at ${d.start})`,
+  );
   const line = (pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
   const visit = (node) => {
     if (ts.isFunctionLike(node) && node.body) {
       const lines = line(node.end) - line(node.getStart(sf)) + 1;
-      if (lines > MAX_FUNCTION_LINES) problems.push(`function at line ${line(node.getStart(sf))} has ${lines} lines (max ${MAX_FUNCTION_LINES})`);
+      if (lines > MAX_FUNCTION_LINES)
+        problems.push(`function at line ${line(node.getStart(sf))} has ${lines} lines (max ${MAX_FUNCTION_LINES})`);
     }
     ts.forEachChild(node, visit);
   };
@@ -58,7 +67,11 @@ const loads = await Promise.all(
     ({ file, tsx }) =>
       new Promise((resolveLoad) => {
         const args = [...(tsx ? ['--import', 'tsx'] : []), join(BENCH_DIR, file)];
-        const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, BENCH_LOAD_CHECK: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, args, {
+          cwd: ROOT,
+          env: { ...process.env, BENCH_LOAD_CHECK: '1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let stderr = '';
         child.stderr.on('data', (d) => (stderr += d));
         const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
@@ -76,4 +89,6 @@ for (const { file, code, stderr } of loads) {
   }
 }
 if (failed) process.exit(1);
-console.log(`bench: ${modules(BENCH_DIR).length} modules parse and keep their shape; ${HARNESSES.length} harnesses load`);
+console.log(
+  `bench: ${modules(BENCH_DIR).length} modules parse and keep their shape; ${HARNESSES.length} harnesses load`,
+);

@@ -28,7 +28,12 @@ import { reportJson, reportText, summarize } from './fanout/report.mjs';
 import { runOnce } from './fanout/run-once.mjs';
 import { COALESCE_OVERRIDE, RUNS, SHARDS_OVERRIDE, SIZES, TIMEOUT_S, TMP_BASE } from './fanout/settings.mjs';
 
-const h = createHarness({ name: 'fanout', timeoutS: TIMEOUT_S, timeoutVar: 'FANOUT_TIMEOUT_SECONDS', cleanupStepMs: 20_000 });
+const h = createHarness({
+  name: 'fanout',
+  timeoutS: TIMEOUT_S,
+  timeoutVar: 'FANOUT_TIMEOUT_SECONDS',
+  cleanupStepMs: 20_000,
+});
 const { log } = h;
 
 const NEEDS = { kv: ['PROMPTS'], dos: { SESSIONS: 'SessionObject', REGISTRY: 'RegistryShard', FEED: 'ChangeFeed' } };
@@ -65,7 +70,10 @@ async function main() {
   if (bad.length) {
     throw new Error(
       bad
-        .map((r) => `N=${r.n} coalesce=${r.coalesceMs}: ${r.missing} missing, ${r.duplicates} duplicated, ${r.badIds} bad event ids, ${r.streamErrors} broken streams`)
+        .map(
+          (r) =>
+            `N=${r.n} coalesce=${r.coalesceMs}: ${r.missing} missing, ${r.duplicates} duplicated, ${r.badIds} bad event ids, ${r.streamErrors} broken streams`,
+        )
         .join('; '),
     );
   }

@@ -46,7 +46,11 @@ const h = createHarness({ name: 'instructions', timeoutS: 2400, timeoutVar: 'INS
 
 // identity: like autocannon in run.mjs, and like production, where the edge (not the Worker) compresses.
 // Without it Miniflare's entry worker gzips each response inside workerd: ~40 % of the count, none of it the Worker's.
-const JSON_ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'accept-encoding': 'identity' };
+const JSON_ACCEPT = {
+  accept: 'application/json, text/event-stream',
+  'content-type': 'application/json',
+  'accept-encoding': 'identity',
+};
 const GET_ACCEPT = { accept: 'application/json', 'accept-encoding': 'identity' };
 // Catalog refreshes and session rechecks run per interval of wall-clock time, not per request. Under
 // valgrind a request takes ~100× longer, so at their configured 2 s they would be counted ~100× too
@@ -57,12 +61,22 @@ const RARE = { CATALOG_REFRESH_MS: '300000', SESSION_RECHECK_MS: '60000' };
 /** The gateway (seeded, one session) and the ceiling answering with the gateway's own bytes, both counted. */
 async function startTargets(tmp, wcfg, build, ceilingBuild) {
   h.log('starting the gateway under callgrind (slow)…');
-  const gwOptions = { ...gatewayBaseOptions(build, wcfg, 'instr'), bindings: { ...wcfg.vars, ...RARE, SIGNING_SECRET: 'instructions-bench' } };
+  const gwOptions = {
+    ...gatewayBaseOptions(build, wcfg, 'instr'),
+    bindings: { ...wcfg.vars, ...RARE, SIGNING_SECRET: 'instructions-bench' },
+  };
   const gw = await startCounted(h, tmp, gwOptions, 'gateway');
   await seedCatalog(gw.mf);
   const mcp = new URL('/mcp', gw.url).href;
-  const { sessionId } = await openSession(fetchText, mcp, { headers: JSON_ACCEPT, clientInfo: { name: 'instr', version: '1' } });
-  const legacy = { method: 'POST', headers: { ...JSON_ACCEPT, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL }, body: rpc('prompts/list') };
+  const { sessionId } = await openSession(fetchText, mcp, {
+    headers: JSON_ACCEPT,
+    clientInfo: { name: 'instr', version: '1' },
+  });
+  const legacy = {
+    method: 'POST',
+    headers: { ...JSON_ACCEPT, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL },
+    body: rpc('prompts/list'),
+  };
   const modern = {
     method: 'POST',
     headers: { ...JSON_ACCEPT, 'mcp-protocol-version': MODERN, 'mcp-method': 'prompts/list' },
@@ -73,7 +87,12 @@ async function startTargets(tmp, wcfg, build, ceilingBuild) {
   const listBytes = await (await fetch(mcp, legacy)).text();
   const getBytes = await (await fetch(new URL('/prompts', gw.url), get)).text();
   h.log('starting the ceiling under callgrind…');
-  const ceiling = await startCounted(h, tmp, ceilingOptions(ceilingBuild, wcfg, { CEILING_BODY: listBytes, CEILING_GET_BODY: getBytes }), 'ceiling');
+  const ceiling = await startCounted(
+    h,
+    tmp,
+    ceilingOptions(ceilingBuild, wcfg, { CEILING_BODY: listBytes, CEILING_GET_BODY: getBytes }),
+    'ceiling',
+  );
   return {
     'ceiling POST': { target: ceiling, url: new URL('/mcp', ceiling.url).href, init: legacy },
     'legacy list': { target: gw, url: mcp, init: legacy },
@@ -110,7 +129,9 @@ async function countAll(tmp, kinds) {
       });
       counts[kind].push(instructions / REQUESTS);
       if (KEEP) copyFileSync(dump, join(KEEP, `${tag}.${b + 1}`));
-      h.log(`batch ${b + 1} ${kind}: ${fmtInt(counts[kind].at(-1))} instructions per request (${ms.toFixed(1)} ms each under valgrind)`);
+      h.log(
+        `batch ${b + 1} ${kind}: ${fmtInt(counts[kind].at(-1))} instructions per request (${ms.toFixed(1)} ms each under valgrind)`,
+      );
     }
   }
   return counts;
@@ -137,7 +158,11 @@ async function main() {
   requireValgrind();
   const tmp = h.makeTempDir('promptgate-instr-');
   if (KEEP) mkdirSync(KEEP, { recursive: true });
-  const [wcfg, build, ceilingBuild] = await Promise.all([readWranglerConfig(h, { kv: ['PROMPTS'] }), buildGateway(h, tmp), buildCeiling(tmp)]);
+  const [wcfg, build, ceilingBuild] = await Promise.all([
+    readWranglerConfig(h, { kv: ['PROMPTS'] }),
+    buildGateway(h, tmp),
+    buildCeiling(tmp),
+  ]);
   useCallgrindWorkerd(tmp);
   const kinds = await startTargets(tmp, wcfg, build, ceilingBuild);
   h.log('warming up every kind…');

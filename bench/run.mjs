@@ -25,7 +25,16 @@ import { coldStarts } from './run/cold-start.mjs';
 import { pairedRatios, summarize } from './run/ratios.mjs';
 import { reportJson, reportText } from './run/report.mjs';
 import { measureRounds, verifyAll, warmUp } from './run/rounds.mjs';
-import { COLD_STARTS, CONNECTIONS, ESTIMATE_S, MEASUREMENTS_PER_ROUND, ROUNDS, SCENARIOS, SECONDS, TIMEOUT_S } from './run/settings.mjs';
+import {
+  COLD_STARTS,
+  CONNECTIONS,
+  ESTIMATE_S,
+  MEASUREMENTS_PER_ROUND,
+  ROUNDS,
+  SCENARIOS,
+  SECONDS,
+  TIMEOUT_S,
+} from './run/settings.mjs';
 import { startTargets } from './run/targets.mjs';
 
 const h = createHarness({ name: 'bench', timeoutS: TIMEOUT_S, timeoutVar: 'BENCH_TIMEOUT_SECONDS' });
@@ -43,15 +52,25 @@ async function main() {
   const tmp = h.makeTempDir('promptgate-bench-');
 
   log('building the gateway (wrangler deploy --dry-run) and the ceiling (esbuild)…');
-  const [wcfg, gatewayBuild, ceilingBuild] = await Promise.all([readWranglerConfig(h, NEEDS), buildGateway(h, tmp), buildCeiling(tmp)]);
-  log(`gateway bundle ${kib(gatewayBuild.rawBytes)} raw, ${kib(gatewayBuild.gzipBytes)} gzip (built in ${Math.round(gatewayBuild.buildMs)} ms)`);
+  const [wcfg, gatewayBuild, ceilingBuild] = await Promise.all([
+    readWranglerConfig(h, NEEDS),
+    buildGateway(h, tmp),
+    buildCeiling(tmp),
+  ]);
+  log(
+    `gateway bundle ${kib(gatewayBuild.rawBytes)} raw, ${kib(gatewayBuild.gzipBytes)} gzip (built in ${Math.round(gatewayBuild.buildMs)} ms)`,
+  );
 
   // Cold starts, each on a fresh instance, before anything else runs.
   const { cold, coldMedian } = await coldStarts(h, gatewayBuild, wcfg, COLD_STARTS);
 
   log('starting targets…');
   const targets = await startTargets(h, gatewayBuild, ceilingBuild, wcfg);
-  log(`processes for CPU per request: ${Object.values(targets).map((t) => `${t.id} ${t.pid ?? 'unknown'}`).join(', ')}`);
+  log(
+    `processes for CPU per request: ${Object.values(targets)
+      .map((t) => `${t.id} ${t.pid ?? 'unknown'}`)
+      .join(', ')}`,
+  );
 
   log('verifying every scenario once on every target…');
   const plans = await verifyAll(targets, checksFor(wcfg));
@@ -61,7 +80,18 @@ async function main() {
 
   const rows = summarize(measurements, targets);
   const extra = pairedRatios(measurements, targets);
-  const report = { startedAt, loadavgAtStart, rows, extra, targets, gatewayBuild, ceilingBuild, cold, coldMedian, measurements };
+  const report = {
+    startedAt,
+    loadavgAtStart,
+    rows,
+    extra,
+    targets,
+    gatewayBuild,
+    ceilingBuild,
+    cold,
+    coldMedian,
+    measurements,
+  };
   console.log(reportText(report));
   log(`wrote ${writeOut('latest.json', reportJson(report))}`);
 }

@@ -32,7 +32,10 @@ export class AdminClient {
     try {
       res = await fetch(new URL(path, this.baseUrl), {
         method,
-        headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (e) {
@@ -41,7 +44,9 @@ export class AdminClient {
     const json = (await res.json().catch(() => null)) as { error?: { message: string; issues?: Issue[] } } | null;
     if (!res.ok) {
       const issues = json?.error?.issues?.map((i) => `\n  ${i.path}: ${i.message}`).join('') ?? '';
-      throw new CliError(`${method} ${path} failed (HTTP ${res.status}): ${json?.error?.message ?? res.statusText}${issues}`);
+      throw new CliError(
+        `${method} ${path} failed (HTTP ${res.status}): ${json?.error?.message ?? res.statusText}${issues}`,
+      );
     }
     return json as T;
   }
@@ -54,11 +59,18 @@ export class AdminClient {
   }
 
   async list(): Promise<(PromptRecord & { _version: number; _updatedAt: string })[]> {
-    return (await this.call<{ prompts: (PromptRecord & { _version: number; _updatedAt: string })[] }>('GET', '/admin/prompts')).prompts;
+    return (
+      await this.call<{ prompts: (PromptRecord & { _version: number; _updatedAt: string })[] }>('GET', '/admin/prompts')
+    ).prompts;
   }
 
   async history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
-    return (await this.call<{ history: (VersionInfo & { record: PromptRecord | null })[] }>('GET', `/admin/prompts/${encodeURIComponent(name)}/history`)).history;
+    return (
+      await this.call<{ history: (VersionInfo & { record: PromptRecord | null })[] }>(
+        'GET',
+        `/admin/prompts/${encodeURIComponent(name)}/history`,
+      )
+    ).history;
   }
 
   rollback(name: string, version: number): Promise<PublishResult> {

@@ -33,9 +33,22 @@ export interface LoadResult {
 const SECTION = /^##[ \t]+(user|assistant)[ \t]*$/gm;
 const TYPED_BLOCK = /^```(image|audio|resource|resource_link)[ \t]*\n([\s\S]*?)\n```$/;
 const MIME_BY_EXT: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
-  wav: 'audio/wav', mp3: 'audio/mpeg', ogg: 'audio/ogg', txt: 'text/plain', md: 'text/markdown', json: 'application/json',
-  log: 'text/plain', ts: 'text/x-typescript', js: 'text/javascript', py: 'text/x-python',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  ogg: 'audio/ogg',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  json: 'application/json',
+  log: 'text/plain',
+  ts: 'text/x-typescript',
+  js: 'text/javascript',
+  py: 'text/x-python',
 };
 
 export function isPromptFile(path: string): boolean {
@@ -77,7 +90,10 @@ function typedBlock(kind: string, yamlText: string, path: string, src: FileSourc
     case 'audio':
       return { type: kind, mimeType: mime, ...rest, ...(bytes ? { data: toBase64(bytes) } : {}) };
     case 'resource':
-      return { type: 'resource', resource: { mimeType: mime, ...rest, ...(bytes ? { text: new TextDecoder().decode(bytes) } : {}) } };
+      return {
+        type: 'resource',
+        resource: { mimeType: mime, ...rest, ...(bytes ? { text: new TextDecoder().decode(bytes) } : {}) },
+      };
     default:
       return { type: 'resource_link', ...rest };
   }
@@ -108,7 +124,8 @@ function parseMarkdown(path: string, text: string, src: FileSource): { record: u
   const doc = parseDocument(fm[1]!, { lineCounter: lines });
   if (doc.errors.length) throw new FileError(`front matter: ${doc.errors[0]!.message.split('\n')[0]}`);
   const meta = doc.toJS() as Record<string, unknown> | null;
-  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw new FileError('front matter must be a YAML mapping');
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta))
+    throw new FileError('front matter must be a YAML mapping');
   const bodyStart = fm[0].split('\n').length - (fm[0].endsWith('\n') ? 1 : 0);
   const body = text.slice(fm[0].length).replace(/\r\n/g, '\n');
   const heads = [...body.matchAll(SECTION)];
@@ -167,7 +184,11 @@ export function loadPromptFiles(src: FileSource): LoadResult {
     const r = record as PromptRecord;
     const prev = owner.get(r.name);
     const line = locate('name');
-    if (prev) issues.push({ path: `${path}${line ? `:${line}` : ''}: name`, message: `duplicate prompt name "${r.name}" (also in ${prev})` });
+    if (prev)
+      issues.push({
+        path: `${path}${line ? `:${line}` : ''}: name`,
+        message: `duplicate prompt name "${r.name}" (also in ${prev})`,
+      });
     else {
       owner.set(r.name, path);
       records.push(r);

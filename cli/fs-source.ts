@@ -43,7 +43,9 @@ export function loadPromptDir(dir: string): LoadResult {
 export function loadValidDir(dir: string): LoadResult {
   const result = loadPromptDir(dir);
   if (result.issues.length) {
-    throw new CliError(`${result.issues.length} problem(s) in ${dir}/, nothing published:\n${result.issues.map((i) => `  ${dir}/${i.path}: ${i.message}`).join('\n')}`);
+    throw new CliError(
+      `${result.issues.length} problem(s) in ${dir}/, nothing published:\n${result.issues.map((i) => `  ${dir}/${i.path}: ${i.message}`).join('\n')}`,
+    );
   }
   return result;
 }

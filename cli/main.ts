@@ -55,7 +55,13 @@ async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { url: { type: 'string' }, token: { type: 'string' }, 'dry-run': { type: 'boolean' }, prune: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      prune: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command, ...args] = positionals;
   if (values.help || !command) return out(USAGE);
@@ -82,12 +88,19 @@ async function run(argv: string[]): Promise<void> {
       const plan = await api.publish(records, { dryRun: true, prune: values.prune });
       printDiff(plan, sources, dir);
       const { added, changed, removed, unchanged } = plan.diff;
-      if (values['dry-run']) return out(`dry run: ${added.length} to add, ${changed.length} to change, ${removed.length} to delete, ${unchanged.length} unchanged`);
-      if (!added.length && !changed.length && !removed.length) return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
+      if (values['dry-run'])
+        return out(
+          `dry run: ${added.length} to add, ${changed.length} to change, ${removed.length} to delete, ${unchanged.length} unchanged`,
+        );
+      if (!added.length && !changed.length && !removed.length)
+        return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
       const done = await api.publish(records, { prune: values.prune });
-      for (const [name, v] of Object.entries(done.versions)) out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
+      for (const [name, v] of Object.entries(done.versions))
+        out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
       const d = done.diff;
-      return out(`published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`);
+      return out(
+        `published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`,
+      );
     }
     case 'pull': {
       need(1, '<dir>');
@@ -126,7 +139,9 @@ async function run(argv: string[]): Promise<void> {
       const version = Number(args[1]);
       if (!Number.isInteger(version) || version < 1) throw new UsageError('version must be a positive integer');
       const r = await client().rollback(args[0]!, version);
-      return out(`${args[0]} restored from version ${version} as version ${(Object.hasOwn(r.versions, args[0]!) ? r.versions[args[0]!] : '(unchanged: already current)')}`);
+      return out(
+        `${args[0]} restored from version ${version} as version ${Object.hasOwn(r.versions, args[0]!) ? r.versions[args[0]!] : '(unchanged: already current)'}`,
+      );
     }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);

@@ -15,7 +15,16 @@ export interface SerializedPrompt {
   assets: { path: string; bytes: Uint8Array }[];
 }
 
-const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'audio/wav': 'wav', 'audio/mpeg': 'mp3', 'audio/ogg': 'ogg' };
+const EXT: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'audio/wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/ogg': 'ogg',
+};
 
 function fromBase64(b64: string): Uint8Array {
   const bin = atob(b64);
@@ -25,7 +34,13 @@ function fromBase64(b64: string): Uint8Array {
 }
 
 function markdownSafe(text: string): boolean {
-  return text === text.trim() && text !== '' && !/^##[ \t]+(user|assistant)[ \t]*$/m.test(text) && !/^```(image|audio|resource|resource_link)\b/.test(text) && !text.includes('\r');
+  return (
+    text === text.trim() &&
+    text !== '' &&
+    !/^##[ \t]+(user|assistant)[ \t]*$/m.test(text) &&
+    !/^```(image|audio|resource|resource_link)\b/.test(text) &&
+    !text.includes('\r')
+  );
 }
 
 export function serializePrompt(r: PromptRecord): SerializedPrompt {

@@ -20,7 +20,11 @@ function devToken(): string {
   return m[1]!.trim();
 }
 
-const wrangler = spawn('npx', ['tsx', 'scripts/wrangler-dev.ts', '--ip', '127.0.0.1', '--port', port, ...process.argv.slice(2)], { stdio: 'inherit' });
+const wrangler = spawn(
+  'npx',
+  ['tsx', 'scripts/wrangler-dev.ts', '--ip', '127.0.0.1', '--port', port, ...process.argv.slice(2)],
+  { stdio: 'inherit' },
+);
 const stop = () => {
   wrangler.kill('SIGTERM');
   process.exit(0);
@@ -45,7 +49,9 @@ async function ready(): Promise<void> {
 async function publish(why: string): Promise<void> {
   try {
     const r = await pushDir(base, devToken(), dir);
-    console.log(`[promptgate] ${why}: published ${r.prompts} prompts from ${dir}/ as generation ${r.generation}; MCP endpoint ${base}/mcp`);
+    console.log(
+      `[promptgate] ${why}: published ${r.prompts} prompts from ${dir}/ as generation ${r.generation}; MCP endpoint ${base}/mcp`,
+    );
   } catch (e) {
     console.error(`[promptgate] ${why}: ${e instanceof Error ? e.message : String(e)}`);
   }

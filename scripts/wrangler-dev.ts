@@ -21,7 +21,12 @@ import { createServer } from 'node:net';
 import { unstable_startWorker } from 'wrangler';
 
 function parse(argv: string[]): { ip: string; port: number; persist?: string; vars: Record<string, string> } {
-  const out = { ip: '127.0.0.1', port: 8787, persist: undefined as string | undefined, vars: {} as Record<string, string> };
+  const out = {
+    ip: '127.0.0.1',
+    port: 8787,
+    persist: undefined as string | undefined,
+    vars: {} as Record<string, string>,
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (value === undefined) throw new Error(`${flag} needs a value`);
@@ -45,7 +50,9 @@ function parse(argv: string[]): { ip: string; port: number; persist?: string; va
 async function ensureFree(host: string, port: number): Promise<void> {
   const probe = createServer();
   await new Promise<void>((resolve, reject) => {
-    probe.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new Error(`Address already in use: ${host}:${port} (EADDRINUSE)`) : e));
+    probe.once('error', (e: NodeJS.ErrnoException) =>
+      reject(e.code === 'EADDRINUSE' ? new Error(`Address already in use: ${host}:${port} (EADDRINUSE)`) : e),
+    );
     probe.listen(port, host, () => resolve());
   });
   await new Promise((r) => probe.close(r));
@@ -55,7 +62,9 @@ const args = parse(process.argv.slice(2));
 await ensureFree(args.ip, args.port);
 const worker = await unstable_startWorker({
   config: 'wrangler.toml',
-  bindings: Object.fromEntries(Object.entries(args.vars).map(([k, v]) => [k, { type: 'plain_text' as const, value: v }])),
+  bindings: Object.fromEntries(
+    Object.entries(args.vars).map(([k, v]) => [k, { type: 'plain_text' as const, value: v }]),
+  ),
   dev: {
     remote: false,
     inspector: false,

@@ -72,7 +72,8 @@ function summarizeCold(cold, upstreams) {
   const med = (f) => median(cold.map(f));
   const perUpstreamDirect = Object.fromEntries(upstreams.map((u) => [u.id, med((c) => c.direct[u.id].totalMs)]));
   const slowestId = Object.entries(perUpstreamDirect).sort((a, b) => b[1] - a[1])[0][0];
-  const stepsOf = (u) => Object.fromEntries(Object.keys(cold[0].direct[u.id].steps).map((s) => [s, med((c) => c.direct[u.id].steps[s])]));
+  const stepsOf = (u) =>
+    Object.fromEntries(Object.keys(cold[0].direct[u.id].steps).map((s) => [s, med((c) => c.direct[u.id].steps[s])]));
   const s = {
     coldListMs: med((c) => c.coldListMs),
     slowestUpstream: slowestId,

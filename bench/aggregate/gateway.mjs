@@ -64,7 +64,9 @@ export async function startGateway(h, build, wcfg, upstreams, name) {
   g.publishMs = pub.ms;
   const send = (url, req) => agentText(agent, url, req);
   const clientInfo = { name: 'promptgate-bench', version: '1.0.0' };
-  g.sessionId = (await openSession(send, g.url, { clientInfo, initialized: true, what: `${name} initialize` })).sessionId;
+  g.sessionId = (
+    await openSession(send, g.url, { clientInfo, initialized: true, what: `${name} initialize` })
+  ).sessionId;
   g.headers = { ...JSON_HEADERS, 'mcp-protocol-version': PROTOCOL, 'mcp-session-id': g.sessionId };
   return g;
 }
@@ -74,7 +76,10 @@ export const list = (g) => agentText(g.agent, g.url, { headers: g.headers, body:
 /** The 20 local prompts and every upstream's (namespaced), on one page. */
 export function checkList(result, upstreams, what) {
   const names = result.prompts?.map((p) => p.name) ?? [];
-  const want = [...PROMPTS.map((p) => p.name), ...upstreams.flatMap((u) => u.prompts.map((p) => `${u.id}.${p.name}`))].sort();
+  const want = [
+    ...PROMPTS.map((p) => p.name),
+    ...upstreams.flatMap((u) => u.prompts.map((p) => `${u.id}.${p.name}`)),
+  ].sort();
   const missing = want.filter((n) => !names.includes(n));
   if (missing.length || names.length !== want.length || result.nextCursor !== undefined) {
     throw new Error(
@@ -94,5 +99,11 @@ export async function verifiedPlan(g, upstreams) {
     bodies.push(r.text);
   }
   assert.equal(bodies[0], bodies[1], `${g.name}: two identical prompts/list requests got different bodies`);
-  return { url: g.url, headers: g.headers, body: LIST_BODY, expectBody: bodies[0], bytes: Buffer.byteLength(bodies[0]) };
+  return {
+    url: g.url,
+    headers: g.headers,
+    body: LIST_BODY,
+    expectBody: bodies[0],
+    bytes: Buffer.byteLength(bodies[0]),
+  };
 }

@@ -8,18 +8,31 @@ import { pkgVersion } from '../lib/paths.mjs';
 import { median } from '../lib/stats.mjs';
 import * as S from './settings.mjs';
 
-const list = (o) => Object.entries(o).map(([k, v]) => `${k} ${fmtMs(v)}`).join(', ');
+const list = (o) =>
+  Object.entries(o)
+    .map(([k, v]) => `${k} ${fmtMs(v)}`)
+    .join(', ');
 const aggLabel = `AGGREGATED (${20 + S.UPSTREAM_COUNT * S.UPSTREAM_PROMPTS} prompts)`;
 
 function coldLines({ cold, discarded, coldSummary: s }) {
-  const out = [`### Cold: first prompts/list on a fresh AGGREGATED instance (${S.COLD_RUNS} runs${S.COLD_DISCARD ? `, after ${S.COLD_DISCARD} discarded` : ''})`, ''];
-  out.push('| Run | cold list ms | slowest upstream direct ms | parallel direct (all 3) ms | before 1st upstream req ms | upstream window ms | after last upstream reply ms | 2nd list ms |');
+  const out = [
+    `### Cold: first prompts/list on a fresh AGGREGATED instance (${S.COLD_RUNS} runs${S.COLD_DISCARD ? `, after ${S.COLD_DISCARD} discarded` : ''})`,
+    '',
+  ];
+  out.push(
+    '| Run | cold list ms | slowest upstream direct ms | parallel direct (all 3) ms | before 1st upstream req ms | upstream window ms | after last upstream reply ms | 2nd list ms |',
+  );
   out.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [i, c] of [...discarded, ...cold].entries()) {
     const run = i < S.COLD_DISCARD ? `${i + 1} (discarded)` : i + 1;
-    out.push(`| ${run} | ${fmtMs(c.coldListMs)} | ${fmtMs(c.slowestDirectMs)} | ${fmtMs(c.parallelDirectMs)} | ${fmtMs(c.beforeFirstUpstreamMs)} | ${fmtMs(c.upstreamWindowMs)} | ${fmtMs(c.afterLastUpstreamMs)} | ${fmtMs(c.secondListMs)} |`);
+    out.push(
+      `| ${run} | ${fmtMs(c.coldListMs)} | ${fmtMs(c.slowestDirectMs)} | ${fmtMs(c.parallelDirectMs)} | ${fmtMs(c.beforeFirstUpstreamMs)} | ${fmtMs(c.upstreamWindowMs)} | ${fmtMs(c.afterLastUpstreamMs)} | ${fmtMs(c.secondListMs)} |`,
+    );
   }
-  out.push(`| **median** | **${fmtMs(s.coldListMs)}** | ${fmtMs(median(cold.map((c) => c.slowestDirectMs)))} | ${fmtMs(s.parallelDirectMs)} | ${fmtMs(s.beforeFirstUpstreamMs)} | ${fmtMs(s.upstreamWindowMs)} | ${fmtMs(s.afterLastUpstreamMs)} | ${fmtMs(s.secondListMs)} |`, '');
+  out.push(
+    `| **median** | **${fmtMs(s.coldListMs)}** | ${fmtMs(median(cold.map((c) => c.slowestDirectMs)))} | ${fmtMs(s.parallelDirectMs)} | ${fmtMs(s.beforeFirstUpstreamMs)} | ${fmtMs(s.upstreamWindowMs)} | ${fmtMs(s.afterLastUpstreamMs)} | ${fmtMs(s.secondListMs)} |`,
+    '',
+  );
   out.push(
     `Slowest upstream (median of its direct cold sequence initialize→initialized→list): ${s.slowestUpstream} ${fmtMs(s.slowestUpstreamMs)} ms ` +
       `(per upstream: ${list(s.perUpstreamDirectMs)}; steps of ${s.slowestUpstream}: ${list(s.perUpstreamDirectStepsMs[s.slowestUpstream])}).`,
@@ -32,16 +45,25 @@ function coldLines({ cold, discarded, coldSummary: s }) {
 }
 
 function warmLines({ cold, warm }) {
-  const out = [`### Warm: in-session prompts/list, LOCAL vs AGGREGATED (${S.ROUNDS} interleaved rounds x ${S.SECONDS} s, medians)`, ''];
+  const out = [
+    `### Warm: in-session prompts/list, LOCAL vs AGGREGATED (${S.ROUNDS} interleaved rounds x ${S.SECONDS} s, medians)`,
+    '',
+  ];
   out.push('| Conns | Target | body bytes | req/s | p50 ms | p99 ms | req/s per round | AGGREGATED / LOCAL |');
   out.push('|---:|---|---:|---:|---:|---:|---|---:|');
   for (const r of warm.rows) {
     const ratio = r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`;
-    out.push(`| ${r.connections} | ${r.target === 'local' ? 'LOCAL (20 prompts)' : aggLabel} | ${r.bodyBytes} | ${fmtInt(r.rps)} | ${fmtMs(r.p50)} | ${fmtMs(r.p99)} | ${r.rpsPerRound.join(' / ')} | ${ratio} |`);
+    out.push(
+      `| ${r.connections} | ${r.target === 'local' ? 'LOCAL (20 prompts)' : aggLabel} | ${r.bodyBytes} | ${fmtInt(r.rps)} | ${fmtMs(r.p50)} | ${fmtMs(r.p99)} | ${r.rpsPerRound.join(' / ')} | ${ratio} |`,
+    );
   }
   const methods = warm.upstreamMethods;
   const count = Object.values(methods).reduce((a, b) => a + b, 0);
-  const why = count ? ` (${Object.entries(methods).map(([m, n]) => `${n} ${m}`).join(', ')}; expected from the UpstreamObject poll alarm (UPSTREAM_POLL_MS) or its change stream)` : '';
+  const why = count
+    ? ` (${Object.entries(methods)
+        .map(([m, n]) => `${n} ${m}`)
+        .join(', ')}; expected from the UpstreamObject poll alarm (UPSTREAM_POLL_MS) or its change stream)`
+    : '';
   out.push(
     '',
     `**Warm target: AGGREGATED/LOCAL ≥ ${S.WARM_TARGET_RATIO}x at every connection count: ${warm.met ? 'MET' : 'NOT MET'}.** ` +
@@ -83,9 +105,19 @@ export function reportJson(r) {
       upstreamTimeoutMs: S.UPSTREAM_TIMEOUT_MS,
       pageSize: S.PAGE_SIZE,
     },
-    environment: environment(r.loadavgAtStart, ['miniflare', 'wrangler', 'autocannon', 'undici', '@modelcontextprotocol/sdk'], { platform: false }),
+    environment: environment(
+      r.loadavgAtStart,
+      ['miniflare', 'wrangler', 'autocannon', 'undici', '@modelcontextprotocol/sdk'],
+      { platform: false },
+    ),
     targets: { coldMaxOverSlowestUpstreamMs: S.COLD_TARGET_MS, warmMinRatio: S.WARM_TARGET_RATIO },
     cold: { summary: r.coldSummary, runs: r.cold, discarded: r.discarded },
-    warm: { met: warm.met, summary: warm.rows, measurements: warm.measurements, upstreamRequestsDuringWarm: warm.upstreamMethods, workerdWarnings: warm.workerdWarnings },
+    warm: {
+      met: warm.met,
+      summary: warm.rows,
+      measurements: warm.measurements,
+      upstreamRequestsDuringWarm: warm.upstreamMethods,
+      workerdWarnings: warm.workerdWarnings,
+    },
   };
 }

@@ -20,7 +20,8 @@ export const PAGE_SIZE = envNum('AGG_PAGE_SIZE', 100, { min: 1 });
 export const CONNECTIONS = envConnections('AGG_CONNECTIONS');
 export const COLD_TARGET_MS = 15;
 export const WARM_TARGET_RATIO = 0.8;
-export const ESTIMATE_S = 90 + (COLD_RUNS + COLD_DISCARD) * 6 + ROUNDS * CONNECTIONS.length * 2 * (SECONDS + 1.5) + 2 * (WARMUP_SECONDS + 1);
+export const ESTIMATE_S =
+  90 + (COLD_RUNS + COLD_DISCARD) * 6 + ROUNDS * CONNECTIONS.length * 2 * (SECONDS + 1.5) + 2 * (WARMUP_SECONDS + 1);
 export const TIMEOUT_S = envNum('AGG_TIMEOUT_SECONDS', Math.max(600, Math.ceil(ESTIMATE_S * 1.5)), { min: 10 });
 
 export const SIGNING_SECRET = 'bench-signing-secret-not-for-production';

@@ -1,7 +1,20 @@
 /** The prompts upstream `u` (1-based) serves: shared by the upstream process and the harness's checks. */
 import { UPSTREAM_PROMPTS } from './settings.mjs';
 
-const TOPICS = ['lint', 'triage', 'deploy', 'search', 'docs', 'billing', 'oncall', 'schema', 'metrics', 'access', 'cache', 'queue'];
+const TOPICS = [
+  'lint',
+  'triage',
+  'deploy',
+  'search',
+  'docs',
+  'billing',
+  'oncall',
+  'schema',
+  'metrics',
+  'access',
+  'cache',
+  'queue',
+];
 
 export function upstreamPrompts(u) {
   return Array.from({ length: UPSTREAM_PROMPTS }, (_, j) => ({

@@ -13,14 +13,22 @@ import { upstreamPrompts } from './upstream-prompts.mjs';
 /** Starts upstream `index` (registered for cleanup); its requests log is read over HTTP. */
 export async function startUpstream(h, index) {
   const id = `up${index + 1}`;
-  const { child, port } = await h.startPortChild([join(BENCH_DIR, 'targets', 'upstream.mjs'), String(index)], `upstream ${id}`);
+  const { child, port } = await h.startPortChild(
+    [join(BENCH_DIR, 'targets', 'upstream.mjs'), String(index)],
+    `upstream ${id}`,
+  );
   const base = `http://127.0.0.1:${port}`;
-  const readLog = async (from = 0) => JSON.parse((await agentText(undefined, `${base}/__log?from=${from}`, { method: 'GET', headers: {} })).text);
+  const readLog = async (from = 0) =>
+    JSON.parse((await agentText(undefined, `${base}/__log?from=${from}`, { method: 'GET', headers: {} })).text);
   return { id, url: `${base}/mcp`, prompts: upstreamPrompts(index + 1), pid: child.pid, readLog };
 }
 
 const CLIENT_INFO = { name: 'promptgate', version: '0.1.0' };
-const META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': CLIENT_INFO };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+};
 
 /**
  * The upstream's own cold latency: the sequence the official SDK client runs to list a
@@ -40,11 +48,18 @@ export async function directSequence(u) {
       steps[name] = r.ms;
       return r;
     };
-    const probe = await step('discover', rpc('server/discover', { _meta: META }, 1), { 'mcp-protocol-version': MODERN, 'mcp-method': 'server/discover' });
+    const probe = await step('discover', rpc('server/discover', { _meta: META }, 1), {
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'server/discover',
+    });
     assert.equal(probe.status, 400, `${u.id}: server/discover probe should get 400 from a legacy server`);
     delete steps.discover;
     const t0 = performance.now();
-    const init = await step('initialize', rpc('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: CLIENT_INFO }, 2), {});
+    const init = await step(
+      'initialize',
+      rpc('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: CLIENT_INFO }, 2),
+      {},
+    );
     const version = rpcResult(init, `${u.id} initialize`, 2).protocolVersion;
     const legacy = { 'mcp-protocol-version': version, 'mcp-session-id': init.headers['mcp-session-id'] };
     const note = await step('initialized', notification('notifications/initialized'), legacy);

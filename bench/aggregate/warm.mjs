@@ -9,7 +9,15 @@ import { rpcResult } from '../lib/jsonrpc.mjs';
 import { assertClean, load } from '../lib/load.mjs';
 import { median, round2 as r2 } from '../lib/stats.mjs';
 import { checkList, list, startGateway, verifiedPlan } from './gateway.mjs';
-import { CONNECTIONS, ROUNDS, SECONDS, UPSTREAM_COUNT, UPSTREAM_PROMPTS, WARMUP_SECONDS, WARM_TARGET_RATIO } from './settings.mjs';
+import {
+  CONNECTIONS,
+  ROUNDS,
+  SECONDS,
+  UPSTREAM_COUNT,
+  UPSTREAM_PROMPTS,
+  WARMUP_SECONDS,
+  WARM_TARGET_RATIO,
+} from './settings.mjs';
 
 /** One autocannon run; only a clean one counts. */
 async function measure(h, plan, c, seconds) {
@@ -59,20 +67,27 @@ function warmRows(measurements, plans) {
 /** Requests the upstreams saw since `mark`, by method (none are on the warm list path; the poll alarm may re-list). */
 async function upstreamMethodsSince(upstreams, mark) {
   const methods = {};
-  for (const [k, u] of upstreams.entries()) for (const e of (await u.readLog(mark[k])).requests) methods[e.method] = (methods[e.method] ?? 0) + 1;
+  for (const [k, u] of upstreams.entries())
+    for (const e of (await u.readLog(mark[k])).requests) methods[e.method] = (methods[e.method] ?? 0) + 1;
   return methods;
 }
 
 /** Resolves { rows, measurements, met, upstreamMethods, workerdWarnings }. */
 export async function warmPhase(h, build, wcfg, upstreams) {
   h.log('starting LOCAL and AGGREGATED gateways…');
-  const [local, agg] = await Promise.all([startGateway(h, build, wcfg, [], 'LOCAL'), startGateway(h, build, wcfg, upstreams, 'AGGREGATED')]);
+  const [local, agg] = await Promise.all([
+    startGateway(h, build, wcfg, [], 'LOCAL'),
+    startGateway(h, build, wcfg, upstreams, 'AGGREGATED'),
+  ]);
   const first = await list(agg); // the cold path, done before any measurement
   checkList(rpcResult(first, 'AGGREGATED first prompts/list', 1), upstreams, 'AGGREGATED first prompts/list');
   const plans = { local: await verifiedPlan(local, []), aggregated: await verifiedPlan(agg, upstreams) };
-  h.log(`verified: LOCAL ${plans.local.bytes} B body (20 prompts), AGGREGATED ${plans.aggregated.bytes} B body (${20 + UPSTREAM_COUNT * UPSTREAM_PROMPTS} prompts)`);
+  h.log(
+    `verified: LOCAL ${plans.local.bytes} B body (20 prompts), AGGREGATED ${plans.aggregated.bytes} B body (${20 + UPSTREAM_COUNT * UPSTREAM_PROMPTS} prompts)`,
+  );
   const mark = await Promise.all(upstreams.map(async (u) => (await u.readLog(1e9)).count));
-  if (WARMUP_SECONDS) for (const p of Object.values(plans)) await measure(h, p, Math.max(...CONNECTIONS), WARMUP_SECONDS);
+  if (WARMUP_SECONDS)
+    for (const p of Object.values(plans)) await measure(h, p, Math.max(...CONNECTIONS), WARMUP_SECONDS);
   const measurements = await rounds(h, plans);
   const upstreamMethods = await upstreamMethodsSince(upstreams, mark);
   const rows = warmRows(measurements, plans);

@@ -46,10 +46,14 @@ export async function putCatalog(agent, base, prompts) {
     if (!catalogRoute && (r.status === 404 || r.status === 405) && !/admin_disabled/.test(r.text)) continue;
     if (r.status !== 200) throw new Error(`${route.method} ${route.path}: HTTP ${r.status}: ${r.text.slice(0, 500)}`);
     const out = JSON.parse(r.text);
-    if (!(Number.isInteger(out.generation) && out.generation > 0)) throw new Error(`${route.method} ${route.path}: no generation in ${r.text.slice(0, 300)}`);
-    if (typeof out.prompts === 'number') assert.equal(out.prompts, prompts.length, `${route.method} ${route.path}: prompt count`);
+    if (!(Number.isInteger(out.generation) && out.generation > 0))
+      throw new Error(`${route.method} ${route.path}: no generation in ${r.text.slice(0, 300)}`);
+    if (typeof out.prompts === 'number')
+      assert.equal(out.prompts, prompts.length, `${route.method} ${route.path}: prompt count`);
     catalogRoute = route;
     return out.generation;
   }
-  throw new Error(`no catalog write route answered (tried ${CATALOG_ROUTES.map((r) => `${r.method} ${r.path}`).join(', ')})`);
+  throw new Error(
+    `no catalog write route answered (tried ${CATALOG_ROUTES.map((r) => `${r.method} ${r.path}`).join(', ')})`,
+  );
 }

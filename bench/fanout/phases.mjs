@@ -13,7 +13,14 @@ import { gatewayBaseOptions } from '../lib/miniflare-options.mjs';
 import { openSession } from '../lib/mcp-session.mjs';
 import { findWorkerd, rssMiB } from '../lib/proc.mjs';
 import { makeLogSink } from './log-sink.mjs';
-import { INIT_CONCURRENCY, OPEN_CONCURRENCY, PHASE_TIMEOUT_MS, SHARDS_OVERRIDE, SIGNING_SECRET, ADMIN_TOKEN } from './settings.mjs';
+import {
+  INIT_CONCURRENCY,
+  OPEN_CONCURRENCY,
+  PHASE_TIMEOUT_MS,
+  SHARDS_OVERRIDE,
+  SIGNING_SECRET,
+  ADMIN_TOKEN,
+} from './settings.mjs';
 import { openStream } from './stream.mjs';
 
 function options(build, wcfg, coalesceMs, logs) {
@@ -81,8 +88,11 @@ export async function openSessions(h, agent, mcpUrl, n, tag) {
       async (i) => {
         const what = `initialize #${i}`;
         const clientInfo = { name: 'promptgate-fanout', version: String(i) };
-        const { sessionId, result } = await openSession(send, mcpUrl, { clientInfo, initialized: true, what }).catch(tagged(tag, `session #${i}`));
-        if (!result.capabilities?.prompts?.listChanged) tagged(tag, `session #${i}`)(new Error(`${what}: no prompts.listChanged capability`));
+        const { sessionId, result } = await openSession(send, mcpUrl, { clientInfo, initialized: true, what }).catch(
+          tagged(tag, `session #${i}`),
+        );
+        if (!result.capabilities?.prompts?.listChanged)
+          tagged(tag, `session #${i}`)(new Error(`${what}: no prompts.listChanged capability`));
         sids[i] = sessionId;
       },
       () => h.shuttingDown,

@@ -78,7 +78,9 @@ function intro({ startedAt, loadavgAtStart, rows, wcfg }) {
   const memSource = rows[0]?.memSource;
   const shards = `${S.SHARDS_OVERRIDE ?? wcfg.vars.REGISTRY_SHARDS}${S.SHARDS_OVERRIDE ? ' (FANOUT_SHARDS)' : ''}`;
   const memory =
-    memSource === 'workerd' ? 'RSS of the workerd child process of the Miniflare instance (/proc)' : "Node's own RSS (the workerd process was not found)";
+    memSource === 'workerd'
+      ? 'RSS of the workerd child process of the Miniflare instance (/proc)'
+      : "Node's own RSS (the workerd process was not found)";
   return [
     `## promptgate fan-out benchmark (${startedAt.toISOString()})`,
     '',

@@ -21,14 +21,16 @@ export async function runOnce(h, build, wcfg, n, coalesceMs, run) {
     const { base, mcpUrl, workerd } = await instanceReady(inst, tag);
     // Initial catalog, and its (empty) fan-out out of the way.
     const g0 = await putCatalog(inst.agent, base, INITIAL_CATALOG).catch(tagged(tag, 'initial catalog'));
-    if (!(await inst.logs.fanoutOf(g0, 15_000))) throw new Error(`${tag}: no fan-out log for the initial catalog (generation ${g0})`);
+    if (!(await inst.logs.fanoutOf(g0, 15_000)))
+      throw new Error(`${tag}: no fan-out log for the initial catalog (generation ${g0})`);
 
     const { sids, initMs } = await openSessions(h, inst.agent, mcpUrl, n, tag);
     await sleep(200);
     const memBefore = memorySample(workerd);
     const { streams, allChangedP, attachMs } = await attachStreams(h, inst, mcpUrl, sids, tag);
     await sleep(QUIESCE_MS);
-    if (streams.some((s) => s.ended)) throw new Error(`${tag}: ${streams.filter((s) => s.ended).length} stream(s) ended before the change`);
+    if (streams.some((s) => s.ended))
+      throw new Error(`${tag}: ${streams.filter((s) => s.ended).length} stream(s) ended before the change`);
     const early = streams.filter((s) => s.events.length).length;
     if (early) throw new Error(`${tag}: ${early} stream(s) got list_changed before the change`);
     const memAfter = memorySample(workerd);
@@ -46,7 +48,13 @@ export async function runOnce(h, build, wcfg, n, coalesceMs, run) {
       cpu: change.cpu,
       initMs,
       attachMs,
-      memory: { source: memBefore.source, beforeMiB: memBefore.rssMiB, afterMiB: memAfter.rssMiB, nodeBeforeMiB: memBefore.nodeRssMiB, nodeAfterMiB: memAfter.nodeRssMiB },
+      memory: {
+        source: memBefore.source,
+        beforeMiB: memBefore.rssMiB,
+        afterMiB: memAfter.rssMiB,
+        nodeBeforeMiB: memBefore.nodeRssMiB,
+        nodeAfterMiB: memAfter.nodeRssMiB,
+      },
       workerdPid: workerd?.pid ?? null,
       workerErrors: inst.logs.errors.length,
     };
@@ -69,7 +77,11 @@ async function makeChange(inst, base, workerd, allChangedP, tag) {
   const waitedMs = performance.now() - t0;
   // CPU spent from the PUT to the last delivery (or the timeout): is workerd saturated?
   const nodeCpu = process.cpuUsage(cpu0.node);
-  const cpu = { workerdMs: workerd ? cpuMs(workerd.pid) - cpu0.workerd : NaN, nodeMs: (nodeCpu.user + nodeCpu.system) / 1000, wallMs: waitedMs };
+  const cpu = {
+    workerdMs: workerd ? cpuMs(workerd.pid) - cpu0.workerd : NaN,
+    nodeMs: (nodeCpu.user + nodeCpu.system) / 1000,
+    wallMs: waitedMs,
+  };
   // Every stream gets at least DUP_WINDOW_MS after its first event to show a second one.
   await sleep(DUP_WINDOW_MS);
   const fan = await inst.logs.fanoutOf(generation, 1000);

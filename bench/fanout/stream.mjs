@@ -25,7 +25,8 @@ export function openStream(agent, mcpUrl, sid, signal, onFirstChange) {
       const text = await res.body.text().catch(() => '');
       throw new Error(`GET stream: HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
     }
-    if (!String(res.headers['content-type']).startsWith('text/event-stream')) throw new Error(`GET stream: content-type ${res.headers['content-type']}`);
+    if (!String(res.headers['content-type']).startsWith('text/event-stream'))
+      throw new Error(`GET stream: content-type ${res.headers['content-type']}`);
     return readFrames(s, res.body, signal, onFirstChange);
   })();
   // Failures are collected from `primed` by the caller; never unhandled.

@@ -23,7 +23,10 @@ export function requireValgrind() {
 export function useCallgrindWorkerd(tmp) {
   const workerd = createRequire(import.meta.url).resolve('@cloudflare/workerd-linux-64/bin/workerd');
   const wrapper = join(tmp, 'workerd-callgrind.sh');
-  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=${tmp}/cg.%p "${workerd}" "$@"\n`);
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nexec valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=${tmp}/cg.%p "${workerd}" "$@"\n`,
+  );
   chmodSync(wrapper, 0o755);
   process.env.MINIFLARE_WORKERD_PATH = wrapper;
 }

@@ -21,7 +21,13 @@ export async function buildGateway(h, tmp) {
   const scriptPath = join(outdir, 'index.js');
   const raw = readFileSync(scriptPath);
   const wranglerLine = /Total Upload:.*$/m.exec(stdout)?.[0]?.trim();
-  return { scriptPath, buildMs, rawBytes: raw.length, gzipBytes: gzipSync(raw).length, wranglerReports: wranglerLine ?? null };
+  return {
+    scriptPath,
+    buildMs,
+    rawBytes: raw.length,
+    gzipBytes: gzipSync(raw).length,
+    wranglerReports: wranglerLine ?? null,
+  };
 }
 
 export async function buildCeiling(tmp) {

@@ -28,14 +28,18 @@ export function envList(name, fallback, min) {
   if (raw === undefined || raw.trim() === '') return fallback;
   return raw.split(',').map((s) => {
     const n = Number(s.trim());
-    if (!Number.isInteger(n) || n < min) throw new Error(`${name}: bad value ${JSON.stringify(s)} (integers >= ${min})`);
+    if (!Number.isInteger(n) || n < min)
+      throw new Error(`${name}: bad value ${JSON.stringify(s)} (integers >= ${min})`);
     return n;
   });
 }
 
 /** A comma list of ids, each one of `all` (by `.id`); all of them when unset. */
 export function envSelect(name, all) {
-  const want = process.env[name]?.split(',').map((s) => s.trim()).filter(Boolean);
+  const want = process.env[name]
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!want?.length) return all;
   for (const id of want) if (!all.some((x) => x.id === id)) throw new Error(`${name}: unknown scenario "${id}"`);
   return all.filter((x) => want.includes(x.id));

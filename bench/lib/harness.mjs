@@ -46,7 +46,13 @@ export function createHarness({ name, timeoutS, timeoutVar, cleanupStepMs = 15_0
     startPortChild: (args, label) => startPortChild(h, args, label),
     makeTempDir: (prefix) => makeTempDir(h, prefix),
     /** Runs main, then cleans up and exits (0, or 1 with the error). */
-    runMain: (main) => (LOAD_CHECK ? undefined : main().then(() => shutdown(0), (e) => shutdown(1, e))),
+    runMain: (main) =>
+      LOAD_CHECK
+        ? undefined
+        : main().then(
+            () => shutdown(0),
+            (e) => shutdown(1, e),
+          ),
   };
 
   async function cleanup() {
@@ -79,7 +85,10 @@ export function createHarness({ name, timeoutS, timeoutVar, cleanupStepMs = 15_0
   h.shutdown = shutdown;
 
   if (install && !LOAD_CHECK) {
-    globalTimer = setTimeout(() => shutdown(2, new Error(`global timeout of ${timeoutS} s reached (${timeoutVar})`)), timeoutS * 1000);
+    globalTimer = setTimeout(
+      () => shutdown(2, new Error(`global timeout of ${timeoutS} s reached (${timeoutVar})`)),
+      timeoutS * 1000,
+    );
     installProcessHandlers(h);
   }
   return h;

@@ -22,7 +22,14 @@ export async function fetchText(url, { method = 'POST', headers = JSON_HEADERS, 
 /** undici on `agent` (undefined: the global dispatcher); also t0/t1 on this process's clock. */
 export async function agentText(agent, url, { method = 'POST', headers = JSON_HEADERS, body } = {}) {
   const t0 = performance.now();
-  const res = await request(url, { method, headers, body, dispatcher: agent, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const res = await request(url, {
+    method,
+    headers,
+    body,
+    dispatcher: agent,
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text, ms: performance.now() - t0, t0, t1: performance.now() };
 }

@@ -7,11 +7,15 @@ import { sseMessages } from './sse.mjs';
 
 export const PROTOCOL = '2025-11-25';
 export const MODERN = '2026-07-28';
-export const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 export const JSON_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
 /** A request body with id 1 (or `id`). */
-export const rpc = (method, params, id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+export const rpc = (method, params, id = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
 export const notification = (method) => JSON.stringify({ jsonrpc: '2.0', method });
 
 /** The `result` of the reply with `id` (the only reply when undefined); throws on anything else. */
@@ -19,7 +23,9 @@ export function rpcResult(r, what, id) {
   if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status}: ${r.text.slice(0, 500)}`);
   let msgs;
   try {
-    msgs = String(r.headers['content-type'] ?? '').includes('text/event-stream') ? sseMessages(r.text) : [JSON.parse(r.text)];
+    msgs = String(r.headers['content-type'] ?? '').includes('text/event-stream')
+      ? sseMessages(r.text)
+      : [JSON.parse(r.text)];
   } catch {
     throw new Error(`${what}: body is not JSON: ${r.text.slice(0, 500)}`);
   }

@@ -12,7 +12,17 @@ export function load(h, { method = 'POST', url, headers, body, expectBody }, con
   return new Promise((resolveLoad, reject) => {
     if (h.shuttingDown) return reject(new Error('shutting down'));
     const latencies = [];
-    const options = { url, method, headers, ...(body === undefined ? {} : { body }), connections, duration: seconds, pipelining: 1, timeout: 10, expectBody };
+    const options = {
+      url,
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      connections,
+      duration: seconds,
+      pipelining: 1,
+      timeout: 10,
+      expectBody,
+    };
     const instance = autocannon(options, (err, result) => {
       h.currentLoad = null;
       if (err) return reject(err);

@@ -7,10 +7,15 @@
 import assert from 'node:assert/strict';
 import { JSON_HEADERS, PROTOCOL, notification, rpc, rpcResult } from './jsonrpc.mjs';
 
-export const initializeBody = (clientInfo) => rpc('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo });
+export const initializeBody = (clientInfo) =>
+  rpc('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo });
 
 /** Resolves { sessionId, result, ms (of the initialize) }. */
-export async function openSession(send, url, { clientInfo, headers = JSON_HEADERS, initialized = false, what = 'initialize' }) {
+export async function openSession(
+  send,
+  url,
+  { clientInfo, headers = JSON_HEADERS, initialized = false, what = 'initialize' },
+) {
   const init = await send(url, { headers, body: initializeBody(clientInfo) });
   const result = rpcResult(init, what);
   const sessionId = init.headers['mcp-session-id'];
@@ -19,7 +24,8 @@ export async function openSession(send, url, { clientInfo, headers = JSON_HEADER
   if (initialized) {
     const sessionHeaders = { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL };
     const note = await send(url, { headers: sessionHeaders, body: notification('notifications/initialized') });
-    if (note.status !== 202) throw new Error(`notifications/initialized after ${what}: HTTP ${note.status}: ${note.text.slice(0, 300)}`);
+    if (note.status !== 202)
+      throw new Error(`notifications/initialized after ${what}: HTTP ${note.status}: ${note.text.slice(0, 300)}`);
   }
   return { sessionId, result, ms: init.ms };
 }

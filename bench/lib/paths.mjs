@@ -11,4 +11,5 @@ export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = resolve(BENCH_DIR, '..');
 export const OUT_DIR = join(BENCH_DIR, 'out');
 
-export const pkgVersion = (name) => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+export const pkgVersion = (name) =>
+  JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;

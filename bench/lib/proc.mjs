@@ -61,7 +61,10 @@ export function workerdChildren() {
       pidDirs()
         .filter((p) => {
           try {
-            return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd' && readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(process.pid);
+            return (
+              readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd' &&
+              readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(process.pid)
+            );
           } catch {
             return false;
           }
@@ -93,7 +96,9 @@ export function findWorkerd(port) {
       const comm = stat.slice(stat.indexOf('(') + 1, close);
       const fields = stat.slice(close + 2).split(' ');
       if (Number(fields[1]) !== process.pid || !comm.startsWith('workerd')) continue;
-      const entry = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').find((a) => a.startsWith('--socket-addr=entry='));
+      const entry = readFileSync(`/proc/${d}/cmdline`, 'utf8')
+        .split('\0')
+        .find((a) => a.startsWith('--socket-addr=entry='));
       if (!entry) continue;
       found.push({ pid: Number(d), startTicks: Number(fields[19]), portMatch: entry.endsWith(`:${port}`), entry });
     } catch {

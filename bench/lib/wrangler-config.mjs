@@ -21,18 +21,27 @@ const READ_SCRIPT =
  * the class it must bind (or `true`: any class), SQLite-backed in every case.
  */
 export async function readWranglerConfig(h, need = {}) {
-  const { stdout } = await h.exec(process.execPath, ['--input-type=module', '-e', READ_SCRIPT, join(ROOT, 'wrangler.toml')], {
-    timeoutMs: 60_000,
-  });
+  const { stdout } = await h.exec(
+    process.execPath,
+    ['--input-type=module', '-e', READ_SCRIPT, join(ROOT, 'wrangler.toml')],
+    {
+      timeoutMs: 60_000,
+    },
+  );
   const cfg = JSON.parse(stdout);
   const sqliteClasses = new Set(cfg.migrations.flatMap((m) => m.new_sqlite_classes ?? []));
   const dos = Object.fromEntries(
-    cfg.durable_objects.bindings.map((b) => [b.name, { className: b.class_name, useSQLite: sqliteClasses.has(b.class_name) }]),
+    cfg.durable_objects.bindings.map((b) => [
+      b.name,
+      { className: b.class_name, useSQLite: sqliteClasses.has(b.class_name) },
+    ]),
   );
   const wcfg = {
     compatibilityDate: cfg.compatibility_date,
     compatibilityFlags: cfg.compatibility_flags ?? [],
-    vars: Object.fromEntries(Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+    vars: Object.fromEntries(
+      Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    ),
     kv: cfg.kv_namespaces.map((k) => k.binding),
     dos,
   };
@@ -43,7 +52,13 @@ export async function readWranglerConfig(h, need = {}) {
 function checkBindings(wcfg, { kv = [], dos = {} }) {
   for (const name of kv) assert.ok(wcfg.kv.includes(name), `wrangler.toml must bind the ${name} KV namespace`);
   for (const [name, className] of Object.entries(dos)) {
-    if (className === true) assert.ok(wcfg.dos[name]?.useSQLite, `wrangler.toml must bind ${name} to a SQLite-backed Durable Object`);
-    else assert.deepEqual(wcfg.dos[name], { className, useSQLite: true }, `wrangler.toml must bind ${name} to the SQLite-backed ${className}`);
+    if (className === true)
+      assert.ok(wcfg.dos[name]?.useSQLite, `wrangler.toml must bind ${name} to a SQLite-backed Durable Object`);
+    else
+      assert.deepEqual(
+        wcfg.dos[name],
+        { className, useSQLite: true },
+        `wrangler.toml must bind ${name} to the SQLite-backed ${className}`,
+      );
   }
 }

@@ -15,7 +15,8 @@ export const samePrompts = (r) => {
     r.prompts.map((p) => p.name),
     PROMPTS.map((p) => p.name),
   );
-  for (const [i, p] of r.prompts.entries()) assert.equal(p.arguments?.length, PROMPTS[i].arguments.length, `${p.name}: argument count`);
+  for (const [i, p] of r.prompts.entries())
+    assert.equal(p.arguments?.length, PROMPTS[i].arguments.length, `${p.name}: argument count`);
   assert.equal(r.nextCursor, undefined, 'no second page');
 };
 
@@ -42,13 +43,17 @@ export function checksFor(wcfg) {
         assert.equal(r.cacheScope, 'public');
       },
     },
-    'cached-get': { gateway: (r) => (samePrompts(r), assert.deepEqual(r, getPage(wcfg))), ceiling: (r) => assert.deepEqual(r, getPage(wcfg)) },
+    'cached-get': {
+      gateway: (r) => (samePrompts(r), assert.deepEqual(r, getPage(wcfg))),
+      ceiling: (r) => assert.deepEqual(r, getPage(wcfg)),
+    },
   };
 }
 
 /** The request of a scenario on a target: its URL, headers (session ones in session) and body. */
 export function requestFor(scenario, target) {
-  if (scenario.method === 'GET') return { method: 'GET', url: new URL(scenario.path, target.url).href, headers: { accept: 'application/json' } };
+  if (scenario.method === 'GET')
+    return { method: 'GET', url: new URL(scenario.path, target.url).href, headers: { accept: 'application/json' } };
   const headers = { ...JSON_HEADERS, ...scenario.headers };
   if (scenario.session) {
     headers['mcp-protocol-version'] = PROTOCOL;
@@ -64,7 +69,10 @@ export async function verify(scenario, target, checks) {
   const bodies = [];
   for (let i = 0; i < 2; i++) {
     const r = await fetchText(req.url, req);
-    const result = scenario.method === 'GET' ? (assert.equal(r.status, 200, `${what}: HTTP ${r.status}`), JSON.parse(r.text)) : rpcResult(r, what);
+    const result =
+      scenario.method === 'GET'
+        ? (assert.equal(r.status, 200, `${what}: HTTP ${r.status}`), JSON.parse(r.text))
+        : rpcResult(r, what);
     try {
       if (target.kind === 'ceiling' && scenario.method !== 'GET') checks.ceiling(result);
       else checks[scenario.id][target.kind](result);
@@ -75,6 +83,7 @@ export async function verify(scenario, target, checks) {
       throw new Error(`${what}: no mcp-session-id header`);
     bodies.push(r.text);
   }
-  if (bodies[0] !== bodies[1]) throw new Error(`${what}: two identical requests got different bodies; cannot check bodies under load`);
+  if (bodies[0] !== bodies[1])
+    throw new Error(`${what}: two identical requests got different bodies; cannot check bodies under load`);
   return bodies[0];
 }

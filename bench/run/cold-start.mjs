@@ -31,7 +31,14 @@ async function coldStart(h, build, wcfg, i) {
     samePrompts(rpcResult(list1, 'cold start: first prompts/list'));
     const list2 = await fetchText(inst.url, { headers, body: BODY.list });
     rpcResult(list2, 'cold start: second prompts/list');
-    return { readyMs, coldStartMs, initializeMs: init.ms, firstPingMs: ping.ms, firstListMs: list1.ms, secondListMs: list2.ms };
+    return {
+      readyMs,
+      coldStartMs,
+      initializeMs: init.ms,
+      firstPingMs: ping.ms,
+      firstListMs: list1.ms,
+      secondListMs: list2.ms,
+    };
   } finally {
     await inst.dispose();
   }
@@ -44,6 +51,8 @@ export async function coldStarts(h, build, wcfg, count) {
     cold.push(await coldStart(h, build, wcfg, i));
     h.log(`cold start #${i}: ${JSON.stringify(cold.at(-1), (_k, v) => (typeof v === 'number' ? round2(v) : v))}`);
   }
-  const coldMedian = cold.length ? Object.fromEntries(Object.keys(cold[0]).map((k) => [k, median(cold.map((c) => c[k]))])) : null;
+  const coldMedian = cold.length
+    ? Object.fromEntries(Object.keys(cold[0]).map((k) => [k, median(cold.map((c) => c[k]))]))
+    : null;
   return { cold, coldMedian };
 }

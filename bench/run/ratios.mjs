@@ -8,7 +8,8 @@ import { median, medianPairedRatio } from '../lib/stats.mjs';
 import { CONNECTIONS, SCENARIOS, hasScenario } from './settings.mjs';
 
 function targetLabel(scenario, target) {
-  if (scenario.id === 'session-check' && target.id === 'gateway') return `gateway, SESSION_RECHECK_MS=${target.recheckMs} (memo)`;
+  if (scenario.id === 'session-check' && target.id === 'gateway')
+    return `gateway, SESSION_RECHECK_MS=${target.recheckMs} (memo)`;
   return target.label;
 }
 
@@ -48,7 +49,11 @@ export function summarize(measurements, targets) {
  */
 function pairedRatio(measurements, c, num, den, field = 'rps') {
   const byRound = ({ scenario, target }) =>
-    new Map(measurements.filter((m) => m.scenario === scenario && m.connections === c && m.target === target).map((m) => [m.round, m[field]]));
+    new Map(
+      measurements
+        .filter((m) => m.scenario === scenario && m.connections === c && m.target === target)
+        .map((m) => [m.round, m[field]]),
+    );
   return medianPairedRatio(byRound(num), byRound(den));
 }
 
@@ -79,7 +84,12 @@ export function pairedRatios(measurements, targets) {
     if (hasScenario('modern-list') && hasScenario('session-check')) {
       // A legacy client whose previous request is older than SESSION_RECHECK_MS (a person picking a slash
       // command now and then) has its session checked with its Durable Object: RECHECK 0 measures that request.
-      extra.push({ kind: 'modern/legacy-checked', scenario: 'modern-list', connections: c, ratio: pairedRatio(measurements, c, MODERN_GW, RECHECK0) });
+      extra.push({
+        kind: 'modern/legacy-checked',
+        scenario: 'modern-list',
+        connections: c,
+        ratio: pairedRatio(measurements, c, MODERN_GW, RECHECK0),
+      });
     }
     if (hasScenario('session-check')) {
       const ratio = pairedRatio(measurements, c, RECHECK0, { scenario: 'session-check', target: 'gateway' });

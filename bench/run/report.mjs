@@ -26,7 +26,8 @@ function pairedLines({ rows, extra, targets }) {
   const out = ['Session check (prompts/list on two gateway instances, paired per round):'];
   const recheck = targets.gateway.recheckMs;
   for (const e of extra.filter((x) => x.kind === 'recheck0/recheckDefault')) {
-    const row = (t) => rows.find((r) => r.scenario === 'session-check' && r.connections === e.connections && r.target === t);
+    const row = (t) =>
+      rows.find((r) => r.scenario === 'session-check' && r.connections === e.connections && r.target === t);
     const [rMemo, r0] = [row('gateway'), row('gateway-recheck0')];
     out.push(
       `- ${e.connections} connections: RECHECK ${recheck} ${fmtInt(rMemo.rps)} req/s (${fmtX(rMemo.ratioToCeiling)} ceiling), ` +
@@ -34,14 +35,22 @@ function pairedLines({ rows, extra, targets }) {
     );
   }
   if (extra.some((x) => x.kind === 'modern/legacy')) {
-    out.push('', 'Modern (2026-07-28, stateless) prompts/list vs legacy in-session prompts/list (gateway, paired per round):');
+    out.push(
+      '',
+      'Modern (2026-07-28, stateless) prompts/list vs legacy in-session prompts/list (gateway, paired per round):',
+    );
     for (const e of extra.filter((x) => x.kind === 'modern/legacy'))
-      out.push(`- ${e.connections} connections: req/s ${fmtX(e.ratio)}; workerd CPU per request ${fmtX(e.cpuRatio)} (below 1 = modern costs less)`);
+      out.push(
+        `- ${e.connections} connections: req/s ${fmtX(e.ratio)}; workerd CPU per request ${fmtX(e.cpuRatio)} (below 1 = modern costs less)`,
+      );
     for (const e of extra.filter((x) => x.kind === 'modern/legacy-checked'))
-      out.push(`- ${e.connections} connections, against a legacy request whose session is checked with its Durable Object (RECHECK 0): req/s ${fmtX(e.ratio)}`);
+      out.push(
+        `- ${e.connections} connections, against a legacy request whose session is checked with its Durable Object (RECHECK 0): req/s ${fmtX(e.ratio)}`,
+      );
   }
   out.push('', 'Gateway vs SDK peer (req/s, paired per round):');
-  for (const e of extra.filter((x) => x.kind === 'gateway/peer')) out.push(`- ${e.scenario}, ${e.connections} connections: ${fmtX(e.ratio)}`);
+  for (const e of extra.filter((x) => x.kind === 'gateway/peer'))
+    out.push(`- ${e.scenario}, ${e.connections} connections: ${fmtX(e.ratio)}`);
   return out;
 }
 
@@ -95,8 +104,21 @@ export function reportJson(r) {
       doStorage: DO_STORAGE,
       scenarios: SCENARIOS.map((s) => s.id),
     },
-    environment: environment(r.loadavgAtStart, ['miniflare', 'wrangler', 'autocannon', 'hono', '@modelcontextprotocol/sdk', 'zod']),
-    bundle: { rawBytes: b.rawBytes, gzipBytes: b.gzipBytes, buildMs: b.buildMs, wranglerReports: b.wranglerReports, ceilingRawBytes: r.ceilingBuild.rawBytes },
+    environment: environment(r.loadavgAtStart, [
+      'miniflare',
+      'wrangler',
+      'autocannon',
+      'hono',
+      '@modelcontextprotocol/sdk',
+      'zod',
+    ]),
+    bundle: {
+      rawBytes: b.rawBytes,
+      gzipBytes: b.gzipBytes,
+      buildMs: b.buildMs,
+      wranglerReports: b.wranglerReports,
+      ceilingRawBytes: r.ceilingBuild.rawBytes,
+    },
     coldStart: { median: r.coldMedian, runs: r.cold },
     targets: Object.fromEntries(Object.values(r.targets).map((t) => [t.id, { kind: t.kind, label: t.label }])),
     scenarios: SCENARIOS.map((s) => ({ id: s.id, label: s.label, body: s.body, targets: s.targets })),

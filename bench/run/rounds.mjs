@@ -42,9 +42,12 @@ export async function measureRounds(h, plans, targets) {
           const ticks1 = cpuTicks(targets[t].pid);
           const what = `round ${round} ${s.id} ${t} c=${c}`;
           assertClean(m, what);
-          m.cpuUsPerReq = ticks0 === undefined || ticks1 === undefined ? undefined : ((ticks1 - ticks0) * 1e6) / CLK_TCK / m.total;
+          m.cpuUsPerReq =
+            ticks0 === undefined || ticks1 === undefined ? undefined : ((ticks1 - ticks0) * 1e6) / CLK_TCK / m.total;
           measurements.push({ round, scenario: s.id, target: t, connections: c, ...m });
-          h.log(`${what}: ${fmtInt(m.rps)} req/s, p50 ${fmtMs(m.p50, 2)} ms, p99 ${fmtMs(m.p99, 2)} ms, CPU ${fmtInt(m.cpuUsPerReq)} µs/req`);
+          h.log(
+            `${what}: ${fmtInt(m.rps)} req/s, p50 ${fmtMs(m.p50, 2)} ms, p99 ${fmtMs(m.p99, 2)} ms, CPU ${fmtInt(m.cpuUsPerReq)} µs/req`,
+          );
         }
       }
     }

@@ -14,7 +14,8 @@ export const WARMUP_SECONDS = envNum('BENCH_WARMUP_SECONDS', 1, { min: 0, intege
 export const COLD_STARTS = envNum('BENCH_COLD_STARTS', 3, { min: 0, integer: true });
 /** Durable Object storage: 'disk' (Miniflare's default, SQLite files as under `wrangler dev`) or 'memory' (unsafeEphemeralDurableObjects). */
 export const DO_STORAGE = process.env.BENCH_DO_STORAGE || 'disk';
-if (!['disk', 'memory'].includes(DO_STORAGE)) throw new Error(`BENCH_DO_STORAGE must be disk or memory, got ${JSON.stringify(DO_STORAGE)}`);
+if (!['disk', 'memory'].includes(DO_STORAGE))
+  throw new Error(`BENCH_DO_STORAGE must be disk or memory, got ${JSON.stringify(DO_STORAGE)}`);
 export const CONNECTIONS = envConnections('BENCH_CONNECTIONS');
 
 export const SIGNING_SECRET = 'bench-signing-secret-not-for-production';
@@ -31,7 +32,13 @@ const BOTH = ['ceiling', 'gateway', 'peer'];
 /** Scenarios in the order each round runs them; per scenario the targets run in the listed order. */
 const ALL_SCENARIOS = [
   { id: 'list', label: 'prompts/list (first page), in session', body: BODY.list, session: true, targets: BOTH },
-  { id: 'get', label: `prompts/get ${GET_PROMPT} (${Object.keys(GET_ARGS).length} args), in session`, body: BODY.get, session: true, targets: BOTH },
+  {
+    id: 'get',
+    label: `prompts/get ${GET_PROMPT} (${Object.keys(GET_ARGS).length} args), in session`,
+    body: BODY.get,
+    session: true,
+    targets: BOTH,
+  },
   { id: 'ping', label: 'ping, in session', body: BODY.ping, session: true, targets: BOTH },
   // 2026-07-28: no session, the envelope in the body and the standard headers; compared with `list` (legacy, in session).
   {
@@ -43,7 +50,14 @@ const ALL_SCENARIOS = [
     targets: ['ceiling', 'gateway'],
   },
   // The CDN listing: what a browser, dashboard or CDN pulls (no JSON-RPC, no session).
-  { id: 'cached-get', label: 'GET /prompts (CDN listing, first page)', method: 'GET', path: '/prompts', session: false, targets: ['ceiling', 'gateway'] },
+  {
+    id: 'cached-get',
+    label: 'GET /prompts (CDN listing, first page)',
+    method: 'GET',
+    path: '/prompts',
+    session: false,
+    targets: ['ceiling', 'gateway'],
+  },
   {
     id: 'session-check',
     label: 'prompts/list, session check: memo (RECHECK default) vs DO round trip (RECHECK 0)',
@@ -66,5 +80,9 @@ export const hasScenario = (id) => SCENARIOS.some((s) => s.id === id);
 
 export const MEASUREMENTS_PER_ROUND = SCENARIOS.reduce((n, s) => n + s.targets.length, 0) * CONNECTIONS.length;
 const WARMUPS = new Set(SCENARIOS.flatMap((s) => s.targets.map((t) => `${t}|${s.id}`))).size;
-export const ESTIMATE_S = ROUNDS * MEASUREMENTS_PER_ROUND * (SECONDS + 1.5) + WARMUPS * (WARMUP_SECONDS + 1) + COLD_STARTS * 5 + 90;
-export const TIMEOUT_S = envNum('BENCH_TIMEOUT_SECONDS', Math.max(900, Math.ceil(ESTIMATE_S * 1.5)), { min: 10, integer: false });
+export const ESTIMATE_S =
+  ROUNDS * MEASUREMENTS_PER_ROUND * (SECONDS + 1.5) + WARMUPS * (WARMUP_SECONDS + 1) + COLD_STARTS * 5 + 90;
+export const TIMEOUT_S = envNum('BENCH_TIMEOUT_SECONDS', Math.max(900, Math.ceil(ESTIMATE_S * 1.5)), {
+  min: 10,
+  integer: false,
+});

@@ -21,7 +21,8 @@ export function gatewayOptions(build, wcfg, overrides = {}) {
 }
 
 const CLIENT_INFO = { name: 'promptgate-bench', version: '1.0.0' };
-export const openBenchSession = async (url) => (await openSession(fetchText, url, { clientInfo: CLIENT_INFO })).sessionId;
+export const openBenchSession = async (url) =>
+  (await openSession(fetchText, url, { clientInfo: CLIENT_INFO })).sessionId;
 
 /** Starts every target (Miniflare instances one at a time, see startMiniflare); resolves the targets by id. */
 export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
@@ -30,15 +31,28 @@ export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
   const bodies = { CEILING_BODY: ceilingBody, CEILING_GET_BODY: JSON.stringify(getPage(wcfg)) };
   const ceiling = await startMiniflare(h, ceilingOptions(ceilingBuild, wcfg, bodies), 'ceiling');
   const gateway = await startMiniflare(h, gatewayOptions(gatewayBuild, wcfg), 'gateway');
-  const gateway0 = await startMiniflare(h, gatewayOptions(gatewayBuild, wcfg, { SESSION_RECHECK_MS: '0' }), 'gateway (SESSION_RECHECK_MS=0)');
+  const gateway0 = await startMiniflare(
+    h,
+    gatewayOptions(gatewayBuild, wcfg, { SESSION_RECHECK_MS: '0' }),
+    'gateway (SESSION_RECHECK_MS=0)',
+  );
   const gatewayInit = await startMiniflare(h, gatewayOptions(gatewayBuild, wcfg), 'gateway (initialize)');
   const peer = await peerStarting;
   await Promise.all([seedCatalog(gateway.mf), seedCatalog(gateway0.mf), seedCatalog(gatewayInit.mf)]);
   const recheckDefault = wcfg.vars.SESSION_RECHECK_MS ?? '2000'; // src/lib/config.ts falls back to 2000
-  if (!(Number(recheckDefault) > 0)) throw new Error(`the session-check comparison needs SESSION_RECHECK_MS > 0 in wrangler.toml, got ${recheckDefault}`);
+  if (!(Number(recheckDefault) > 0))
+    throw new Error(
+      `the session-check comparison needs SESSION_RECHECK_MS > 0 in wrangler.toml, got ${recheckDefault}`,
+    );
   const targets = {
     ceiling: { id: 'ceiling', kind: 'ceiling', label: 'ceiling (bare Hono Worker, fixed response)', url: ceiling.url },
-    gateway: { id: 'gateway', kind: 'gateway', label: 'gateway', url: gateway.url, sessionId: await openBenchSession(gateway.url) },
+    gateway: {
+      id: 'gateway',
+      kind: 'gateway',
+      label: 'gateway',
+      url: gateway.url,
+      sessionId: await openBenchSession(gateway.url),
+    },
     'gateway-recheck0': {
       id: 'gateway-recheck0',
       kind: 'gateway',

@@ -18,7 +18,11 @@ app.post('*', async (c) => {
 
 // GET scenarios (the CDN listing): the same page as the gateway's GET /prompts, with the same headers.
 app.get('*', (c) =>
-  c.body(c.env.CEILING_GET_BODY, 200, { 'content-type': 'application/json', etag: '"g1-ceiling"', 'cache-control': 'public, max-age=60' }),
+  c.body(c.env.CEILING_GET_BODY, 200, {
+    'content-type': 'application/json',
+    etag: '"g1-ceiling"',
+    'cache-control': 'public, max-age=60',
+  }),
 );
 
 export default app;

@@ -27,7 +27,10 @@ function getServer() {
     }
     server.registerPrompt(p.name, { title: p.title, description: p.description, argsSchema }, async (args) => ({
       description: p.description,
-      messages: p.messages.map((m) => ({ role: m.role, content: { type: 'text', text: render(m.content.text, args) } })),
+      messages: p.messages.map((m) => ({
+        role: m.role,
+        content: { type: 'text', text: render(m.content.text, args) },
+      })),
     }));
   }
   return server;

@@ -25,10 +25,15 @@ const transports = new Map();
 const requests = [];
 
 function buildServer() {
-  const server = new Server({ name: `bench-upstream-${id}`, version: '1.0.0' }, { capabilities: { prompts: { listChanged: true } } });
+  const server = new Server(
+    { name: `bench-upstream-${id}`, version: '1.0.0' },
+    { capabilities: { prompts: { listChanged: true } } },
+  );
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }));
   server.setRequestHandler(GetPromptRequestSchema, (req) => ({
-    messages: [{ role: 'user', content: { type: 'text', text: `${req.params.name}: ${req.params.arguments?.subject ?? ''}` } }],
+    messages: [
+      { role: 'user', content: { type: 'text', text: `${req.params.name}: ${req.params.arguments?.subject ?? ''}` } },
+    ],
   }));
   return server;
 }
@@ -51,8 +56,14 @@ async function handle(req, res) {
     const sid = req.headers['mcp-session-id'];
     let transport = sid ? transports.get(sid) : undefined;
     if (!transport) {
-      if (sid) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"}}');
-      const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (x) => void transports.set(x, t) });
+      if (sid)
+        return void res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"}}');
+      const t = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (x) => void transports.set(x, t),
+      });
       t.onclose = () => t.sessionId && transports.delete(t.sessionId);
       await buildServer().connect(t);
       transport = t;

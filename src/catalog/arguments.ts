@@ -45,10 +45,14 @@ const shown = (name: string) => JSON.stringify(name.length > 64 ? `${name.slice(
 export function checkValue(name: string, value: string, limits: ArgumentLimits): number {
   const bytes = utf8Length(value);
   if (bytes > limits.maxArgumentBytes)
-    throw new LookupError('invalid_argument', `Argument ${shown(name)} is ${bytes} bytes; the limit is ${limits.maxArgumentBytes} bytes`, {
-      argument: name.slice(0, 64),
-      limit: limits.maxArgumentBytes,
-    });
+    throw new LookupError(
+      'invalid_argument',
+      `Argument ${shown(name)} is ${bytes} bytes; the limit is ${limits.maxArgumentBytes} bytes`,
+      {
+        argument: name.slice(0, 64),
+        limit: limits.maxArgumentBytes,
+      },
+    );
   return bytes;
 }
 
@@ -56,21 +60,31 @@ export function checkValue(name: string, value: string, limits: ArgumentLimits):
 export function readArguments(raw: unknown, limits: ArgumentLimits): Arguments {
   const out = Object.create(null) as Record<string, string>;
   if (raw === undefined) return out;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new LookupError('invalid_argument', 'arguments must be an object of strings');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new LookupError('invalid_argument', 'arguments must be an object of strings');
   const entries = Object.entries(raw);
   if (entries.length > limits.maxArguments)
-    throw new LookupError('invalid_argument', `Too many arguments (${entries.length}); at most ${limits.maxArguments} arguments per request`, {
-      limit: limits.maxArguments,
-    });
+    throw new LookupError(
+      'invalid_argument',
+      `Too many arguments (${entries.length}); at most ${limits.maxArguments} arguments per request`,
+      {
+        limit: limits.maxArguments,
+      },
+    );
   let total = 0;
   for (const [k, v] of entries) {
-    if (typeof v !== 'string') throw new LookupError('invalid_argument', `Argument ${shown(k)} must be a string`, { argument: k.slice(0, 64) });
+    if (typeof v !== 'string')
+      throw new LookupError('invalid_argument', `Argument ${shown(k)} must be a string`, { argument: k.slice(0, 64) });
     total += checkValue(k, v, limits);
     out[k] = v;
   }
   if (total > limits.maxArgumentsBytes)
-    throw new LookupError('invalid_argument', `Arguments total ${total} bytes; the limit is ${limits.maxArgumentsBytes} bytes for all arguments together`, {
-      limit: limits.maxArgumentsBytes,
-    });
+    throw new LookupError(
+      'invalid_argument',
+      `Arguments total ${total} bytes; the limit is ${limits.maxArgumentsBytes} bytes for all arguments together`,
+      {
+        limit: limits.maxArgumentsBytes,
+      },
+    );
   return out;
 }

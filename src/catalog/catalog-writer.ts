@@ -99,13 +99,27 @@ export class CatalogWriter extends DurableObject<Env> {
           changed ||= prev?.digest !== digest || prev?.prefix !== r.prefix;
           // New hints are not a list change, but the next snapshot must carry them (a scope may narrow).
           flipped ||= prev?.ok === false || !sameHints(prev?.hints, r.hints);
-          const state: UpstreamState = { id: r.id, prefix: r.prefix, prompts: r.prompts, digest, ok: true, lastSuccess: stamp, lastError: prev?.lastError ?? null };
+          const state: UpstreamState = {
+            id: r.id,
+            prefix: r.prefix,
+            prompts: r.prompts,
+            digest,
+            ok: true,
+            lastSuccess: stamp,
+            lastError: prev?.lastError ?? null,
+          };
           if (r.hints) state.hints = r.hints;
           this.saveUpstream(state);
         } else {
           flipped ||= prev?.ok !== false;
           // The last good listing stays served (marked stale), and so do its hints: a failure never widens them.
-          this.saveUpstream({ ...(prev ?? { prompts: [], digest: '', lastSuccess: null }), id: r.id, prefix: r.prefix, ok: false, lastError: r.error ?? 'unknown error' });
+          this.saveUpstream({
+            ...(prev ?? { prompts: [], digest: '', lastSuccess: null }),
+            id: r.id,
+            prefix: r.prefix,
+            ok: false,
+            lastError: r.error ?? 'unknown error',
+          });
         }
       }
       if (!changed && !flipped) return { changed };
@@ -117,7 +131,10 @@ export class CatalogWriter extends DurableObject<Env> {
   async reconcileUpstreams(): Promise<{ removed: string[] }> {
     return this.mutate(async () => {
       const configured = new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
-      const stored = this.sql.exec<{ id: string }>('SELECT id FROM upstreams').toArray().map((r) => r.id);
+      const stored = this.sql
+        .exec<{ id: string }>('SELECT id FROM upstreams')
+        .toArray()
+        .map((r) => r.id);
       const removed = stored.filter((id) => !configured.has(id));
       for (const id of removed) this.sql.exec('DELETE FROM upstreams WHERE id = ?', id);
       if (removed.length) await this.bump(true);
@@ -205,7 +222,8 @@ export class CatalogWriter extends DurableObject<Env> {
   async remove(name: string): Promise<WriteResult> {
     return this.mutate(async () => {
       const cur = await this.current();
-      if (!cur.some((p) => p.record.name === name)) return { ok: false, reason: 'not_found', message: `No prompt named "${name}"` };
+      if (!cur.some((p) => p.record.name === name))
+        return { ok: false, reason: 'not_found', message: `No prompt named "${name}"` };
       return this.commit(cur, [], [name], false);
     });
   }
@@ -213,7 +231,9 @@ export class CatalogWriter extends DurableObject<Env> {
   /** Restores the exact text of an earlier version as a new version. */
   async rollback(name: string, version: number): Promise<WriteResult> {
     return this.mutate(async () => {
-      const row = this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', name, version).toArray()[0];
+      const row = this.sql
+        .exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', name, version)
+        .toArray()[0];
       if (!row || row.record === null)
         return { ok: false, reason: 'not_found', message: `Prompt "${name}" has no version ${version} with content` };
       return this.commit(await this.current(), [JSON.parse(row.record) as PromptRecord], [], false);
@@ -241,7 +261,12 @@ export class CatalogWriter extends DurableObject<Env> {
     });
   }
 
-  private async commit(cur: StoredPrompt[], upserts: PromptRecord[], removals: string[], dryRun: boolean): Promise<WriteResult> {
+  private async commit(
+    cur: StoredPrompt[],
+    upserts: PromptRecord[],
+    removals: string[],
+    dryRun: boolean,
+  ): Promise<WriteResult> {
     const before = new Map(cur.map((p) => [p.record.name, p.record]));
     const diff = diffSets(before, upserts, removals);
     const changed = [...diff.added, ...diff.changed];
@@ -257,11 +282,19 @@ export class CatalogWriter extends DurableObject<Env> {
     const armed = this.armRetry();
     this.ctx.storage.transactionSync(() => {
       const next = (name: string) =>
-        (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', name).one().v ?? 0) + 1;
+        (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', name).one().v ??
+          0) + 1;
       for (const name of changed) {
         const v = next(name);
         versions.set(name, v);
-        this.sql.exec('INSERT INTO versions VALUES (?, ?, ?, ?, ?)', name, v, generation, canonical(byName.get(name)!), now);
+        this.sql.exec(
+          'INSERT INTO versions VALUES (?, ?, ?, ?, ?)',
+          name,
+          v,
+          generation,
+          canonical(byName.get(name)!),
+          now,
+        );
       }
       for (const name of diff.removed) {
         const v = next(name);
@@ -306,7 +339,6 @@ export class CatalogWriter extends DurableObject<Env> {
     if (this.meta('dirty') === '1') await this.writeKv(Number(this.meta('generation')));
   }
 
-
   private meta(key: string): string | undefined {
     return this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0]?.value;
   }
@@ -317,14 +349,25 @@ export class CatalogWriter extends DurableObject<Env> {
 }
 
 function toInfo(r: Row): VersionInfo {
-  return { version: r.version, generation: r.generation, createdAt: new Date(r.created_at).toISOString(), deleted: r.record === null };
+  return {
+    version: r.version,
+    generation: r.generation,
+    createdAt: new Date(r.created_at).toISOString(),
+    deleted: r.record === null,
+  };
 }
 
 function toStored(r: Row): StoredPrompt {
-  return { record: JSON.parse(r.record!) as PromptRecord, version: r.version, generation: r.generation, updatedAt: new Date(r.created_at).toISOString() };
+  return {
+    record: JSON.parse(r.record!) as PromptRecord,
+    version: r.version,
+    generation: r.generation,
+    updatedAt: new Date(r.created_at).toISOString(),
+  };
 }
 
-const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) => a?.ttlMs === b?.ttlMs && a?.cacheScope === b?.cacheScope;
+const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) =>
+  a?.ttlMs === b?.ttlMs && a?.cacheScope === b?.cacheScope;
 
 async function sha256(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
@@ -332,7 +375,9 @@ async function sha256(text: string): Promise<string> {
 }
 
 /** Names an upstream listing shares with a local prompt (or an earlier upstream): the first one listed wins. */
-export function collisions(snap: Pick<CatalogSnapshot, 'prompts' | 'upstreams'>): { name: string; upstream: string; winner: string }[] {
+export function collisions(
+  snap: Pick<CatalogSnapshot, 'prompts' | 'upstreams'>,
+): { name: string; upstream: string; winner: string }[] {
   const owner = new Map<string, string>(snap.prompts.map((p) => [p.name, 'local']));
   const out: { name: string; upstream: string; winner: string }[] = [];
   for (const u of snap.upstreams ?? [])

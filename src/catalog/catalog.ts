@@ -72,7 +72,12 @@ function checkRenderedSize(p: CompiledPrompt, args: Arguments, max: number): voi
   if (max === Infinity) return;
   let total = 0;
   for (const m of p.messages) for (const { template } of m.slots) total += renderedLength(template, args);
-  if (total > max) throw new LookupError('invalid_argument', `The rendered prompt would be ${total} bytes; the limit is ${max} bytes. Shorten the arguments`, { limit: max });
+  if (total > max)
+    throw new LookupError(
+      'invalid_argument',
+      `The rendered prompt would be ${total} bytes; the limit is ${max} bytes. Shorten the arguments`,
+      { limit: max },
+    );
 }
 
 export class Catalog {
@@ -97,7 +102,8 @@ export class Catalog {
     readonly provisional = false,
   ) {
     this.generation = snapshot.generation;
-    const published = (name: string) => (snapshot.localPrefix ? `${snapshot.localPrefix}${snapshot.separator ?? '.'}${name}` : name);
+    const published = (name: string) =>
+      snapshot.localPrefix ? `${snapshot.localPrefix}${snapshot.separator ?? '.'}${name}` : name;
     const entries: Entry[] = snapshot.prompts.map((record) => ({
       name: published(record.name),
       local: {
@@ -159,7 +165,11 @@ export class Catalog {
     const f = featuresOf(version);
     const prompts = this.sorted
       .slice(offset, offset + pageSize)
-      .map((e) => ('local' in e ? { ...describePrompt(e.local.record, f), name: e.name } : describeRemote(e.remote.prompt, e.remote.stale, f)));
+      .map((e) =>
+        'local' in e
+          ? { ...describePrompt(e.local.record, f), name: e.name }
+          : describeRemote(e.remote.prompt, e.remote.stale, f),
+      );
     const next = offset + pageSize;
     const result: { prompts: unknown[]; nextCursor?: string } = { prompts };
     if (next < this.size) result.nextCursor = await mintCursor(secret, this.generation, next);
@@ -169,7 +179,13 @@ export class Catalog {
   /** The hints every list page of this generation carries: the configured TTL, narrowed by the upstreams'. */
   cacheHints(ttlMs: number): CacheHints {
     if (this.hintMemo?.ttlMs !== ttlMs) {
-      this.hintMemo = { ttlMs, hints: narrowHints(ownHints(ttlMs), (this.snapshot.upstreams ?? []).map((u) => u.hints)) };
+      this.hintMemo = {
+        ttlMs,
+        hints: narrowHints(
+          ownHints(ttlMs),
+          (this.snapshot.upstreams ?? []).map((u) => u.hints),
+        ),
+      };
     }
     return this.hintMemo.hints;
   }
@@ -230,7 +246,12 @@ export class Catalog {
   private lookup(name: unknown): CompiledPrompt {
     if (typeof name !== 'string') throw new LookupError('invalid_argument', 'Prompt name must be a string');
     const p = this.byName.get(name);
-    if (!p) throw new LookupError('unknown_prompt', `Unknown prompt "${name.length > 100 ? `${name.slice(0, 100)}…` : name}"`, { name });
+    if (!p)
+      throw new LookupError(
+        'unknown_prompt',
+        `Unknown prompt "${name.length > 100 ? `${name.slice(0, 100)}…` : name}"`,
+        { name },
+      );
     return p;
   }
 }

@@ -32,5 +32,9 @@ export function completeValues(declared: readonly string[], typed: string): Comp
     else if (isSubsequence(q, l)) fuzzy.push(v);
   }
   const all = prefix.concat(infix, fuzzy);
-  return { values: all.slice(0, MAX_COMPLETION_VALUES), total: all.length, hasMore: all.length > MAX_COMPLETION_VALUES };
+  return {
+    values: all.slice(0, MAX_COMPLETION_VALUES),
+    total: all.length,
+    hasMore: all.length > MAX_COMPLETION_VALUES,
+  };
 }

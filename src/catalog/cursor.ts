@@ -28,7 +28,10 @@ export async function readCursor(secret: string, cursor: unknown, generation: nu
   const parsed = known ?? (await verify(secret, cursor));
   if (!parsed) throw new LookupError('invalid_cursor', 'Invalid cursor');
   if (parsed.generation !== generation)
-    throw new LookupError('invalid_cursor', 'Cursor is from an older version of the prompt list; list again from the start');
+    throw new LookupError(
+      'invalid_cursor',
+      'Cursor is from an older version of the prompt list; list again from the start',
+    );
   return parsed.offset;
 }
 

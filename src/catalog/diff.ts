@@ -15,12 +15,18 @@ export interface SetDiff {
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }
 
-export function diffSets(before: ReadonlyMap<string, PromptRecord>, upserts: readonly PromptRecord[], removals: readonly string[]): SetDiff {
+export function diffSets(
+  before: ReadonlyMap<string, PromptRecord>,
+  upserts: readonly PromptRecord[],
+  removals: readonly string[],
+): SetDiff {
   const diff: SetDiff = { added: [], changed: [], removed: [], unchanged: [] };
   for (const r of upserts) {
     const old = before.get(r.name);

@@ -60,7 +60,12 @@ async function read(url: string): Promise<string | undefined> {
 
 async function write(url: string, body: string, maxAgeS: number): Promise<void> {
   try {
-    await store()?.put(url, new Response(body, { headers: { 'content-type': 'application/json', 'cache-control': `public, max-age=${maxAgeS}` } }));
+    await store()?.put(
+      url,
+      new Response(body, {
+        headers: { 'content-type': 'application/json', 'cache-control': `public, max-age=${maxAgeS}` },
+      }),
+    );
   } catch (e) {
     log.warn('edge cache write failed', { error: String(e) });
   }

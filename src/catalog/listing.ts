@@ -35,7 +35,9 @@ export function withHints(page: Listing): string {
 /** Private pages are keyed by a digest of the caller's credentials; not memoised, so no token is kept in memory. */
 async function principalOf(cacheScope: CacheHints['cacheScope'], q: RequestScope): Promise<string> {
   if (cacheScope === 'public') return 'public';
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${q.header('authorization') ?? ''}`)));
+  const digest = new Uint8Array(
+    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${q.header('authorization') ?? ''}`)),
+  );
   return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
@@ -138,7 +140,8 @@ export function listing(q: RequestScope, version: ProtocolVersion, cursor: unkno
   if (warm) {
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
     const catalog = cursor === undefined ? listMissing(q, warm, q.cfg.pageSize) : warm;
-    if (catalog instanceof Promise) return catalog.then((c) => knownPage(q, version, cursor, c) ?? build(q, version, cursor, c));
+    if (catalog instanceof Promise)
+      return catalog.then((c) => knownPage(q, version, cursor, c) ?? build(q, version, cursor, c));
     return knownPage(q, version, cursor, catalog) ?? build(q, version, cursor, catalog);
   }
   return cold(q, version, cursor);
@@ -150,7 +153,10 @@ async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown):
     if (hit) return hit;
   }
   // A cold isolate has neither the catalog nor the upstream list yet: read both at once.
-  const [loaded] = await Promise.all([currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil), cursor === undefined && upstreamConfigs(q.env)]);
+  const [loaded] = await Promise.all([
+    currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil),
+    cursor === undefined && upstreamConfigs(q.env),
+  ]);
   const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize) : loaded;
   return knownPage(q, version, cursor, catalog) ?? build(q, version, cursor, catalog);
 }

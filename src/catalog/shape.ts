@@ -32,7 +32,10 @@ export function shapeContent(block: ContentBlock, f: Features): ContentBlock {
   if (block.type === 'resource_link') {
     if (!f.resourceLinks) {
       const label = block.title ?? block.name;
-      return { type: 'text', text: block.description ? `${label}: ${block.uri}\n${block.description}` : `${label}: ${block.uri}` };
+      return {
+        type: 'text',
+        text: block.description ? `${label}: ${block.uri}\n${block.description}` : `${label}: ${block.uri}`,
+      };
     }
     if (!f.icons && block.icons) {
       const { icons: _icons, ...rest } = block;

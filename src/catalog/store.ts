@@ -65,7 +65,11 @@ async function refresh(kv: KVNamespace, cached: Cached): Promise<void> {
  * The isolate's catalog without any blocking KV read, or undefined when this
  * isolate has none yet. Starts the background generation check when due.
  */
-export function peekCatalog(kv: KVNamespace, refreshMs: number, waitUntil: (p: Promise<unknown>) => void): Catalog | undefined {
+export function peekCatalog(
+  kv: KVNamespace,
+  refreshMs: number,
+  waitUntil: (p: Promise<unknown>) => void,
+): Catalog | undefined {
   const cached = byNamespace.get(kv);
   if (!cached) return undefined;
   if (!cached.refreshing && Date.now() - cached.checkedAt >= refreshMs) {

@@ -28,7 +28,8 @@ export function placeholders(source: string): string[] {
 }
 
 /** An argument's value, own properties only: a name such as `toString` must never reach Object.prototype. */
-const valueOf = (args: Readonly<Record<string, string>>, name: string): string => (Object.hasOwn(args, name) ? args[name]! : '');
+const valueOf = (args: Readonly<Record<string, string>>, name: string): string =>
+  Object.hasOwn(args, name) ? args[name]! : '';
 
 export function render(t: Template, args: Readonly<Record<string, string>>): string {
   if (t.length === 1) return t[0]!;

@@ -40,9 +40,11 @@ function checkIcons(c: Checker, icons: unknown, path: string): void {
     const p = `${path}[${i}]`;
     if (!isRecord(icon)) return c.fail(p, 'must be an object');
     c.str(icon, 'src', `${p}.`, { required: true, max: 200_000 });
-    if (typeof icon.src === 'string' && !/^(https:|data:)/.test(icon.src)) c.fail(`${p}.src`, 'must be an https: or data: URI');
+    if (typeof icon.src === 'string' && !/^(https:|data:)/.test(icon.src))
+      c.fail(`${p}.src`, 'must be an https: or data: URI');
     c.str(icon, 'mimeType', `${p}.`, { max: 100 });
-    if (icon.theme !== undefined && icon.theme !== 'light' && icon.theme !== 'dark') c.fail(`${p}.theme`, 'must be light or dark');
+    if (icon.theme !== undefined && icon.theme !== 'light' && icon.theme !== 'dark')
+      c.fail(`${p}.theme`, 'must be light or dark');
     if (icon.sizes !== undefined && !(Array.isArray(icon.sizes) && icon.sizes.every((s) => typeof s === 'string')))
       c.fail(`${p}.sizes`, 'must be a list of strings');
   });
@@ -77,7 +79,14 @@ function checkContent(c: Checker, block: unknown, path: string): void {
       c.str(r, 'uri', `${p}resource.`, { required: true, max: 4096 });
       c.str(r, 'mimeType', `${p}resource.`, { max: 100 });
       if (typeof r.text === 'string') return;
-      if (r.blob !== undefined) return checkBase64(c, { ...r, mimeType: r.mimeType ?? 'application/octet-stream' }, 'blob', `${p}resource.`, '');
+      if (r.blob !== undefined)
+        return checkBase64(
+          c,
+          { ...r, mimeType: r.mimeType ?? 'application/octet-stream' },
+          'blob',
+          `${p}resource.`,
+          '',
+        );
       return c.fail(`${p}resource`, 'needs text or blob');
     }
     default:
@@ -111,9 +120,13 @@ export function validatePrompt(input: unknown): Issue[] {
     }
     c.str(arg, 'title', `${p}.`, { max: 200 });
     c.str(arg, 'description', `${p}.`, { max: 4000 });
-    if (arg.required !== undefined && typeof arg.required !== 'boolean') c.fail(`${p}.required`, 'must be true or false');
+    if (arg.required !== undefined && typeof arg.required !== 'boolean')
+      c.fail(`${p}.required`, 'must be true or false');
     const vals = arg.values;
-    if (vals !== undefined && !(Array.isArray(vals) && vals.length <= MAX_VALUES && vals.every((v) => typeof v === 'string')))
+    if (
+      vals !== undefined &&
+      !(Array.isArray(vals) && vals.length <= MAX_VALUES && vals.every((v) => typeof v === 'string'))
+    )
       c.fail(`${p}.values`, `must be a list of at most ${MAX_VALUES} strings`);
   });
 
@@ -134,15 +147,20 @@ export function validatePrompt(input: unknown): Issue[] {
 }
 
 /** Validates a whole set: every record, plus unique names. Issue paths are prefixed with the prompt's position. */
-export function validateSet(inputs: readonly unknown[], label: (i: number) => string = (i) => `prompts[${i}]`): Issue[] {
+export function validateSet(
+  inputs: readonly unknown[],
+  label: (i: number) => string = (i) => `prompts[${i}]`,
+): Issue[] {
   const issues: Issue[] = [];
   const seen = new Map<string, number>();
   inputs.forEach((input, i) => {
-    for (const issue of validatePrompt(input)) issues.push({ path: `${label(i)}: ${issue.path}`, message: issue.message });
+    for (const issue of validatePrompt(input))
+      issues.push({ path: `${label(i)}: ${issue.path}`, message: issue.message });
     const name = isRecord(input) && typeof input.name === 'string' ? input.name : undefined;
     if (name === undefined) return;
     const first = seen.get(name);
-    if (first !== undefined) issues.push({ path: `${label(i)}: name`, message: `duplicate prompt name "${name}" (also ${label(first)})` });
+    if (first !== undefined)
+      issues.push({ path: `${label(i)}: name`, message: `duplicate prompt name "${name}" (also ${label(first)})` });
     else seen.set(name, i);
   });
   return issues;

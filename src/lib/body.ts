@@ -8,7 +8,7 @@
 const DRAIN_BYTES = 32 * 1_048_576;
 
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, budget: number): Promise<void> {
-  for (let left = budget; left > 0; ) {
+  for (let left = budget; left > 0;) {
     const { done, value } = await reader.read();
     if (done) return;
     left -= value.byteLength;
@@ -23,7 +23,11 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, budget: nu
  * left it so) made the next request, from any client, stall or get a 503
  * under `wrangler dev`; cancelling it at once even took wrangler down.
  */
-export async function readCapped(body: ReadableStream<Uint8Array>, max: number, over: () => Error): Promise<Uint8Array> {
+export async function readCapped(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  over: () => Error,
+): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -49,4 +53,3 @@ export async function readCapped(body: ReadableStream<Uint8Array>, max: number, 
   }
   return out;
 }
-

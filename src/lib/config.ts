@@ -99,14 +99,17 @@ export function parseOrigins(raw: string): OriginPattern[] {
 
 function separatorOf(raw: unknown): string {
   const sep = raw === undefined || raw === '' ? '.' : String(raw);
-  if (!/^[._-]{1,2}$/.test(sep)) throw new ConfigError(`UPSTREAM_SEPARATOR must be one or two of . _ -, got ${JSON.stringify(raw)}`);
+  if (!/^[._-]{1,2}$/.test(sep))
+    throw new ConfigError(`UPSTREAM_SEPARATOR must be one or two of . _ -, got ${JSON.stringify(raw)}`);
   return sep;
 }
 
 function localPrefixOf(raw: unknown, separator: string): string {
   const prefix = raw === undefined ? '' : String(raw);
   if (prefix && (!/^[A-Za-z0-9_.-]{1,32}$/.test(prefix) || prefix.includes(separator)))
-    throw new ConfigError(`LOCAL_PREFIX must use A-Z a-z 0-9 _ . - (at most 32) and must not contain the separator "${separator}"`);
+    throw new ConfigError(
+      `LOCAL_PREFIX must use A-Z a-z 0-9 _ . - (at most 32) and must not contain the separator "${separator}"`,
+    );
   return prefix;
 }
 

@@ -9,7 +9,8 @@
  */
 
 /** A JSON object: not null, not an array. */
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Deepest nesting of objects and arrays accepted in a request body. */
 export const MAX_JSON_DEPTH = 64;

@@ -10,7 +10,12 @@
  * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { forgetUpstreamConfig, UpstreamConfigError, UPSTREAMS_KEY, validateUpstreams } from '../catalog/upstreams/config.js';
+import {
+  forgetUpstreamConfig,
+  UpstreamConfigError,
+  UPSTREAMS_KEY,
+  validateUpstreams,
+} from '../catalog/upstreams/config.js';
 import { refreshUpstreams } from '../catalog/upstreams/refresh.js';
 import { readCapped } from '../lib/body.js';
 import { configOf } from '../lib/config.js';
@@ -24,14 +29,14 @@ import { ApiError } from './api-error.js';
 import { adminRateLimit, authFailed } from './limits.js';
 import { log } from '../lib/log.js';
 
-
 /** Largest admin body, and most prompts in one publish. */
 export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
 export const MAX_PUBLISH_PROMPTS = 2_000;
 
 const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   const expected = (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN;
-  if (!expected) throw new ApiError(404, 'admin_disabled', 'The admin API is disabled: set the ADMIN_TOKEN secret to enable it');
+  if (!expected)
+    throw new ApiError(404, 'admin_disabled', 'The admin API is disabled: set the ADMIN_TOKEN secret to enable it');
   const given = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
   if (!(await tokenEqual(given, expected))) {
     await authFailed(c);
@@ -42,7 +47,8 @@ const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? ''))
+    throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
   const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
   if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
   const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
@@ -59,13 +65,15 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   } catch {
     throw new ApiError(400, 'invalid_json', 'Body is not valid JSON');
   }
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new ApiError(400, 'invalid_json', `Body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH))
+    throw new ApiError(400, 'invalid_json', `Body nests deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
 }
 
 function promptName(c: Context<AppEnv>): string {
   const name = c.req.param('name') ?? '';
-  if (!NAME_PATTERN.test(name)) throw new ApiError(400, 'invalid_name', 'Prompt names use A-Z a-z 0-9 _ . - (at most 64 characters)');
+  if (!NAME_PATTERN.test(name))
+    throw new ApiError(400, 'invalid_name', 'Prompt names use A-Z a-z 0-9 _ . - (at most 64 characters)');
   return name;
 }
 
@@ -77,7 +85,8 @@ function answer(c: Context<AppEnv>, r: WriteResult) {
       log.info('catalog written', { generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length });
     return c.json(r);
   }
-  if (r.reason === 'invalid') throw new ApiError(422, 'invalid_prompts', `${r.issues.length} problem(s); nothing was written`, r.issues);
+  if (r.reason === 'invalid')
+    throw new ApiError(422, 'invalid_prompts', `${r.issues.length} problem(s); nothing was written`, r.issues);
   throw new ApiError(404, 'not_found', r.message);
 }
 
@@ -92,7 +101,8 @@ admin.get('/prompts', async (c) => {
 
 admin.get('/prompts/:name', async (c) => {
   const { prompt, versions } = await catalogWriter(c.env).get(promptName(c));
-  if (!prompt && versions.length === 0) throw new ApiError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
+  if (!prompt && versions.length === 0)
+    throw new ApiError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
   return c.json({ prompt: prompt?.record ?? null, version: prompt?.version ?? null, versions });
 });
 
@@ -105,8 +115,10 @@ admin.get('/prompts/:name/history', async (c) => {
 admin.put('/prompts/:name', async (c) => {
   const name = promptName(c);
   const body = (await readJson(c)) as Record<string, unknown>;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'invalid_body', 'Body must be one prompt record');
-  if (body.name !== undefined && body.name !== name) throw new ApiError(400, 'name_mismatch', `Body names "${String(body.name)}" but the URL names "${name}"`);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ApiError(400, 'invalid_body', 'Body must be one prompt record');
+  if (body.name !== undefined && body.name !== name)
+    throw new ApiError(400, 'name_mismatch', `Body names "${String(body.name)}" but the URL names "${name}"`);
   return answer(c, await catalogWriter(c.env).put({ ...body, name }));
 });
 
@@ -115,24 +127,32 @@ admin.delete('/prompts/:name', async (c) => answer(c, await catalogWriter(c.env)
 admin.post('/prompts/:name/rollback', async (c) => {
   const name = promptName(c);
   const body = (await readJson(c)) as { version?: unknown };
-  if (!Number.isInteger(body?.version) || (body.version as number) < 1) throw new ApiError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');
+  if (!Number.isInteger(body?.version) || (body.version as number) < 1)
+    throw new ApiError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');
   return answer(c, await catalogWriter(c.env).rollback(name, body.version as number));
 });
 
 async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
   const body = (await readJson(c)) as { prompts?: unknown };
-  if (!body || typeof body !== 'object' || !Array.isArray(body.prompts)) throw new ApiError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
-  if (body.prompts.length > MAX_PUBLISH_PROMPTS) throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per publish`);
+  if (!body || typeof body !== 'object' || !Array.isArray(body.prompts))
+    throw new ApiError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
+  if (body.prompts.length > MAX_PUBLISH_PROMPTS)
+    throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per publish`);
   return body.prompts as unknown[];
 }
 
 /** The whole set, atomically: ?dry_run=1 returns the diff only; ?prune=1 deletes prompts missing from the set. */
 admin.post('/publish', async (c) =>
-  answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: flag(c, 'prune'), dryRun: flag(c, 'dry_run') })),
+  answer(
+    c,
+    await catalogWriter(c.env).publishSet(await readSet(c), { prune: flag(c, 'prune'), dryRun: flag(c, 'dry_run') }),
+  ),
 );
 
 /** Replaces the whole catalog: the same as POST /publish?prune=1. */
-admin.put('/catalog', async (c) => answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: true, dryRun: false })));
+admin.put('/catalog', async (c) =>
+  answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: true, dryRun: false })),
+);
 
 /** Re-reads every upstream now (the cron does it every minute). */
 admin.post('/upstreams/refresh', async (c) => c.json({ upstreams: await refreshUpstreams(c.env) }));
@@ -140,18 +160,31 @@ admin.post('/upstreams/refresh', async (c) => c.json({ upstreams: await refreshU
 /** The upstream list in force: set here (stored in KV), or the UPSTREAMS var. */
 admin.get('/upstreams', async (c) => {
   const stored = await c.env.PROMPTS.get(UPSTREAMS_KEY);
-  return c.json({ source: stored === null ? 'var' : 'admin', upstreams: JSON.parse(stored ?? (configOf(c.env).upstreamsJson || '[]')) as unknown });
+  return c.json({
+    source: stored === null ? 'var' : 'admin',
+    upstreams: JSON.parse(stored ?? (configOf(c.env).upstreamsJson || '[]')) as unknown,
+  });
 });
 
 /** Replaces the upstream list (same JSON as the UPSTREAMS var), validated first; lists the new ones at once. */
 admin.put('/upstreams', async (c) => {
   const body = await readJson(c);
-  if (!Array.isArray(body)) throw new ApiError(400, 'invalid_body', 'Body must be a JSON array of upstreams, as in the UPSTREAMS var');
+  if (!Array.isArray(body))
+    throw new ApiError(400, 'invalid_body', 'Body must be a JSON array of upstreams, as in the UPSTREAMS var');
   const raw = JSON.stringify(body);
   try {
     validateUpstreams(c.env, raw);
   } catch (e) {
-    if (e instanceof UpstreamConfigError) throw new ApiError(422, 'invalid_upstreams', 'Nothing was changed', e.message.split('\n').slice(1).map((l) => l.trim()));
+    if (e instanceof UpstreamConfigError)
+      throw new ApiError(
+        422,
+        'invalid_upstreams',
+        'Nothing was changed',
+        e.message
+          .split('\n')
+          .slice(1)
+          .map((l) => l.trim()),
+      );
     throw e;
   }
   await c.env.PROMPTS.put(UPSTREAMS_KEY, raw);
@@ -168,6 +201,12 @@ async function applyUpstreams(env: Env) {
   forgetUpstreamConfig(env);
   const { removed } = await catalogWriter(env).reconcileUpstreams();
   // Removed or disabled upstreams stop following their change streams now; moved ones restart in their refresh.
-  await Promise.all(removed.map((id) => upstreamStub(env, id).reconcile(id).catch(() => undefined)));
+  await Promise.all(
+    removed.map((id) =>
+      upstreamStub(env, id)
+        .reconcile(id)
+        .catch(() => undefined),
+    ),
+  );
   return { removed, upstreams: await refreshUpstreams(env) };
 }

@@ -23,7 +23,17 @@ app.route('/prompts', listings);
 app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }));
 
 // The same `{error: {code, message}}` shape as every other plain-HTTP error (api-error.ts).
-app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route for ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}` } }, 404));
+app.notFound((c) =>
+  c.json(
+    {
+      error: {
+        code: 'not_found',
+        message: `No route for ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}`,
+      },
+    },
+    404,
+  ),
+);
 
 /**
  * A Durable Object that was reset, restarted or overloaded mid-call: the
@@ -56,7 +66,10 @@ app.onError((err, c) => {
         });
   }
   if (err instanceof ApiError) {
-    const error = err.issues === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, issues: err.issues };
+    const error =
+      err.issues === undefined
+        ? { code: err.code, message: err.message }
+        : { code: err.code, message: err.message, issues: err.issues };
     if (err.status === 503) c.header('retry-after', '1');
     return c.json({ error }, err.status);
   }
@@ -72,7 +85,14 @@ app.onError((err, c) => {
       error: String(err),
       stack: err.stack,
     });
-    http = new HttpError(500, ErrorCode.InternalError, misconfigured ? 'Server misconfigured; see logs' : 'Internal error');
+    http = new HttpError(
+      500,
+      ErrorCode.InternalError,
+      misconfigured ? 'Server misconfigured; see logs' : 'Internal error',
+    );
   }
-  return new Response(errorJson(http.id, http), { status: http.status, headers: { 'content-type': 'application/json', ...http.headers } });
+  return new Response(errorJson(http.id, http), {
+    status: http.status,
+    headers: { 'content-type': 'application/json', ...http.headers },
+  });
 });

@@ -27,7 +27,16 @@ const corsForMcp = cors({
   // Only reached for origins already checked below.
   origin: (origin) => origin,
   allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id'],
+  allowHeaders: [
+    'content-type',
+    'accept',
+    'authorization',
+    'mcp-session-id',
+    'mcp-protocol-version',
+    'mcp-method',
+    'mcp-name',
+    'last-event-id',
+  ],
   exposeHeaders: ['mcp-session-id', 'mcp-protocol-version'],
   maxAge: 86400,
 });
@@ -46,7 +55,8 @@ export const browserGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
   return corsForMcp(c, next);
 };
 
-const tooLarge = (max: number) => new HttpError(413, ErrorCode.Transport, `Payload Too Large: the body limit is ${max} bytes`);
+const tooLarge = (max: number) =>
+  new HttpError(413, ErrorCode.Transport, `Payload Too Large: the body limit is ${max} bytes`);
 
 const limitBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const cfg = configOf(c.env);
@@ -91,7 +101,11 @@ function acceptsBoth(accept: string | undefined): boolean {
 /** POST must accept both JSON and SSE (406) and send JSON (415). */
 function checkPostHeaders(c: Context<AppEnv>): void {
   if (!acceptsBoth(c.req.header('accept'))) {
-    throw new HttpError(406, ErrorCode.Transport, 'Not Acceptable: Accept must list both application/json and text/event-stream');
+    throw new HttpError(
+      406,
+      ErrorCode.Transport,
+      'Not Acceptable: Accept must list both application/json and text/event-stream',
+    );
   }
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
@@ -111,4 +125,6 @@ const checkedPost: MiddlewareHandler<AppEnv> = (c, next) => {
  * every request.
  */
 export const postGuard: MiddlewareHandler<AppEnv> = (c, next) =>
-  c.req.header('origin') === undefined ? checkedPost(c, next) : browserGuard(c, () => checkedPost(c, next) as Promise<void>);
+  c.req.header('origin') === undefined
+    ? checkedPost(c, next)
+    : browserGuard(c, () => checkedPost(c, next) as Promise<void>);

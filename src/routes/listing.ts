@@ -33,11 +33,18 @@ export const listings = new Hono<AppEnv>();
  */
 const CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' };
 
-listings.options('*', () =>
-  new Response(null, {
-    status: 204,
-    headers: { ...CORS, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': 'Authorization, If-None-Match', 'access-control-max-age': '86400' },
-  }),
+listings.options(
+  '*',
+  () =>
+    new Response(null, {
+      status: 204,
+      headers: {
+        ...CORS,
+        'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+        'access-control-allow-headers': 'Authorization, If-None-Match',
+        'access-control-max-age': '86400',
+      },
+    }),
 );
 
 const SHAPE = MODERN_VERSIONS[0];
@@ -79,7 +86,8 @@ listings.get('/', async (c) => {
   try {
     page = await listing(scope, SHAPE, cursor);
   } catch (e) {
-    if (e instanceof LookupError) throw new ApiError(400, 'invalid_cursor', 'Invalid or expired cursor; start again from GET /prompts');
+    if (e instanceof LookupError)
+      throw new ApiError(400, 'invalid_cursor', 'Invalid or expired cursor; start again from GET /prompts');
     throw e;
   }
   let out = pages.get(page);

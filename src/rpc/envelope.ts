@@ -28,7 +28,8 @@ export function parseBody(text: string): unknown {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: body is not valid JSON');
   }
   if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
-    const id = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+    const id =
+      typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
     throw new HttpError(
       400,
       ErrorCode.InvalidRequest,
@@ -50,7 +51,8 @@ export function readMessage(x: unknown): Message {
   if ('method' in m) {
     if (typeof m.method !== 'string' || m.method === '') throw bad('method must be a non-empty string', id);
     const p = m.params;
-    if (p !== undefined && (typeof p !== 'object' || p === null || Array.isArray(p))) throw bad('params must be an object', id);
+    if (p !== undefined && (typeof p !== 'object' || p === null || Array.isArray(p)))
+      throw bad('params must be an object', id);
     const params = p as Params;
     if (!('id' in m)) return { kind: 'notification', method: m.method, params };
     if (id === undefined) throw bad('id must be a string or an integer');
@@ -82,9 +84,15 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
  */
 export function jsonResponse(reply: string, extraHeaders?: Record<string, string>): Response;
 export function jsonResponse(reply: string | Promise<string>): Response | Promise<Response>;
-export function jsonResponse(reply: string | Promise<string>, extraHeaders?: Record<string, string>): Response | Promise<Response> {
+export function jsonResponse(
+  reply: string | Promise<string>,
+  extraHeaders?: Record<string, string>,
+): Response | Promise<Response> {
   if (typeof reply !== 'string') return reply.then((r) => jsonResponse(r));
-  return new Response(reply, { status: 200, headers: extraHeaders ? { ...JSON_HEADERS, ...extraHeaders } : JSON_HEADERS });
+  return new Response(reply, {
+    status: 200,
+    headers: extraHeaders ? { ...JSON_HEADERS, ...extraHeaders } : JSON_HEADERS,
+  });
 }
 
 /** 202: a notification or a response was received; nothing to answer. */

@@ -15,7 +15,6 @@ import { isRecord } from '../lib/json.js';
 
 export type Era = 'legacy' | 'modern';
 
-
 function metaOf(m: unknown): Record<string, unknown> | undefined {
   if (!isRecord(m) || !isRecord(m.params)) return undefined;
   return isRecord(m.params._meta) ? m.params._meta : undefined;
@@ -29,7 +28,8 @@ function carriesModernMeta(m: unknown): boolean {
 /** A modern header on a claim-less request: which envelope keys are missing (the SDK's wording and data). */
 function missingEnvelope(m: Record<string, unknown>, header: string, id: RequestId | undefined): HttpError {
   const meta = metaOf(m);
-  const missing = meta === undefined ? ['_meta'] : [MODERN_VERSION_META, CLIENT_CAPABILITIES_META].filter((k) => !(k in meta));
+  const missing =
+    meta === undefined ? ['_meta'] : [MODERN_VERSION_META, CLIENT_CAPABILITIES_META].filter((k) => !(k in meta));
   return new HttpError(
     400,
     ErrorCode.InvalidParams,
@@ -44,11 +44,17 @@ export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
   const header = protocolVersionHeader?.trim();
   if (!isModernVersion(header) || !isRecord(body) || typeof body.method !== 'string') return 'legacy';
   if (!('id' in body)) return 'modern'; // a notification: answered 202 by the modern entry
-  const id = typeof body.id === 'string' || (typeof body.id === 'number' && Number.isInteger(body.id)) ? body.id : undefined;
+  const id =
+    typeof body.id === 'string' || (typeof body.id === 'number' && Number.isInteger(body.id)) ? body.id : undefined;
   if (body.method === 'initialize')
-    throw new HttpError(400, ErrorCode.HeaderMismatch, `Bad Request: an initialize request (legacy handshake) was sent with the modern MCP-Protocol-Version header ${header}`, {
-      data: { mismatch: { header: 'MCP-Protocol-Version', body: 'initialize' } },
-      id,
-    });
+    throw new HttpError(
+      400,
+      ErrorCode.HeaderMismatch,
+      `Bad Request: an initialize request (legacy handshake) was sent with the modern MCP-Protocol-Version header ${header}`,
+      {
+        data: { mismatch: { header: 'MCP-Protocol-Version', body: 'initialize' } },
+        id,
+      },
+    );
   throw missingEnvelope(body, header, id);
 }

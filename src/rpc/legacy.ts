@@ -21,13 +21,17 @@ export const SESSION_HEADER = 'mcp-session-id';
 /** Largest clientInfo + capabilities (as JSON) a session keeps. */
 export const MAX_SESSION_STATE_BYTES = 16_384;
 
-
 /** An unsupported MCP-Protocol-Version header is a 400 (spec §2), in a body dual-era clients read as "legacy". */
 export function checkVersionHeader(value: string | undefined): void {
   if (value !== undefined && !isLegacyVersion(value)) {
-    throw new HttpError(400, ErrorCode.Transport, `Bad Request: unsupported MCP-Protocol-Version "${value.slice(0, 40)}"`, {
-      data: { supported: LEGACY_VERSIONS },
-    });
+    throw new HttpError(
+      400,
+      ErrorCode.Transport,
+      `Bad Request: unsupported MCP-Protocol-Version "${value.slice(0, 40)}"`,
+      {
+        data: { supported: LEGACY_VERSIONS },
+      },
+    );
   }
 }
 
@@ -36,7 +40,8 @@ export function checkVersionHeader(value: string | undefined): void {
  * checkSession. `id` is the request's id, echoed in the error when the body had one.
  */
 function requireSession(t: RequestScope, id?: RequestId): LegacyVersion | Promise<LegacyVersion> {
-  if (!t.sessionId) throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required', { id });
+  if (!t.sessionId)
+    throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required', { id });
   return knownSession(t.secret, t.sessionId) ?? askSession(t, t.sessionId, id);
 }
 
@@ -66,7 +71,11 @@ async function initialize(t: RequestScope, msg: Extract<Message, { kind: 'reques
       `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`,
       { id: msg.id },
     );
-  const sessionId = await createSession(t.env, t.secret, { ...init, ttlMs: t.cfg.sessionTtlMs, recheckMs: t.cfg.sessionRecheckMs });
+  const sessionId = await createSession(t.env, t.secret, {
+    ...init,
+    ttlMs: t.cfg.sessionTtlMs,
+    recheckMs: t.cfg.sessionRecheckMs,
+  });
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
 }
 
@@ -76,7 +85,11 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
     throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch');
   const version = await requireSession(t);
   if (!featuresOf(version).batches)
-    throw new HttpError(400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are not part of protocol ${version}`);
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: JSON-RPC batches are not part of protocol ${version}`,
+    );
   const ctx = callContext(t, 'legacy', version, t.sessionId);
   const replies = await Promise.all(
     items.map(async (item) => {
@@ -112,7 +125,8 @@ function inSession(t: RequestScope, msg: Message, version: LegacyVersion): Respo
 export async function legacyDelete(t: RequestScope): Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   await requireSession(t);
-  if (!(await endSession(t.env, t.sessionId!))) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  if (!(await endSession(t.env, t.sessionId!)))
+    throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
   return new Response(null, { status: 200 });
 }
 
@@ -129,5 +143,9 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
   });
   if (opened.ok) return opened.response;
   if (opened.status === 404) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
-  throw new HttpError(400, ErrorCode.Transport, "Bad Request: Last-Event-ID does not name an event of this session's stream");
+  throw new HttpError(
+    400,
+    ErrorCode.Transport,
+    "Bad Request: Last-Event-ID does not name an event of this session's stream",
+  );
 }

@@ -44,21 +44,48 @@ export interface StandardHeaders {
 }
 
 /** Throws the -32020 error for the first header that is missing or disagrees with the body. */
-export function checkStandardHeaders(h: StandardHeaders, id: RequestId, version: string, method: string, params: Record<string, unknown> | undefined): void {
-  if (h.protocolVersion === undefined) throw mismatch(id, 'MCP-Protocol-Version', `the body names protocol version ${version} but the MCP-Protocol-Version header is absent`);
+export function checkStandardHeaders(
+  h: StandardHeaders,
+  id: RequestId,
+  version: string,
+  method: string,
+  params: Record<string, unknown> | undefined,
+): void {
+  if (h.protocolVersion === undefined)
+    throw mismatch(
+      id,
+      'MCP-Protocol-Version',
+      `the body names protocol version ${version} but the MCP-Protocol-Version header is absent`,
+    );
   if (h.protocolVersion.trim() !== version)
-    throw mismatch(id, 'MCP-Protocol-Version', `the MCP-Protocol-Version header says ${h.protocolVersion.slice(0, 40)} but the body names ${version}`);
+    throw mismatch(
+      id,
+      'MCP-Protocol-Version',
+      `the MCP-Protocol-Version header says ${h.protocolVersion.slice(0, 40)} but the body names ${version}`,
+    );
   const methodHeader = h.header('mcp-method');
-  if (methodHeader === undefined) throw mismatch(id, 'Mcp-Method', `the body names method ${method} but the Mcp-Method header is absent`);
-  if (methodHeader.trim() !== method) throw mismatch(id, 'Mcp-Method', `the Mcp-Method header says ${methodHeader.slice(0, 100)} but the body names ${method}`);
+  if (methodHeader === undefined)
+    throw mismatch(id, 'Mcp-Method', `the body names method ${method} but the Mcp-Method header is absent`);
+  if (methodHeader.trim() !== method)
+    throw mismatch(
+      id,
+      'Mcp-Method',
+      `the Mcp-Method header says ${methodHeader.slice(0, 100)} but the body names ${method}`,
+    );
   if (!NAMED.has(method)) return;
   const bodyName = params?.name;
   const name = h.header('mcp-name');
   if (name === undefined) {
-    if (typeof bodyName === 'string') throw mismatch(id, 'Mcp-Name', `the body names "${bodyName.slice(0, 100)}" but the Mcp-Name header is absent`);
+    if (typeof bodyName === 'string')
+      throw mismatch(id, 'Mcp-Name', `the body names "${bodyName.slice(0, 100)}" but the Mcp-Name header is absent`);
     return;
   }
   const decoded = decodeHeaderValue(name);
   if (decoded === undefined) throw mismatch(id, 'Mcp-Name', 'the Mcp-Name header carries an invalid base64 sentinel');
-  if (decoded !== bodyName) throw mismatch(id, 'Mcp-Name', `the Mcp-Name header names "${decoded.slice(0, 100)}" but the body names ${JSON.stringify(bodyName)?.slice(0, 100)}`);
+  if (decoded !== bodyName)
+    throw mismatch(
+      id,
+      'Mcp-Name',
+      `the Mcp-Name header names "${decoded.slice(0, 100)}" but the body names ${JSON.stringify(bodyName)?.slice(0, 100)}`,
+    );
 }

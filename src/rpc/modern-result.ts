@@ -16,7 +16,11 @@ const heads = new Map<ProtocolVersion, string>();
 /** `{"resultType":"complete","_meta":{…serverInfo…}` without the closing brace. */
 export function modernHead(version: ProtocolVersion): string {
   let head = heads.get(version);
-  if (!head) heads.set(version, (head = `{"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META]: briefInfo(version) })}`));
+  if (!head)
+    heads.set(
+      version,
+      (head = `{"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META]: briefInfo(version) })}`),
+    );
   return head;
 }
 
@@ -29,7 +33,11 @@ export function modernResult(result: unknown, version: ProtocolVersion): unknown
   if (result instanceof RawJson) return result.modern ? result : new RawJson(modernJson(result.json, version), true);
   const r = (result ?? {}) as Record<string, unknown>;
   const meta = typeof r._meta === 'object' && r._meta !== null ? (r._meta as Record<string, unknown>) : {};
-  return { resultType: typeof r.resultType === 'string' ? r.resultType : 'complete', ...r, _meta: { [SERVER_INFO_META]: briefInfo(version), ...meta } };
+  return {
+    resultType: typeof r.resultType === 'string' ? r.resultType : 'complete',
+    ...r,
+    _meta: { [SERVER_INFO_META]: briefInfo(version), ...meta },
+  };
 }
 
 function briefInfo(version: ProtocolVersion): { name: string; version: string } {

@@ -11,7 +11,15 @@
  */
 import { currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
-import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META, MODERN_VERSIONS, SERVER_INFO_META, SUBSCRIPTION_ID_META, type ModernVersion } from '../lib/versions.js';
+import {
+  CLIENT_CAPABILITIES_META,
+  isModernVersion,
+  MODERN_VERSION_META,
+  MODERN_VERSIONS,
+  SERVER_INFO_META,
+  SUBSCRIPTION_ID_META,
+  type ModernVersion,
+} from '../lib/versions.js';
 import type { RequestScope } from '../lib/scope.js';
 import { callContext } from './context.js';
 import { call, hasMethod } from './dispatch.js';
@@ -28,37 +36,61 @@ const bad = (msg: Request, code: number, message: string, data?: unknown) =>
 /** The envelope's version, checked against the header and the revisions served here. */
 function readVersion(t: RequestScope, msg: Request): ModernVersion {
   // Absent when only the header said modern (era.ts): then the version check below fails with -32602.
-  const meta = (typeof msg.params?._meta === 'object' && msg.params._meta !== null ? msg.params._meta : {}) as Record<string, unknown>;
+  const meta = (typeof msg.params?._meta === 'object' && msg.params._meta !== null ? msg.params._meta : {}) as Record<
+    string,
+    unknown
+  >;
   const version = meta[MODERN_VERSION_META];
-  if (typeof version !== 'string') throw bad(msg, ErrorCode.InvalidParams, `Invalid params: _meta["${MODERN_VERSION_META}"] must be a string`);
+  if (typeof version !== 'string')
+    throw bad(msg, ErrorCode.InvalidParams, `Invalid params: _meta["${MODERN_VERSION_META}"] must be a string`);
   if (t.protocolVersion !== undefined && t.protocolVersion.trim() !== version)
-    throw bad(msg, ErrorCode.HeaderMismatch, `Bad Request: the MCP-Protocol-Version header says ${t.protocolVersion.slice(0, 40)} but the body names ${version.slice(0, 40)}`, {
-      mismatch: { header: 'MCP-Protocol-Version', body: version.slice(0, 40) },
-    });
+    throw bad(
+      msg,
+      ErrorCode.HeaderMismatch,
+      `Bad Request: the MCP-Protocol-Version header says ${t.protocolVersion.slice(0, 40)} but the body names ${version.slice(0, 40)}`,
+      {
+        mismatch: { header: 'MCP-Protocol-Version', body: version.slice(0, 40) },
+      },
+    );
   if (!isModernVersion(version))
-    throw bad(msg, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version ${version.slice(0, 40)}; 2025-era clients may use initialize`, {
-      supported: MODERN_VERSIONS,
-      requested: version.slice(0, 40),
-    });
+    throw bad(
+      msg,
+      ErrorCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version ${version.slice(0, 40)}; 2025-era clients may use initialize`,
+      {
+        supported: MODERN_VERSIONS,
+        requested: version.slice(0, 40),
+      },
+    );
   const caps = meta[CLIENT_CAPABILITIES_META];
   if (typeof caps !== 'object' || caps === null || Array.isArray(caps))
-    throw bad(msg, ErrorCode.InvalidParams, `Invalid params: _meta["${CLIENT_CAPABILITIES_META}"] is required (an object; {} declares none)`);
+    throw bad(
+      msg,
+      ErrorCode.InvalidParams,
+      `Invalid params: _meta["${CLIENT_CAPABILITIES_META}"] is required (an object; {} declares none)`,
+    );
   return version;
 }
 
 async function listen(t: RequestScope, msg: Request, version: ModernVersion): Promise<Response> {
   const requested = msg.params?.notifications;
   if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-    return jsonResponse(errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')));
+    return jsonResponse(
+      errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')),
+    );
   }
   // Prompt-list changes are the only kind this server has.
-  const honored: Record<string, boolean> = (requested as Record<string, unknown>).promptsListChanged === true ? { promptsListChanged: true } : {};
+  const honored: Record<string, boolean> =
+    (requested as Record<string, unknown>).promptsListChanged === true ? { promptsListChanged: true } : {};
   return openListenStream({
     env: t.env,
     listenId: msg.id,
     honored,
     subscriptionIdKey: SUBSCRIPTION_ID_META,
-    endResult: resultMessage(msg.id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: msg.id, [SERVER_INFO_META]: serverInfo(version) } }),
+    endResult: resultMessage(msg.id, {
+      resultType: 'complete',
+      _meta: { [SUBSCRIPTION_ID_META]: msg.id, [SERVER_INFO_META]: serverInfo(version) },
+    }),
     keepaliveMs: t.cfg.sseKeepaliveMs,
     maxMs: t.cfg.listenMaxMs,
     shards: t.cfg.registryShards,
@@ -68,7 +100,12 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion): Pr
 
 /** Synchronous for a warm list (no promise on the hot path); listen and cold paths return a promise. */
 export function modernPost(t: RequestScope, body: unknown): Response | Promise<Response> {
-  if (Array.isArray(body)) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 has no JSON-RPC batches; send one message per POST');
+  if (Array.isArray(body))
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid Request: 2026-07-28 has no JSON-RPC batches; send one message per POST',
+    );
   const msg = readMessage(body);
   // Client notifications (notifications/cancelled from a closing listen) and stray responses: nothing to answer.
   if (msg.kind !== 'request') return accepted();

@@ -14,7 +14,9 @@ export const INSTRUCTIONS =
 
 /** Capabilities per era: logging/setLevel is gone from 2026-07-28 (the level travels in `_meta`). */
 export function capabilitiesOf(modern: boolean): ServerCapabilities {
-  return modern ? { prompts: { listChanged: true }, completions: {} } : { prompts: { listChanged: true }, completions: {}, logging: {} };
+  return modern
+    ? { prompts: { listChanged: true }, completions: {} }
+    : { prompts: { listChanged: true }, completions: {}, logging: {} };
 }
 
 const infos = new Map<ProtocolVersion, Implementation>();

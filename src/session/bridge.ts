@@ -59,7 +59,8 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       // The object answered on this socket: the bound is on consecutive failed reconnects, not on
       // drops over the stream's life (a stream that outlives six restarts must not end for it).
       reconnects = 0;
-      if (!closed) opts.onFrame(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data as ArrayBuffer)) as F, client);
+      if (!closed)
+        opts.onFrame(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data as ArrayBuffer)) as F, client);
     });
     ws.addEventListener('close', () => {
       if (closed) return;
@@ -88,7 +89,10 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
 }
 
 /** Upgrades a request to a Durable Object into an accepted WebSocket, or the status it answered. */
-export async function upgrade(stub: { fetch(url: string, init: RequestInit): Promise<Response> }, headers: Record<string, string> = {}): Promise<WebSocket | number> {
+export async function upgrade(
+  stub: { fetch(url: string, init: RequestInit): Promise<Response> },
+  headers: Record<string, string> = {},
+): Promise<WebSocket | number> {
   const res = await stub.fetch('https://object.internal/stream', { headers: { ...headers, upgrade: 'websocket' } });
   if (!res.webSocket) {
     if (res.status >= 400 && res.status < 500) return res.status;

@@ -27,7 +27,8 @@ export class ChangeFeed extends DurableObject<Env> {
     const armed = (await this.ctx.storage.getAlarm()) !== null;
     const newer = event.generation > Math.max(published, pending);
     if (newer) void this.ctx.storage.put('pending', event.generation);
-    if (!armed && (newer || pending > published)) void this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
+    if (!armed && (newer || pending > published))
+      void this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
     return newer;
   }
 
@@ -37,7 +38,9 @@ export class ChangeFeed extends DurableObject<Env> {
     const event: CatalogEvent = { kind: 'prompts_list_changed', generation };
     const started = Date.now();
     const shards = shardCount(this.env);
-    const results = await Promise.allSettled(Array.from({ length: shards }, (_, i) => shardStub(this.env, i).deliver(event)));
+    const results = await Promise.allSettled(
+      Array.from({ length: shards }, (_, i) => shardStub(this.env, i).deliver(event)),
+    );
     const total: DeliveryReport = { listeners: 0, members: 0, delivered: 0, dropped: 0, failed: 0 };
     let shardFailures = 0;
     for (const r of results) {

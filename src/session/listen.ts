@@ -41,13 +41,21 @@ const message = (data: string) => sseEvent({ event: 'message', data });
 
 export async function openListenStream(o: ListenOptions): Promise<Response> {
   const tag = { [o.subscriptionIdKey]: o.listenId };
-  const ack = message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: o.honored, _meta: tag } }));
+  const ack = message(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: o.honored, _meta: tag },
+    }),
+  );
   const end = () => message(o.endResult);
   if (!o.honored.promptsListChanged) {
     // Nothing this server could ever send: acknowledge and end at once rather than hold an empty stream.
     return new Response(new Blob([ack, end()]).stream(), { headers: SSE_HEADERS });
   }
-  const changed = message(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: tag } }));
+  const changed = message(
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: tag } }),
+  );
   const shard = Math.floor(Math.random() * o.shards);
   const connect = () => upgrade(shardStub(o.env, shard));
   // Subscribed before the ack goes out, so a change right after the ack is never missed.

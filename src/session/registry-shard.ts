@@ -29,16 +29,22 @@ export class RegistryShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS members (session TEXT PRIMARY KEY, joined_at INTEGER NOT NULL)');
-    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS announced (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)');
+    ctx.storage.sql.exec(
+      'CREATE TABLE IF NOT EXISTS announced (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)',
+    );
   }
 
   private announced(): number {
-    return this.ctx.storage.sql.exec<{ generation: number }>('SELECT generation FROM announced').toArray()[0]?.generation ?? 0;
+    return (
+      this.ctx.storage.sql.exec<{ generation: number }>('SELECT generation FROM announced').toArray()[0]?.generation ??
+      0
+    );
   }
 
   /** A modern listen stream's socket (the Worker holds the client's SSE response). */
   override async fetch(req: Request): Promise<Response> {
-    if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
+    if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket')
+      return new Response('expected a WebSocket upgrade', { status: 426 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [LISTENER]);
     sendFrame(server, { t: 'open', generation: this.announced() });
@@ -59,7 +65,11 @@ export class RegistryShard extends DurableObject<Env> {
   }
 
   async add(sessionId: string): Promise<void> {
-    this.ctx.storage.sql.exec('INSERT OR IGNORE INTO members (session, joined_at) VALUES (?, ?)', sessionId, Date.now());
+    this.ctx.storage.sql.exec(
+      'INSERT OR IGNORE INTO members (session, joined_at) VALUES (?, ?)',
+      sessionId,
+      Date.now(),
+    );
   }
 
   async remove(sessionId: string): Promise<void> {
@@ -67,7 +77,10 @@ export class RegistryShard extends DurableObject<Env> {
   }
 
   async members(): Promise<string[]> {
-    return this.ctx.storage.sql.exec<{ session: string }>('SELECT session FROM members ORDER BY session').toArray().map((r) => r.session);
+    return this.ctx.storage.sql
+      .exec<{ session: string }>('SELECT session FROM members ORDER BY session')
+      .toArray()
+      .map((r) => r.session);
   }
 
   /**

@@ -101,7 +101,8 @@ export class SessionObject extends DurableObject<Env> {
    * 404: no such session. 400: a Last-Event-ID that is not this session's stream.
    */
   override async fetch(req: Request): Promise<Response> {
-    if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket') return new Response('expected a WebSocket upgrade', { status: 426 });
+    if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket')
+      return new Response('expected a WebSocket upgrade', { status: 426 });
     const s = await this.load();
     if (!s) return new Response('session not found', { status: 404 });
     const last = req.headers.get('last-event-id');
@@ -109,7 +110,8 @@ export class SessionObject extends DurableObject<Env> {
     let replay: LogEntry[] = [];
     if (last !== null) {
       const at = parseEventId(last);
-      if (!stream || !at || at.key !== stream.key || at.seq > stream.seq) return new Response('unknown Last-Event-ID', { status: 400 });
+      if (!stream || !at || at.key !== stream.key || at.seq > stream.seq)
+        return new Response('unknown Last-Event-ID', { status: 400 });
       const now = Date.now();
       const log = await this.ctx.storage.list<LogEntry>({ prefix: 'log:', start: logKey(at.seq + 1) });
       replay = [...log.values()].filter((e) => now - e.at < REPLAY_MAX_AGE_MS);
@@ -143,12 +145,16 @@ export class SessionObject extends DurableObject<Env> {
     if (!stream || event.generation <= stream.generation) return true;
     stream.seq += 1;
     stream.generation = event.generation;
-    const entries: Record<string, StreamState | LogEntry> = { stream, [logKey(stream.seq)]: { seq: stream.seq, at: Date.now(), event } };
+    const entries: Record<string, StreamState | LogEntry> = {
+      stream,
+      [logKey(stream.seq)]: { seq: stream.seq, at: Date.now(), event },
+    };
     const written = this.ctx.storage.put(entries);
     if (stream.seq > REPLAY_MAX_EVENTS) void this.ctx.storage.delete(logKey(stream.seq - REPLAY_MAX_EVENTS));
     // Sent while the write is in flight: the output gate holds the message until it is durable,
     // so a client never sees an event id that a restart could hand out again.
-    for (const ws of this.ctx.getWebSockets()) sendFrame(ws, { t: 'event', id: eventId(stream.key, stream.seq), event });
+    for (const ws of this.ctx.getWebSockets())
+      sendFrame(ws, { t: 'event', id: eventId(stream.key, stream.seq), event });
     await written;
     return true;
   }

@@ -26,7 +26,13 @@ export function sessionStub(env: SessionEnv, id: string) {
 export async function createSession(
   env: SessionEnv,
   secret: string,
-  init: { version: LegacyVersion; clientInfo?: Implementation; capabilities?: ClientCapabilities; ttlMs: number; recheckMs: number },
+  init: {
+    version: LegacyVersion;
+    clientInfo?: Implementation;
+    capabilities?: ClientCapabilities;
+    ttlMs: number;
+    recheckMs: number;
+  },
 ): Promise<string> {
   const { recheckMs, ...state } = init;
   const id = await mintSessionId(secret, init.version);
@@ -48,7 +54,12 @@ export function knownSession(secret: string, id: string): LegacyVersion | undefi
 }
 
 /** The session's negotiated revision, or null when the id is forged, unknown or ended. */
-export async function checkSession(env: SessionEnv, secret: string, id: string, recheckMs: number): Promise<LegacyVersion | null> {
+export async function checkSession(
+  env: SessionEnv,
+  secret: string,
+  id: string,
+  recheckMs: number,
+): Promise<LegacyVersion | null> {
   const known = knownSession(secret, id);
   if (known) return known;
   const version = await readSessionId(secret, id);

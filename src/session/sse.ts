@@ -15,7 +15,13 @@ export function sseEvent(e: SseEvent): Uint8Array {
   let out = '';
   if (e.id !== undefined) out += `id: ${e.id}\n`;
   if (e.event !== undefined) out += `event: ${e.event}\n`;
-  out += e.data === '' ? 'data:\n' : e.data.split('\n').map((l) => `data: ${l}\n`).join('');
+  out +=
+    e.data === ''
+      ? 'data:\n'
+      : e.data
+          .split('\n')
+          .map((l) => `data: ${l}\n`)
+          .join('');
   return enc.encode(`${out}\n`);
 }
 

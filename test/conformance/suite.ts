@@ -53,7 +53,9 @@ export interface SuiteOptions {
 }
 
 function mergedBaseline(files: string[], mustPass: string[]): string[] {
-  const entries = files.flatMap((f) => (parse(readFileSync(join(PROJECT_ROOT, 'test/conformance', f), 'utf8')) as { server: string[] }).server);
+  const entries = files.flatMap(
+    (f) => (parse(readFileSync(join(PROJECT_ROOT, 'test/conformance', f), 'utf8')) as { server: string[] }).server,
+  );
   return entries.filter((e) => !mustPass.includes(e));
 }
 
@@ -66,7 +68,11 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteRun> {
     const expected = mergedBaseline(opts.baselines, opts.mustPass ?? []);
     writeFileSync(join(dir, 'expected-failures.yaml'), stringify({ server: expected }));
     args.push('--expected-failures', join(dir, 'expected-failures.yaml'), '-o', out);
-    const child = spawn(process.execPath, ['--import', PRELOAD, ...args], { cwd: dir, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', PRELOAD, ...args], {
+      cwd: dir,
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -74,7 +80,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteRun> {
     const exitCode = await new Promise<number | null>((r) => child.once('close', (code) => r(code)));
     clearTimeout(timer);
     const scenarios = new Map<string, Check[]>();
-    if (!existsSync(out)) throw new Error(`the conformance CLI wrote no results (exit ${exitCode}):\n${output.slice(-4000)}`);
+    if (!existsSync(out))
+      throw new Error(`the conformance CLI wrote no results (exit ${exitCode}):\n${output.slice(-4000)}`);
     for (const entry of readdirSync(out)) {
       const name = entry.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
       scenarios.set(name, JSON.parse(readFileSync(join(out, entry, 'checks.json'), 'utf8')) as Check[]);
@@ -88,5 +95,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteRun> {
 
 /** Checks by outcome (WARNING counts as a failure, as the CLI's baseline check does). */
 export function counts(checks: Check[]): { passed: number; failed: number } {
-  return { passed: checks.filter((c) => c.status === 'SUCCESS').length, failed: checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').length };
+  return {
+    passed: checks.filter((c) => c.status === 'SUCCESS').length,
+    failed: checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING').length,
+  };
 }

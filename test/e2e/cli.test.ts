@@ -22,8 +22,11 @@ let notifications = 0;
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('node', [join(PROJECT_ROOT, 'bin/promptgate.mjs'), ...args], { env: { ...process.env, PROMPTGATE_URL: gw.url, PROMPTGATE_TOKEN: gw.adminToken } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'node',
+      [join(PROJECT_ROOT, 'bin/promptgate.mjs'), ...args],
+      { env: { ...process.env, PROMPTGATE_URL: gw.url, PROMPTGATE_TOKEN: gw.adminToken } },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -74,7 +77,10 @@ afterAll(async () => {
 
 describe('promptgate CLI', () => {
   it('push: diff, progress per file, summary; the client sees it, notified once', async () => {
-    writeFileSync(join(work, 'prompts', 'release_notes.md'), '---\nname: release_notes\ntitle: Release notes\narguments:\n  - name: changes\n    required: true\n---\n\n## user\n\nWrite release notes for:\n\n{{changes}}\n');
+    writeFileSync(
+      join(work, 'prompts', 'release_notes.md'),
+      '---\nname: release_notes\ntitle: Release notes\narguments:\n  - name: changes\n    required: true\n---\n\n## user\n\nWrite release notes for:\n\n{{changes}}\n',
+    );
     const before = await quiet();
     expect(before).toBe(0);
     const r = await cli('push', join(work, 'prompts'));
@@ -101,11 +107,16 @@ describe('promptgate CLI', () => {
   it('a set with one invalid file publishes nothing; validate and push exit non-zero naming file and line', async () => {
     const bad = join(work, 'bad');
     cpSync(join(work, 'prompts'), bad, { recursive: true });
-    writeFileSync(join(bad, 'summarize.md'), readFileSync(join(bad, 'summarize.md'), 'utf8') + '\n## user\nuses {{nope}}\n');
+    writeFileSync(
+      join(bad, 'summarize.md'),
+      readFileSync(join(bad, 'summarize.md'), 'utf8') + '\n## user\nuses {{nope}}\n',
+    );
     writeFileSync(join(bad, 'zz_new.md'), '---\nname: zz_new\n---\n## user\nnew and valid\n');
     const v = await cli('validate', bad);
     expect(v.code).toBe(1);
-    expect(v.stderr).toMatch(/summarize\.md:\d+: messages\[\d+\]\.content: placeholder \{\{nope\}\} names no declared argument/);
+    expect(v.stderr).toMatch(
+      /summarize\.md:\d+: messages\[\d+\]\.content: placeholder \{\{nope\}\} names no declared argument/,
+    );
     const before = await quiet();
     const feed = await feedState(gw.url);
     const p = await cli('push', bad);

@@ -24,7 +24,14 @@ import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-de
 
 const execFileAsync = promisify(execFile);
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/conformance');
-const PROMPTS = ['prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image', 'completion-complete'];
+const PROMPTS = [
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'completion-complete',
+];
 
 interface RunSpec {
   label: string;
@@ -46,7 +53,16 @@ const RUNS: RunSpec[] = [
     label: '0.2.0-alpha.12',
     build: 'next',
     baselines: ['expected-failures.yaml'],
-    applicable: ['server-initialize', 'server-session-lifecycle', 'ping', 'logging-set-level', ...PROMPTS, 'dns-rebinding-protection', 'server-stateless', 'caching'],
+    applicable: [
+      'server-initialize',
+      'server-session-lifecycle',
+      'ping',
+      'logging-set-level',
+      ...PROMPTS,
+      'dns-rebinding-protection',
+      'server-stateless',
+      'caching',
+    ],
   },
   {
     label: '0.2.0-alpha.12 --spec-version 2026-07-28',
@@ -94,13 +110,20 @@ beforeAll(async () => {
   const [direct, aggregator] = await Promise.all([
     startGateway({ promptsDir: join(FIXTURES, 'aggregator-local') }).then(async (gw) => {
       // The fixtures are authored as prompt files and published the way a user publishes them.
-      const push = await execFileAsync(process.execPath, ['bin/promptgate.mjs', 'push', join(FIXTURES, 'prompts'), '--prune', '--url', gw.url, '--token', gw.adminToken], { cwd: PROJECT_ROOT });
+      const push = await execFileAsync(
+        process.execPath,
+        ['bin/promptgate.mjs', 'push', join(FIXTURES, 'prompts'), '--prune', '--url', gw.url, '--token', gw.adminToken],
+        { cwd: PROJECT_ROOT },
+      );
       console.log(`[conformance direct] promptgate push:\n${push.stdout}`);
       return gw;
     }),
     startGateway({
       promptsDir: join(FIXTURES, 'aggregator-local'),
-      vars: { UPSTREAMS: JSON.stringify([{ id: 'conformance', url: upstream.url, prefix: '' }]), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' },
+      vars: {
+        UPSTREAMS: JSON.stringify([{ id: 'conformance', url: upstream.url, prefix: '' }]),
+        UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
+      },
     }),
   ]);
   targets[0]!.gateway = direct;
@@ -109,7 +132,13 @@ beforeAll(async () => {
   await Promise.all(
     targets.map(async (t) => {
       for (const r of RUNS) {
-        const run = await runSuite({ build: r.build, url: t.gateway!.mcpUrl, specVersion: r.specVersion, baselines: r.baselines, mustPass: t.name === 'aggregator' ? [AGGREGATOR_ONLY] : [] });
+        const run = await runSuite({
+          build: r.build,
+          url: t.gateway!.mcpUrl,
+          specVersion: r.specVersion,
+          baselines: r.baselines,
+          mustPass: t.name === 'aggregator' ? [AGGREGATOR_ONLY] : [],
+        });
         t.results.set(r.label, run);
         console.log(summary(t, r.label, run));
       }
@@ -128,15 +157,20 @@ describe.each(targets)('official conformance, $name', (t) => {
       const run = t.results.get(r.label)!;
       expect(run.exitCode, run.output.slice(-4000)).toBe(0);
     });
-    const applicable = t.name === 'aggregator' && r.build === 'next' ? [...r.applicable, AGGREGATOR_ONLY] : r.applicable;
+    const applicable =
+      t.name === 'aggregator' && r.build === 'next' ? [...r.applicable, AGGREGATOR_ONLY] : r.applicable;
     it.each(applicable)('%s passes with 0 failures (outside its tool-only checks, if any)', (scenario) => {
       const run = t.results.get(r.label)!;
       const checks = run.scenarios.get(scenario);
       // How many checks a scenario has is the suite's business; that it ran and what each check is, is ours.
-      expect(checks, `scenario ${scenario} did not run`).toEqual(expect.arrayContaining([expect.objectContaining({ id: expect.any(String), status: 'SUCCESS' })]));
+      expect(checks, `scenario ${scenario} did not run`).toEqual(
+        expect.arrayContaining([expect.objectContaining({ id: expect.any(String), status: 'SUCCESS' })]),
+      );
       expect(run.expected, 'an applicable scenario is never excused whole').not.toContain(scenario);
       // Only single checks the baseline names (the suite's diagnostic tools, tools/resources listings) are excused.
-      const excused = new Set(run.expected.filter((e) => e.startsWith(`${scenario}:`)).map((e) => e.slice(scenario.length + 1)));
+      const excused = new Set(
+        run.expected.filter((e) => e.startsWith(`${scenario}:`)).map((e) => e.slice(scenario.length + 1)),
+      );
       const bad = checks!.filter((c) => (c.status === 'FAILURE' || c.status === 'WARNING') && !excused.has(c.id));
       expect(bad, JSON.stringify(bad, null, 2)).toEqual([]);
       expect(counts(checks!).passed).toBeGreaterThan(0);

@@ -23,10 +23,18 @@ let gw: Gateway;
 let upstream: { url: string; close(): Promise<void> };
 
 /** One modern prompts/get as a 2026-07-28 client sends it. */
-async function modernGet(params: Record<string, unknown>, caps: Record<string, unknown> = { elicitation: { form: {} } }, headers: Record<string, string> = {}, status = 200) {
+async function modernGet(
+  params: Record<string, unknown>,
+  caps: Record<string, unknown> = { elicitation: { form: {} } },
+  headers: Record<string, string> = {},
+  status = 200,
+) {
   const { body, init } = modernPost('prompts/get', params, caps);
   const id = body.id;
-  const res = await fetch(gw.mcpUrl, { ...init, headers: { ...(init.headers as Record<string, string>), 'mcp-name': String(params.name), ...headers } });
+  const res = await fetch(gw.mcpUrl, {
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), 'mcp-name': String(params.name), ...headers },
+  });
   const text = await res.text();
   expect(res.status, text).toBe(status);
   const reply = JSON.parse(text);
@@ -38,7 +46,10 @@ beforeAll(async () => {
   upstream = await conformanceUpstream(join(FIXTURES, 'prompts'));
   gw = await startGateway({
     promptsDir: join(FIXTURES, 'local-wins'),
-    vars: { UPSTREAMS: JSON.stringify([{ id: 'conf', url: upstream.url, prefix: '' }]), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' },
+    vars: {
+      UPSTREAMS: JSON.stringify([{ id: 'conf', url: upstream.url, prefix: '' }]),
+      UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
+    },
   });
 });
 
@@ -64,7 +75,10 @@ describe('input_required through the gateway', () => {
     const first = await modernGet({ name: INPUT_REQUIRED_PROMPT });
     expect(first.error).toBeUndefined();
     expect(first.result.resultType).toBe('input_required');
-    expect(first.result.inputRequests.user_context).toMatchObject({ method: 'elicitation/create', params: { message: 'What context should the prompt use?' } });
+    expect(first.result.inputRequests.user_context).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'What context should the prompt use?' },
+    });
     expect(typeof first.result.requestState).toBe('string');
     const retry = await modernGet({
       name: INPUT_REQUIRED_PROMPT,
@@ -80,11 +94,23 @@ describe('input_required through the gateway', () => {
     const first = await modernGet({ name: INPUT_REQUIRED_PROMPT }, undefined, { authorization: 'Bearer alice' });
     const state: string = first.result.requestState;
     const responses = { user_context: { action: 'accept', content: { context: 'x' } } };
-    const ok = await modernGet({ name: INPUT_REQUIRED_PROMPT, inputResponses: responses, requestState: state }, undefined, { authorization: 'Bearer alice' });
+    const ok = await modernGet(
+      { name: INPUT_REQUIRED_PROMPT, inputResponses: responses, requestState: state },
+      undefined,
+      { authorization: 'Bearer alice' },
+    );
     expect(ok.result?.resultType).toBe('complete');
     const tampered = `${state.slice(0, -2)}${state.endsWith('A') ? 'B' : 'A'}${state.slice(-1)}`;
-    for (const [s, who] of [[tampered, 'Bearer alice'], [state, 'Bearer mallory'], ['garbage', 'Bearer alice']] as const) {
-      const r = await modernGet({ name: INPUT_REQUIRED_PROMPT, inputResponses: responses, requestState: s }, undefined, { authorization: who });
+    for (const [s, who] of [
+      [tampered, 'Bearer alice'],
+      [state, 'Bearer mallory'],
+      ['garbage', 'Bearer alice'],
+    ] as const) {
+      const r = await modernGet(
+        { name: INPUT_REQUIRED_PROMPT, inputResponses: responses, requestState: s },
+        undefined,
+        { authorization: who },
+      );
       expect(r.error?.code, JSON.stringify(r)).toBe(-32602);
       expect(r.error?.message).toMatch(/requestState/);
     }

@@ -53,7 +53,10 @@ interface Connected {
 
 async function connect(opts: { fetch?: typeof fetch } = {}): Promise<Connected> {
   const client = new Client({ name: 'promptgate-e2e', version: '0.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(gw.mcpUrl), opts.fetch ? { fetch: opts.fetch } : undefined);
+  const transport = new StreamableHTTPClientTransport(
+    new URL(gw.mcpUrl),
+    opts.fetch ? { fetch: opts.fetch } : undefined,
+  );
   opened.push(client);
   await client.connect(transport);
   return { client, transport };
@@ -115,13 +118,18 @@ async function jsonOf(res: Response): Promise<any> {
 }
 
 async function rawInitialize(protocolVersion: string): Promise<{ session: string; result: any }> {
-  const res = await raw(rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-e2e', version: '0.0.0' } }));
+  const res = await raw(
+    rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'raw-e2e', version: '0.0.0' } }),
+  );
   expect(res.status, 'initialize should answer 200').toBe(200);
   const session = res.headers.get('mcp-session-id');
   expect(session, 'initialize should return an Mcp-Session-Id header').toMatch(SESSION_ID_SHAPE);
   const body = await jsonOf(res);
   expect(body.error, 'initialize should not fail').toBeUndefined();
-  const initialized = await raw({ jsonrpc: '2.0', method: 'notifications/initialized' }, { session: session!, version: body.result.protocolVersion });
+  const initialized = await raw(
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { session: session!, version: body.result.protocolVersion },
+  );
   expect(initialized.status, 'notifications/initialized should be accepted with 202').toBe(202);
   return { session: session!, result: body.result };
 }
@@ -164,11 +172,17 @@ describe('legacy era end to end (wrangler dev + MCP SDK v1 client)', () => {
       expect(page.length, `page ${i + 1} must not exceed PAGE_SIZE`).toBeLessThanOrEqual(PAGE_SIZE);
     }
     const full = (i: number) => Math.min(PAGE_SIZE, EXPECTED_NAMES.length - i * PAGE_SIZE);
-    expect(pages.map((p) => p.length), 'full pages, then the rest').toEqual(pages.map((_, i) => full(i)));
+    expect(
+      pages.map((p) => p.length),
+      'full pages, then the rest',
+    ).toEqual(pages.map((_, i) => full(i)));
     expect(new Set(names).size, `prompt names across pages must be unique: ${names.join(', ')}`).toBe(names.length);
-    expect([...names].sort(), 'the union of all pages must equal the prompts loaded from prompts/').toEqual(EXPECTED_NAMES);
+    expect([...names].sort(), 'the union of all pages must equal the prompts loaded from prompts/').toEqual(
+      EXPECTED_NAMES,
+    );
     // Titles are a 2025-06-18+ field; the SDK negotiates 2025-11-25.
-    for (const p of pages.flat()) expect(p.title, `prompt ${p.name} should carry its title`).toBe(RECORDS.get(p.name)!.title);
+    for (const p of pages.flat())
+      expect(p.title, `prompt ${p.name} should carry its title`).toBe(RECORDS.get(p.name)!.title);
   });
 
   it('gets every prompt with its arguments filled in and renders each supplied value', async () => {
@@ -214,25 +228,38 @@ describe('legacy era end to end (wrangler dev + MCP SDK v1 client)', () => {
     }
 
     const byName = new Map(prompts.map((p) => [p.name, p]));
-    expect(byName.has('code_review') && byName.has('debug_session') && byName.has('ui_review'), 'example prompts present').toBe(true);
+    expect(
+      byName.has('code_review') && byName.has('debug_session') && byName.has('ui_review'),
+      'example prompts present',
+    ).toBe(true);
   });
 
   it('renders the example content block types (embedded resource, PNG image, resource link)', async () => {
     const { client } = await connect();
 
-    const debug = await client.getPrompt({ name: 'debug_session', arguments: { service: 'checkout-api', symptom: 'p99 is 6 s' } });
+    const debug = await client.getPrompt({
+      name: 'debug_session',
+      arguments: { service: 'checkout-api', symptom: 'p99 is 6 s' },
+    });
     const embedded = debug.messages.map((m) => m.content).find((c) => c.type === 'resource');
     expect(embedded?.type, 'debug_session should have an embedded resource content block').toBe('resource');
     if (embedded?.type !== 'resource') throw new Error('unreachable');
-    expect(embedded.resource.uri, 'embedded resource uri is templated').toBe('file:///var/log/checkout-api/checkout-api.log');
-    expect('text' in embedded.resource && embedded.resource.text, 'embedded log text is templated').toContain('checkout-api db.pool');
+    expect(embedded.resource.uri, 'embedded resource uri is templated').toBe(
+      'file:///var/log/checkout-api/checkout-api.log',
+    );
+    expect('text' in embedded.resource && embedded.resource.text, 'embedded log text is templated').toContain(
+      'checkout-api db.pool',
+    );
 
     const ui = await client.getPrompt({ name: 'ui_review', arguments: {} });
     const image = ui.messages.map((m) => m.content).find((c) => c.type === 'image');
     expect(image?.type, 'ui_review should have an image content block').toBe('image');
     if (image?.type !== 'image') throw new Error('unreachable');
     expect(image.mimeType, 'ui_review image mimeType').toBe('image/png');
-    expect([...Buffer.from(image.data, 'base64').subarray(0, 8)], 'ui_review image data should be a base64 PNG').toEqual(PNG_MAGIC);
+    expect(
+      [...Buffer.from(image.data, 'base64').subarray(0, 8)],
+      'ui_review image data should be a base64 PNG',
+    ).toEqual(PNG_MAGIC);
 
     const postmortem = await client.getPrompt({ name: 'incident_postmortem', arguments: { incident: 'db outage' } });
     const link = postmortem.messages.map((m) => m.content).find((c) => c.type === 'resource_link');
@@ -243,7 +270,10 @@ describe('legacy era end to end (wrangler dev + MCP SDK v1 client)', () => {
 
   it('completes argument values with completion/complete', async () => {
     const { client } = await connect();
-    const res = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'ty' } });
+    const res = await client.complete({
+      ref: { type: 'ref/prompt', name: 'code_review' },
+      argument: { name: 'language', value: 'ty' },
+    });
     expect(res.completion.values, 'completions for language="ty"').toContain('typescript');
     expect(res.completion.values[0], 'prefix matches rank first').toBe('typescript');
     expect(res.completion.total, 'total counts every match').toBeGreaterThanOrEqual(res.completion.values.length);
@@ -270,7 +300,9 @@ describe('legacy era end to end (wrangler dev + MCP SDK v1 client)', () => {
   describe('raw HTTP error paths', () => {
     // The shared matrix (test/helpers/transport-cases.ts), here over real HTTP: undici's default
     // headers (an absent Accept becomes */*) and the dev server's HTTP stack are in the path.
-    it.each(TRANSPORT_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => expectTransportCase(fetch, gw.mcpUrl, c));
+    it.each(TRANSPORT_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) =>
+      expectTransportCase(fetch, gw.mcpUrl, c),
+    );
   });
 
   it('ends a session on DELETE: the old id gets 404 and new clients still connect', async () => {
@@ -306,7 +338,10 @@ describe('legacy era end to end (wrangler dev + MCP SDK v1 client)', () => {
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const res = await raw(rpc('prompts/list', cursor === undefined ? undefined : { cursor }), { session, version: '2025-03-26' });
+        const res = await raw(rpc('prompts/list', cursor === undefined ? undefined : { cursor }), {
+          session,
+          version: '2025-03-26',
+        });
         expect(res.status, 'prompts/list on a 2025-03-26 session').toBe(200);
         const body = await jsonOf(res);
         expect(body.error, 'prompts/list error').toBeUndefined();
@@ -314,7 +349,8 @@ describe('legacy era end to end (wrangler dev + MCP SDK v1 client)', () => {
           names.push(p.name);
           expect(p, `${p.name}: no title before 2025-06-18`).not.toHaveProperty('title');
           expect(p, `${p.name}: no icons before 2025-11-25`).not.toHaveProperty('icons');
-          for (const a of p.arguments ?? []) expect(a, `${p.name}.${a.name}: no argument title before 2025-06-18`).not.toHaveProperty('title');
+          for (const a of p.arguments ?? [])
+            expect(a, `${p.name}.${a.name}: no argument title before 2025-06-18`).not.toHaveProperty('title');
         }
         cursor = body.result.nextCursor;
         expect(++pages, 'pagination should terminate').toBeLessThanOrEqual(50);
@@ -334,11 +370,16 @@ describe('legacy era end to end (wrangler dev + MCP SDK v1 client)', () => {
 
     it('degrades resource_link to text for 2025-03-26', async () => {
       const { session } = await rawInitialize('2025-03-26');
-      const res = await raw(rpc('prompts/get', { name: 'incident_postmortem', arguments: { incident: 'x' } }), { session, version: '2025-03-26' });
+      const res = await raw(rpc('prompts/get', { name: 'incident_postmortem', arguments: { incident: 'x' } }), {
+        session,
+        version: '2025-03-26',
+      });
       const body = await jsonOf(res);
       const types = (body.result.messages as { content: { type: string } }[]).map((m) => m.content.type);
       expect(types, 'no resource_link block on 2025-03-26').not.toContain('resource_link');
-      expect(JSON.stringify(body.result.messages), 'the link survives as text').toContain('https://sre.google/sre-book/postmortem-culture/');
+      expect(JSON.stringify(body.result.messages), 'the link survives as text').toContain(
+        'https://sre.google/sre-book/postmortem-culture/',
+      );
     });
 
     it('refuses batches on a 2025-11-25 session', async () => {

@@ -36,7 +36,10 @@ function chunkedPost(chunks: number, size: number, body?: string): Promise<numbe
   return new Promise((resolve) => {
     const req = request(
       `${gw.url}/mcp`,
-      { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, 'transfer-encoding': 'chunked' } },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: ACCEPT, 'transfer-encoding': 'chunked' },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode!));
@@ -70,7 +73,11 @@ const POST_HEAD = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: applic
 
 const initialize = () => fetch(gw.mcpUrl, postInit(initializeRequest()));
 
-const workerErrors = () => gw.output().split('\n').filter((l) => l.includes('"msg":"unhandled error"'));
+const workerErrors = () =>
+  gw
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"msg":"unhandled error"'));
 
 describe('transport over real HTTP', () => {
   it('a chunked POST over MAX_BODY_BYTES gets 413, and the next request from another client is served', async () => {
@@ -111,7 +118,9 @@ describe('rate limits (wrangler.toml values)', () => {
     // One character off each time (the token is hex: g-p never match). Fixed windows: two of
     // them admit at most 2 × the limit before a 429.
     for (let i = 0; i <= 2 * AUTH_LIMIT && !statuses.includes(429); i++) {
-      const res = await fetch(`${gw.url}/admin/prompts`, { headers: { authorization: `Bearer ${gw.adminToken.slice(0, -1)}${'ghijklmnop'[i % 10]}` } });
+      const res = await fetch(`${gw.url}/admin/prompts`, {
+        headers: { authorization: `Bearer ${gw.adminToken.slice(0, -1)}${'ghijklmnop'[i % 10]}` },
+      });
       statuses.push(res.status);
       if (res.status === 429) {
         expect(res.headers.get('retry-after')).toBe('60');
@@ -132,7 +141,13 @@ describe('rate limits (wrangler.toml values)', () => {
     // Cheap requests (bad JSON, answered 400 after the limiter) in parallel batches, at most 2 × the limit + 1.
     while (!limited && sent <= 2 * MCP_LIMIT) {
       const batch = await Promise.all(
-        Array.from({ length: 25 }, () => fetch(gw.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT }, body: 'x' })),
+        Array.from({ length: 25 }, () =>
+          fetch(gw.mcpUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: ACCEPT },
+            body: 'x',
+          }),
+        ),
       );
       sent += batch.length;
       for (const r of batch) {

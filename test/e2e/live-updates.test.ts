@@ -31,11 +31,16 @@ afterAll(async () => {
 });
 
 function addPrompt(name: string): void {
-  writeFileSync(join(dir, `${name}.md`), `---\nname: ${name}\ndescription: added by a test\n---\n## user\nHello from ${name}\n`);
+  writeFileSync(
+    join(dir, `${name}.md`),
+    `---\nname: ${name}\ndescription: added by a test\n---\n## user\nHello from ${name}\n`,
+  );
 }
 
 /** An SDK client whose GET stream is open at the gateway when this resolves. */
-async function connectClient(onListChanged: () => void): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connectClient(
+  onListChanged: () => void,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'live-e2e', version: '1.0.0' });
   client.setNotificationHandler(PromptListChangedNotificationSchema, onListChanged);
   const watch = streamWatch();

@@ -27,13 +27,17 @@ import { modernServer, type Running } from '../helpers/upstreams.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const MODERN = '2026-07-28';
-const EXPECTED_NAMES = loadPromptDir(join(PROJECT_ROOT, 'prompts')).records.map((r) => r.name).sort();
+const EXPECTED_NAMES = loadPromptDir(join(PROJECT_ROOT, 'prompts'))
+  .records.map((r) => r.name)
+  .sort();
 
 /** One HTTP exchange as the client's transport made it. */
 interface Exchange {
   verb: string;
   sent: Headers;
-  body: { id?: string | number; method?: string; params?: { _meta?: Record<string, unknown> } & Record<string, unknown> } | undefined;
+  body:
+    | { id?: string | number; method?: string; params?: { _meta?: Record<string, unknown> } & Record<string, unknown> }
+    | undefined;
   status: number;
   received: Headers;
   /** The JSON-RPC result of a JSON reply (SSE replies are left to the client). */
@@ -52,7 +56,8 @@ function recorder() {
       status: res.status,
       received: res.headers,
     };
-    if ((res.headers.get('content-type') ?? '').includes('application/json')) ex.result = ((await res.clone().json()) as { result?: Record<string, unknown> }).result;
+    if ((res.headers.get('content-type') ?? '').includes('application/json'))
+      ex.result = ((await res.clone().json()) as { result?: Record<string, unknown> }).result;
     log.push(ex);
     return res;
   };
@@ -65,7 +70,10 @@ afterEach(async () => {
   await Promise.allSettled(opened.splice(0).map((c) => c.close()));
 });
 
-async function connectModern(url: string, rec = recorder()): Promise<{ client: Client; rec: ReturnType<typeof recorder> }> {
+async function connectModern(
+  url: string,
+  rec = recorder(),
+): Promise<{ client: Client; rec: ReturnType<typeof recorder> }> {
   const client = new Client({ name: 'modern-e2e', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   opened.push(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: rec.fetch }));
@@ -89,14 +97,25 @@ describe('a gateway serving its own catalog', () => {
     const { client, rec } = await connectModern(gw.mcpUrl);
     expect(client.getProtocolEra(), 'negotiated era').toBe('modern');
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
-    expect(client.getDiscoverResult()?.supportedVersions, 'discover result kept by the client').toEqual([MODERN, '2025-11-25', '2025-06-18', '2025-03-26']);
+    expect(client.getDiscoverResult()?.supportedVersions, 'discover result kept by the client').toEqual([
+      MODERN,
+      '2025-11-25',
+      '2025-06-18',
+      '2025-03-26',
+    ]);
     expect(client.getDiscoverResult()!.supportedVersions).toContain(MODERN);
     expect(client.getServerVersion()?.name, 'serverInfo from the discover _meta').toBe('promptgate');
     expect(client.getServerCapabilities()?.prompts?.listChanged).toBe(true);
 
-    const got = await client.getPrompt({ name: 'code_review', arguments: { code: 'let x = 1', language: 'typescript' } });
+    const got = await client.getPrompt({
+      name: 'code_review',
+      arguments: { code: 'let x = 1', language: 'typescript' },
+    });
     expect(JSON.stringify(got.messages)).toContain('let x = 1');
-    const done = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'ty' } });
+    const done = await client.complete({
+      ref: { type: 'ref/prompt', name: 'code_review' },
+      argument: { name: 'language', value: 'ty' },
+    });
     expect(done.completion.values[0]).toBe('typescript');
 
     expect(rec.log[0]?.body?.method, 'the first request is the server/discover probe').toBe('server/discover');
@@ -110,9 +129,14 @@ describe('a gateway serving its own catalog', () => {
       expect(ex.sent.get('mcp-method'), `${m}: Mcp-Method header`).toBe(m);
       expect(ex.sent.get('mcp-protocol-version'), `${m}: MCP-Protocol-Version header`).toBe(MODERN);
       expect(ex.body?.params?._meta?.[PROTOCOL_VERSION_META_KEY], `${m}: _meta protocol version`).toBe(MODERN);
-      expect(typeof ex.body?.params?._meta?.[CLIENT_CAPABILITIES_META_KEY], `${m}: _meta client capabilities`).toBe('object');
+      expect(typeof ex.body?.params?._meta?.[CLIENT_CAPABILITIES_META_KEY], `${m}: _meta client capabilities`).toBe(
+        'object',
+      );
       expect(ex.result?.resultType, `${m}: resultType`).toBe('complete');
-      expect((ex.result?._meta as Record<string, { name?: string }>)?.[SERVER_INFO_META_KEY]?.name, `${m}: serverInfo in _meta`).toBe('promptgate');
+      expect(
+        (ex.result?._meta as Record<string, { name?: string }>)?.[SERVER_INFO_META_KEY]?.name,
+        `${m}: serverInfo in _meta`,
+      ).toBe('promptgate');
     }
     expect(rec.calls('prompts/get')[0]?.sent.get('mcp-name'), 'Mcp-Name mirrors the prompt name').toBe('code_review');
   });
@@ -125,13 +149,19 @@ describe('a gateway serving its own catalog', () => {
     expect(second.prompts, 'the cached list is the same list').toEqual(first.prompts);
     const lists = rec.calls('prompts/list');
     expect(lists, 'one prompts/list on the wire for two calls').toHaveLength(1);
-    expect(lists[0]!.result, 'the gateway alone: configured TTL, shareable').toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
+    expect(lists[0]!.result, 'the gateway alone: configured TTL, shareable').toMatchObject({
+      ttlMs: 60_000,
+      cacheScope: 'public',
+    });
   });
 
   it('a listen stream delivers list_changed after a publish, which evicts the cached list', async () => {
     const { client, rec } = await connectModern(gw.mcpUrl);
     const tags: unknown[] = [];
-    client.setNotificationHandler('notifications/prompts/list_changed', (n) => void tags.push(n.params?._meta?.[SUBSCRIPTION_ID_META_KEY]));
+    client.setNotificationHandler(
+      'notifications/prompts/list_changed',
+      (n) => void tags.push(n.params?._meta?.[SUBSCRIPTION_ID_META_KEY]),
+    );
     expect((await client.listPrompts()).prompts.map((p) => p.name)).not.toContain('modern_added');
 
     const sub = await client.listen({ promptsListChanged: true });
@@ -143,7 +173,10 @@ describe('a gateway serving its own catalog', () => {
     const put = await fetch(`${gw.url}/admin/prompts/modern_added`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ description: 'added by the modern e2e test', messages: [{ role: 'user', content: { type: 'text', text: 'Hello' } }] }),
+      body: JSON.stringify({
+        description: 'added by the modern e2e test',
+        messages: [{ role: 'user', content: { type: 'text', text: 'Hello' } }],
+      }),
     });
     expect(put.status, await put.clone().text()).toBe(200);
     await until(() => tags.length > 0, 20_000, 'notifications/prompts/list_changed');
@@ -197,11 +230,14 @@ describe('a gateway aggregating an SDK v2 upstream', () => {
   it("the upstream's ttlMs 0 / private narrows the merged list, so the client does not cache it", async () => {
     const { client, rec } = await connectModern(gw.mcpUrl);
     const first = await client.listPrompts();
-    expect(first.prompts.map((p) => p.name)).toEqual(expect.arrayContaining(['code_review', 'modern.plan', 'modern.review']));
+    expect(first.prompts.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['code_review', 'modern.plan', 'modern.review']),
+    );
     const second = await client.listPrompts();
     expect(second.prompts.map((p) => p.name).sort()).toEqual(first.prompts.map((p) => p.name).sort());
     const lists = rec.calls('prompts/list');
     expect(lists, 'an uncacheable list goes to the wire every time').toHaveLength(2);
-    for (const [i, ex] of lists.entries()) expect(ex.result, `prompts/list #${i + 1} hints`).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    for (const [i, ex] of lists.entries())
+      expect(ex.result, `prompts/list #${i + 1} hints`).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
   });
 });

@@ -24,7 +24,12 @@ import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 /** Generous: this test is about bytes and sockets; reading four replies to the cap at once on a loaded machine can pass 1 s. */
 const TIMEOUT = 10_000;
 const FD_BOUND = 500;
-const HEAVY: Record<string, Behaviour> = { huge: 'huge', huge2: 'huge', endless: 'endless', endless_sse: 'endless_sse' };
+const HEAVY: Record<string, Behaviour> = {
+  huge: 'huge',
+  huge2: 'huge',
+  endless: 'endless',
+  endless_sse: 'endless_sse',
+};
 /** Failed listings before the breaker opens (upstream-object.ts BREAKER_THRESHOLD): each a full read to the cap. */
 const LISTINGS = 3;
 
@@ -52,13 +57,18 @@ const peak = { fds: 0, where: '' };
 let sampler: ReturnType<typeof setInterval> | undefined;
 
 function sample(): void {
-  for (const [proc, n] of Object.entries(fdsByProcess(gw.pgid))) if (n > peak.fds) Object.assign(peak, { fds: n, where: proc });
+  for (const [proc, n] of Object.entries(fdsByProcess(gw.pgid)))
+    if (n > peak.fds) Object.assign(peak, { fds: n, where: proc });
 }
 
 const lists = (s: Scripted) => s.seen.filter((r) => r.rpc === 'prompts/list').length;
 
 async function refresh(): Promise<Record<string, { ok: boolean; error?: string; ms?: number }>> {
-  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}` }, signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+    signal: AbortSignal.timeout(30_000),
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { upstreams: Record<string, { ok: boolean; error?: string; ms?: number }> }).upstreams;
 }
@@ -71,16 +81,25 @@ async function v1(): Promise<Client> {
 
 beforeAll(async () => {
   fine = await scriptedServer({ prompts: [{ name: 'fine' }] });
-  for (const [id, b] of Object.entries(HEAVY)) heavy[id] = await scriptedServer({ prompts: [{ name: 'p' }], list: b, get: b });
-  const upstreams = [{ id: 'fine', url: fine.url, timeout: TIMEOUT }, ...Object.keys(HEAVY).map((id) => ({ id, url: heavy[id]!.url, timeout: TIMEOUT }))];
-  gw = await startGateway({ pageSize: 100, vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' } });
+  for (const [id, b] of Object.entries(HEAVY))
+    heavy[id] = await scriptedServer({ prompts: [{ name: 'p' }], list: b, get: b });
+  const upstreams = [
+    { id: 'fine', url: fine.url, timeout: TIMEOUT },
+    ...Object.keys(HEAVY).map((id) => ({ id, url: heavy[id]!.url, timeout: TIMEOUT })),
+  ];
+  gw = await startGateway({
+    pageSize: 100,
+    vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' },
+  });
   // Reading /proc is cheap; the sockets of a storm pile up over seconds, so 100 ms catches them.
   sampler = setInterval(sample, 100);
 }, 120_000);
 
 afterAll(async () => {
   clearInterval(sampler);
-  const counts = Object.fromEntries(Object.entries(heavy).map(([id, s]) => [id, { lists: lists(s), ...s.connections() }]));
+  const counts = Object.fromEntries(
+    Object.entries(heavy).map(([id, s]) => [id, { lists: lists(s), ...s.connections() }]),
+  );
   console.log(`huge/endless upstreams: peak fds ${peak.fds} (${peak.where}); per upstream ${JSON.stringify(counts)}`);
   await gw?.stop();
   await Promise.all([fine, ...Object.values(heavy)].filter(Boolean).map((s) => s.close()));
@@ -92,13 +111,21 @@ describe('huge and endless upstream replies, four at once, under wrangler dev', 
     const { prompts } = await client.listPrompts(undefined, { timeout: 30_000 });
     const names = prompts.map((p) => p.name);
     expect(names).toContain('fine.fine');
-    for (const id of Object.keys(HEAVY)) expect(names.some((n) => n.startsWith(`${id}.`)), id).toBe(false);
+    for (const id of Object.keys(HEAVY))
+      expect(
+        names.some((n) => n.startsWith(`${id}.`)),
+        id,
+      ).toBe(false);
     await client.close();
     sample();
     const status = async () => {
       const res = await fetch(`${gw.url}/status`);
       expect(res.status).toBe(200);
-      return Object.fromEntries(((await res.json()) as { upstreams: { id: string; state: string; fault: string | null }[] }).upstreams.map((u) => [u.id, u]));
+      return Object.fromEntries(
+        ((await res.json()) as { upstreams: { id: string; state: string; fault: string | null }[] }).upstreams.map(
+          (u) => [u.id, u],
+        ),
+      );
     };
     // The upstream objects record their own listing in the background after the cold list: wait for that event (bounded).
     let ups = await status();

@@ -55,16 +55,53 @@ const BAD_CONTENT = {
     { role: 'user', content: { type: 'resource_link', uri: 'javascript:alert(1)', name: 'x' } },
     { role: 'user', content: { type: 'resource_link', uri: 'JaVaScRiPt:alert(1)', name: 'x' } },
     { role: 'user', content: { type: 'resource_link', uri: 'java\tscript:alert(1)', name: 'x' } },
-    { role: 'user', content: { type: 'resource_link', uri: 'https://docs.example.com/a', name: 'doc', icons: [{ src: 'javascript:alert(1)' }, { src: 'https://docs.example.com/i.png' }] } },
-    { role: 'user', content: { type: 'resource', resource: { uri: 'data:text/html,<script>alert(1)</script>', text: 'x' } } },
+    {
+      role: 'user',
+      content: {
+        type: 'resource_link',
+        uri: 'https://docs.example.com/a',
+        name: 'doc',
+        icons: [{ src: 'javascript:alert(1)' }, { src: 'https://docs.example.com/i.png' }],
+      },
+    },
+    {
+      role: 'user',
+      content: { type: 'resource', resource: { uri: 'data:text/html,<script>alert(1)</script>', text: 'x' } },
+    },
     { role: 'user', content: { type: 'video', uri: 'https://example.com/v' } },
     { role: 'user', content: { type: 'image', data: 'PHNjcmlwdD4=', mimeType: 'text/html' } },
-    { role: 'assistant', content: { type: 'text', text: 'also kept', _meta: { 'evil/tracking': 'javascript:alert(1)' } } },
+    {
+      role: 'assistant',
+      content: { type: 'text', text: 'also kept', _meta: { 'evil/tracking': 'javascript:alert(1)' } },
+    },
   ],
 };
-const HOSTILE_NAMES: unknown[] = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'nul\u0000name', 'ünïcødé', 'y'.repeat(100), '../../etc/passwd', '{{placeholder}}', 'x'.repeat(300), '', 42];
+const HOSTILE_NAMES: unknown[] = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'nul\u0000name',
+  'ünïcødé',
+  'y'.repeat(100),
+  '../../etc/passwd',
+  '{{placeholder}}',
+  'x'.repeat(300),
+  '',
+  42,
+];
 
-const counts = { faultsSurvived: 0, wrongAnswers: 0, wrongFaultKinds: 0, slowAnswers: 0, canaryHits: 0, headerLeaks: 0, deniedServed: 0, unsanitised: 0, fiveHundreds: 0 };
+const counts = {
+  faultsSurvived: 0,
+  wrongAnswers: 0,
+  wrongFaultKinds: 0,
+  slowAnswers: 0,
+  canaryHits: 0,
+  headerLeaks: 0,
+  deniedServed: 0,
+  unsanitised: 0,
+  fiveHundreds: 0,
+};
 const figures: Record<string, number> = {};
 const check = (ok: boolean, count: keyof typeof counts) => {
   if (!ok) counts[count]++;
@@ -104,9 +141,14 @@ async function status(): Promise<Record<string, StatusUpstream>> {
 }
 
 async function refresh(): Promise<Record<string, { ok: boolean; prompts: number; error?: string; ms?: number }>> {
-  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}` } });
+  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+  });
   if (res.status >= 500) counts.fiveHundreds++;
-  return ((await res.json()) as { upstreams: Record<string, { ok: boolean; prompts: number; error?: string; ms?: number }> }).upstreams;
+  return (
+    (await res.json()) as { upstreams: Record<string, { ok: boolean; prompts: number; error?: string; ms?: number }> }
+  ).upstreams;
 }
 
 async function rpcError(p: Promise<unknown>): Promise<{ code: number; message: string }> {
@@ -121,25 +163,60 @@ async function rpcError(p: Promise<unknown>): Promise<{ code: number; message: s
 beforeAll(async () => {
   canary = await canaryServer();
   good = await scriptedServer({
-    prompts: ['fine', 'secret', 'renamed', 'constructor', 'bad_content', 'broken_arg', 'crashy'].map((name) => ({ name, arguments: [{ name: 'topic' }] })),
-    getResult: (name) => (name === 'bad_content' ? BAD_CONTENT : { messages: [{ role: 'user', content: { type: 'text', text: `scripted ${name}` } }] }),
+    prompts: ['fine', 'secret', 'renamed', 'constructor', 'bad_content', 'broken_arg', 'crashy'].map((name) => ({
+      name,
+      arguments: [{ name: 'topic' }],
+    })),
+    getResult: (name) =>
+      name === 'bad_content'
+        ? BAD_CONTENT
+        : { messages: [{ role: 'user', content: { type: 'text', text: `scripted ${name}` } }] },
     getError: (name) =>
-      name === 'broken_arg' ? { code: -32602, message: 'Invalid arguments for prompt broken_arg: topic is required' } : name === 'crashy' ? { code: -32000, message: 'database is down' } : undefined,
+      name === 'broken_arg'
+        ? { code: -32602, message: 'Invalid arguments for prompt broken_arg: topic is required' }
+        : name === 'crashy'
+          ? { code: -32000, message: 'database is down' }
+          : undefined,
   });
   const names = await scriptedServer({
-    prompts: HOSTILE_NAMES.map((name) => ({ name, description: `{{evil}} ${'d'.repeat(10_000)}`, icons: [{ src: 'javascript:alert(1)' }, { src: 'https://ok.example/i.png' }] })),
+    prompts: HOSTILE_NAMES.map((name) => ({
+      name,
+      description: `{{evil}} ${'d'.repeat(10_000)}`,
+      icons: [{ src: 'javascript:alert(1)' }, { src: 'https://ok.example/i.png' }],
+    })),
   });
   servers.push(canary, good, names);
   for (const [id, f] of Object.entries(FAULTS)) {
-    faulty[id] = await scriptedServer({ prompts: [{ name: 'p' }], list: f.list, get: f.list, ...(f.all ? { all: f.all } : {}), redirectTo: canary.url });
+    faulty[id] = await scriptedServer({
+      prompts: [{ name: 'p' }],
+      list: f.list,
+      get: f.list,
+      ...(f.all ? { all: f.all } : {}),
+      redirectTo: canary.url,
+    });
     servers.push(faulty[id]);
   }
   const upstreams = [
-    { id: 'good', url: good.url, timeout: TIMEOUT, headers: { 'X-Api-Key': 'k-good-123' }, deny: ['secret'], aliases: { renamed: 'fresh' } },
+    {
+      id: 'good',
+      url: good.url,
+      timeout: TIMEOUT,
+      headers: { 'X-Api-Key': 'k-good-123' },
+      deny: ['secret'],
+      aliases: { renamed: 'fresh' },
+    },
     { id: 'names', url: names.url, timeout: TIMEOUT },
-    ...Object.keys(FAULTS).map((id) => ({ id, url: faulty[id]!.url, timeout: TIMEOUT, headers: { 'X-Api-Key': `k-${id}` } })),
+    ...Object.keys(FAULTS).map((id) => ({
+      id,
+      url: faulty[id]!.url,
+      timeout: TIMEOUT,
+      headers: { 'X-Api-Key': `k-${id}` },
+    })),
   ];
-  gw = await startGateway({ pageSize: 100, vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' } });
+  gw = await startGateway({
+    pageSize: 100,
+    vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -156,7 +233,16 @@ describe('upstream faults', () => {
     figures.coldList = Math.round(performance.now() - t0);
     check(figures.coldList < TIMEOUT + CLIENT_MARGIN, 'slowAnswers');
     const names = prompts.map((p) => p.name);
-    for (const n of ['good.fine', 'good.fresh', 'good.constructor', 'good.bad_content', 'names.__proto__', 'names.constructor', 'names.toString']) check(names.includes(n), 'wrongAnswers');
+    for (const n of [
+      'good.fine',
+      'good.fresh',
+      'good.constructor',
+      'good.bad_content',
+      'names.__proto__',
+      'names.constructor',
+      'names.toString',
+    ])
+      check(names.includes(n), 'wrongAnswers');
     for (const id of Object.keys(FAULTS)) check(!names.some((n) => n.startsWith(`${id}.`)), 'wrongAnswers');
     expect(counts).toMatchObject({ wrongAnswers: 0, slowAnswers: 0 });
     expect(figures.coldList).toBeLessThan(TIMEOUT + CLIENT_MARGIN);
@@ -210,17 +296,22 @@ describe('upstream faults', () => {
   it('once the breaker is open, lastError still leads with the real fault', async () => {
     // Each failed refresh counts; from the third on the breaker opens for 1, 2, 4... s: refresh until every one shows it.
     let r = await refresh();
-    for (let i = 0; i < 8 && Object.keys(FAULTS).some((id) => !/circuit open/.test(r[id]!.error ?? '')); i++) r = await refresh();
+    for (let i = 0; i < 8 && Object.keys(FAULTS).some((id) => !/circuit open/.test(r[id]!.error ?? '')); i++)
+      r = await refresh();
     const s = await status();
     for (const [id, f] of Object.entries(FAULTS)) {
-      expect(r[id]!.error, id).toMatch(new RegExp(`^${f.fault}: .*\\(circuit open after \\d+ failures; next try in \\d+ s\\)$`));
+      expect(r[id]!.error, id).toMatch(
+        new RegExp(`^${f.fault}: .*\\(circuit open after \\d+ failures; next try in \\d+ s\\)$`),
+      );
       expect(s[id]!.fault, id).toBe(f.fault);
     }
   });
 
   it('a redirect is never followed: nothing reaches the canary, no configured header leaves its origin', async () => {
     counts.canaryHits = canary.seen.length;
-    counts.headerLeaks = canary.seen.filter((r) => Object.keys(r.headers).some((h) => h === 'x-api-key' || h === 'authorization')).length;
+    counts.headerLeaks = canary.seen.filter((r) =>
+      Object.keys(r.headers).some((h) => h === 'x-api-key' || h === 'authorization'),
+    ).length;
     expect(canary.seen).toEqual([]);
     // The redirecting upstreams were asked (with their own header), and answered 302.
     expect(faulty.redirect!.seen.some((r) => r.headers['x-api-key'] === 'k-redirect')).toBe(true);
@@ -250,10 +341,21 @@ describe('upstream faults', () => {
     const client = await v1();
     const got = await client.getPrompt({ name: 'good.bad_content' });
     const text = JSON.stringify(got).toLowerCase();
-    check(!text.includes('javascript') && !text.includes('video') && !text.includes('text/html') && !text.includes('evil/tracking'), 'unsanitised');
+    check(
+      !text.includes('javascript') &&
+        !text.includes('video') &&
+        !text.includes('text/html') &&
+        !text.includes('evil/tracking'),
+      'unsanitised',
+    );
     expect(got.messages.map((m) => m.content)).toEqual([
       { type: 'text', text: 'kept' },
-      { type: 'resource_link', uri: 'https://docs.example.com/a', name: 'doc', icons: [{ src: 'https://docs.example.com/i.png' }] },
+      {
+        type: 'resource_link',
+        uri: 'https://docs.example.com/a',
+        name: 'doc',
+        icons: [{ src: 'https://docs.example.com/i.png' }],
+      },
       { type: 'text', text: 'also kept' },
     ]);
     await client.close();
@@ -273,16 +375,23 @@ describe('aggregation keeps its promises', () => {
       expect(names, era).not.toContain('good.renamed');
       for (const name of ['good.secret', 'good.renamed']) {
         const get = await rpcError(client.getPrompt({ name, arguments: { topic: 'x' } }));
-        const done = await rpcError(client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'topic', value: '' } }));
+        const done = await rpcError(
+          client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'topic', value: '' } }),
+        );
         for (const e of [get, done]) {
           check(e.code === -32602 && e.message.includes(`Unknown prompt "${name}"`), 'deniedServed');
-          expect(e, `${era} ${name}`).toEqual({ code: -32602, message: expect.stringContaining(`Unknown prompt "${name}"`) });
+          expect(e, `${era} ${name}`).toEqual({
+            code: -32602,
+            message: expect.stringContaining(`Unknown prompt "${name}"`),
+          });
         }
       }
       const fresh = await client.getPrompt({ name: 'good.fresh', arguments: { topic: 'x' } });
       expect(fresh.messages[0]!.content, era).toEqual({ type: 'text', text: 'scripted renamed' });
     }
-    const asked = good.seen.filter((r) => r.rpc === 'prompts/get' || r.rpc === 'completion/complete').map((r) => r.name);
+    const asked = good.seen
+      .filter((r) => r.rpc === 'prompts/get' || r.rpc === 'completion/complete')
+      .map((r) => r.name);
     counts.deniedServed += asked.filter((n) => n === 'secret').length;
     expect(asked).not.toContain('secret');
     // `renamed` reached the upstream only as the alias `good.fresh`.
@@ -294,7 +403,10 @@ describe('aggregation keeps its promises', () => {
   it('-32602 names the prompt the client asked for; other upstream errors name the upstream', async () => {
     const client = await v1();
     const bad = await rpcError(client.getPrompt({ name: 'good.broken_arg' }));
-    expect(bad).toEqual({ code: -32602, message: expect.stringContaining('Invalid arguments for prompt good.broken_arg: topic is required') });
+    expect(bad).toEqual({
+      code: -32602,
+      message: expect.stringContaining('Invalid arguments for prompt good.broken_arg: topic is required'),
+    });
     const crash = await rpcError(client.getPrompt({ name: 'good.crashy' }));
     expect(crash).toEqual({ code: -32603, message: expect.stringContaining('Upstream "good": database is down') });
     await client.close();
@@ -313,8 +425,14 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
       heavy[id] = await scriptedServer({ prompts: [{ name: 'p' }], list: f.list, get: f.list });
       servers.push(heavy[id]);
     }
-    const upstreams = [{ id: 'fine', url: fine.url, timeout: TIMEOUT }, ...Object.keys(HEAVY).map((id) => ({ id, url: heavy[id]!.url, timeout: TIMEOUT }))];
-    gw2 = await startGateway({ pageSize: 100, vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' } });
+    const upstreams = [
+      { id: 'fine', url: fine.url, timeout: TIMEOUT },
+      ...Object.keys(HEAVY).map((id) => ({ id, url: heavy[id]!.url, timeout: TIMEOUT })),
+    ];
+    gw2 = await startGateway({
+      pageSize: 100,
+      vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true' },
+    });
     gw = gw2;
   }, 120_000);
 
@@ -326,7 +444,10 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
     figures.heavyColdList = Math.round(performance.now() - t0);
     check(figures.heavyColdList < TIMEOUT + HEAVY_MARGIN, 'slowAnswers');
     const names = prompts.map((p) => p.name);
-    check(names.includes('fine.fine') && !Object.keys(HEAVY).some((id) => names.some((n) => n.startsWith(`${id}.`))), 'wrongAnswers');
+    check(
+      names.includes('fine.fine') && !Object.keys(HEAVY).some((id) => names.some((n) => n.startsWith(`${id}.`))),
+      'wrongAnswers',
+    );
     expect(names).toContain('fine.fine');
     let s = await status();
     for (let i = 0; i < 100 && Object.keys(HEAVY).some((id) => s[id]?.state !== 'failing' || !s[id]?.fault); i++) {
@@ -354,7 +475,7 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
     await client.close();
   });
 
-  it("memory stays bounded: a huge or endless answer is cut at the byte cap, the gateway stays healthy", async () => {
+  it('memory stays bounded: a huge or endless answer is cut at the byte cap, the gateway stays healthy', async () => {
     for (const id of Object.keys(HEAVY)) {
       const server = heavy[id]!;
       const lists = server.seen.filter((r) => r.rpc === 'prompts/list').length;
@@ -372,6 +493,17 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
   });
 
   it('reports its counts', () => {
-    expect(counts).toEqual({ ...counts, faultsSurvived: Object.keys(FAULTS).length + Object.keys(HEAVY).length, wrongAnswers: 0, wrongFaultKinds: 0, slowAnswers: 0, canaryHits: 0, headerLeaks: 0, deniedServed: 0, unsanitised: 0, fiveHundreds: 0 });
+    expect(counts).toEqual({
+      ...counts,
+      faultsSurvived: Object.keys(FAULTS).length + Object.keys(HEAVY).length,
+      wrongAnswers: 0,
+      wrongFaultKinds: 0,
+      slowAnswers: 0,
+      canaryHits: 0,
+      headerLeaks: 0,
+      deniedServed: 0,
+      unsanitised: 0,
+      fiveHundreds: 0,
+    });
   });
 });

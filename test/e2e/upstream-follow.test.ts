@@ -24,12 +24,18 @@ const bPrompts: LegacyPrompt[] = [{ name: 'two', text: 'b two' }];
 const waitFor = (what: string, cond: () => boolean | Promise<boolean>) => waitUntil(cond, what);
 
 async function status(): Promise<Record<string, { state: string; fault: string | null; lastError: string | null }>> {
-  const body = (await (await fetch(`${gw.url}/status`)).json()) as { upstreams: { id: string; state: string; fault: string | null; lastError: string | null }[] };
+  const body = (await (await fetch(`${gw.url}/status`)).json()) as {
+    upstreams: { id: string; state: string; fault: string | null; lastError: string | null }[];
+  };
   return Object.fromEntries(body.upstreams.map((u) => [u.id, u]));
 }
 
 async function putUpstreams(list: unknown[]): Promise<void> {
-  const res = await fetch(`${gw.url}/admin/upstreams`, { method: 'PUT', headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(list) });
+  const res = await fetch(`${gw.url}/admin/upstreams`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(list),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -51,7 +57,9 @@ beforeAll(async () => {
     { id: 'dying', url: c.url, timeout: 1000 },
     { id: 'leaving', url: d.url, timeout: 1000 },
   ];
-  gw = await startGateway({ vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true', UPSTREAM_POLL_MS: 60_000 } });
+  gw = await startGateway({
+    vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true', UPSTREAM_POLL_MS: 60_000 },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -83,7 +91,9 @@ describe('follow loops', () => {
     await waitFor('the old stream closed and the new one open', () => a.streams() === 0 && b.streams() === 1);
     bPrompts.push({ name: 'two_more', text: 'b two more' });
     await b.notifyChanged();
-    await waitFor('the change on the new server is listed (no poll)', async () => (await names()).includes('moving.two_more'));
+    await waitFor('the change on the new server is listed (no poll)', async () =>
+      (await names()).includes('moving.two_more'),
+    );
     expect({ old: a.streams(), now: b.streams() }).toEqual({ old: 0, now: 1 });
     expect(await names()).toContain('moving.two_more');
   });

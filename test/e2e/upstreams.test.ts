@@ -13,7 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedQuiet, feedState, streamWatch, waitUntil } from '../helpers/live.js';
-import { everything, faultyServer, legacyServer, modernServer, type LegacyPrompt, type Running } from '../helpers/upstreams.js';
+import {
+  everything,
+  faultyServer,
+  legacyServer,
+  modernServer,
+  type LegacyPrompt,
+  type Running,
+} from '../helpers/upstreams.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const LEGACY: LegacyPrompt[] = [
@@ -57,8 +64,12 @@ async function listAll(client: Client): Promise<{ name: string; _meta?: Record<s
 }
 
 async function refresh(): Promise<Record<string, { ok: boolean; prompts: number; error?: string }>> {
-  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, { method: 'POST', headers: { authorization: `Bearer ${gw.adminToken}` } });
-  return ((await res.json()) as { upstreams: Record<string, { ok: boolean; prompts: number; error?: string }> }).upstreams;
+  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+  });
+  return ((await res.json()) as { upstreams: Record<string, { ok: boolean; prompts: number; error?: string }> })
+    .upstreams;
 }
 
 beforeAll(async () => {
@@ -76,7 +87,10 @@ beforeAll(async () => {
     { id: 'slow', url: hang.url, timeout: 300 },
     ...faults.map((f, i) => ({ id: ['broken', 'garbage', 'cut', 'slowsse'][i]!, url: f.url, timeout: 300 })),
   ];
-  gw = await startGateway({ pageSize: 4, vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true', NOTIFY_COALESCE_MS: 100 } });
+  gw = await startGateway({
+    pageSize: 4,
+    vars: { UPSTREAMS: JSON.stringify(upstreams), UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true', NOTIFY_COALESCE_MS: 100 },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -122,7 +136,16 @@ describe('aggregation', () => {
   it('lists local and upstream prompts together, namespaced, page by page', async () => {
     const client = await connect();
     const names = (await listAll(client)).map((p) => p.name);
-    expect(names).toEqual(expect.arrayContaining(['code_review', 'legacy.alpha', 'legacy.beta', 'legacy.gamma', 'modern.alpha', 'modern.plan']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'code_review',
+        'legacy.alpha',
+        'legacy.beta',
+        'legacy.gamma',
+        'modern.alpha',
+        'modern.plan',
+      ]),
+    );
     expect(names.some((n) => n.startsWith('everything.'))).toBe(true);
     expect(new Set(names).size).toBe(names.length);
     for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_.-]{1,64}$/);
@@ -137,7 +160,10 @@ describe('aggregation', () => {
     expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'beta world' } }]);
     const modern = await client.getPrompt({ name: 'modern.plan', arguments: { topic: 'launch' } });
     expect(JSON.stringify(modern.messages)).toContain('plan about launch');
-    const done = await client.complete({ ref: { type: 'ref/prompt', name: 'legacy.beta' }, argument: { name: 'who', value: 'wo' } });
+    const done = await client.complete({
+      ref: { type: 'ref/prompt', name: 'legacy.beta' },
+      argument: { name: 'who', value: 'wo' },
+    });
     expect(done.completion.values).toEqual(['world', 'wombat']);
     await client.close();
   });
@@ -146,8 +172,13 @@ describe('aggregation', () => {
     const names = (await listAll(client)).map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['everything.simple-prompt', 'everything.completable-prompt']));
     const simple = await client.getPrompt({ name: 'everything.simple-prompt' });
-    expect(simple.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'This is a simple prompt without arguments.' } }]);
-    const dept = await client.complete({ ref: { type: 'ref/prompt', name: 'everything.completable-prompt' }, argument: { name: 'department', value: 'E' } });
+    expect(simple.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'This is a simple prompt without arguments.' } },
+    ]);
+    const dept = await client.complete({
+      ref: { type: 'ref/prompt', name: 'everything.completable-prompt' },
+      argument: { name: 'department', value: 'E' },
+    });
     expect(dept.completion.values).toEqual(['Engineering']);
     // Context travels to the upstream too: the second argument's values depend on the first.
     const lead = await client.complete({
@@ -181,7 +212,9 @@ describe('aggregation', () => {
     await client.close();
   });
   it('GET /status shows each upstream state, counts and errors', async () => {
-    const body = (await (await fetch(`${gw.url}/status`)).json()) as { upstreams: { id: string; state: string; prompts: number; lastError: string | null }[] };
+    const body = (await (await fetch(`${gw.url}/status`)).json()) as {
+      upstreams: { id: string; state: string; prompts: number; lastError: string | null }[];
+    };
     const by = Object.fromEntries(body.upstreams.map((u) => [u.id, u]));
     expect(by.legacy).toMatchObject({ state: 'healthy', prompts: 3 });
     expect(by.slow!.state).toBe('failing');
@@ -197,10 +230,16 @@ describe('aggregation', () => {
     const listed = await listAll(client);
     const beta = listed.find((p) => p.name === 'legacy.beta')!;
     expect(beta._meta?.['dev.promptgate/origin']).toEqual({ upstream: 'legacy', name: 'beta', stale: true });
-    expect(listed.find((p) => p.name === 'modern.plan')!._meta?.['dev.promptgate/origin']).toEqual({ upstream: 'modern', name: 'plan' });
+    expect(listed.find((p) => p.name === 'modern.plan')!._meta?.['dev.promptgate/origin']).toEqual({
+      upstream: 'modern',
+      name: 'plan',
+    });
     legacy.setFailing(false);
     expect((await refresh()).legacy!.ok).toBe(true);
-    expect((await listAll(client)).find((p) => p.name === 'legacy.beta')!._meta?.['dev.promptgate/origin']).toEqual({ upstream: 'legacy', name: 'beta' });
+    expect((await listAll(client)).find((p) => p.name === 'legacy.beta')!._meta?.['dev.promptgate/origin']).toEqual({
+      upstream: 'legacy',
+      name: 'beta',
+    });
     await client.close();
   });
   it('a local prompt that takes an upstream name wins, deterministically, and /status reports it', async () => {
@@ -251,10 +290,19 @@ describe('aggregation', () => {
   });
   it('the upstream list is managed through the admin API: validated, applied at once, reverted', async () => {
     const auth = { authorization: `Bearer ${gw.adminToken}` };
-    const get = async () => (await (await fetch(`${gw.url}/admin/upstreams`, { headers: auth })).json()) as { source: string; upstreams: { id: string; url: string }[] };
+    const get = async () =>
+      (await (await fetch(`${gw.url}/admin/upstreams`, { headers: auth })).json()) as {
+        source: string;
+        upstreams: { id: string; url: string }[];
+      };
     const initial = await get();
     expect(initial.source).toBe('var');
-    const put = (body: unknown) => fetch(`${gw.url}/admin/upstreams`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const put = (body: unknown) =>
+      fetch(`${gw.url}/admin/upstreams`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const bad = await put([{ id: 'x', url: 'https://10.0.0.1/mcp' }, { id: 'Y' }]);
     expect(bad.status).toBe(422);
     const problems = ((await bad.json()) as { error: { issues: string[] } }).error.issues;
@@ -262,7 +310,10 @@ describe('aggregation', () => {
     expect((await get()).source).toBe('var');
     const client = await connect();
     const onlyLegacy = initial.upstreams.filter((u) => u.id === 'legacy');
-    const applied = (await (await put(onlyLegacy)).json()) as { removed: string[]; upstreams: Record<string, { ok: boolean }> };
+    const applied = (await (await put(onlyLegacy)).json()) as {
+      removed: string[];
+      upstreams: Record<string, { ok: boolean }>;
+    };
     expect(applied.removed).toEqual(expect.arrayContaining(['modern', 'everything']));
     expect(Object.keys(applied.upstreams)).toEqual(['legacy']);
     let names = (await listAll(client)).map((p) => p.name);

@@ -18,7 +18,11 @@ function admin(method: string, path: string, body?: unknown, token: string | nul
   return SELF.fetch(BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
-const text = (name: string, t: string, extra: Record<string, unknown> = {}) => ({ name, ...extra, messages: [{ role: 'user', content: { type: 'text', text: t } }] });
+const text = (name: string, t: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  ...extra,
+  messages: [{ role: 'user', content: { type: 'text', text: t } }],
+});
 
 describe('auth', () => {
   it('401 JSON without the right token, and nothing is written', async () => {
@@ -38,22 +42,31 @@ describe('auth', () => {
 describe('writes', () => {
   it('an invalid file in a set publishes nothing, and says which and why', async () => {
     const before = await readGeneration(env.PROMPTS);
-    const res = await admin('POST', '/publish', { prompts: [text('valid_one', 'fine'), { name: 'bad one', messages: [] }] });
+    const res = await admin('POST', '/publish', {
+      prompts: [text('valid_one', 'fine'), { name: 'bad one', messages: [] }],
+    });
     expect(res.status).toBe(422);
     const body = (await res.json()) as any;
     expect(body.error.issues).toEqual(
-      expect.arrayContaining([{ path: 'prompts[1]: name', message: expect.stringContaining('may only use') }, { path: 'prompts[1]: messages', message: 'must be a non-empty list' }]),
+      expect.arrayContaining([
+        { path: 'prompts[1]: name', message: expect.stringContaining('may only use') },
+        { path: 'prompts[1]: messages', message: 'must be a non-empty list' },
+      ]),
     );
     expect(await readGeneration(env.PROMPTS)).toBe(before);
     expect((await admin('GET', '/prompts/valid_one')).status).toBe(404);
   });
   it('dry-run returns the diff and writes nothing; prune deletes what is missing', async () => {
     await admin('POST', '/publish?prune=1', { prompts: [text('keep', 'k'), text('drop', 'd')] });
-    const dry = (await (await admin('POST', '/publish?prune=1&dry_run=1', { prompts: [text('keep', 'k2'), text('fresh', 'f')] })).json()) as any;
+    const dry = (await (
+      await admin('POST', '/publish?prune=1&dry_run=1', { prompts: [text('keep', 'k2'), text('fresh', 'f')] })
+    ).json()) as any;
     expect(dry.diff).toEqual({ added: ['fresh'], changed: ['keep'], removed: ['drop'], unchanged: [] });
     expect(dry.dryRun).toBe(true);
     expect(((await (await admin('GET', '/prompts/keep')).json()) as any).prompt.messages[0].content.text).toBe('k');
-    const real = (await (await admin('POST', '/publish?prune=1', { prompts: [text('keep', 'k2'), text('fresh', 'f')] })).json()) as any;
+    const real = (await (
+      await admin('POST', '/publish?prune=1', { prompts: [text('keep', 'k2'), text('fresh', 'f')] })
+    ).json()) as any;
     expect(real.diff.removed).toEqual(['drop']);
     const names = ((await (await admin('GET', '/prompts')).json()) as any).prompts.map((p: any) => p.name);
     expect(names).toEqual(['fresh', 'keep']);
@@ -78,7 +91,10 @@ describe('writes', () => {
     expect(mismatch.status).toBe(400);
   });
   it('rollback restores the exact old text as a new version', async () => {
-    const original = text('rb', '  Exact text\n\twith  spacing {{x}}\n', { arguments: [{ name: 'x' }], description: 'v1' });
+    const original = text('rb', '  Exact text\n\twith  spacing {{x}}\n', {
+      arguments: [{ name: 'x' }],
+      description: 'v1',
+    });
     await admin('PUT', '/prompts/rb', original);
     await admin('PUT', '/prompts/rb', text('rb', 'replaced'));
     const res = await admin('POST', '/prompts/rb/rollback', { version: 1 });
@@ -92,7 +108,9 @@ describe('writes', () => {
     const clients = 4;
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        admin('PUT', '/prompts/race', text('race', `client ${i % clients} write ${i}`)).then(async (r) => expect(r.status, await r.text()).toBe(200)),
+        admin('PUT', '/prompts/race', text('race', `client ${i % clients} write ${i}`)).then(async (r) =>
+          expect(r.status, await r.text()).toBe(200),
+        ),
       ),
     );
     const { history } = (await (await admin('GET', '/prompts/race/history')).json()) as any;
@@ -109,11 +127,17 @@ describe('writes', () => {
   });
   it('clear JSON errors for bad bodies', async () => {
     const raw = (body: string, type = 'application/json') =>
-      SELF.fetch(`${BASE}/publish`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': type }, body });
+      SELF.fetch(`${BASE}/publish`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': type },
+        body,
+      });
     expect((await raw('{')).status).toBe(400);
     expect((await raw('{}')).status).toBe(400);
     expect((await raw('x', 'text/plain')).status).toBe(415);
-    expect((await raw(JSON.stringify({ prompts: Array.from({ length: 2001 }, (_, i) => text(`p${i}`, 'x')) }))).status).toBe(413);
+    expect(
+      (await raw(JSON.stringify({ prompts: Array.from({ length: 2001 }, (_, i) => text(`p${i}`, 'x')) }))).status,
+    ).toBe(413);
     const bad = await admin('GET', '/prompts/bad%20name');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.code).toBe('invalid_name');

@@ -21,7 +21,9 @@ function countingEnv(): { env: Env; reads: string[] } {
   const kv = new Proxy(env.PROMPTS, {
     get(target, prop) {
       const v = Reflect.get(target, prop);
-      return typeof v === 'function' ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), v.apply(target, args)) : v;
+      return typeof v === 'function'
+        ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), v.apply(target, args))
+        : v;
     },
   });
   return { env: { ...env, PROMPTS: kv }, reads };
@@ -43,11 +45,19 @@ function modernList(id: number, cursor?: string) {
     jsonrpc: '2.0',
     id,
     method: 'prompts/list',
-    params: { ...(cursor ? { cursor } : {}), _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    params: {
+      ...(cursor ? { cursor } : {}),
+      _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
   };
   return new Request(MCP_URL, {
     method: 'POST',
-    headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': V, 'mcp-method': 'prompts/list' },
+    headers: {
+      accept: ACCEPT,
+      'content-type': 'application/json',
+      'mcp-protocol-version': V,
+      'mcp-method': 'prompts/list',
+    },
     body: JSON.stringify(body),
   });
 }
@@ -61,7 +71,8 @@ describe('GET /prompts', () => {
     const res = await send(get(LIST_URL, { origin: 'https://dashboard.example' }));
     expect(res.status).toBe(200);
     const cc = res.headers.get('cache-control')!;
-    for (const d of ['public', 'max-age=60', 's-maxage=60', 'stale-while-revalidate=60', 'stale-if-error=']) expect(cc).toContain(d);
+    for (const d of ['public', 'max-age=60', 's-maxage=60', 'stale-while-revalidate=60', 'stale-if-error='])
+      expect(cc).toContain(d);
     expect(res.headers.get('etag')).toMatch(/^"g\d+-[0-9a-z]+"$/);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     const body = (await res.json()) as any;
@@ -114,7 +125,12 @@ describe('edge cache', () => {
     const legacy = (id: number) =>
       new Request(MCP_URL, {
         method: 'POST',
-        headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': s.id, 'mcp-protocol-version': s.version },
+        headers: {
+          accept: ACCEPT,
+          'content-type': 'application/json',
+          'mcp-session-id': s.id,
+          'mcp-protocol-version': s.version,
+        },
         body: JSON.stringify({ ...request('prompts/list'), id }),
       });
     await send(legacy(7));
@@ -128,7 +144,10 @@ describe('edge cache', () => {
   it('serves fresh pages after a generation bump, with a new ETag', async () => {
     const before = await send(get());
     const oldTag = before.headers.get('etag')!;
-    await publish([{ name: 'aaa-new', messages: [{ role: 'user', content: { type: 'text', text: 'new' } }] }, ...FIXTURE_PROMPTS]);
+    await publish([
+      { name: 'aaa-new', messages: [{ role: 'user', content: { type: 'text', text: 'new' } }] },
+      ...FIXTURE_PROMPTS,
+    ]);
     const after = await send(get());
     expect(after.headers.get('etag')).not.toBe(oldTag);
     expect(((await after.json()) as any).prompts[0].name).toBe('aaa-new');
@@ -141,9 +160,17 @@ describe('edge cache', () => {
 describe('private listings', () => {
   beforeAll(async () => {
     // A configured upstream that said private: the merged list must become 0/private, never public.
-    await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([{ id: 'secretive', url: 'https://secretive.example/mcp', prefix: 'sec' }]));
+    await env.PROMPTS.put(
+      UPSTREAMS_KEY,
+      JSON.stringify([{ id: 'secretive', url: 'https://secretive.example/mcp', prefix: 'sec' }]),
+    );
     await catalogWriter(env).upstreamsReported([
-      { id: 'secretive', prefix: 'sec', prompts: [{ name: 'sec.one', origin: { upstream: 'secretive', name: 'one' } }], hints: { ttlMs: 0, cacheScope: 'private' } },
+      {
+        id: 'secretive',
+        prefix: 'sec',
+        prompts: [{ name: 'sec.one', origin: { upstream: 'secretive', name: 'one' } }],
+        hints: { ttlMs: 0, cacheScope: 'private' },
+      },
     ]);
   });
   afterAll(async () => {

@@ -17,7 +17,13 @@ import { readGeneration } from '../../src/catalog/store.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import { flushFeed } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
+import {
+  endListeners,
+  notificationsUntilEnd,
+  openListener,
+  settleListeners,
+  useListenClock,
+} from '../helpers/listen.js';
 import { finishLegacy, legacyClient } from '../helpers/tally.js';
 import { publish } from '../helpers/worker.js';
 
@@ -83,7 +89,14 @@ describe('100 concurrent valid publishes and 20 invalid ones, with clients of bo
       const writer = catalogWriter(env);
       const before = await writer.current();
       const g0 = await readGeneration(env.PROMPTS);
-      const legacy = await Promise.all([legacyClient(), legacyClient(), legacyClient('2025-06-18'), legacyClient('2025-03-26'), legacyClient(), legacyClient()]);
+      const legacy = await Promise.all([
+        legacyClient(),
+        legacyClient(),
+        legacyClient('2025-06-18'),
+        legacyClient('2025-03-26'),
+        legacyClient(),
+        legacyClient(),
+      ]);
       const modern = await Promise.all(Array.from({ length: 6 }, () => openListener()));
       counts.legacyClients = legacy.length;
       counts.modernClients = modern.length;
@@ -99,8 +112,12 @@ describe('100 concurrent valid publishes and 20 invalid ones, with clients of bo
       })();
       const valid = Array.from({ length: VALID }, (_, i) => publishSet([text(`conc_${i}`, `prompt ${i}`)]));
       const invalid = Array.from({ length: INVALID }, (_, i) => publishSet(invalidSet(i)));
-      const validReplies = await Promise.all(valid.map(async (r) => ({ status: (await r).status, body: (await (await r).json()) as any })));
-      const invalidReplies = await Promise.all(invalid.map(async (r) => ({ status: (await r).status, body: (await (await r).json()) as any })));
+      const validReplies = await Promise.all(
+        valid.map(async (r) => ({ status: (await r).status, body: (await (await r).json()) as any })),
+      );
+      const invalidReplies = await Promise.all(
+        invalid.map(async (r) => ({ status: (await r).status, body: (await (await r).json()) as any })),
+      );
       bursting = false;
       await sampler;
       samples.push(await readGeneration(env.PROMPTS));
@@ -119,13 +136,18 @@ describe('100 concurrent valid publishes and 20 invalid ones, with clients of bo
       for (const [i, r] of invalidReplies.entries()) {
         expect(r.status, JSON.stringify(r.body)).toBe(422);
         // Exactly one issue, on the one bad prompt of the set (invalidSet puts it first or second).
-        expect(r.body.error.issues).toEqual([{ path: expect.stringMatching(new RegExp(`^prompts\\[${i % 2}\\]`)), message: expect.any(String) }]);
+        expect(r.body.error.issues).toEqual([
+          { path: expect.stringMatching(new RegExp(`^prompts\\[${i % 2}\\]`)), message: expect.any(String) },
+        ]);
       }
 
       // What the writer holds and what the edge serves.
       const final = await readGeneration(env.PROMPTS);
       expect(final).toBe(Math.max(...generations));
-      const head = (await env.PROMPTS.get<{ generation: number; prompts: { name: string }[] }>('catalog/head', 'json'))!;
+      const head = (await env.PROMPTS.get<{ generation: number; prompts: { name: string }[] }>(
+        'catalog/head',
+        'json',
+      ))!;
       expect(head.generation).toBe(final);
       const served = new Set(head.prompts.map((p) => p.name));
       for (let i = 0; i < VALID; i++) {
@@ -137,7 +159,9 @@ describe('100 concurrent valid publishes and 20 invalid ones, with clients of bo
       const after = await writer.current();
       const untouched = after.filter((p) => !/^conc_\d+$/.test(p.record.name));
       const was = new Map(before.map((p) => [p.record.name, JSON.stringify(p)]));
-      counts.invalidApplied = untouched.filter((p) => was.get(p.record.name) !== JSON.stringify(p)).length + (before.length - untouched.filter((p) => was.has(p.record.name)).length);
+      counts.invalidApplied =
+        untouched.filter((p) => was.get(p.record.name) !== JSON.stringify(p)).length +
+        (before.length - untouched.filter((p) => was.has(p.record.name)).length);
       expect(untouched).toEqual(before);
       for (const p of head.prompts) expect(p.name).not.toMatch(/^conc_(innocent|empty|nomsg|role|type)_|^bad name/);
 

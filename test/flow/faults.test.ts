@@ -19,11 +19,25 @@ import { publishChange } from '../../src/session/fanout.js';
 import { shardFor, shardStub } from '../../src/session/fanout.js';
 import { feedStub, flushFeed, holdFeed, runFeedAlarm, waitFor } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
+import {
+  endListeners,
+  notificationsUntilEnd,
+  openListener,
+  settleListeners,
+  useListenClock,
+} from '../helpers/listen.js';
 import { finishLegacy, legacyClient, sessionObject, type LegacyClient } from '../helpers/tally.js';
 import { openStream, publish } from '../helpers/worker.js';
 
-const counts = { faultsInjected: 0, faultsSurvived: 0, lostUpdates: 0, duplicateApplications: 0, duplicateNotifications: 0, missedReplays: 0, lostSessions: 0 };
+const counts = {
+  faultsInjected: 0,
+  faultsSurvived: 0,
+  lostUpdates: 0,
+  duplicateApplications: 0,
+  duplicateNotifications: 0,
+  missedReplays: 0,
+  lostSessions: 0,
+};
 
 afterAll(() => {
   console.log(JSON.stringify({ suite: 'durable-object-faults', ...counts }));
@@ -184,7 +198,7 @@ describe('change feed restarted', () => {
       vi.useRealTimers();
     }
   });
-  it('between queuing a change and arming its alarm: the writer\'s retry of that change gets it announced', async () => {
+  it("between queuing a change and arming its alarm: the writer's retry of that change gets it announced", async () => {
     await holdFeed();
     const generation = await publish(FIXTURE_PROMPTS);
     // What a restart between the feed's two writes left before they were written together: pending, no alarm.
@@ -230,8 +244,17 @@ describe('catalog writer restarted', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const held = runInDurableObject(feedStub(), (_o, ctx) => ctx.blockConcurrencyWhile(() => gate)).catch(() => {});
-    const write = admin('PUT', `/prompts/${name}`, text(name, 'once')).then((r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') }), () => ({ status: 0, retryAfter: null }));
-    await waitFor(async () => !!(await env.PROMPTS.get<{ prompts: { name: string }[] }>('catalog/head', 'json'))?.prompts.some((p) => p.name === name), 'history and KV written');
+    const write = admin('PUT', `/prompts/${name}`, text(name, 'once')).then(
+      (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') }),
+      () => ({ status: 0, retryAfter: null }),
+    );
+    await waitFor(
+      async () =>
+        !!(await env.PROMPTS.get<{ prompts: { name: string }[] }>('catalog/head', 'json'))?.prompts.some(
+          (p) => p.name === name,
+        ),
+      'history and KV written',
+    );
     injected();
     await abortAllDurableObjects();
     release();
@@ -249,7 +272,10 @@ describe('catalog writer restarted', () => {
   it('at any point of a publish (every object restarted): history, KV and the announcement converge with no further write', async () => {
     for (let k = 0; k < 24; k++) {
       const name = `crash_${k}`;
-      const write = admin('PUT', `/prompts/${name}`, text(name, 'once')).then((r) => r.status, () => 0);
+      const write = admin('PUT', `/prompts/${name}`, text(name, 'once')).then(
+        (r) => r.status,
+        () => 0,
+      );
       // Later and later into the publish: before it, inside the history commit, the KV write, the announcement, after it.
       // (Where each restart lands depends on the machine; the invariant must hold wherever it lands.)
       await new Promise((r) => setTimeout(r, k));
@@ -258,14 +284,20 @@ describe('catalog writer restarted', () => {
       const status = await write;
       const versions = (await writer().get(name)).versions.length;
       await converge();
-      const head = (await env.PROMPTS.get<{ generation: number; prompts: { name: string }[] }>('catalog/head', 'json'))!;
+      const head = (await env.PROMPTS.get<{ generation: number; prompts: { name: string }[] }>(
+        'catalog/head',
+        'json',
+      ))!;
       const served = head.prompts.some((p) => p.name === name);
       const announced = (await feedStub().status()).published;
       // A write is either not applied at all, or applied once and then served and announced.
       const consistent = versions === 0 ? !served : versions === 1 && served && announced === head.generation;
       if (!consistent) counts.lostUpdates += 1;
       if (versions > 1) counts.duplicateApplications += 1;
-      expect({ k, status, versions, served, announcedCurrent: announced === head.generation }).toMatchObject({ versions: versions === 0 ? 0 : 1, served: versions === 1 });
+      expect({ k, status, versions, served, announcedCurrent: announced === head.generation }).toMatchObject({
+        versions: versions === 0 ? 0 : 1,
+        served: versions === 1,
+      });
       expect(announced, `write ${k} (HTTP ${status}) announced`).toBe(head.generation);
     }
   });
@@ -275,7 +307,13 @@ describe('counts', () => {
   it('every count that should be 0 is 0', () => {
     expect(counts.faultsInjected).toBeGreaterThan(0);
     expect(counts.faultsSurvived).toBe(counts.faultsInjected);
-    expect({ lostUpdates: counts.lostUpdates, duplicateApplications: counts.duplicateApplications, duplicateNotifications: counts.duplicateNotifications, missedReplays: counts.missedReplays, lostSessions: counts.lostSessions }).toEqual({
+    expect({
+      lostUpdates: counts.lostUpdates,
+      duplicateApplications: counts.duplicateApplications,
+      duplicateNotifications: counts.duplicateNotifications,
+      missedReplays: counts.missedReplays,
+      lostSessions: counts.lostSessions,
+    }).toEqual({
       lostUpdates: 0,
       duplicateApplications: 0,
       duplicateNotifications: 0,
@@ -293,7 +331,10 @@ async function expectServedOnce(names: string[]): Promise<void> {
     const { versions } = await writer().get(n);
     if (versions.length > 1) counts.duplicateApplications += 1;
     if (versions.length === 0 || !served.has(n)) counts.lostUpdates += 1;
-    expect(versions.map((v) => v.version), n).toEqual([1]);
+    expect(
+      versions.map((v) => v.version),
+      n,
+    ).toEqual([1]);
     expect(served.has(n), `${n} served`).toBe(true);
   }
 }

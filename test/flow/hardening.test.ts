@@ -17,24 +17,51 @@ const MODERN = '2026-07-28';
 function admin(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   const h: Record<string, string> = { authorization: `Bearer ${TOKEN}`, ...headers };
   if (body !== undefined) h['content-type'] = 'application/json';
-  return SELF.fetch(ADMIN + path, { method, headers: h, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  return SELF.fetch(ADMIN + path, {
+    method,
+    headers: h,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 const PROTO_PROMPT = {
   name: 'proto_args',
-  arguments: [{ name: 'constructor', required: true }, { name: 'toString' }, { name: '__proto__' }, { name: 'valueOf' }],
-  messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'c={{constructor}} t={{toString}} p={{__proto__}} v={{valueOf}}' } }],
+  arguments: [
+    { name: 'constructor', required: true },
+    { name: 'toString' },
+    { name: '__proto__' },
+    { name: 'valueOf' },
+  ],
+  messages: [
+    {
+      role: 'user' as const,
+      content: { type: 'text' as const, text: 'c={{constructor}} t={{toString}} p={{__proto__}} v={{valueOf}}' },
+    },
+  ],
 };
 
 const REPEAT = {
   name: 'repeat20',
   arguments: [{ name: 'a', required: true }, { name: 'b' }, { name: 'c' }],
-  messages: [{ role: 'user' as const, content: { type: 'text' as const, text: Array.from({ length: 20 }, () => '{{a}}').join('|') } }],
+  messages: [
+    {
+      role: 'user' as const,
+      content: { type: 'text' as const, text: Array.from({ length: 20 }, () => '{{a}}').join('|') },
+    },
+  ],
 };
 
 /** The modern era's request for `method`, headers and envelope included. */
 function modern(method: string, params: Record<string, unknown> = {}, id: number | string = 1) {
-  const body = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } } };
+  const body = {
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  };
   const headers: Record<string, string> = { 'mcp-protocol-version': MODERN, 'mcp-method': method };
   if (typeof params.name === 'string') headers['mcp-name'] = params.name;
   return post(body, { headers });
@@ -70,7 +97,10 @@ describe('names that are Object.prototype members', () => {
 
   it('completion of an argument named "constructor" or an undeclared "toString" is empty, not an error', async () => {
     for (const name of ['constructor', 'toString', '__proto__']) {
-      const r = await session.call('completion/complete', { ref: { type: 'ref/prompt', name: 'proto_args' }, argument: { name, value: '' } });
+      const r = await session.call('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'proto_args' },
+        argument: { name, value: '' },
+      });
       expect(r.body.result.completion).toEqual({ values: [], total: 0, hasMore: false });
     }
   });
@@ -81,7 +111,12 @@ describe('names that are Object.prototype members', () => {
       expect(r.body.error?.code, name).toBe(-32602);
       expect((await SELF.fetch(`https://gateway.test/prompts/${name}`)).status, name).toBe(404);
     }
-    const res = await admin('POST', '/publish', { prompts: ['__proto__', 'constructor'].map((name) => ({ name, messages: [{ role: 'user', content: { type: 'text', text: `I am ${name}` } }] })) });
+    const res = await admin('POST', '/publish', {
+      prompts: ['__proto__', 'constructor'].map((name) => ({
+        name,
+        messages: [{ role: 'user', content: { type: 'text', text: `I am ${name}` } }],
+      })),
+    });
     expect(res.status).toBe(200);
     const written = (await res.json()) as any;
     expect(Object.keys(written.versions).sort()).toEqual(['__proto__', 'constructor']);
@@ -93,7 +128,8 @@ describe('names that are Object.prototype members', () => {
       expect(((await got.json()) as any).prompt.name).toBe(name);
     }
     // Put them back out of the way of the other tests' listings.
-    for (const name of ['__proto__', 'constructor']) expect((await admin('DELETE', `/prompts/${name}`)).status).toBe(200);
+    for (const name of ['__proto__', 'constructor'])
+      expect((await admin('DELETE', `/prompts/${name}`)).status).toBe(200);
   });
 });
 
@@ -114,7 +150,13 @@ describe('deeply nested bodies', () => {
 
   it('a session stores bounded state: a wide capabilities object over the limit is a 400 -32602', async () => {
     const wide = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, { x: 'y'.repeat(10) }]));
-    const res = await post(request('initialize', { protocolVersion: '2025-11-25', clientInfo: { name: 'x', version: '1' }, capabilities: wide }));
+    const res = await post(
+      request('initialize', {
+        protocolVersion: '2025-11-25',
+        clientInfo: { name: 'x', version: '1' },
+        capabilities: wide,
+      }),
+    );
     const err = await expectError(res, 400, -32602);
     expect(err.message).toContain('capabilities');
     expect(res.headers.get('mcp-session-id')).toBeNull();
@@ -128,7 +170,11 @@ describe('deeply nested bodies', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).id).toBe(3);
     const before = await readGeneration(env.PROMPTS);
-    const w = await admin('PUT', '/prompts/deep_one', `{"messages":[{"role":"user","content":{"type":"text","text":"x"}}],"x":${nested(3000)}}`);
+    const w = await admin(
+      'PUT',
+      '/prompts/deep_one',
+      `{"messages":[{"role":"user","content":{"type":"text","text":"x"}}],"x":${nested(3000)}}`,
+    );
     expect(w.status).toBe(400);
     expect(((await w.json()) as any).error.code).toBe('invalid_json');
     expect(await readGeneration(env.PROMPTS)).toBe(before);
@@ -161,7 +207,9 @@ describe('limits on prompts/get (vitest config: 64 arguments, 8 KiB each, 16 KiB
     expect(r.body.error.message).toContain('8192 bytes');
     expect(r.body.error.data).toMatchObject({ argument: 'who', limit: 8192 });
     const ok = await session.call('prompts/get', { name: 'greet', arguments: { who: 'é'.repeat(4096) } });
-    expect(ok.body.result.messages).toEqual([{ role: 'user', content: { type: 'text', text: `Say hello to ${'é'.repeat(4096)} in a  tone.` } }]);
+    expect(ok.body.result.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: `Say hello to ${'é'.repeat(4096)} in a  tone.` } },
+    ]);
   });
 
   it('all arguments together over MAX_ARGUMENTS_BYTES is -32602 naming the limit', async () => {
@@ -185,7 +233,10 @@ describe('limits on prompts/get (vitest config: 64 arguments, 8 KiB each, 16 KiB
   });
 
   it('a completion value over MAX_ARGUMENT_BYTES is -32602', async () => {
-    const r = await session.call('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'a'.repeat(9000) } });
+    const r = await session.call('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'who', value: 'a'.repeat(9000) },
+    });
     expect(r.body.error.code).toBe(-32602);
   });
 });
@@ -196,7 +247,9 @@ describe('admin tokens', () => {
     const statuses: number[] = [];
     // Fixed windows: two of them can admit at most 2 × the test limit (10) before a 429.
     for (let i = 0; i < 21 && !statuses.includes(429); i++) {
-      const res = await SELF.fetch(`${ADMIN}/prompts`, { headers: { authorization: `Bearer wrong-${i}`, 'cf-connecting-ip': ip } });
+      const res = await SELF.fetch(`${ADMIN}/prompts`, {
+        headers: { authorization: `Bearer wrong-${i}`, 'cf-connecting-ip': ip },
+      });
       statuses.push(res.status);
       if (res.status === 429) {
         expect(res.headers.get('retry-after')).toBe('60');
@@ -214,7 +267,9 @@ describe('admin tokens', () => {
 
   it('a token one character off, shorter or longer is a 401', async () => {
     for (const token of [TOKEN.slice(0, -1) + 'X', TOKEN.slice(0, -1), `${TOKEN}x`, '']) {
-      const res = await SELF.fetch(`${ADMIN}/prompts`, { headers: { authorization: `Bearer ${token}`, 'cf-connecting-ip': '198.51.100.9' } });
+      const res = await SELF.fetch(`${ADMIN}/prompts`, {
+        headers: { authorization: `Bearer ${token}`, 'cf-connecting-ip': '198.51.100.9' },
+      });
       expect(res.status, token).toBe(401);
     }
   });

@@ -46,7 +46,19 @@ const ADMIN_TOKEN = 'test-admin-token';
 
 /** How often each kind is drawn. */
 const WEIGHTS: Record<string, number> = {
-  malformed: 10, deep: 5, huge: 2, headers: 8, shape: 16, names: 18, sessions: 10, versions: 14, cursors: 6, origins: 4, methods: 3, admin: 8, status: 4,
+  malformed: 10,
+  deep: 5,
+  huge: 2,
+  headers: 8,
+  shape: 16,
+  names: 18,
+  sessions: 10,
+  versions: 14,
+  cursors: 6,
+  origins: 4,
+  methods: 3,
+  admin: 8,
+  status: 4,
 };
 
 function toRequest(c: Case): Request {
@@ -80,10 +92,13 @@ function judge(c: Case, status: number, text: string): string | undefined {
   } catch {
     return `body is not JSON: ${text.slice(0, 200)}`;
   }
-  if (e.code !== undefined && body?.error?.code !== e.code) return `JSON-RPC code ${body?.error?.code}, expected ${e.code}: ${text.slice(0, 200)}`;
-  if (e.api !== undefined && body?.error?.code !== e.api) return `error ${body?.error?.code}, expected ${e.api}: ${text.slice(0, 200)}`;
+  if (e.code !== undefined && body?.error?.code !== e.code)
+    return `JSON-RPC code ${body?.error?.code}, expected ${e.code}: ${text.slice(0, 200)}`;
+  if (e.api !== undefined && body?.error?.code !== e.api)
+    return `error ${body?.error?.code}, expected ${e.api}: ${text.slice(0, 200)}`;
   if (e.id === null && body && 'id' in body) return `carries id ${JSON.stringify(body.id)}, expected none`;
-  if (e.id !== undefined && e.id !== null && body?.id !== e.id) return `id ${JSON.stringify(body?.id)}, expected ${JSON.stringify(e.id)}`;
+  if (e.id !== undefined && e.id !== null && body?.id !== e.id)
+    return `id ${JSON.stringify(body?.id)}, expected ${JSON.stringify(e.id)}`;
   return e.check?.(body);
 }
 
@@ -97,7 +112,10 @@ beforeAll(async () => {
   const s1 = await openSession('2025-11-25');
   const s0 = await openSession('2025-03-26');
   const gone = await openSession('2025-11-25');
-  const del = await SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': gone.id, 'mcp-protocol-version': gone.version } });
+  const del = await SELF.fetch(MCP_URL, {
+    method: 'DELETE',
+    headers: { 'mcp-session-id': gone.id, 'mcp-protocol-version': gone.version },
+  });
   expect(del.status).toBe(200);
   const cursor = (await s1.call('prompts/list')).body.result.nextCursor as string;
   // Opaque, but a known shape: base64url of `<generation>.<offset>.<mac>` (src/catalog/cursor.ts).
@@ -125,13 +143,17 @@ describe('hostile input', () => {
       .flatMap(([k, w]) => Array<string>(w).fill(k));
     const cases = Array.from({ length: CASES }, () => GENERATORS[r.pick(kinds)]!(r, world));
     const before = await readGeneration(env.PROMPTS);
-    const catalogBefore = await (await SELF.fetch(`${BASE}/admin/prompts`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+    const catalogBefore = await (
+      await SELF.fetch(`${BASE}/admin/prompts`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).text();
 
     // The Worker logs every rejection (console.warn): ten thousand lines of noise here, so they are
     // counted instead. Errors it logs are kept: an "unhandled error" line fails the suite.
     const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const errors: string[] = [];
-    const errored = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void errors.push(a.map(String).join(' ')));
+    const errored = vi
+      .spyOn(console, 'error')
+      .mockImplementation((...a: unknown[]) => void errors.push(a.map(String).join(' ')));
     restore = () => {
       warned.mockRestore();
       errored.mockRestore();
@@ -147,7 +169,18 @@ describe('hostile input', () => {
         cases.slice(i, i + CONCURRENCY).map(async (c, j) => {
           const t0 = Date.now();
           let timer: ReturnType<typeof setTimeout> | undefined;
-          const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`#${i + j} ${c.kind} ${c.method} ${c.path} ${JSON.stringify(c.headers).slice(0, 300)} hung`)), 10_000)));
+          const hung = new Promise<never>(
+            (_, reject) =>
+              (timer = setTimeout(
+                () =>
+                  reject(
+                    new Error(
+                      `#${i + j} ${c.kind} ${c.method} ${c.path} ${JSON.stringify(c.headers).slice(0, 300)} hung`,
+                    ),
+                  ),
+                10_000,
+              )),
+          );
           const ctx = createExecutionContext();
           const res = await Promise.race([worker.fetch(toRequest(c), env, ctx), hung]);
           const text = await Promise.race([res.text(), hung]);
@@ -163,7 +196,10 @@ describe('hostile input', () => {
           const wrong = judge(c, res.status, text);
           if (wrong) {
             counts.wrong++;
-            if (failures.length < 15) failures.push(`#${i + j} ${c.kind} ${c.method} ${c.path.slice(0, 80)}${typeof c.body === 'string' ? c.body.slice(0, 160) : JSON.stringify(c.body)} -> ${wrong}`);
+            if (failures.length < 15)
+              failures.push(
+                `#${i + j} ${c.kind} ${c.method} ${c.path.slice(0, 80)}${typeof c.body === 'string' ? c.body.slice(0, 160) : JSON.stringify(c.body)} -> ${wrong}`,
+              );
           }
         }),
       );
@@ -180,7 +216,9 @@ describe('hostile input', () => {
     }
     const rejectionsLogged = warned.mock.calls.length;
     restore();
-    console.log(`hostile: seed ${SEED}, ${counts.sent} requests in ${elapsed} ms; 5xx ${counts.fiveXX}, wrong ${counts.wrong}, slow (>${SLOW_MS} ms, twice) ${counts.slow} (${slowCases.length} once), slowest ${counts.maxMs} ms (${slowest}); rejections logged ${rejectionsLogged}, errors logged ${errors.length}; by kind ${JSON.stringify(byKind)}`);
+    console.log(
+      `hostile: seed ${SEED}, ${counts.sent} requests in ${elapsed} ms; 5xx ${counts.fiveXX}, wrong ${counts.wrong}, slow (>${SLOW_MS} ms, twice) ${counts.slow} (${slowCases.length} once), slowest ${counts.maxMs} ms (${slowest}); rejections logged ${rejectionsLogged}, errors logged ${errors.length}; by kind ${JSON.stringify(byKind)}`,
+    );
     expect(failures, `seed ${SEED}`).toEqual([]);
     expect(counts.sent).toBeGreaterThanOrEqual(10_000);
     expect(counts.fiveXX).toBe(0);
@@ -190,7 +228,9 @@ describe('hostile input', () => {
 
     // Nothing was written, and a normal client still works.
     expect(await readGeneration(env.PROMPTS)).toBe(before);
-    expect(await (await SELF.fetch(`${BASE}/admin/prompts`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text()).toBe(catalogBefore);
+    expect(
+      await (await SELF.fetch(`${BASE}/admin/prompts`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text(),
+    ).toBe(catalogBefore);
     const s = await openSession('2025-11-25');
     const names: string[] = [];
     let cursor: string | undefined;

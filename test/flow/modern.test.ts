@@ -11,9 +11,24 @@ import { catalogWriter } from '../../src/catalog/stubs.js';
 import { shardStub } from '../../src/session/fanout.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { flushFeed, holdFeed, waitFor } from '../helpers/feed.js';
-import { endListeners, notificationsUntilEnd, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
+import {
+  endListeners,
+  notificationsUntilEnd,
+  openListener,
+  settleListeners,
+  useListenClock,
+} from '../helpers/listen.js';
 import { envelope, MODERN, modernPost } from '../helpers/protocol.js';
-import { expectError, MCP_URL, openSession, openStream, post, publish, readEvents, request } from '../helpers/worker.js';
+import {
+  expectError,
+  MCP_URL,
+  openSession,
+  openStream,
+  post,
+  publish,
+  readEvents,
+  request,
+} from '../helpers/worker.js';
 
 const V = MODERN;
 
@@ -63,7 +78,11 @@ describe('server/discover', () => {
     expect(r.capabilities).toEqual({ prompts: { listChanged: true }, completions: {} });
     expect(r.ttlMs).toBe(60_000);
     expect(r.cacheScope).toBe('public');
-    expect(r._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'promptgate', title: 'promptgate', websiteUrl: expect.any(String) });
+    expect(r._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({
+      name: 'promptgate',
+      title: 'promptgate',
+      websiteUrl: expect.any(String),
+    });
   });
 });
 
@@ -85,7 +104,10 @@ describe('stateless prompts', () => {
     const { result: got } = await result('prompts/get', { name: 'greet', arguments: { who: 'Ada' } });
     expect(got.resultType).toBe('complete');
     expect(got.messages[0].content.text).toContain('Ada');
-    const { result: done } = await result('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'al' } });
+    const { result: done } = await result('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'who', value: 'al' },
+    });
     expect(done.completion.values.slice(0, 2)).toEqual(['alice', 'alfred']);
     const { response } = modern('prompts/list', {}, { 'mcp-session-id': 'not-a-session' });
     expect((await response).status).toBe(200);
@@ -109,9 +131,15 @@ describe('stateless prompts', () => {
 describe('envelope, version and header errors', () => {
   it('400 -32602 when a required _meta key is missing', async () => {
     const noCaps = request('prompts/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': V } });
-    const err = await expectError(await post(noCaps, { headers: { 'mcp-protocol-version': V, 'mcp-method': 'prompts/list' } }), 400, -32602);
+    const err = await expectError(
+      await post(noCaps, { headers: { 'mcp-protocol-version': V, 'mcp-method': 'prompts/list' } }),
+      400,
+      -32602,
+    );
     expect(err.message).toContain('clientCapabilities');
-    const badVersion = request('prompts/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': 7, 'io.modelcontextprotocol/clientCapabilities': {} } });
+    const badVersion = request('prompts/list', {
+      _meta: { 'io.modelcontextprotocol/protocolVersion': 7, 'io.modelcontextprotocol/clientCapabilities': {} },
+    });
     await expectError(await post(badVersion, { headers: { 'mcp-method': 'prompts/list' } }), 400, -32602);
   });
   it('400 -32602 naming the missing envelope keys when a modern MCP-Protocol-Version header comes with no envelope claim (id echoed)', async () => {
@@ -127,35 +155,75 @@ describe('envelope, version and header errors', () => {
     expect(err.data).toEqual({ envelope: { missing: ['io.modelcontextprotocol/protocolVersion'] } });
   });
   it('400 -32020 for initialize sent with a modern MCP-Protocol-Version header; 202 for a notification with one', async () => {
-    const init = request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
-    const err = await expectErrorWithId(await post(init, { headers: { 'mcp-protocol-version': V } }), 400, -32020, init.id);
+    const init = request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'x', version: '1' },
+    });
+    const err = await expectErrorWithId(
+      await post(init, { headers: { 'mcp-protocol-version': V } }),
+      400,
+      -32020,
+      init.id,
+    );
     expect(err.data.mismatch.header).toBe('MCP-Protocol-Version');
-    const note = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, { headers: { 'mcp-protocol-version': V } });
+    const note = await post(
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+      { headers: { 'mcp-protocol-version': V } },
+    );
     expect(note.status).toBe(202);
   });
   it('400 -32022 with data.supported for an unsupported version', async () => {
-    const body = request('prompts/list', { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }) });
-    const err = await expectError(await post(body, { headers: { 'mcp-protocol-version': '2027-01-01', 'mcp-method': 'prompts/list' } }), 400, -32022);
+    const body = request('prompts/list', {
+      _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }),
+    });
+    const err = await expectError(
+      await post(body, { headers: { 'mcp-protocol-version': '2027-01-01', 'mcp-method': 'prompts/list' } }),
+      400,
+      -32022,
+    );
     expect(err.data).toEqual({ supported: [V], requested: '2027-01-01' });
   });
   it('400 -32020 when MCP-Protocol-Version is missing or differs from the body', async () => {
     await expectError(await modern('prompts/list', {}, { 'mcp-protocol-version': null }).response, 400, -32020);
-    const err = await expectError(await modern('prompts/list', {}, { 'mcp-protocol-version': '2025-11-25' }).response, 400, -32020);
+    const err = await expectError(
+      await modern('prompts/list', {}, { 'mcp-protocol-version': '2025-11-25' }).response,
+      400,
+      -32020,
+    );
     expect(err.data.mismatch.header).toBe('MCP-Protocol-Version');
   });
   it('400 -32020 when Mcp-Method is missing or names another method', async () => {
     await expectError(await modern('prompts/list', {}, { 'mcp-method': null }).response, 400, -32020);
-    const err = await expectError(await modern('prompts/list', {}, { 'mcp-method': 'prompts/get' }).response, 400, -32020);
+    const err = await expectError(
+      await modern('prompts/list', {}, { 'mcp-method': 'prompts/get' }).response,
+      400,
+      -32020,
+    );
     expect(err.data.mismatch.header).toBe('Mcp-Method');
   });
   it('400 -32020 when Mcp-Name is missing, differs, or carries a bad base64 sentinel', async () => {
-    await expectError(await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': null }).response, 400, -32020);
-    await expectError(await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': 'linky' }).response, 400, -32020);
-    await expectError(await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': '=?base64?!!!?=' }).response, 400, -32020);
+    await expectError(
+      await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': null }).response,
+      400,
+      -32020,
+    );
+    await expectError(
+      await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': 'linky' }).response,
+      400,
+      -32020,
+    );
+    await expectError(
+      await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': '=?base64?!!!?=' })
+        .response,
+      400,
+      -32020,
+    );
   });
   it('accepts Mcp-Name as a base64 sentinel that decodes to the body name', async () => {
     const sentinel = `=?base64?${btoa('greet')}?=`;
-    const res = await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': sentinel }).response;
+    const res = await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': sentinel })
+      .response;
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).result.messages).toHaveLength(1);
   });
@@ -166,7 +234,11 @@ describe('envelope, version and header errors', () => {
   });
   it('400 -32600 for a batch of modern messages', async () => {
     const one = modern('prompts/list').body;
-    await expectError(await post([one], { headers: { 'mcp-protocol-version': V, 'mcp-method': 'prompts/list' } }), 400, -32600);
+    await expectError(
+      await post([one], { headers: { 'mcp-protocol-version': V, 'mcp-method': 'prompts/list' } }),
+      400,
+      -32600,
+    );
   });
   it('legacy clients keep working at the same endpoint', async () => {
     const s = await openSession('2025-11-25');
@@ -179,7 +251,10 @@ describe('envelope, version and header errors', () => {
 
 function listen(notifications: Record<string, unknown>) {
   const body = request('subscriptions/listen', { notifications, _meta: envelope() });
-  return { id: body.id, response: post(body, { headers: { 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen' } }) };
+  return {
+    id: body.id,
+    response: post(body, { headers: { 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen' } }),
+  };
 }
 
 describe('subscriptions/listen', () => {
@@ -201,7 +276,8 @@ describe('subscriptions/listen', () => {
   it('is held by a registry shard as a hibernatable WebSocket (an idle stream keeps no object awake)', async () => {
     const count = async () => {
       let n = 0;
-      for (let i = 0; i < 4; i++) n += await runInDurableObject(shardStub(env, i), (_o, state) => state.getWebSockets('listener').length);
+      for (let i = 0; i < 4; i++)
+        n += await runInDurableObject(shardStub(env, i), (_o, state) => state.getWebSockets('listener').length);
       return n;
     };
     // Streams closed by earlier tests are noticed at their next keepalive: wait until they are gone.
@@ -270,7 +346,10 @@ describe('subscriptions/listen', () => {
       // (publish() stamps a revision into the last fixture's text).
       const stamp = (await catalogWriter(env).get('many')).prompt!.record.messages.at(-1)!.content;
       await waitFor(
-        async () => JSON.stringify((await direct('prompts/get', { name: 'many', arguments: { n: 'v000' } })).messages.at(-1).content) === JSON.stringify(stamp),
+        async () =>
+          JSON.stringify(
+            (await direct('prompts/get', { name: 'many', arguments: { n: 'v000' } })).messages.at(-1).content,
+          ) === JSON.stringify(stamp),
         'the listening isolate serves the published generation',
       );
       const l = await openListener();
@@ -293,11 +372,14 @@ describe('subscriptions/listen', () => {
     const stream = readEvents(await response);
     expect((await stream.nextMessage()).message.params.notifications).toEqual({});
     const end = await stream.nextMessage();
-    expect(end.message).toMatchObject({ id, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': id } } });
+    expect(end.message).toMatchObject({
+      id,
+      result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': id } },
+    });
     expect(await stream.ended()).toBe(true);
   });
   it('ends gracefully with the listen result after LISTEN_MAX_MS', async () => {
-    const short = { ...env, LISTEN_MAX_MS: "400" } as unknown as Env;
+    const short = { ...env, LISTEN_MAX_MS: '400' } as unknown as Env;
     const { body, init } = modernPost('subscriptions/listen', { notifications: { promptsListChanged: true } });
     const ctx = createExecutionContext();
     const res = await worker.fetch(new Request(MCP_URL, init), short, ctx);
@@ -320,7 +402,11 @@ describe('CORS for modern headers', () => {
   it('lets browsers send Mcp-Method and Mcp-Name', async () => {
     const res = await SELF.fetch(MCP_URL, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-method, mcp-name' },
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'mcp-method, mcp-name',
+      },
     });
     const allowed = res.headers.get('access-control-allow-headers') ?? '';
     expect(allowed).toContain('mcp-method');

@@ -33,7 +33,9 @@ async function listAll(session: Session): Promise<any[]> {
 describe('initialize', () => {
   it('echoes each supported version and counter-offers the latest otherwise', async () => {
     for (const v of ['2025-11-25', '2025-06-18', '2025-03-26']) {
-      const res = await post(request('initialize', { protocolVersion: v, capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+      const res = await post(
+        request('initialize', { protocolVersion: v, capabilities: {}, clientInfo: { name: 'c', version: '1' } }),
+      );
       const body = (await res.json()) as any;
       expect(body.result.protocolVersion).toBe(v);
     }
@@ -43,7 +45,13 @@ describe('initialize', () => {
     }
   });
   it('declares prompts with listChanged, completions and server info', async () => {
-    const res = await post(request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+    const res = await post(
+      request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'c', version: '1' },
+      }),
+    );
     const result = InitializeResultSchema.parse(((await res.json()) as any).result);
     expect(result.capabilities.prompts).toEqual({ listChanged: true });
     expect(result.capabilities.completions).toEqual({});
@@ -108,13 +116,22 @@ describe('prompts/get', () => {
     const r = await s.call('prompts/get', { name: 'greet', arguments: { who: '{{tone}} ${process}', tone: 'warm' } });
     const result = GetPromptResultSchema.parse(r.body.result);
     expect(result.description).toBe('Says hello');
-    expect(result.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello to {{tone}} ${process} in a warm tone.' } }]);
+    expect(result.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Say hello to {{tone}} ${process} in a warm tone.' } },
+    ]);
   });
   it('renders into embedded resources and resource links', async () => {
     const e = await s.call('prompts/get', { name: 'embedded', arguments: { service: 'billing' } });
-    expect(e.body.result.messages[0].content).toEqual({ type: 'resource', resource: { uri: 'log://billing', mimeType: 'text/plain', text: 'error in billing' } });
+    expect(e.body.result.messages[0].content).toEqual({
+      type: 'resource',
+      resource: { uri: 'log://billing', mimeType: 'text/plain', text: 'error in billing' },
+    });
     const l = await s.call('prompts/get', { name: 'linky', arguments: { path: 'src/a.ts' } });
-    expect(l.body.result.messages[0].content).toMatchObject({ type: 'resource_link', uri: 'file:///src/a.ts', name: 'source file' });
+    expect(l.body.result.messages[0].content).toMatchObject({
+      type: 'resource_link',
+      uri: 'file:///src/a.ts',
+      name: 'source file',
+    });
   });
   it('degrades resource_link to a text link for 2025-03-26', async () => {
     const old = await openSession('2025-03-26');
@@ -149,7 +166,11 @@ describe('completion/complete', () => {
   it('prefix matches first, then fuzzy', async () => {
     const r = await complete('greet', 'who', 'al');
     // "carol" holds a, l in order: a fuzzy match, ranked after the prefix matches.
-    expect(CompleteResultSchema.parse(r.body.result).completion).toEqual({ values: ['alice', 'alfred', 'carol'], total: 3, hasMore: false });
+    expect(CompleteResultSchema.parse(r.body.result).completion).toEqual({
+      values: ['alice', 'alfred', 'carol'],
+      total: 3,
+      hasMore: false,
+    });
     const fuzzy = await complete('greet', 'who', 'ice');
     expect(fuzzy.body.result.completion.values).toEqual(['alice']);
     const ranked = await complete('greet', 'who', 'ar');
@@ -163,9 +184,16 @@ describe('completion/complete', () => {
     expect(r.body.result.completion).toMatchObject({ total: 150, hasMore: true });
   });
   it('empty for an argument without values; -32602 for unknown prompts and bad refs', async () => {
-    expect((await complete('greet', 'nothing', 'x')).body.result.completion).toEqual({ values: [], total: 0, hasMore: false });
+    expect((await complete('greet', 'nothing', 'x')).body.result.completion).toEqual({
+      values: [],
+      total: 0,
+      hasMore: false,
+    });
     expect((await complete('nope', 'who', 'a')).body.error.code).toBe(-32602);
-    const res = await s.call('completion/complete', { ref: { type: 'ref/resource', uri: 'x://y' }, argument: { name: 'a', value: '' } });
+    const res = await s.call('completion/complete', {
+      ref: { type: 'ref/resource', uri: 'x://y' },
+      argument: { name: 'a', value: '' },
+    });
     expect(res.body.error.code).toBe(-32602);
   });
 });

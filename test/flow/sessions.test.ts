@@ -20,7 +20,11 @@ describe('session Durable Object', () => {
   it('stores the negotiated version, client info and capabilities', async () => {
     const s = await openSession('2025-06-18', { roots: { listChanged: true } });
     const state = await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.get<SessionState>('state'));
-    expect(state).toMatchObject({ version: '2025-06-18', clientInfo: { name: 'test', version: '1' }, capabilities: { roots: { listChanged: true } } });
+    expect(state).toMatchObject({
+      version: '2025-06-18',
+      clientInfo: { name: 'test', version: '1' },
+      capabilities: { roots: { listChanged: true } },
+    });
     expect(state!.ttlMs).toBe(60_000);
     expect(state!.lastSeenAt).toBeGreaterThanOrEqual(state!.createdAt);
   });
@@ -35,7 +39,10 @@ describe('session Durable Object', () => {
     const stub = stubOf(s.id);
     // Not yet idle: the alarm re-arms instead of ending the session.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toMatchObject({ id: s.id, version: s.version });
+    expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toMatchObject({
+      id: s.id,
+      version: s.version,
+    });
     // Idle for longer than the TTL. The re-armed alarm stays a TTL away in real time, so only the
     // test runs it: an alarm due in a few ms could fire on its own first, however fast the machine.
     const armed = await runInDurableObject(stub, async (_o, ctx) => {
@@ -79,5 +86,7 @@ describe('session Durable Object', () => {
 });
 
 function fetchDelete(id: string) {
-  return import('cloudflare:test').then(({ SELF }) => SELF.fetch('https://gateway.test/mcp', { method: 'DELETE', headers: { 'mcp-session-id': id } }));
+  return import('cloudflare:test').then(({ SELF }) =>
+    SELF.fetch('https://gateway.test/mcp', { method: 'DELETE', headers: { 'mcp-session-id': id } }),
+  );
 }

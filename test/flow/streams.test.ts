@@ -13,12 +13,15 @@ import { expectError, MCP_URL, openSession, openStream, publish, readEvents, typ
 import { SELF } from 'cloudflare:test';
 
 /** Ends a session: its stream closes after everything already sent on it (the terminator for exact counts). */
-const endSession = (s: Pick<Session, 'id'>) => SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': s.id } });
+const endSession = (s: Pick<Session, 'id'>) =>
+  SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': s.id } });
 
 /** The generations a session's stream delivered, in order, from its replay log. */
 async function delivered(s: Pick<Session, 'id'>): Promise<number[]> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));
-  const log = await runInDurableObject(stub, (_o, ctx) => ctx.storage.list<{ event: CatalogEvent }>({ prefix: 'log:' }));
+  const log = await runInDurableObject(stub, (_o, ctx) =>
+    ctx.storage.list<{ event: CatalogEvent }>({ prefix: 'log:' }),
+  );
   return [...log.values()].map((e) => e.event.generation);
 }
 
@@ -71,9 +74,17 @@ describe('GET stream', () => {
   });
   it('needs Accept: text/event-stream (406) and a live session (400/404)', async () => {
     const s = await openSession();
-    await expectError(await SELF.fetch(MCP_URL, { headers: { accept: 'application/json', 'mcp-session-id': s.id } }), 406, -32000);
+    await expectError(
+      await SELF.fetch(MCP_URL, { headers: { accept: 'application/json', 'mcp-session-id': s.id } }),
+      406,
+      -32000,
+    );
     await expectError(await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream' } }), 400, -32000);
-    await expectError(await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'nope' } }), 404, -32001);
+    await expectError(
+      await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'nope' } }),
+      404,
+      -32001,
+    );
   });
 });
 
@@ -134,7 +145,10 @@ describe('catalog changes', () => {
     await publish(FIXTURE_PROMPTS);
     // Wait until the change has been delivered into the session's replay log.
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));
-    await waitFor(async () => (await runInDurableObject(stub, (_o, ctx) => ctx.storage.list({ prefix: 'log:' }))).size === 1, 'change in the replay log');
+    await waitFor(
+      async () => (await runInDurableObject(stub, (_o, ctx) => ctx.storage.list({ prefix: 'log:' }))).size === 1,
+      'change in the replay log',
+    );
     const resumed = await openStream(s, priming.id);
     const replayed = await resumed.nextMessage();
     expect(replayed.message).toEqual(LIST_CHANGED);
@@ -150,7 +164,9 @@ describe('catalog changes', () => {
     await os.close();
     await (await openStream(s)).close();
     for (const bad of [otherId, 'garbage', 'x.1']) {
-      const res = await SELF.fetch(MCP_URL, { headers: { accept: 'text/event-stream', 'mcp-session-id': s.id, 'last-event-id': bad } });
+      const res = await SELF.fetch(MCP_URL, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': s.id, 'last-event-id': bad },
+      });
       await expectError(res, 400, -32000);
     }
   });

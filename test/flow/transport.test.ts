@@ -16,7 +16,9 @@ beforeAll(async () => {
 });
 
 describe('the transport error matrix (shared with the e2e suite)', () => {
-  it.each(TRANSPORT_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => expectTransportCase((u, i) => SELF.fetch(u, i), MCP_URL, c));
+  it.each(TRANSPORT_CASES.map((c) => [c.name, c] as const))('%s', (_name, c) =>
+    expectTransportCase((u, i) => SELF.fetch(u, i), MCP_URL, c),
+  );
 });
 
 describe('POST headers', () => {
@@ -37,7 +39,11 @@ describe('POST headers', () => {
         c.close();
       },
     });
-    const res = await SELF.fetch(MCP_URL, { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json' }, body: stream });
+    const res = await SELF.fetch(MCP_URL, {
+      method: 'POST',
+      headers: { accept: ACCEPT, 'content-type': 'application/json' },
+      body: stream,
+    });
     await expectError(res, 413, -32000);
   });
 });
@@ -56,9 +62,12 @@ describe('JSON-RPC envelope', () => {
     const s = await openSession('2025-03-26');
     const a = request('ping');
     const b = request('prompts/get', { name: 'nope' });
-    const res = await post([a, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }, b, { bad: true }], {
-      session: s.id,
-    });
+    const res = await post(
+      [a, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }, b, { bad: true }],
+      {
+        session: s.id,
+      },
+    );
     expect(res.status).toBe(200);
     const replies = await res.json<any[]>();
     expect(replies).toHaveLength(3);
@@ -91,7 +100,11 @@ describe('sessions at the transport', () => {
   });
   it('400 -32600 when initialize carries a session id', async () => {
     const s = await openSession();
-    await expectError(await post(request('initialize', { protocolVersion: '2025-11-25' }), { session: s.id }), 400, -32600);
+    await expectError(
+      await post(request('initialize', { protocolVersion: '2025-11-25' }), { session: s.id }),
+      400,
+      -32600,
+    );
   });
   it('DELETE ends the session; later requests get 404', async () => {
     const s = await openSession();
@@ -115,7 +128,11 @@ describe('protocol version and origin', () => {
     expect(err.data.supported).toContain('2025-11-25');
   });
   it('403 for a disallowed Origin; allowed origins and no Origin pass', async () => {
-    const body = request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const body = request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
     await expectError(await post(body, { headers: { origin: 'https://evil.example' } }), 403, -32000);
     await expectError(await post(body, { headers: { origin: 'http://localhost.evil.example:3000' } }), 403, -32000);
     expect((await post(body, { headers: { origin: 'http://localhost:6274' } })).status).toBe(200);
@@ -125,11 +142,17 @@ describe('protocol version and origin', () => {
   it('CORS preflight exposes the session header to allowed origins', async () => {
     const res = await SELF.fetch(MCP_URL, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-session-id' },
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'mcp-session-id',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
-    const init = await post(request('initialize', { protocolVersion: '2025-11-25' }), { headers: { origin: 'http://localhost:6274' } });
+    const init = await post(request('initialize', { protocolVersion: '2025-11-25' }), {
+      headers: { origin: 'http://localhost:6274' },
+    });
     expect(init.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('mcp-session-id');
   });
 });

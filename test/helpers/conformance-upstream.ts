@@ -9,7 +9,14 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { acceptedContent, completable, createMcpHandler, createRequestStateCodec, inputRequired, McpServer } from '@modelcontextprotocol/server';
+import {
+  acceptedContent,
+  completable,
+  createMcpHandler,
+  createRequestStateCodec,
+  inputRequired,
+  McpServer,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { loadValidDir } from '../../cli/fs-source.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
@@ -18,7 +25,9 @@ export const INPUT_REQUIRED_PROMPT = 'test_input_required_result_prompt';
 
 /** The record's messages with every {{argument}} replaced (the gateway's own template semantics for these fixtures). */
 function render(record: PromptRecord, args: Record<string, string | undefined>) {
-  const json = JSON.stringify(record.messages).replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_m, k: string) => JSON.stringify(args[k] ?? '').slice(1, -1));
+  const json = JSON.stringify(record.messages).replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_m, k: string) =>
+    JSON.stringify(args[k] ?? '').slice(1, -1),
+  );
   return JSON.parse(json) as PromptRecord['messages'];
 }
 
@@ -29,9 +38,16 @@ function register(server: McpServer, record: PromptRecord): void {
   if (args.length === 0) server.registerPrompt(record.name, meta, () => messages({}));
   else {
     // Declared `values` complete as the gateway's own completion does: by prefix.
-    const field = (values: string[] | undefined) => (values ? completable(z.string(), (v: string) => values.filter((x) => x.startsWith(v))) : z.string());
-    const shape = Object.fromEntries(args.map((a) => [a.name, a.required ? field(a.values) : field(a.values).optional()]));
-    server.registerPrompt(record.name, { ...meta, argsSchema: z.object(shape) }, (a: Record<string, string | undefined>) => messages(a));
+    const field = (values: string[] | undefined) =>
+      values ? completable(z.string(), (v: string) => values.filter((x) => x.startsWith(v))) : z.string();
+    const shape = Object.fromEntries(
+      args.map((a) => [a.name, a.required ? field(a.values) : field(a.values).optional()]),
+    );
+    server.registerPrompt(
+      record.name,
+      { ...meta, argsSchema: z.object(shape) },
+      (a: Record<string, string | undefined>) => messages(a),
+    );
   }
 }
 
@@ -43,29 +59,46 @@ async function body(req: IncomingMessage): Promise<string> {
 
 export async function conformanceUpstream(promptsDir: string): Promise<{ url: string; close(): Promise<void> }> {
   const { records } = loadValidDir(promptsDir);
-  const codec = createRequestStateCodec<{ round: number }>({ key: 'conformance-upstream-request-state-key-0123456789' });
+  const codec = createRequestStateCodec<{ round: number }>({
+    key: 'conformance-upstream-request-state-key-0123456789',
+  });
   const contextSchema = z.object({ context: z.string() });
   const handler = createMcpHandler(() => {
-    const server = new McpServer({ name: 'conformance-upstream', version: '1.0.0' }, { requestState: { verify: codec.verify.bind(codec) } });
+    const server = new McpServer(
+      { name: 'conformance-upstream', version: '1.0.0' },
+      { requestState: { verify: codec.verify.bind(codec) } },
+    );
     for (const r of records) register(server, r);
-    server.registerPrompt(INPUT_REQUIRED_PROMPT, { description: 'Needs context from the user (multi-round-trip, 2026-07-28)' }, async (ctx) => {
-      const given = acceptedContent(ctx.mcpReq.inputResponses, 'user_context', contextSchema);
-      if (!given)
-        return inputRequired({
-          inputRequests: { user_context: inputRequired.elicit({ message: 'What context should the prompt use?', requestedSchema: contextSchema }) },
-          requestState: await codec.mint({ round: 1 }),
-        });
-      return { messages: [{ role: 'user', content: { type: 'text', text: `Use this context: ${given.context}` } }] };
-    });
+    server.registerPrompt(
+      INPUT_REQUIRED_PROMPT,
+      { description: 'Needs context from the user (multi-round-trip, 2026-07-28)' },
+      async (ctx) => {
+        const given = acceptedContent(ctx.mcpReq.inputResponses, 'user_context', contextSchema);
+        if (!given)
+          return inputRequired({
+            inputRequests: {
+              user_context: inputRequired.elicit({
+                message: 'What context should the prompt use?',
+                requestedSchema: contextSchema,
+              }),
+            },
+            requestState: await codec.mint({ round: 1 }),
+          });
+        return { messages: [{ role: 'user', content: { type: 'text', text: `Use this context: ${given.context}` } }] };
+      },
+    );
     return server;
   });
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = req.method === 'POST' ? await body(req) : undefined;
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const response = await handler.fetch(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }));
+    const response = await handler.fetch(
+      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }),
+    );
     res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    if (response.body)
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
     res.end();
   };
   // A request that fails surfaces as an unhandled rejection, which vitest reports as an error.

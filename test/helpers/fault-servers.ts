@@ -9,7 +9,8 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Behaviour = 'ok' | 'hang' | 'error500' | 'garbage' | 'cut' | 'huge' | 'endless' | 'endless_sse' | 'slowsse' | 'redirect';
+export type Behaviour =
+  'ok' | 'hang' | 'error500' | 'garbage' | 'cut' | 'huge' | 'endless' | 'endless_sse' | 'slowsse' | 'redirect';
 
 export interface SeenRequest {
   method: string;
@@ -45,7 +46,9 @@ export interface ScriptOptions {
   all?: Behaviour;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<{ http: HttpServer; url: string }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+): Promise<{ http: HttpServer; url: string }> {
   // A handler that fails surfaces as an unhandled rejection, which vitest reports as an error.
   const http = createServer((req, res) => void handler(req, res));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
@@ -75,7 +78,8 @@ async function body(req: IncomingMessage): Promise<string> {
 }
 
 /** One fake prompt of about 450 bytes, like the 100,000-prompt listing of the issue. */
-const bulky = (i: number) => JSON.stringify({ name: `p${i}`, description: 'x'.repeat(400), arguments: [{ name: 'a', required: false }] });
+const bulky = (i: number) =>
+  JSON.stringify({ name: `p${i}`, description: 'x'.repeat(400), arguments: [{ name: 'a', required: false }] });
 
 export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted> {
   const seen: SeenRequest[] = [];
@@ -91,9 +95,16 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
     }
     const p = msg?.params as { name?: unknown; ref?: { name?: unknown } } | undefined;
     const asked = p?.name ?? p?.ref?.name;
-    seen.push({ method: req.method ?? '', rpc: msg?.method, ...(typeof asked === 'string' ? { name: asked } : {}), headers: req.headers });
+    seen.push({
+      method: req.method ?? '',
+      rpc: msg?.method,
+      ...(typeof asked === 'string' ? { name: asked } : {}),
+      headers: req.headers,
+    });
     const json = (status: number, payload?: unknown) =>
-      void res.writeHead(status, { 'content-type': 'application/json' }).end(payload === undefined ? undefined : JSON.stringify(payload));
+      void res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(payload === undefined ? undefined : JSON.stringify(payload));
     const act = (b: Behaviour, ok: () => void) => {
       switch (b) {
         case 'ok':
@@ -109,7 +120,9 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
           res.write('{"jsonrpc":"2.0","id":');
           return void setTimeout(() => res.destroy(), 20);
         case 'redirect':
-          return void res.writeHead(302, { location: opts.redirectTo ?? 'http://127.0.0.1:9/', 'content-type': 'text/plain' }).end('moved');
+          return void res
+            .writeHead(302, { location: opts.redirectTo ?? 'http://127.0.0.1:9/', 'content-type': 'text/plain' })
+            .end('moved');
         case 'slowsse': {
           // A valid reply, one byte a second: it can never arrive within any sane timeout.
           const text = `data: ${JSON.stringify({ jsonrpc: '2.0', id: msg?.id, result: { prompts: [] } })}\n\n`;
@@ -145,7 +158,11 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
           // Never ends: a JSON array (or one SSE event) that grows for as long as anyone reads.
           const sse = b === 'endless_sse';
           res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json' });
-          res.write(sse ? `data: {"jsonrpc":"2.0","id":${JSON.stringify(msg?.id)},"result":{"prompts":[` : `{"jsonrpc":"2.0","id":${JSON.stringify(msg?.id)},"result":{"prompts":[`);
+          res.write(
+            sse
+              ? `data: {"jsonrpc":"2.0","id":${JSON.stringify(msg?.id)},"result":{"prompts":[`
+              : `{"jsonrpc":"2.0","id":${JSON.stringify(msg?.id)},"result":{"prompts":[`,
+          );
           let open = true;
           res.on('close', () => (open = false));
           const chunk = `${bulky(0)},`.repeat(100);
@@ -160,24 +177,55 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
       }
     };
     if (opts.all && opts.all !== 'ok') return act(opts.all, () => undefined);
-    if (req.method !== 'POST' || !msg || (msg.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/protocolVersion'])
-      return json(400, { jsonrpc: '2.0', id: msg?.id ?? null, error: { code: -32000, message: 'Bad Request: legacy only' } });
+    if (
+      req.method !== 'POST' ||
+      !msg ||
+      (msg.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/protocolVersion']
+    )
+      return json(400, {
+        jsonrpc: '2.0',
+        id: msg?.id ?? null,
+        error: { code: -32000, message: 'Bad Request: legacy only' },
+      });
     if (msg.method === 'initialize') {
       if (opts.initDelayMs) await new Promise((r) => setTimeout(r, opts.initDelayMs));
-      return json(200, { jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-11-25', capabilities: { prompts: {} }, serverInfo: { name: 'scripted', version: '1' } } });
+      return json(200, {
+        jsonrpc: '2.0',
+        id: msg.id,
+        result: {
+          protocolVersion: '2025-11-25',
+          capabilities: { prompts: {} },
+          serverInfo: { name: 'scripted', version: '1' },
+        },
+      });
     }
     if (msg.id === undefined) return json(202);
-    if (msg.method === 'prompts/list') return act(opts.list ?? 'ok', () => json(200, { jsonrpc: '2.0', id: msg.id, result: { prompts: opts.prompts ?? [] } }));
+    if (msg.method === 'prompts/list')
+      return act(opts.list ?? 'ok', () =>
+        json(200, { jsonrpc: '2.0', id: msg.id, result: { prompts: opts.prompts ?? [] } }),
+      );
     if (msg.method === 'prompts/get') {
       const name = String(msg.params?.name);
       return act(opts.get ?? 'ok', () => {
         const err = opts.getError?.(name);
         if (err) return json(200, { jsonrpc: '2.0', id: msg.id, error: err });
-        if (!(opts.prompts ?? []).some((p) => p.name === name)) return json(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: `Prompt ${name} not found` } });
-        json(200, { jsonrpc: '2.0', id: msg.id, result: opts.getResult?.(name) ?? { messages: [{ role: 'user', content: { type: 'text', text: `scripted ${name}` } }] } });
+        if (!(opts.prompts ?? []).some((p) => p.name === name))
+          return json(200, {
+            jsonrpc: '2.0',
+            id: msg.id,
+            error: { code: -32602, message: `Prompt ${name} not found` },
+          });
+        json(200, {
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: opts.getResult?.(name) ?? {
+            messages: [{ role: 'user', content: { type: 'text', text: `scripted ${name}` } }],
+          },
+        });
       });
     }
-    if (msg.method === 'completion/complete') return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion: { values: ['one', 'two'] } } });
+    if (msg.method === 'completion/complete')
+      return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion: { values: ['one', 'two'] } } });
     return json(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
   });
   const connections = countConnections(http);
@@ -201,5 +249,11 @@ export async function canaryServer(): Promise<Scripted> {
     seen.push({ method: req.method ?? '', headers: req.headers });
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{"prompts":[]}}');
   });
-  return { url: `${url}/latest/meta-data`, seen, bytesSent: () => 0, connections: countConnections(http), close: () => stop(http) };
+  return {
+    url: `${url}/latest/meta-data`,
+    seen,
+    bytesSent: () => 0,
+    connections: countConnections(http),
+    close: () => stop(http),
+  };
 }

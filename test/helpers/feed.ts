@@ -45,7 +45,8 @@ export async function runFeedAlarm(): Promise<void> {
     await runDurableObjectAlarm(feedStub());
   } catch {
     await runInDurableObject(feedStub(), async (_o, ctx) => {
-      if ((await ctx.storage.get('pending')) !== undefined && (await ctx.storage.getAlarm()) === null) await ctx.storage.setAlarm(Date.now() + 3_600_000);
+      if ((await ctx.storage.get('pending')) !== undefined && (await ctx.storage.getAlarm()) === null)
+        await ctx.storage.setAlarm(Date.now() + 3_600_000);
     });
   }
 }

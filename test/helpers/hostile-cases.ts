@@ -56,10 +56,35 @@ export const META_C = 'io.modelcontextprotocol/clientCapabilities';
 
 /** Names that are Object.prototype members, traversal, control characters, unicode, overlong. */
 export const HOSTILE_NAMES = [
-  '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__',
-  '../../etc/passwd', '..\\..\\windows\\win.ini', '%2e%2e%2fadmin', 'a/b', '/admin/prompts', '\u0000', 'nul\u0000byte',
-  'ünïcødé', '名前', '😀', '\u202eevil', '<script>alert(1)</script>', '{{who}}', '${who}', 'x'.repeat(10_000),
-  'GREET', 'greet\u0000', 'greet.', ' greet', 'zeta/../greet', 'null', 'undefined',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'prototype',
+  '__defineGetter__',
+  '../../etc/passwd',
+  '..\\..\\windows\\win.ini',
+  '%2e%2e%2fadmin',
+  'a/b',
+  '/admin/prompts',
+  '\u0000',
+  'nul\u0000byte',
+  'ünïcødé',
+  '名前',
+  '😀',
+  '\u202eevil',
+  '<script>alert(1)</script>',
+  '{{who}}',
+  '${who}',
+  'x'.repeat(10_000),
+  'GREET',
+  'greet\u0000',
+  'greet.',
+  ' greet',
+  'zeta/../greet',
+  'null',
+  'undefined',
 ];
 
 /** The fixture prompt the oracle renders: 'Say hello to {{who}} in a {{ tone }} tone.' (who required). */
@@ -71,7 +96,13 @@ export const LIMITS = { maxArguments: 64, maxArgumentBytes: 8192, maxArgumentsBy
 const utf8 = (s: string) => new TextEncoder().encode(s).length;
 
 export function randomId(r: Rng): Id {
-  return r.pick<() => Id>([() => r.int(0, 1e9), () => -r.int(1, 1e6), () => `id-${r.int(0, 1e6)}`, () => r.pick(HOSTILE_NAMES.filter((n) => n.length < 100)), () => Number.MAX_SAFE_INTEGER])();
+  return r.pick<() => Id>([
+    () => r.int(0, 1e9),
+    () => -r.int(1, 1e6),
+    () => `id-${r.int(0, 1e6)}`,
+    () => r.pick(HOSTILE_NAMES.filter((n) => n.length < 100)),
+    () => Number.MAX_SAFE_INTEGER,
+  ])();
 }
 
 export function hostileValue(r: Rng): string {
@@ -88,7 +119,12 @@ export function hostileValue(r: Rng): string {
 /** A random (mostly broken) JSON text: garbage, or a valid request cut short. Never valid JSON. */
 export function malformedJson(r: Rng): string {
   for (;;) {
-    const whole = JSON.stringify({ jsonrpc: '2.0', id: r.int(1, 1000), method: 'prompts/get', params: { name: 'greet', arguments: { who: 'x' } } });
+    const whole = JSON.stringify({
+      jsonrpc: '2.0',
+      id: r.int(1, 1000),
+      method: 'prompts/get',
+      params: { name: 'greet', arguments: { who: 'x' } },
+    });
     const text = r.pick<() => string>([
       () => whole.slice(0, r.int(0, whole.length - 1)),
       () => whole.replace(/"/g, "'"),
@@ -159,9 +195,19 @@ export function mcpName(name: string): string {
 }
 
 /** A modern request body and its standard headers. */
-export function modernRequest(id: Id, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = { [META_V]: MODERN, [META_C]: {} }) {
+export function modernRequest(
+  id: Id,
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = { [META_V]: MODERN, [META_C]: {} },
+) {
   const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } });
-  const headers: Record<string, string> = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': MODERN, 'mcp-method': method };
+  const headers: Record<string, string> = {
+    accept: ACCEPT,
+    'content-type': 'application/json',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+  };
   if (method === 'prompts/get' && typeof params.name === 'string') headers['mcp-name'] = mcpName(params.name);
   return { body, headers };
 }

@@ -60,7 +60,8 @@ export async function openListener(): Promise<Listener> {
   );
   const stream = readEvents(res);
   const ack = await stream.nextMessage();
-  if (ack.message.method !== 'notifications/subscriptions/acknowledged') throw new Error(`no acknowledgement: ${JSON.stringify(ack)}`);
+  if (ack.message.method !== 'notifications/subscriptions/acknowledged')
+    throw new Error(`no acknowledgement: ${JSON.stringify(ack)}`);
   return { id: body.id, stream };
 }
 
@@ -68,8 +69,13 @@ export async function openListener(): Promise<Listener> {
 export async function listenerSockets(fresh = false): Promise<number> {
   let n = 0;
   for (let i = 0; i < SHARDS; i++)
-    n += await runInDurableObject(shardStub(env, i), (_o, ctx) =>
-      ctx.getWebSockets('listener').filter((ws) => !fresh || (ws.deserializeAttachment() as { settled?: boolean } | null)?.settled !== true).length,
+    n += await runInDurableObject(
+      shardStub(env, i),
+      (_o, ctx) =>
+        ctx
+          .getWebSockets('listener')
+          .filter((ws) => !fresh || (ws.deserializeAttachment() as { settled?: boolean } | null)?.settled !== true)
+          .length,
     );
   return n;
 }
@@ -77,7 +83,10 @@ export async function listenerSockets(fresh = false): Promise<number> {
 /** Closes every listener socket at its shard and waits until `expected` streams have reconnected. */
 export async function settleListeners(expected: number): Promise<void> {
   // Streams whose clients left earlier are dropped at their next keepalive: wait for them first.
-  await waitFor(async () => (await listenerSockets()) === expected, `only the ${expected} open listen streams at the shards`);
+  await waitFor(
+    async () => (await listenerSockets()) === expected,
+    `only the ${expected} open listen streams at the shards`,
+  );
   for (let i = 0; i < SHARDS; i++)
     await runInDurableObject(shardStub(env, i), (_o, ctx) => {
       for (const ws of ctx.getWebSockets('listener')) {
@@ -97,7 +106,10 @@ export function endListeners(): void {
 export async function notificationsUntilEnd(l: Listener): Promise<any[]> {
   const rest = await l.stream.rest();
   const last = rest.pop();
-  if (last?.message.id !== l.id || last.message.result?.resultType !== 'complete') throw new Error(`stream did not end with its listen result: ${JSON.stringify(last)}`);
-  for (const m of rest) if (m.message.method !== 'notifications/prompts/list_changed') throw new Error(`unexpected message ${JSON.stringify(m)}`);
+  if (last?.message.id !== l.id || last.message.result?.resultType !== 'complete')
+    throw new Error(`stream did not end with its listen result: ${JSON.stringify(last)}`);
+  for (const m of rest)
+    if (m.message.method !== 'notifications/prompts/list_changed')
+      throw new Error(`unexpected message ${JSON.stringify(m)}`);
   return rest.map((m) => m.message);
 }

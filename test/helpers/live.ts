@@ -33,7 +33,11 @@ export async function feedState(baseUrl: string): Promise<FeedState> {
  */
 export async function feedQuiet(baseUrl: string, ms = 20_000): Promise<FeedState> {
   let state: FeedState = { published: 0, pending: null };
-  await waitUntil(async () => (state = await feedState(baseUrl)).pending === null, 'the change feed to announce every queued change', ms);
+  await waitUntil(
+    async () => (state = await feedState(baseUrl)).pending === null,
+    'the change feed to announce every queued change',
+    ms,
+  );
   return state;
 }
 
@@ -48,7 +52,9 @@ export function streamWatch(inner: (url: string | URL, init?: RequestInit) => Pr
   /** Resolves once the GET stream is open; fails after `ms` (a bound for a broken run). */
   const attached = async (ms = 20_000): Promise<void> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no GET stream within ${ms} ms`)), ms)));
+    const late = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`no GET stream within ${ms} ms`)), ms)),
+    );
     try {
       await Promise.race([opened, late]);
     } finally {
@@ -57,7 +63,12 @@ export function streamWatch(inner: (url: string | URL, init?: RequestInit) => Pr
   };
   const watched = async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const res = await inner(url, init);
-    if ((init?.method ?? 'GET') === 'GET' && res.status === 200 && res.headers.get('content-type')?.startsWith('text/event-stream')) resolve();
+    if (
+      (init?.method ?? 'GET') === 'GET' &&
+      res.status === 200 &&
+      res.headers.get('content-type')?.startsWith('text/event-stream')
+    )
+      resolve();
     return res;
   };
   return { fetch: watched, attached };

@@ -16,7 +16,12 @@ export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
 
 let nextId = 1;
 /** A JSON-RPC request with a fresh id. */
-export const request = (method: string, params?: Record<string, unknown>) => ({ jsonrpc: '2.0', id: nextId++, method, ...(params ? { params } : {}) });
+export const request = (method: string, params?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: nextId++,
+  method,
+  ...(params ? { params } : {}),
+});
 
 export const initialize = (version = LEGACY, capabilities: Record<string, unknown> = {}, name = 'test') =>
   request('initialize', { protocolVersion: version, capabilities, clientInfo: { name, version: '1' } });
@@ -43,7 +48,11 @@ export const postInit = (body: unknown, opts: PostOptions = {}): RequestInit => 
 
 /** The headers of a session's standalone GET stream (optionally resuming). */
 export function streamHeaders(session: string, version = LEGACY, lastEventId?: string): Record<string, string> {
-  const headers: Record<string, string> = { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': version };
+  const headers: Record<string, string> = {
+    accept: 'text/event-stream',
+    'mcp-session-id': session,
+    'mcp-protocol-version': version,
+  };
   if (lastEventId) headers['last-event-id'] = lastEventId;
   return headers;
 }
@@ -58,15 +67,31 @@ export const envelope = (extra: Record<string, unknown> = {}, capabilities: Reco
 
 /** The headers a modern request needs, derived from its method and (for prompts/get) name. */
 export function modernHeaders(method: string, name?: string): Record<string, string> {
-  const headers: Record<string, string> = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': MODERN, 'mcp-method': method };
+  const headers: Record<string, string> = {
+    accept: ACCEPT,
+    'content-type': 'application/json',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+  };
   if (name !== undefined) headers['mcp-name'] = name;
   return headers;
 }
 
 /** A whole modern POST: the body with its envelope, and the matching headers. */
-export function modernPost(method: string, params: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}) {
-  const body = request(method, { ...params, _meta: envelope((params._meta as Record<string, unknown>) ?? {}, capabilities) });
-  const init: RequestInit = { method: 'POST', headers: modernHeaders(method, typeof params.name === 'string' ? params.name : undefined), body: JSON.stringify(body) };
+export function modernPost(
+  method: string,
+  params: Record<string, unknown> = {},
+  capabilities: Record<string, unknown> = {},
+) {
+  const body = request(method, {
+    ...params,
+    _meta: envelope((params._meta as Record<string, unknown>) ?? {}, capabilities),
+  });
+  const init: RequestInit = {
+    method: 'POST',
+    headers: modernHeaders(method, typeof params.name === 'string' ? params.name : undefined),
+    body: JSON.stringify(body),
+  };
   return { body, init };
 }
 
@@ -83,13 +108,20 @@ export async function openSessionWith(
   const body = (await res.json()) as any;
   if (!id) throw new Error('no session id');
   const negotiated = body.result.protocolVersion as string;
-  const note = await fetch(url, postInit({ jsonrpc: '2.0', method: 'notifications/initialized' }, { session: id, version: negotiated }));
+  const note = await fetch(
+    url,
+    postInit({ jsonrpc: '2.0', method: 'notifications/initialized' }, { session: id, version: negotiated }),
+  );
   if (note.status !== 202) throw new Error(`notifications/initialized: HTTP ${note.status}`);
   return { id, version: negotiated, result: body.result };
 }
 
 /** Asserts an HTTP error and returns its JSON-RPC error object. */
-export async function expectError(res: Response, status: number, code: number): Promise<{ code: number; message: string; data?: any }> {
+export async function expectError(
+  res: Response,
+  status: number,
+  code: number,
+): Promise<{ code: number; message: string; data?: any }> {
   const text = await res.text();
   expect(res.status, `HTTP status of ${text}`).toBe(status);
   const body = JSON.parse(text);

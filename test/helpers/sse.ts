@@ -49,7 +49,8 @@ export function readEvents(response: Response): EventStream {
         else if (line.startsWith('id:')) f.id = line.slice(3).trim();
         else if (line.startsWith('event:')) f.event = line.slice(6).trim();
         else if (line.startsWith('retry:')) f.retry = Number(line.slice(6));
-        else if (line.startsWith('data:')) f.data = (f.data === undefined ? '' : f.data + '\n') + line.slice(5).trimStart();
+        else if (line.startsWith('data:'))
+          f.data = (f.data === undefined ? '' : f.data + '\n') + line.slice(5).trimStart();
       }
       frames.push(f);
     }
@@ -57,7 +58,9 @@ export function readEvents(response: Response): EventStream {
   const pull = async (ms: number): Promise<boolean> => {
     if (done) return false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, rej) => (timer = realSetTimeout(() => rej(new Error(`no SSE frame within ${ms} ms`)), ms)));
+    const timeout = new Promise<never>(
+      (_, rej) => (timer = realSetTimeout(() => rej(new Error(`no SSE frame within ${ms} ms`)), ms)),
+    );
     try {
       const r = await Promise.race([reader.read(), timeout]);
       if (r.done) {

@@ -42,7 +42,9 @@ export async function legacyClient(version = '2025-11-25'): Promise<LegacyClient
 
 /** Ends the client's session and tallies what its stream carried against what its session object logged. */
 export async function finishLegacy(c: LegacyClient): Promise<LegacyTally> {
-  const log = await runInDurableObject(sessionObject(c.session.id), (_o, ctx) => ctx.storage.list<{ seq: number; event: CatalogEvent }>({ prefix: 'log:' }));
+  const log = await runInDurableObject(sessionObject(c.session.id), (_o, ctx) =>
+    ctx.storage.list<{ seq: number; event: CatalogEvent }>({ prefix: 'log:' }),
+  );
   const entries = [...log.values()];
   const res = await SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': c.session.id } });
   if (res.status !== 200) throw new Error(`DELETE answered ${res.status}`);

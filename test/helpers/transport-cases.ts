@@ -30,21 +30,64 @@ const EVIL = 'https://evil.example';
 export const TRANSPORT_CASES: TransportCase[] = [
   // Accept must list both types, read by media type, case-insensitively.
   ...['application/json', 'text/event-stream', '*/*', 'application/jsonx, text/event-streams'].map(
-    (accept): TransportCase => ({ name: `406 for Accept: ${accept}`, headers: { accept }, body: init, status: 406, code: -32000 }),
+    (accept): TransportCase => ({
+      name: `406 for Accept: ${accept}`,
+      headers: { accept },
+      body: init,
+      status: 406,
+      code: -32000,
+    }),
   ),
   { name: '406 with no Accept header at all', headers: { accept: null }, body: ping, status: 406, code: -32000 },
-  { name: '415 when Content-Type is not JSON', headers: { 'content-type': 'text/plain' }, body: ping, status: 415, code: -32000 },
+  {
+    name: '415 when Content-Type is not JSON',
+    headers: { 'content-type': 'text/plain' },
+    body: ping,
+    status: 415,
+    code: -32000,
+  },
   { name: '400 -32700 on malformed JSON', body: '{"jsonrpc":"2.0",', status: 400, code: -32700, id: 'none' },
   // A bad envelope is -32600, with the id echoed when it was readable.
   { name: '400 -32600 for a bare number', body: 42, status: 400, code: -32600, id: 'none' },
-  { name: '400 -32600 for jsonrpc 1.0 (id echoed)', body: { jsonrpc: '1.0', id: 7, method: 'ping' }, status: 400, code: -32600, id: 7 },
-  { name: '400 -32600 for a null id', body: { jsonrpc: '2.0', id: null, method: 'ping' }, status: 400, code: -32600, id: 'none' },
-  { name: '400 -32600 for a numeric method (id echoed)', body: { jsonrpc: '2.0', id: 3, method: 12 }, status: 400, code: -32600, id: 3 },
-  { name: '400 -32600 for array params (id echoed)', body: { jsonrpc: '2.0', id: 4, method: 'ping', params: [1] }, status: 400, code: -32600, id: 4 },
+  {
+    name: '400 -32600 for jsonrpc 1.0 (id echoed)',
+    body: { jsonrpc: '1.0', id: 7, method: 'ping' },
+    status: 400,
+    code: -32600,
+    id: 7,
+  },
+  {
+    name: '400 -32600 for a null id',
+    body: { jsonrpc: '2.0', id: null, method: 'ping' },
+    status: 400,
+    code: -32600,
+    id: 'none',
+  },
+  {
+    name: '400 -32600 for a numeric method (id echoed)',
+    body: { jsonrpc: '2.0', id: 3, method: 12 },
+    status: 400,
+    code: -32600,
+    id: 3,
+  },
+  {
+    name: '400 -32600 for array params (id echoed)',
+    body: { jsonrpc: '2.0', id: 4, method: 'ping', params: [1] },
+    status: 400,
+    code: -32600,
+    id: 4,
+  },
   { name: '400 -32600 for no method (id echoed)', body: { jsonrpc: '2.0', id: 5 }, status: 400, code: -32600, id: 5 },
   // Sessions at the transport.
   // The body was read before the session was checked, so its id is echoed.
-  { name: '400 without Mcp-Session-Id, naming the header', body: ping, status: 400, code: -32000, message: /Mcp-Session-Id/i, id: 1 },
+  {
+    name: '400 without Mcp-Session-Id, naming the header',
+    body: ping,
+    status: 400,
+    code: -32000,
+    message: /Mcp-Session-Id/i,
+    id: 1,
+  },
   {
     name: '400 without Mcp-Session-Id, for a notification (no id to echo)',
     body: { jsonrpc: '2.0', method: 'notifications/initialized' },
@@ -52,7 +95,14 @@ export const TRANSPORT_CASES: TransportCase[] = [
     code: -32000,
     id: 'none',
   },
-  { name: '404 -32001 for a garbage session id', headers: { 'mcp-session-id': 'not-a-session' }, body: ping, status: 404, code: -32001, id: 1 },
+  {
+    name: '404 -32001 for a garbage session id',
+    headers: { 'mcp-session-id': 'not-a-session' },
+    body: ping,
+    status: 404,
+    code: -32001,
+    id: 1,
+  },
   {
     name: '404 -32001 for a well-shaped session id we did not sign',
     headers: { 'mcp-session-id': 'AAAAAAAAAAAAAAAAAAAAAA.0.AAAAAAAAAAAAAAAAAAAAAA' },
@@ -63,21 +113,62 @@ export const TRANSPORT_CASES: TransportCase[] = [
   },
   { name: '400 for DELETE without Mcp-Session-Id', method: 'DELETE', status: 400, code: -32000 },
   // The origin check comes first, on every method: 403 before 406/415.
-  { name: '403 for a disallowed Origin before 406/415', headers: { origin: EVIL, accept: 'text/html', 'content-type': 'text/plain' }, body: 'x', status: 403, code: -32000 },
-  { name: '403 for a disallowed Origin on GET', method: 'GET', headers: { origin: EVIL, accept: 'text/event-stream' }, status: 403, code: -32000 },
-  { name: '403 for a disallowed Origin on DELETE', method: 'DELETE', headers: { origin: EVIL }, status: 403, code: -32000 },
-  { name: '406 for the same POST without an Origin', headers: { accept: 'text/html', 'content-type': 'text/plain' }, body: 'x', status: 406, code: -32000 },
-  ...(['PUT', 'PATCH'] as const).map((method): TransportCase => ({ name: `405 with Allow for ${method}`, method, status: 405, code: -32000, allow: 'GET, POST, DELETE' })),
+  {
+    name: '403 for a disallowed Origin before 406/415',
+    headers: { origin: EVIL, accept: 'text/html', 'content-type': 'text/plain' },
+    body: 'x',
+    status: 403,
+    code: -32000,
+  },
+  {
+    name: '403 for a disallowed Origin on GET',
+    method: 'GET',
+    headers: { origin: EVIL, accept: 'text/event-stream' },
+    status: 403,
+    code: -32000,
+  },
+  {
+    name: '403 for a disallowed Origin on DELETE',
+    method: 'DELETE',
+    headers: { origin: EVIL },
+    status: 403,
+    code: -32000,
+  },
+  {
+    name: '406 for the same POST without an Origin',
+    headers: { accept: 'text/html', 'content-type': 'text/plain' },
+    body: 'x',
+    status: 406,
+    code: -32000,
+  },
+  ...(['PUT', 'PATCH'] as const).map((method): TransportCase => ({
+    name: `405 with Allow for ${method}`,
+    method,
+    status: 405,
+    code: -32000,
+    allow: 'GET, POST, DELETE',
+  })),
 ];
 
 export function transportRequest(c: TransportCase): RequestInit {
   const method = c.method ?? 'POST';
   const defaults: Record<string, string> =
-    method === 'POST' ? { accept: ACCEPT, 'content-type': 'application/json' } : method === 'PUT' || method === 'PATCH' ? { 'content-type': 'application/json' } : {};
+    method === 'POST'
+      ? { accept: ACCEPT, 'content-type': 'application/json' }
+      : method === 'PUT' || method === 'PATCH'
+        ? { 'content-type': 'application/json' }
+        : {};
   const headers = Object.fromEntries(
     Object.entries({ ...defaults, ...c.headers }).filter((e): e is [string, string] => e[1] !== null),
   );
-  const body = method === 'POST' ? (typeof c.body === 'string' ? c.body : JSON.stringify(c.body)) : method === 'PUT' || method === 'PATCH' ? '{}' : undefined;
+  const body =
+    method === 'POST'
+      ? typeof c.body === 'string'
+        ? c.body
+        : JSON.stringify(c.body)
+      : method === 'PUT' || method === 'PATCH'
+        ? '{}'
+        : undefined;
   return { method, headers, body };
 }
 
@@ -89,7 +180,8 @@ export async function expectTransportCase(fetch: Fetch, url: string, c: Transpor
   const body = JSON.parse(text);
   expect(body.jsonrpc, `${c.name}: ${text}`).toBe('2.0');
   expect(body.error?.code, `${c.name}: JSON-RPC code of ${text}`).toBe(c.code);
-  if (c.id !== undefined) expect(body.id === undefined ? 'none' : body.id, `${c.name}: echoed id in ${text}`).toBe(c.id);
+  if (c.id !== undefined)
+    expect(body.id === undefined ? 'none' : body.id, `${c.name}: echoed id in ${text}`).toBe(c.id);
   if (c.message) expect(body.error.message, c.name).toMatch(c.message);
   if (c.allow) expect(res.headers.get('allow'), `${c.name}: Allow`).toBe(c.allow);
 }

@@ -15,7 +15,12 @@ import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CompleteRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { freePort, PROJECT_ROOT } from './wrangler-dev.js';
@@ -25,7 +30,9 @@ export interface Running {
   close(): Promise<void>;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<{ http: HttpServer; url: string }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+): Promise<{ http: HttpServer; url: string }> {
   // A handler that fails surfaces as an unhandled rejection, which vitest reports as an error.
   const http = createServer((req, res) => void handler(req, res));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
@@ -54,28 +61,49 @@ export interface LegacyPrompt {
 export async function legacyServer(
   prompts: LegacyPrompt[],
   pageSize = 2,
-): Promise<Running & { sessions: () => number; streams: () => number; dropSessions: () => void; setFailing: (on: boolean) => void; notifyChanged: () => Promise<void> }> {
+): Promise<
+  Running & {
+    sessions: () => number;
+    streams: () => number;
+    dropSessions: () => void;
+    setFailing: (on: boolean) => void;
+    notifyChanged: () => Promise<void>;
+  }
+> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Set<Server>();
   let failing = false;
   const build = () => {
-    const server = new Server({ name: 'legacy-upstream', version: '1.0.0' }, { capabilities: { prompts: { listChanged: true }, completions: {} } });
+    const server = new Server(
+      { name: 'legacy-upstream', version: '1.0.0' },
+      { capabilities: { prompts: { listChanged: true }, completions: {} } },
+    );
     server.setRequestHandler(ListPromptsRequestSchema, (req) => {
       if (failing) throw new McpError(-32603, 'listing is broken today');
       const start = Number(req.params?.cursor ?? 0);
-      const page = prompts.slice(start, start + pageSize).map((p) => ({ name: p.name, description: p.description, arguments: p.args?.map((a) => ({ name: a.name, required: a.required })) }));
-      return start + pageSize < prompts.length ? { prompts: page, nextCursor: String(start + pageSize) } : { prompts: page };
+      const page = prompts.slice(start, start + pageSize).map((p) => ({
+        name: p.name,
+        description: p.description,
+        arguments: p.args?.map((a) => ({ name: a.name, required: a.required })),
+      }));
+      return start + pageSize < prompts.length
+        ? { prompts: page, nextCursor: String(start + pageSize) }
+        : { prompts: page };
     });
     server.setRequestHandler(GetPromptRequestSchema, (req) => {
       const p = prompts.find((x) => x.name === req.params.name);
       if (!p) throw new McpError(-32602, `Unknown prompt ${req.params.name}`);
-      for (const a of p.args ?? []) if (a.required && !req.params.arguments?.[a.name]) throw new McpError(-32602, `Missing required argument ${a.name}`);
+      for (const a of p.args ?? [])
+        if (a.required && !req.params.arguments?.[a.name])
+          throw new McpError(-32602, `Missing required argument ${a.name}`);
       const text = p.text.replace(/\{(\w+)\}/g, (_m, k: string) => req.params.arguments?.[k] ?? '');
       return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
     });
     server.setRequestHandler(CompleteRequestSchema, (req) => {
       const p = prompts.find((x) => x.name === (req.params.ref as { name?: string }).name);
-      const values = (p?.args?.find((a) => a.name === req.params.argument.name)?.values ?? []).filter((v) => v.startsWith(req.params.argument.value));
+      const values = (p?.args?.find((a) => a.name === req.params.argument.name)?.values ?? []).filter((v) =>
+        v.startsWith(req.params.argument.value),
+      );
       return { completion: { values, total: values.length, hasMore: false } };
     });
     return server;
@@ -91,10 +119,15 @@ export async function legacyServer(
     let transport = sid ? transports.get(sid) : undefined;
     if (!transport) {
       if (sid) {
-        res.writeHead(404).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } }));
+        res
+          .writeHead(404)
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } }));
         return;
       }
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, transport!) });
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, transport!),
+      });
       transport.onclose = () => transport?.sessionId && transports.delete(transport.sessionId);
       const server = build();
       servers.add(server);
@@ -103,7 +136,16 @@ export async function legacyServer(
     const raw = req.method === 'POST' ? await body(req) : undefined;
     await transport.handleRequest(req, res, raw ? JSON.parse(raw) : undefined);
   });
-  return { url: `${url}/mcp`, sessions: () => transports.size, streams: () => streams, dropSessions: () => transports.clear(), setFailing: (on) => void (failing = on), notifyChanged: async () => void (await Promise.all([...servers].map((sv) => sv.sendPromptListChanged().catch(() => undefined)))), close: () => stop(http) };
+  return {
+    url: `${url}/mcp`,
+    sessions: () => transports.size,
+    streams: () => streams,
+    dropSessions: () => transports.clear(),
+    setFailing: (on) => void (failing = on),
+    notifyChanged: async () =>
+      void (await Promise.all([...servers].map((sv) => sv.sendPromptListChanged().catch(() => undefined)))),
+    close: () => stop(http),
+  };
 }
 
 /** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */
@@ -111,9 +153,13 @@ export async function modernServer(names: string[]): Promise<Running & { notifyC
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: 'modern-upstream', version: '2.0.0' });
     for (const name of names) {
-      server.registerPrompt(name, { description: `modern ${name}`, argsSchema: z.object({ topic: z.string() }) }, ({ topic }) => ({
-        messages: [{ role: 'user', content: { type: 'text', text: `${name} about ${topic}` } }],
-      }));
+      server.registerPrompt(
+        name,
+        { description: `modern ${name}`, argsSchema: z.object({ topic: z.string() }) },
+        ({ topic }) => ({
+          messages: [{ role: 'user', content: { type: 'text', text: `${name} about ${topic}` } }],
+        }),
+      );
     }
     return server;
   });
@@ -121,9 +167,12 @@ export async function modernServer(names: string[]): Promise<Running & { notifyC
     const raw = req.method === 'POST' ? await body(req) : undefined;
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const response = await handler.fetch(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }));
+    const response = await handler.fetch(
+      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }),
+    );
     res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    if (response.body)
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
     res.end();
   });
   return {
@@ -145,7 +194,9 @@ export async function sseServer(names: string[]): Promise<Running> {
       transports.set(t.sessionId, t);
       const server = new Server({ name: 'sse-upstream', version: '0.1.0' }, { capabilities: { prompts: {} } });
       server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: names.map((name) => ({ name })) }));
-      server.setRequestHandler(GetPromptRequestSchema, (r) => ({ messages: [{ role: 'user', content: { type: 'text', text: `sse ${r.params.name}` } }] }));
+      server.setRequestHandler(GetPromptRequestSchema, (r) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `sse ${r.params.name}` } }],
+      }));
       await server.connect(t);
       return;
     }
@@ -171,11 +222,29 @@ export async function strictLegacyServer(names: string[], delayMs = 150): Promis
   const { http, url } = await listen(async (req, res) => {
     const msg = JSON.parse((await body(req)) || 'null');
     const reply = (status: number, payload?: unknown, headers: Record<string, string> = {}) =>
-      void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(payload === undefined ? undefined : JSON.stringify(payload));
+      void res
+        .writeHead(status, { 'content-type': 'application/json', ...headers })
+        .end(payload === undefined ? undefined : JSON.stringify(payload));
     if (req.method !== 'POST' || msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion'])
-      return reply(400, { jsonrpc: '2.0', id: msg?.id ?? null, error: { code: -32000, message: 'Bad Request: no session' } });
+      return reply(400, {
+        jsonrpc: '2.0',
+        id: msg?.id ?? null,
+        error: { code: -32000, message: 'Bad Request: no session' },
+      });
     if (msg.method === 'initialize')
-      return reply(200, { jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-11-25', capabilities: { prompts: {} }, serverInfo: { name: 'strict', version: '1' } } }, { 'mcp-session-id': 'strict-1' });
+      return reply(
+        200,
+        {
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: {
+            protocolVersion: '2025-11-25',
+            capabilities: { prompts: {} },
+            serverInfo: { name: 'strict', version: '1' },
+          },
+        },
+        { 'mcp-session-id': 'strict-1' },
+      );
     if (msg.method === 'notifications/initialized') {
       await new Promise((r) => setTimeout(r, delayMs));
       initialized = true;
@@ -183,9 +252,14 @@ export async function strictLegacyServer(names: string[], delayMs = 150): Promis
     }
     if (!initialized) {
       refused += 1;
-      return reply(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32600, message: 'Received request before initialization was complete' } });
+      return reply(200, {
+        jsonrpc: '2.0',
+        id: msg.id,
+        error: { code: -32600, message: 'Received request before initialization was complete' },
+      });
     }
-    if (msg.method === 'prompts/list') return reply(200, { jsonrpc: '2.0', id: msg.id, result: { prompts: names.map((name) => ({ name })) } });
+    if (msg.method === 'prompts/list')
+      return reply(200, { jsonrpc: '2.0', id: msg.id, result: { prompts: names.map((name) => ({ name })) } });
     return reply(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
   });
   return { url: `${url}/mcp`, refused: () => refused, close: () => stop(http) };
@@ -198,7 +272,8 @@ export async function faultyServer(fault: Fault): Promise<Running> {
     await body(req);
     if (fault === 'hang') return; // never answers
     if (fault === 'error500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
-    if (fault === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc": "2.0", "res');
+    if (fault === 'garbage')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc": "2.0", "res');
     if (fault === 'slowsse') {
       // Headers and a priming event at once, then nothing for a long time: the reply never comes in time.
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -216,10 +291,14 @@ export async function faultyServer(fault: Fault): Promise<Running> {
 /** @modelcontextprotocol/server-everything in streamableHttp mode, as a child process. */
 export async function everything(): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(PROJECT_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'],
+    {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stderr.on('data', (d) => (out += d));
   child.stdout.on('data', (d) => (out += d));

@@ -25,7 +25,15 @@ let revision = 0;
 export async function publish(prompts: PromptRecord[]): Promise<number> {
   revision += 1;
   const stamped = prompts.map((p, i) =>
-    i === prompts.length - 1 ? { ...p, messages: [...p.messages, { role: 'assistant' as const, content: { type: 'text' as const, text: `rev ${revision}` } }] } : p,
+    i === prompts.length - 1
+      ? {
+          ...p,
+          messages: [
+            ...p.messages,
+            { role: 'assistant' as const, content: { type: 'text' as const, text: `rev ${revision}` } },
+          ],
+        }
+      : p,
   );
   const r = await catalogWriter(env).publishSet(stamped, { prune: true, dryRun: false });
   if (!r.ok) throw new Error(`publish failed: ${JSON.stringify(r)}`);
@@ -60,4 +68,3 @@ export async function openStream(session: Pick<Session, 'id' | 'version'>, lastE
   const response = await SELF.fetch(MCP_URL, { headers: streamHeaders(session.id, session.version, lastEventId) });
   return readEvents(response);
 }
-

@@ -187,9 +187,22 @@ interface Running {
 }
 
 function spawnWrangler(port: number, persistDir: string, vars: Record<string, string>, devtools: boolean): Running {
-  const args = [...(devtools ? ['wrangler', 'dev'] : ['tsx', 'scripts/wrangler-dev.ts']), '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persistDir];
+  const args = [
+    ...(devtools ? ['wrangler', 'dev'] : ['tsx', 'scripts/wrangler-dev.ts']),
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--persist-to',
+    persistDir,
+  ];
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`);
-  const child = spawn('npx', args, { cwd: PROJECT_ROOT, env: childEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npx', args, {
+    cwd: PROJECT_ROOT,
+    env: childEnv(),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (child.pid === undefined) throw new Error('failed to spawn `npx wrangler dev`');
   const pgid = child.pid;
 
@@ -220,7 +233,12 @@ function spawnWrangler(port: number, persistDir: string, vars: Record<string, st
 function tidy(output: string): string {
   return output
     .split('\n')
-    .filter((l) => !/Request\.cf|ENOTFOUND workers\.cloudflare\.com|at GetAddrInfoReqWrap|Unknown (user|env) config "nodedir"/.test(l))
+    .filter(
+      (l) =>
+        !/Request\.cf|ENOTFOUND workers\.cloudflare\.com|at GetAddrInfoReqWrap|Unknown (user|env) config "nodedir"/.test(
+          l,
+        ),
+    )
     .join('\n');
 }
 
@@ -236,7 +254,8 @@ async function waitReady(url: string, run: Running, timeoutMs: number): Promise<
       );
     }
     // workerd could not bind the port (someone took it after freePort()): wrangler's API does not exit on that.
-    if (/Address already in use/i.test(run.output())) throw new StartError(`${url}: address already in use.\n--- wrangler output ---\n${tidy(run.output())}`, true);
+    if (/Address already in use/i.test(run.output()))
+      throw new StartError(`${url}: address already in use.\n--- wrangler output ---\n${tidy(run.output())}`, true);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       const body = await res.text();
@@ -277,7 +296,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const promptsDir = opts.promptsDir ?? join(PROJECT_ROOT, 'prompts');
   const adminToken = randomBytes(16).toString('hex');
   // Rate limits off unless a test turns them on (test/e2e/limits.test.ts): every client here is 127.0.0.1.
-  const vars: Record<string, string> = { PAGE_SIZE: String(opts.pageSize ?? 50), ADMIN_TOKEN: adminToken, RATE_LIMITS: 'off' };
+  const vars: Record<string, string> = {
+    PAGE_SIZE: String(opts.pageSize ?? 50),
+    ADMIN_TOKEN: adminToken,
+    RATE_LIMITS: 'off',
+  };
   for (const [k, v] of Object.entries(opts.vars ?? {})) vars[k] = String(v);
 
   // One temp root per gateway: <root>/state is the persist dir.

@@ -17,12 +17,16 @@ describe('example prompts', () => {
   });
   it('cover the required kinds: review, commit, explain, multi-turn debug with a resource, summarize, image', () => {
     const byName = new Map(records.map((r) => [r.name, r]));
-    for (const n of ['code_review', 'commit_message', 'explain_code', 'debug_session', 'summarize', 'ui_review']) expect(byName.has(n), n).toBe(true);
+    for (const n of ['code_review', 'commit_message', 'explain_code', 'debug_session', 'summarize', 'ui_review'])
+      expect(byName.has(n), n).toBe(true);
     const debug = byName.get('debug_session')!;
     expect(debug.messages.length).toBeGreaterThanOrEqual(4);
     expect(new Set(debug.messages.map((m) => m.role))).toEqual(new Set(['user', 'assistant']));
     expect(debug.messages.some((m) => m.content.type === 'resource')).toBe(true);
-    const image = byName.get('ui_review')!.messages.find((m) => m.content.type === 'image')!.content as { data: string; mimeType: string };
+    const image = byName.get('ui_review')!.messages.find((m) => m.content.type === 'image')!.content as {
+      data: string;
+      mimeType: string;
+    };
     expect(image.mimeType).toBe('image/png');
     expect(Buffer.from(image.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
   });
@@ -30,7 +34,8 @@ describe('example prompts', () => {
 
 describe('error locations', () => {
   it('gives the line of a front-matter field, or of its parent when the field is missing', () => {
-    const md = '---\nname: review\narguments:\n  - name: code\n  - description: no name\n    required: yes\n---\n\n## user\nhi\n';
+    const md =
+      '---\nname: review\narguments:\n  - name: code\n  - description: no name\n    required: yes\n---\n\n## user\nhi\n';
     const { issues } = loadPromptFiles(source({ 'prompts/review.md': md }));
     expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
       'prompts/review.md:5: arguments[1].name: required',
@@ -38,7 +43,12 @@ describe('error locations', () => {
     ]);
   });
   it('locates fields in YAML files too, and reports YAML syntax errors', () => {
-    const { issues } = loadPromptFiles(source({ 'x.yaml': 'name: x\nmessages:\n  - role: robot\n    content: {type: text, text: hi}\n', 'y.yaml': 'name: [unclosed\n' }));
+    const { issues } = loadPromptFiles(
+      source({
+        'x.yaml': 'name: x\nmessages:\n  - role: robot\n    content: {type: text, text: hi}\n',
+        'y.yaml': 'name: [unclosed\n',
+      }),
+    );
     expect(issues[0]).toEqual({ path: 'x.yaml:3: messages[0].role', message: 'must be user or assistant' });
     expect(issues[1]!.path).toBe('y.yaml');
   });
@@ -47,7 +57,9 @@ describe('error locations', () => {
 describe('loadPromptFiles', () => {
   const fm = (body: string) => `---\nname: p\narguments:\n  - name: a\n    required: true\n---\n${body}`;
   it('splits ## user / ## assistant sections into messages', () => {
-    const { records, issues } = loadPromptFiles(source({ 'p.md': fm('## user\nHello {{a}}\n\nmore\n\n## assistant\nOK\n') }));
+    const { records, issues } = loadPromptFiles(
+      source({ 'p.md': fm('## user\nHello {{a}}\n\nmore\n\n## assistant\nOK\n') }),
+    );
     expect(issues).toEqual([]);
     expect(records[0]!.messages).toEqual([
       { role: 'user', content: { type: 'text', text: 'Hello {{a}}\n\nmore' } },
@@ -56,15 +68,25 @@ describe('loadPromptFiles', () => {
   });
   it('reads typed blocks and assets relative to the file', () => {
     const png = new Uint8Array([137, 80, 78, 71]);
-    const md = fm('## user\n```image\nfile: ../img/x.png\n```\n\n## user\n```resource\nuri: log://{{a}}\ntext: boom\n```\n');
+    const md = fm(
+      '## user\n```image\nfile: ../img/x.png\n```\n\n## user\n```resource\nuri: log://{{a}}\ntext: boom\n```\n',
+    );
     const { records, issues } = loadPromptFiles(source({ 'dir/p.md': md }, { 'img/x.png': png }));
     expect(issues).toEqual([]);
     expect(records[0]!.messages[0]!.content).toEqual({ type: 'image', mimeType: 'image/png', data: 'iVBORw==' });
-    expect(records[0]!.messages[1]!.content).toEqual({ type: 'resource', resource: { uri: 'log://{{a}}', text: 'boom' } });
+    expect(records[0]!.messages[1]!.content).toEqual({
+      type: 'resource',
+      resource: { uri: 'log://{{a}}', text: 'boom' },
+    });
   });
   it('accepts JSON and YAML records', () => {
     const rec = { name: 'j', messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] };
-    const { records, issues } = loadPromptFiles(source({ 'j.json': JSON.stringify(rec), 'y.yaml': 'name: y\nmessages:\n  - role: user\n    content: {type: text, text: hi}\n' }));
+    const { records, issues } = loadPromptFiles(
+      source({
+        'j.json': JSON.stringify(rec),
+        'y.yaml': 'name: y\nmessages:\n  - role: user\n    content: {type: text, text: hi}\n',
+      }),
+    );
     expect(issues).toEqual([]);
     expect(records.map((r) => r.name)).toEqual(['j', 'y']);
   });

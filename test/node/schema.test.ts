@@ -12,7 +12,8 @@ const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema)
 
 describe('schema/prompt.schema.json', () => {
   it('accepts every example record', () => {
-    for (const r of loadPromptDir('prompts').records) expect(validate(r), `${r.name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    for (const r of loadPromptDir('prompts').records)
+      expect(validate(r), `${r.name}: ${JSON.stringify(validate.errors)}`).toBe(true);
   });
   it('rejects what the loader rejects', () => {
     expect(validate({ name: 'bad name', messages: [] })).toBe(false);

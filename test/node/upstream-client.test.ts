@@ -4,10 +4,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
-import { everything, faultyServer, legacyServer, modernServer, sseServer, strictLegacyServer, type Fault, type LegacyPrompt, type Running } from '../helpers/upstreams.js';
+import {
+  everything,
+  faultyServer,
+  legacyServer,
+  modernServer,
+  sseServer,
+  strictLegacyServer,
+  type Fault,
+  type LegacyPrompt,
+  type Running,
+} from '../helpers/upstreams.js';
 
 const clientInfo = { name: 'promptgate-test', version: '1' };
-const client = (url: string, timeoutMs = 2000) => new UpstreamClient({ url: new URL(url), headers: {}, timeoutMs, clientInfo });
+const client = (url: string, timeoutMs = 2000) =>
+  new UpstreamClient({ url: new URL(url), headers: {}, timeoutMs, clientInfo });
 const stopAfter: Running[] = [];
 afterAll(async () => {
   await Promise.all(stopAfter.map((s) => s.close()));
@@ -49,7 +60,10 @@ describe('legacy Streamable HTTP upstream (SDK v1, sessions)', () => {
     expect(c.era).toBe('legacy');
     const got = await c.request('prompts/get', { name: 'beta', arguments: { who: 'world' } });
     expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'beta world' } }]);
-    const done = await c.request('completion/complete', { ref: { type: 'ref/prompt', name: 'beta' }, argument: { name: 'who', value: 'w' } });
+    const done = await c.request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'beta' },
+      argument: { name: 'who', value: 'w' },
+    });
     expect((done.completion as { values: string[] }).values).toEqual(['world', 'wombat']);
     await c.close();
   });
@@ -64,7 +78,9 @@ describe('legacy Streamable HTTP upstream (SDK v1, sessions)', () => {
     const c = client(server.url);
     await c.listPrompts();
     server.dropSessions(); // the next request with the old id gets 404
-    expect((await c.request('prompts/get', { name: 'alpha' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'alpha' } }]);
+    expect((await c.request('prompts/get', { name: 'alpha' })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'alpha' } },
+    ]);
     expect(server.sessions()).toBe(1);
     await c.close();
   });
@@ -133,7 +149,9 @@ describe('HTTP+SSE upstream (2024-11-05)', () => {
     const c = client(server.url);
     expect((await c.listPrompts()).map((p) => p.name)).toEqual(['old_one', 'old_two']);
     expect(c.era).toBe('sse');
-    expect((await c.request('prompts/get', { name: 'old_two' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'sse old_two' } }]);
+    expect((await c.request('prompts/get', { name: 'old_two' })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'sse old_two' } },
+    ]);
     await c.close();
   });
 });
@@ -145,7 +163,9 @@ describe('server-everything (streamableHttp)', () => {
     const prompts = await c.listPrompts();
     const names = prompts.map((p) => p.name);
     expect(names).toEqual(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']);
-    const simple = prompts.find((p) => !(p.arguments as unknown[] | undefined)?.some((a) => (a as { required?: boolean }).required))!;
+    const simple = prompts.find(
+      (p) => !(p.arguments as unknown[] | undefined)?.some((a) => (a as { required?: boolean }).required),
+    )!;
     const got = await c.request('prompts/get', { name: simple.name, arguments: {} });
     expect(Array.isArray(got.messages)).toBe(true);
     await c.close();
@@ -164,7 +184,9 @@ describe('faulty upstreams', () => {
     it(`${fault}: fails with a clear ${kinds.join(' or ')} error within the timeout`, async () => {
       const server = await started(faultyServer(fault));
       const started_ = Date.now();
-      const err = await client(server.url, 300).listPrompts().catch((e) => e);
+      const err = await client(server.url, 300)
+        .listPrompts()
+        .catch((e) => e);
       expect(err).toBeInstanceOf(UpstreamError);
       expect(kinds, err.message).toContain(err.kind);
       expect(Date.now() - started_).toBeLessThan(300 * 3 + 200);

@@ -18,13 +18,16 @@ async function up<T extends Scripted>(p: Promise<T>): Promise<T> {
   running.push(s);
   return s;
 }
-const client = (url: string, timeoutMs: number, headers: Record<string, string> = {}) => new UpstreamClient({ url: new URL(url), headers, timeoutMs, clientInfo });
+const client = (url: string, timeoutMs: number, headers: Record<string, string> = {}) =>
+  new UpstreamClient({ url: new URL(url), headers, timeoutMs, clientInfo });
 
 describe('redirects', () => {
   it('a redirect on the first contact is refused: nothing reaches the target, no configured header leaves the origin', async () => {
     const canary = await up(canaryServer());
     const server = await up(scriptedServer({ all: 'redirect', redirectTo: canary.url }));
-    const err = await client(server.url, 2000, { authorization: 'Bearer secret', 'x-api-key': 'k-123' }).listPrompts().catch((e) => e);
+    const err = await client(server.url, 2000, { authorization: 'Bearer secret', 'x-api-key': 'k-123' })
+      .listPrompts()
+      .catch((e) => e);
     expect(err).toBeInstanceOf(UpstreamError);
     expect(canary.seen).toEqual([]);
     expect(err.fault).toBe('redirect_refused');
@@ -32,7 +35,9 @@ describe('redirects', () => {
   it('a redirect of one request in an established session is refused too', async () => {
     const canary = await up(canaryServer());
     const server = await up(scriptedServer({ prompts: [{ name: 'a' }], list: 'redirect', redirectTo: canary.url }));
-    const err = await client(server.url, 2000, { 'x-api-key': 'k-123' }).listPrompts().catch((e) => e);
+    const err = await client(server.url, 2000, { 'x-api-key': 'k-123' })
+      .listPrompts()
+      .catch((e) => e);
     expect(canary.seen).toEqual([]);
     expect(err.fault).toBe('redirect_refused');
     // The upstream itself did get the configured header (it is its own origin).
@@ -44,7 +49,9 @@ describe('byte cap', () => {
   for (const list of ['huge', 'endless', 'endless_sse'] as const) {
     it(`${list}: the reply is refused past the cap, long before the timeout, and the body is cancelled`, async () => {
       const server = await up(scriptedServer({ list }));
-      const err = await client(server.url, 20_000).listPrompts().catch((e) => e);
+      const err = await client(server.url, 20_000)
+        .listPrompts()
+        .catch((e) => e);
       expect(err).toBeInstanceOf(UpstreamError);
       expect(err.fault).toBe('too_large');
       // The server stops writing soon after the cap (4 MiB), give or take what the socket buffers held.
@@ -61,7 +68,9 @@ describe('one deadline per operation', () => {
   it('a slow handshake and a hanging list take the timeout, not the timeout plus the handshake', async () => {
     const server = await up(scriptedServer({ initDelayMs: 900, list: 'hang' }));
     const t0 = performance.now();
-    const err = await client(server.url, 1000).listPrompts().catch((e) => e);
+    const err = await client(server.url, 1000)
+      .listPrompts()
+      .catch((e) => e);
     const took = performance.now() - t0;
     // The old per-request timeouts took 900 + 1000 ms; one deadline ends at 1000 ms (margin for a loaded machine).
     expect(took).toBeGreaterThanOrEqual(990);

@@ -6,17 +6,29 @@ import { Catalog } from '../../src/catalog/catalog.js';
 import type { CatalogSnapshot, UpstreamState } from '../../src/catalog/types.js';
 import { collisions } from '../../src/catalog/catalog-writer.js';
 
-const local = (name: string) => ({ name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: name } }] });
+const local = (name: string) => ({
+  name,
+  messages: [{ role: 'user' as const, content: { type: 'text' as const, text: name } }],
+});
 const upstream: UpstreamState = {
   id: 'gh',
   prefix: 'gh',
-  prompts: [{ name: 'gh.review', origin: { upstream: 'gh', name: 'review' } }, { name: 'gh.zzz-1234', origin: { upstream: 'gh', name: 'a very long original name' } }],
+  prompts: [
+    { name: 'gh.review', origin: { upstream: 'gh', name: 'review' } },
+    { name: 'gh.zzz-1234', origin: { upstream: 'gh', name: 'a very long original name' } },
+  ],
   digest: 'x',
   ok: true,
   lastSuccess: null,
   lastError: null,
 };
-const snap = (extra: Partial<CatalogSnapshot> = {}): CatalogSnapshot => ({ generation: 1, updatedAt: '', prompts: [local('zeta'), local('alpha')], upstreams: [upstream], ...extra });
+const snap = (extra: Partial<CatalogSnapshot> = {}): CatalogSnapshot => ({
+  generation: 1,
+  updatedAt: '',
+  prompts: [local('zeta'), local('alpha')],
+  upstreams: [upstream],
+  ...extra,
+});
 
 describe('Catalog', () => {
   it('lists local and upstream prompts in one name order', () => {
@@ -26,8 +38,14 @@ describe('Catalog', () => {
     const c = new Catalog(snap());
     expect(c.route('alpha', '.')).toEqual({ kind: 'local' });
     expect(c.route('gh.review', '.')).toEqual({ kind: 'remote', origin: { upstream: 'gh', name: 'review' } });
-    expect(c.route('gh.zzz-1234', '.')).toEqual({ kind: 'remote', origin: { upstream: 'gh', name: 'a very long original name' } });
-    expect(c.route('gh.not_listed_yet', '.')).toEqual({ kind: 'remote', origin: { upstream: 'gh', name: 'not_listed_yet' } });
+    expect(c.route('gh.zzz-1234', '.')).toEqual({
+      kind: 'remote',
+      origin: { upstream: 'gh', name: 'a very long original name' },
+    });
+    expect(c.route('gh.not_listed_yet', '.')).toEqual({
+      kind: 'remote',
+      origin: { upstream: 'gh', name: 'not_listed_yet' },
+    });
     expect(c.route('nope.x', '.')).toEqual({ kind: 'local' });
   });
   it('a local prompt keeps a name an upstream also uses', () => {
@@ -56,7 +74,12 @@ describe('an upstream mounted without a prefix', () => {
     lastError: null,
   });
   it('publishes its names as they are and routes them by its listing; a local prompt wins a clash, then the first upstream', () => {
-    const c = new Catalog(snap({ prompts: [local('shared')], upstreams: [bare('old', ['shared', 'legacy_one', 'both']), bare('older', ['both', 'only_older']), upstream] }));
+    const c = new Catalog(
+      snap({
+        prompts: [local('shared')],
+        upstreams: [bare('old', ['shared', 'legacy_one', 'both']), bare('older', ['both', 'only_older']), upstream],
+      }),
+    );
     expect(c.names()).toEqual(['both', 'gh.review', 'gh.zzz-1234', 'legacy_one', 'only_older', 'shared']);
     expect(c.route('shared', '.')).toEqual({ kind: 'local' });
     expect(c.route('legacy_one', '.')).toEqual({ kind: 'remote', origin: { upstream: 'old', name: 'legacy_one' } });
@@ -65,7 +88,9 @@ describe('an upstream mounted without a prefix', () => {
     // An unlisted name has no prefix to route by: it stays local (and is unknown there).
     expect(c.route('not_listed', '.')).toEqual({ kind: 'local' });
     expect([...c.upstreamIds()].sort()).toEqual(['gh', 'old', 'older']);
-    expect(collisions({ prompts: [local('shared')], upstreams: [bare('old', ['shared', 'both']), bare('older', ['both'])] })).toEqual([
+    expect(
+      collisions({ prompts: [local('shared')], upstreams: [bare('old', ['shared', 'both']), bare('older', ['both'])] }),
+    ).toEqual([
       { name: 'shared', upstream: 'old', winner: 'local' },
       { name: 'both', upstream: 'older', winner: 'old' },
     ]);

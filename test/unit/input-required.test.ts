@@ -10,31 +10,60 @@ import { relayedParams, relayInputRequired } from '../../src/rpc/methods/input-r
 const origin = { upstream: 'up', name: 'needs_input' };
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const ctx = (era: 'modern' | 'legacy', authorization?: string) =>
-  ({ era, version: era === 'modern' ? '2026-07-28' : '2025-11-25', secret: 'test-secret', header: (n: string) => (n === 'authorization' ? authorization : undefined) }) as unknown as CallContext;
-const elicit = { user_context: { method: 'elicitation/create', params: { message: 'Which?', requestedSchema: { type: 'object', properties: {} } } } };
+  ({
+    era,
+    version: era === 'modern' ? '2026-07-28' : '2025-11-25',
+    secret: 'test-secret',
+    header: (n: string) => (n === 'authorization' ? authorization : undefined),
+  }) as unknown as CallContext;
+const elicit = {
+  user_context: {
+    method: 'elicitation/create',
+    params: { message: 'Which?', requestedSchema: { type: 'object', properties: {} } },
+  },
+};
 
 async function rejection(p: Promise<unknown>): Promise<RpcError> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(RpcError);
   return e as RpcError;
 }
 
 describe('relayInputRequired', () => {
   it('relays the requests and a bound state that unwraps to the upstream bytes, for the same caller and prompt only', async () => {
-    const sent = await relayedParams(ctx('modern', 'Bearer a'), origin, { _meta: { [CAPS]: { elicitation: {}, experimental: { x: 1 } } } });
+    const sent = await relayedParams(ctx('modern', 'Bearer a'), origin, {
+      _meta: { [CAPS]: { elicitation: {}, experimental: { x: 1 } } },
+    });
     expect(sent).toEqual({ _meta: { [CAPS]: { elicitation: {} } } });
-    const out = await relayInputRequired(ctx('modern', 'Bearer a'), origin, { resultType: 'input_required', inputRequests: elicit, requestState: 'v1.upstream.state' }, sent);
+    const out = await relayInputRequired(
+      ctx('modern', 'Bearer a'),
+      origin,
+      { resultType: 'input_required', inputRequests: elicit, requestState: 'v1.upstream.state' },
+      sent,
+    );
     expect(out.inputRequests).toEqual(elicit);
     const state = out.requestState as string;
-    const back = await relayedParams(ctx('modern', 'Bearer a'), origin, { requestState: state, inputResponses: { user_context: { action: 'accept' } } });
+    const back = await relayedParams(ctx('modern', 'Bearer a'), origin, {
+      requestState: state,
+      inputResponses: { user_context: { action: 'accept' } },
+    });
     expect(back.requestState).toBe('v1.upstream.state');
-    for (const [c, o] of [[ctx('modern', 'Bearer b'), origin], [ctx('modern'), origin], [ctx('modern', 'Bearer a'), { ...origin, name: 'other' }]] as const) {
+    for (const [c, o] of [
+      [ctx('modern', 'Bearer b'), origin],
+      [ctx('modern'), origin],
+      [ctx('modern', 'Bearer a'), { ...origin, name: 'other' }],
+    ] as const) {
       expect((await rejection(relayedParams(c, o, { requestState: state }))).code).toBe(-32602);
     }
   });
   it('refuses an input request for a capability the client did not declare, whatever the upstream checked (400 -32021)', async () => {
     const sent = await relayedParams(ctx('modern'), origin, { _meta: { [CAPS]: { sampling: {} } } });
-    const e = await rejection(relayInputRequired(ctx('modern'), origin, { resultType: 'input_required', inputRequests: elicit }, sent));
+    const e = await rejection(
+      relayInputRequired(ctx('modern'), origin, { resultType: 'input_required', inputRequests: elicit }, sent),
+    );
     expect(e).toBeInstanceOf(HttpError);
     expect((e as HttpError).status).toBe(400);
     expect(e.code).toBe(-32021);
@@ -43,13 +72,23 @@ describe('relayInputRequired', () => {
   it('refuses malformed results with -32603 naming the upstream, and legacy clients with the revision they need', async () => {
     const modern = ctx('modern');
     const caps = { _meta: { [CAPS]: { elicitation: {}, sampling: {}, roots: {} } } };
-    for (const bad of [{ x: { method: 'tools/call' } }, 'nope', Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, { method: 'roots/list' }]))]) {
-      const e = await rejection(relayInputRequired(modern, origin, { resultType: 'input_required', inputRequests: bad }, caps));
+    for (const bad of [
+      { x: { method: 'tools/call' } },
+      'nope',
+      Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, { method: 'roots/list' }])),
+    ]) {
+      const e = await rejection(
+        relayInputRequired(modern, origin, { resultType: 'input_required', inputRequests: bad }, caps),
+      );
       expect(e.code).toBe(-32603);
       expect(e.message).toContain('"up"');
     }
-    expect((await rejection(relayInputRequired(modern, origin, { resultType: 'input_required' }, caps))).code).toBe(-32603);
-    const legacy = await rejection(relayInputRequired(ctx('legacy'), origin, { resultType: 'input_required', inputRequests: elicit }));
+    expect((await rejection(relayInputRequired(modern, origin, { resultType: 'input_required' }, caps))).code).toBe(
+      -32603,
+    );
+    const legacy = await rejection(
+      relayInputRequired(ctx('legacy'), origin, { resultType: 'input_required', inputRequests: elicit }),
+    );
     expect(legacy.code).toBe(-32603);
     expect(legacy.data).toMatchObject({ reason: 'input_required', requiredRevision: '2026-07-28' });
     expect(await relayedParams(ctx('legacy'), origin, { requestState: 'x', inputResponses: {} })).toEqual({});

@@ -17,8 +17,16 @@ describe('templates', () => {
 
 describe('completeValues', () => {
   it('ranks prefix, then substring, then subsequence, case-insensitively', () => {
-    expect(completeValues(['Python', 'TypeScript', 'JavaScript', 'Go'], 'sc').values).toEqual(['TypeScript', 'JavaScript']);
-    expect(completeValues(['toy', 'tty', 'typescript', 'party', 'go'], 'ty').values).toEqual(['typescript', 'tty', 'party', 'toy']);
+    expect(completeValues(['Python', 'TypeScript', 'JavaScript', 'Go'], 'sc').values).toEqual([
+      'TypeScript',
+      'JavaScript',
+    ]);
+    expect(completeValues(['toy', 'tty', 'typescript', 'party', 'go'], 'ty').values).toEqual([
+      'typescript',
+      'tty',
+      'party',
+      'toy',
+    ]);
     expect(completeValues(['a', 'b'], '').values).toEqual(['a', 'b']);
   });
 });

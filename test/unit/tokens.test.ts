@@ -25,6 +25,8 @@ describe('cursors', () => {
     await expect(readCursor('k', c, 8)).rejects.toMatchObject({ reason: 'invalid_cursor' });
     const forged = encodeBase64Url(new TextEncoder().encode('7.100.AAAAAAAAAAAAAAAAAAAAAA'));
     await expect(readCursor('k', forged, 7)).rejects.toMatchObject({ reason: 'invalid_cursor' });
-    await expect(readCursor('other-secret', await mintCursor('k2', 7, 1), 7)).rejects.toMatchObject({ reason: 'invalid_cursor' });
+    await expect(readCursor('other-secret', await mintCursor('k2', 7, 1), 7)).rejects.toMatchObject({
+      reason: 'invalid_cursor',
+    });
   });
 });

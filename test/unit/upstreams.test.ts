@@ -7,8 +7,26 @@ const opts = { separator: '.', secrets: { GH_TOKEN: 's3cret' }, allowHttpLoopbac
 
 describe('parseUpstreams', () => {
   it('fills defaults and resolves secrets in headers', () => {
-    const [u] = parseUpstreams(JSON.stringify([{ id: 'gh', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${GH_TOKEN}' }, allow: ['review*'] }]), opts);
-    expect(u).toMatchObject({ id: 'gh', prefix: 'gh', timeoutMs: 5000, enabled: true, headers: { authorization: 'Bearer s3cret' }, allow: ['review*'], deny: [] });
+    const [u] = parseUpstreams(
+      JSON.stringify([
+        {
+          id: 'gh',
+          url: 'https://mcp.example.com/mcp',
+          headers: { Authorization: 'Bearer ${GH_TOKEN}' },
+          allow: ['review*'],
+        },
+      ]),
+      opts,
+    );
+    expect(u).toMatchObject({
+      id: 'gh',
+      prefix: 'gh',
+      timeoutMs: 5000,
+      enabled: true,
+      headers: { authorization: 'Bearer s3cret' },
+      allow: ['review*'],
+      deny: [],
+    });
     expect(nameAllowed(u!, 'review_pr')).toBe(true);
     expect(nameAllowed(u!, 'deploy')).toBe(false);
   });
@@ -27,10 +45,20 @@ describe('parseUpstreams', () => {
     expect(() => parseUpstreams('{not json', opts)).toThrowError(/not valid JSON/);
   });
   it('prefix "" mounts an upstream without a prefix (several may be); other prefixes stay checked', () => {
-    const list = parseUpstreams(JSON.stringify([{ id: 'old', url: 'https://a.example/mcp', prefix: '' }, { id: 'older', url: 'https://b.example/mcp', prefix: '' }]), opts);
+    const list = parseUpstreams(
+      JSON.stringify([
+        { id: 'old', url: 'https://a.example/mcp', prefix: '' },
+        { id: 'older', url: 'https://b.example/mcp', prefix: '' },
+      ]),
+      opts,
+    );
     expect(list.map((u) => u.prefix)).toEqual(['', '']);
-    expect(() => parseUpstreams(JSON.stringify([{ id: 'x', url: 'https://a.example/mcp', prefix: ' ' }]), opts)).toThrowError(/UPSTREAMS\[0\]\.prefix/);
-    expect(() => parseUpstreams(JSON.stringify([{ id: 'x', url: 'https://a.example/mcp', prefix: null }]), opts)).toThrowError(/UPSTREAMS\[0\]\.prefix/);
+    expect(() =>
+      parseUpstreams(JSON.stringify([{ id: 'x', url: 'https://a.example/mcp', prefix: ' ' }]), opts),
+    ).toThrowError(/UPSTREAMS\[0\]\.prefix/);
+    expect(() =>
+      parseUpstreams(JSON.stringify([{ id: 'x', url: 'https://a.example/mcp', prefix: null }]), opts),
+    ).toThrowError(/UPSTREAMS\[0\]\.prefix/);
   });
   it('allows http to loopback only in development', () => {
     const cfg = JSON.stringify([{ id: 'local', url: 'http://127.0.0.1:3001/mcp' }]);
@@ -41,9 +69,22 @@ describe('parseUpstreams', () => {
 
 describe('isPrivateHost', () => {
   it('flags private, loopback, link-local and mapped addresses', () => {
-    for (const h of ['10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '127.0.0.1', '169.254.169.254', '[::1]', '[fd00::1]', '[fe80::1]', 'localhost', '[::ffff:10.0.0.1]'])
+    for (const h of [
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '127.0.0.1',
+      '169.254.169.254',
+      '[::1]',
+      '[fd00::1]',
+      '[fe80::1]',
+      'localhost',
+      '[::ffff:10.0.0.1]',
+    ])
       expect(isPrivateHost(h), h).toBe(true);
-    for (const h of ['8.8.8.8', '172.32.0.1', 'mcp.example.com', '[2606:4700::1111]']) expect(isPrivateHost(h), h).toBe(false);
+    for (const h of ['8.8.8.8', '172.32.0.1', 'mcp.example.com', '[2606:4700::1111]'])
+      expect(isPrivateHost(h), h).toBe(false);
   });
 });
 
@@ -107,21 +148,50 @@ describe('SSRF literal forms', () => {
       expect(isPrivateHost(h), h).toBe(true);
       expect(refused(`https://${h}/mcp`), h).toThrowError(/private, loopback and link-local/);
     }
-    for (const h of ['8.8.8.8', '[2606:4700::1111]', '[2002:808:808::1]', '[64:ff9b::808:808]', '[::ffff:8.8.8.8]', 'mcp.example.com', 'mcp.example.com.'])
+    for (const h of [
+      '8.8.8.8',
+      '[2606:4700::1111]',
+      '[2002:808:808::1]',
+      '[64:ff9b::808:808]',
+      '[::ffff:8.8.8.8]',
+      'mcp.example.com',
+      'mcp.example.com.',
+    ])
       expect(isPrivateHost(h), h).toBe(false);
   });
 });
 
 describe('prototype names in upstream listings', () => {
   it('an upstream prompt named constructor, toString or __proto__ is listed like any other', () => {
-    const [u] = parseUpstreams(JSON.stringify([{ id: 'gh', url: 'https://mcp.example.com/mcp', aliases: { renamed: 'fresh' } }]), opts);
+    const [u] = parseUpstreams(
+      JSON.stringify([{ id: 'gh', url: 'https://mcp.example.com/mcp', aliases: { renamed: 'fresh' } }]),
+      opts,
+    );
     const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'renamed'];
-    const listed = sanitizeListing(u!, '.', names.map((name) => ({ name })));
-    expect(listed.map((p) => p.name)).toEqual(['gh.constructor', 'gh.toString', 'gh.__proto__', 'gh.hasOwnProperty', 'gh.valueOf', 'gh.fresh']);
+    const listed = sanitizeListing(
+      u!,
+      '.',
+      names.map((name) => ({ name })),
+    );
+    expect(listed.map((p) => p.name)).toEqual([
+      'gh.constructor',
+      'gh.toString',
+      'gh.__proto__',
+      'gh.hasOwnProperty',
+      'gh.valueOf',
+      'gh.fresh',
+    ]);
     expect(listed.map((p) => p.origin.name)).toEqual(names);
   });
   it('aliases and headers keyed by a prototype name are plain entries, not prototype writes', () => {
-    const [u] = parseUpstreams('[{"id":"gh","url":"https://mcp.example.com/mcp","aliases":{"__proto__":"proto_alias","constructor":"ctor"}}]', opts);
-    expect(sanitizeListing(u!, '.', [{ name: '__proto__' }, { name: 'constructor' }, { name: 'toString' }]).map((p) => p.name)).toEqual(['gh.proto_alias', 'gh.ctor', 'gh.toString']);
+    const [u] = parseUpstreams(
+      '[{"id":"gh","url":"https://mcp.example.com/mcp","aliases":{"__proto__":"proto_alias","constructor":"ctor"}}]',
+      opts,
+    );
+    expect(
+      sanitizeListing(u!, '.', [{ name: '__proto__' }, { name: 'constructor' }, { name: 'toString' }]).map(
+        (p) => p.name,
+      ),
+    ).toEqual(['gh.proto_alias', 'gh.ctor', 'gh.toString']);
   });
 });

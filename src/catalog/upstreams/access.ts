@@ -30,6 +30,7 @@ export function publishedName(u: UpstreamConfig, separator: string, original: st
 export function servedOriginal(u: UpstreamConfig, separator: string, asked: string, original: string): string | null {
   if (nameAllowed(u, original) && publishedName(u, separator, original) === asked) return original;
   // An alias asked for by a name the catalog had no listing for: the original behind it.
-  for (const from of Object.keys(u.aliases)) if (nameAllowed(u, from) && publishedName(u, separator, from) === asked) return from;
+  for (const from of Object.keys(u.aliases))
+    if (nameAllowed(u, from) && publishedName(u, separator, from) === asked) return from;
   return null;
 }

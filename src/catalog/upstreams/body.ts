@@ -36,4 +36,5 @@ export async function readCapped(res: Response, max = MAX_REPLY_BYTES): Promise<
   }
 }
 
-const tooLarge = (max: number) => new UpstreamError('protocol', `upstream reply passed ${max} bytes`, undefined, undefined, 'too_large');
+const tooLarge = (max: number) =>
+  new UpstreamError('protocol', `upstream reply passed ${max} bytes`, undefined, undefined, 'too_large');

@@ -23,14 +23,29 @@
  * byte cap (body.ts).
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { CLIENT_CAPABILITIES_META, CLIENT_INFO_META, LATEST_LEGACY, MODERN_VERSION_META, MODERN_VERSIONS } from '../../lib/versions.js';
+import {
+  CLIENT_CAPABILITIES_META,
+  CLIENT_INFO_META,
+  LATEST_LEGACY,
+  MODERN_VERSION_META,
+  MODERN_VERSIONS,
+} from '../../lib/versions.js';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { readCapped } from './body.js';
 import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
 import { guardedFetch } from './fetch-guard.js';
 import { SseLink } from './sse-link.js';
 import { readSse } from './sse-reader.js';
-import { deadline, headerValue, parseJson, reply, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
+import {
+  deadline,
+  headerValue,
+  parseJson,
+  reply,
+  UpstreamError,
+  withTimeout,
+  type Deadline,
+  type Json,
+} from './wire.js';
 
 export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './wire.js';
 
@@ -92,7 +107,14 @@ export class UpstreamClient {
         await withTimeout(pending, d, 'waiting for the initialized notification');
         return this.send(conn, method, params, d);
       }
-      if (!(e instanceof UpstreamError && e.kind === 'http' && e.code === 404 && conn.era === 'legacy' && conn.sessionId)) throw e;
+      if (!(
+        e instanceof UpstreamError &&
+        e.kind === 'http' &&
+        e.code === 404 &&
+        conn.era === 'legacy' &&
+        conn.sessionId
+      ))
+        throw e;
       this.conn = undefined;
       return this.send(await this.connect(d), method, params, d);
     }
@@ -140,8 +162,20 @@ export class UpstreamClient {
     }
     const res =
       conn.era === 'modern'
-        ? await this.http('POST', this.opts.url, this.envelope('subscriptions/listen', { notifications: { promptsListChanged: true } }, conn), this.modernHeaders('subscriptions/listen', {}), signal)
-        : await this.http('GET', this.opts.url, undefined, { ...this.legacyHeaders(conn), accept: 'text/event-stream' }, signal);
+        ? await this.http(
+            'POST',
+            this.opts.url,
+            this.envelope('subscriptions/listen', { notifications: { promptsListChanged: true } }, conn),
+            this.modernHeaders('subscriptions/listen', {}),
+            signal,
+          )
+        : await this.http(
+            'GET',
+            this.opts.url,
+            undefined,
+            { ...this.legacyHeaders(conn), accept: 'text/event-stream' },
+            signal,
+          );
     if (res.status === 404 && conn.era === 'legacy') this.conn = undefined;
     if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
       await res.body?.cancel();
@@ -203,7 +237,8 @@ export class UpstreamClient {
     }
     const body = (await errorBody(res)) as { error?: { code?: number } } | null;
     // A recognised modern error means "modern, but not like that"; anything else means legacy.
-    if (res.status === 400 && MODERN_ERRORS.has(body?.error?.code ?? 0) && body?.error?.code !== -32022) return { era: 'modern' };
+    if (res.status === 400 && MODERN_ERRORS.has(body?.error?.code ?? 0) && body?.error?.code !== -32022)
+      return { era: 'modern' };
     return undefined;
   }
 
@@ -238,7 +273,13 @@ export class UpstreamClient {
   /** Ends a legacy session opened by a probe that lost; `close()` waits for it. */
   private discard(legacy: Promise<Connection | undefined>): void {
     this.cleanup = legacy
-      .then((c) => (c?.sessionId ? this.http('DELETE', this.opts.url, undefined, { 'mcp-session-id': c.sessionId }).then((r) => r.body?.cancel()) : undefined))
+      .then((c) =>
+        c?.sessionId
+          ? this.http('DELETE', this.opts.url, undefined, { 'mcp-session-id': c.sessionId }).then((r) =>
+              r.body?.cancel(),
+            )
+          : undefined,
+      )
       .catch(() => undefined);
   }
 
@@ -250,7 +291,11 @@ export class UpstreamClient {
 
   /** initialize; undefined when the endpoint is not Streamable HTTP legacy (400, 404, 405). */
   private async initialize(d: Deadline): Promise<Connection | undefined> {
-    const init = this.envelope('initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: this.opts.clientInfo });
+    const init = this.envelope('initialize', {
+      protocolVersion: LEGACY_VERSION,
+      capabilities: {},
+      clientInfo: this.opts.clientInfo,
+    });
     const res = await this.http('POST', this.opts.url, init, {}, d.signal);
     if (res.status === 400 || res.status === 404 || res.status === 405) {
       await res.body?.cancel();
@@ -261,7 +306,11 @@ export class UpstreamClient {
       throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
     }
     const result = await reply(res, init.id, d);
-    return { era: 'legacy', sessionId: res.headers.get('mcp-session-id') ?? undefined, version: String(result.protocolVersion ?? LEGACY_VERSION) };
+    return {
+      era: 'legacy',
+      sessionId: res.headers.get('mcp-session-id') ?? undefined,
+      version: String(result.protocolVersion ?? LEGACY_VERSION),
+    };
   }
 
   /**
@@ -274,7 +323,12 @@ export class UpstreamClient {
    * (`request`), so the worst case is the old sequence.
    */
   private initialized(conn: Connection): void {
-    conn.initializing = this.http('POST', this.opts.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, this.legacyHeaders(conn))
+    conn.initializing = this.http(
+      'POST',
+      this.opts.url,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      this.legacyHeaders(conn),
+    )
       .then((note) => note.body?.cancel())
       .catch(() => undefined)
       .finally(() => {
@@ -287,7 +341,12 @@ export class UpstreamClient {
     const sse = await SseLink.open(this.opts.url, this.opts.headers, this.fetch, d);
     const conn: Connection = { era: 'sse', sse };
     try {
-      const init = await this.send(conn, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: this.opts.clientInfo }, d);
+      const init = await this.send(
+        conn,
+        'initialize',
+        { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: this.opts.clientInfo },
+        d,
+      );
       conn.version = String(init.protocolVersion ?? '2024-11-05');
       await sse.notify('notifications/initialized', (url, body) => this.http('POST', url, body, {}, d.signal));
     } catch (e) {
@@ -300,25 +359,46 @@ export class UpstreamClient {
   // ---- requests ---------------------------------------------------------
 
   private async send(conn: Connection, method: string, params: Json, d: Deadline): Promise<Json> {
-    if (conn.sse) return conn.sse.request(this.envelope(method, params), (url, body) => this.http('POST', url, body, {}, d.signal), d);
+    if (conn.sse)
+      return conn.sse.request(
+        this.envelope(method, params),
+        (url, body) => this.http('POST', url, body, {}, d.signal),
+        d,
+      );
     const msg = this.envelope(method, params, conn);
     const headers = conn.era === 'modern' ? this.modernHeaders(method, params) : this.legacyHeaders(conn);
     const res = await this.http('POST', this.opts.url, msg, headers, d.signal);
     if (!res.ok) {
       const body = (await errorBody(res)) as { error?: { code: number; message: string; data?: unknown } } | null;
-      if (body?.error && res.status !== 404) throw new UpstreamError('rpc', body.error.message, body.error.code, body.error.data);
+      if (body?.error && res.status !== 404)
+        throw new UpstreamError('rpc', body.error.message, body.error.code, body.error.data);
       throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
     }
     return reply(res, msg.id, d);
   }
 
-  private envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {
+  private envelope(
+    method: string,
+    params: Json,
+    conn?: Pick<Connection, 'era'>,
+  ): Json & { id: number; method: string } {
     // Capabilities a caller relays for one request (a modern client's, for input_required); none otherwise, and never on the legacy wire.
     const { [CLIENT_CAPABILITIES_META]: relayed = {}, ...meta } = (params._meta as Json | undefined) ?? {};
     const { _meta: _given, ...rest } = params;
-    const p = conn?.era === 'modern'
-      ? { ...rest, _meta: { ...meta, [MODERN_VERSION_META]: MODERN_VERSION, [CLIENT_CAPABILITIES_META]: relayed, [CLIENT_INFO_META]: this.opts.clientInfo } }
-      : Object.keys(meta).length ? { ...rest, _meta: meta } : rest;
+    const p =
+      conn?.era === 'modern'
+        ? {
+            ...rest,
+            _meta: {
+              ...meta,
+              [MODERN_VERSION_META]: MODERN_VERSION,
+              [CLIENT_CAPABILITIES_META]: relayed,
+              [CLIENT_INFO_META]: this.opts.clientInfo,
+            },
+          }
+        : Object.keys(meta).length
+          ? { ...rest, _meta: meta }
+          : rest;
     return { jsonrpc: '2.0', id: this.nextId++, method, params: p };
   }
 
@@ -334,18 +414,34 @@ export class UpstreamClient {
     return h;
   }
 
-  private async http(method: string, url: URL, body?: unknown, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  private async http(
+    method: string,
+    url: URL,
+    body?: unknown,
+    extra: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<Response> {
     try {
       return await guardedFetch(this.fetch, url, {
         method,
-        headers: { ...this.opts.headers, accept: 'application/json, text/event-stream', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
+        headers: {
+          ...this.opts.headers,
+          accept: 'application/json, text/event-stream',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...extra,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: signal ?? AbortSignal.timeout(this.opts.timeoutMs),
       });
     } catch (e) {
       if (e instanceof UpstreamError) throw e;
       const timedOut = (e as Error)?.name === 'TimeoutError' || (e as Error)?.name === 'AbortError';
-      throw new UpstreamError(timedOut ? 'timeout' : 'http', timedOut ? `upstream did not answer ${method} within ${this.opts.timeoutMs} ms` : `upstream unreachable: ${String(e)}`);
+      throw new UpstreamError(
+        timedOut ? 'timeout' : 'http',
+        timedOut
+          ? `upstream did not answer ${method} within ${this.opts.timeoutMs} ms`
+          : `upstream unreachable: ${String(e)}`,
+      );
     }
   }
 }

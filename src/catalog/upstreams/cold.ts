@@ -74,7 +74,12 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
   // makes no new generation). Deferred a tick so none of it competes with building the response.
   const persisted = afterResponse().then(async () => {
     for (const c of clients) waitUntil(c.close());
-    for (const u of missing) waitUntil(upstreamStub(env, u.id).refresh(u.id).catch(() => undefined));
+    for (const u of missing)
+      waitUntil(
+        upstreamStub(env, u.id)
+          .refresh(u.id)
+          .catch(() => undefined),
+      );
     const r = await catalogWriter(env).upstreamsReported(reports);
     return r.snapshot ? adoptSnapshot(env.PROMPTS, r.snapshot) : catalog;
   });
@@ -89,7 +94,16 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
       ...catalog.snapshot,
       upstreams: [
         ...(catalog.snapshot.upstreams ?? []),
-        ...fresh.map((r) => ({ id: r.id, prefix: r.prefix, prompts: r.prompts!, ...(r.hints && { hints: r.hints }), digest: '', ok: true, lastSuccess: stamp, lastError: null })),
+        ...fresh.map((r) => ({
+          id: r.id,
+          prefix: r.prefix,
+          prompts: r.prompts!,
+          ...(r.hints && { hints: r.hints }),
+          digest: '',
+          ok: true,
+          lastSuccess: stamp,
+          lastError: null,
+        })),
       ],
     },
     true,
@@ -100,7 +114,12 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
     const settle = () => {
       if (pending === entry) pending = undefined;
     };
-    waitUntil(persisted.then(settle, (e) => (settle(), log.warn('recording cold upstream listings failed', { error: String(e) }))));
+    waitUntil(
+      persisted.then(
+        settle,
+        (e) => (settle(), log.warn('recording cold upstream listings failed', { error: String(e) })),
+      ),
+    );
     return merged;
   }
   return persisted;

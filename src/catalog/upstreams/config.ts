@@ -38,7 +38,12 @@ export const DEFAULT_TIMEOUT_MS = 5_000;
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 function globMatcher(pattern: string): RegExp {
-  return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  return new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
 }
 
 export function nameAllowed(u: UpstreamConfig, name: string): boolean {
@@ -64,10 +69,12 @@ export function parseUpstreams(
   const out: UpstreamConfig[] = [];
   list.forEach((item: unknown, i) => {
     const at = (f: string) => `UPSTREAMS[${i}]${f ? `.${f}` : ''}`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) return void problems.push(`${at('')}: must be an object`);
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      return void problems.push(`${at('')}: must be an object`);
     const o = item as Record<string, unknown>;
     const id = o.id;
-    if (typeof id !== 'string' || !ID.test(id)) return void problems.push(`${at('id')}: required, lowercase a-z 0-9 _ - (at most 32)`);
+    if (typeof id !== 'string' || !ID.test(id))
+      return void problems.push(`${at('id')}: required, lowercase a-z 0-9 _ - (at most 32)`);
     if (seen.has(id)) problems.push(`${at('id')}: duplicate id "${id}"`);
     seen.add(id);
     let url: URL | undefined;
@@ -78,9 +85,11 @@ export function parseUpstreams(
     }
     if (url) {
       const loopback = isLoopbackHost(url.hostname);
-      if (url.protocol === 'http:' && !(loopback && opts.allowHttpLoopback)) problems.push(`${at('url')}: must be https (http only to loopback in development)`);
+      if (url.protocol === 'http:' && !(loopback && opts.allowHttpLoopback))
+        problems.push(`${at('url')}: must be https (http only to loopback in development)`);
       else if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`${at('url')}: must be https`);
-      if (isPrivateHost(url.hostname) && !(loopback && opts.allowHttpLoopback)) problems.push(`${at('url')}: private, loopback and link-local addresses are not allowed`);
+      if (isPrivateHost(url.hostname) && !(loopback && opts.allowHttpLoopback))
+        problems.push(`${at('url')}: private, loopback and link-local addresses are not allowed`);
       if (url.username || url.password) problems.push(`${at('url')}: credentials belong in headers, not the URL`);
     }
     const prefix = o.prefix === undefined ? id : o.prefix;
@@ -88,15 +97,19 @@ export function parseUpstreams(
     if (prefix === '') {
       // nothing to check: several upstreams may be unprefixed (the first listed keeps a contested name)
     } else if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || prefix.includes(opts.separator))
-      problems.push(`${at('prefix')}: must use A-Z a-z 0-9 _ . - and must not contain the separator "${opts.separator}"`);
+      problems.push(
+        `${at('prefix')}: must use A-Z a-z 0-9 _ . - and must not contain the separator "${opts.separator}"`,
+      );
     else if (prefixes.has(prefix)) problems.push(`${at('prefix')}: duplicate prefix "${prefix}"`);
     else if (prefix === opts.localPrefix) problems.push(`${at('prefix')}: "${prefix}" is the LOCAL_PREFIX`);
     else prefixes.add(prefix);
     const timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(o.timeout);
-    if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000) problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000)
+      problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
     const headers: Record<string, string> = Object.create(null) as Record<string, string>;
     if (o.headers !== undefined) {
-      if (typeof o.headers !== 'object' || o.headers === null) problems.push(`${at('headers')}: must be an object of strings`);
+      if (typeof o.headers !== 'object' || o.headers === null)
+        problems.push(`${at('headers')}: must be an object of strings`);
       else
         for (const [k, v] of Object.entries(o.headers)) {
           if (typeof v !== 'string') {
@@ -119,16 +132,29 @@ export function parseUpstreams(
     // Null-prototype: a name such as `__proto__` or `constructor` is an entry like any other.
     const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
     if (o.aliases !== undefined) {
-      if (typeof o.aliases !== 'object' || o.aliases === null) problems.push(`${at('aliases')}: must map upstream names to new names`);
+      if (typeof o.aliases !== 'object' || o.aliases === null)
+        problems.push(`${at('aliases')}: must map upstream names to new names`);
       else
         for (const [from, to] of Object.entries(o.aliases)) {
-          if (typeof to !== 'string' || !NAME_PATTERN.test(to)) problems.push(`${at(`aliases.${from}`)}: must be a name (A-Z a-z 0-9 _ . -)`);
+          if (typeof to !== 'string' || !NAME_PATTERN.test(to))
+            problems.push(`${at(`aliases.${from}`)}: must be a name (A-Z a-z 0-9 _ . -)`);
           else aliases[from] = to;
         }
     }
-    if (o.enabled !== undefined && typeof o.enabled !== 'boolean') problems.push(`${at('enabled')}: must be true or false`);
+    if (o.enabled !== undefined && typeof o.enabled !== 'boolean')
+      problems.push(`${at('enabled')}: must be true or false`);
     if (url && typeof prefix === 'string')
-      out.push({ id, url, prefix, timeoutMs, enabled: o.enabled !== false, headers, allow: strings(o.allow, 'allow'), deny: strings(o.deny, 'deny') ?? [], aliases });
+      out.push({
+        id,
+        url,
+        prefix,
+        timeoutMs,
+        enabled: o.enabled !== false,
+        headers,
+        allow: strings(o.allow, 'allow'),
+        deny: strings(o.deny, 'deny') ?? [],
+        aliases,
+      });
   });
   if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
   return out;
@@ -141,7 +167,12 @@ const cached = new WeakMap<object, { raw: string; list: UpstreamConfig[]; readAt
 
 function parseFor(env: Env, raw: string): UpstreamConfig[] {
   const cfg = configOf(env);
-  return parseUpstreams(raw, { separator: cfg.separator, secrets: env as unknown as Record<string, unknown>, allowHttpLoopback: cfg.allowHttpLoopback, localPrefix: cfg.localPrefix });
+  return parseUpstreams(raw, {
+    separator: cfg.separator,
+    secrets: env as unknown as Record<string, unknown>,
+    allowHttpLoopback: cfg.allowHttpLoopback,
+    localPrefix: cfg.localPrefix,
+  });
 }
 
 /** Validates a list the way start-up does (for the admin API); throws UpstreamConfigError listing every problem. */
@@ -189,4 +220,3 @@ async function load(env: Env): Promise<UpstreamConfig[]> {
 export function forgetUpstreamConfig(env: Env): void {
   cached.delete(env);
 }
-

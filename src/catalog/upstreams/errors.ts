@@ -18,7 +18,16 @@ export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
  * - protocol: well-formed JSON that is not a valid MCP answer
  * - rpc_error: the upstream answered with a JSON-RPC error
  */
-export type UpstreamFault = 'timeout' | 'unreachable' | `http_${number}` | 'redirect_refused' | 'too_large' | 'invalid_json' | 'closed' | 'protocol' | 'rpc_error';
+export type UpstreamFault =
+  | 'timeout'
+  | 'unreachable'
+  | `http_${number}`
+  | 'redirect_refused'
+  | 'too_large'
+  | 'invalid_json'
+  | 'closed'
+  | 'protocol'
+  | 'rpc_error';
 
 export class UpstreamError extends Error {
   readonly fault: UpstreamFault;
@@ -30,7 +39,8 @@ export class UpstreamError extends Error {
     fault?: UpstreamFault,
   ) {
     super(message);
-    this.fault = fault ?? (kind === 'http' ? (code ? `http_${code}` : 'unreachable') : kind === 'rpc' ? 'rpc_error' : kind);
+    this.fault =
+      fault ?? (kind === 'http' ? (code ? `http_${code}` : 'unreachable') : kind === 'rpc' ? 'rpc_error' : kind);
   }
 }
 

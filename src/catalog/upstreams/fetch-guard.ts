@@ -21,7 +21,13 @@ export async function guardedFetch(fetchFn: typeof fetch, url: URL, init: Reques
     } catch {
       where = 'an invalid location';
     }
-    throw new UpstreamError('http', `upstream answered ${res.status}, a redirect to ${where}; redirects are not followed`, res.status, undefined, 'redirect_refused');
+    throw new UpstreamError(
+      'http',
+      `upstream answered ${res.status}, a redirect to ${where}; redirects are not followed`,
+      res.status,
+      undefined,
+      'redirect_refused',
+    );
   }
   return res;
 }

@@ -32,7 +32,13 @@ export function safeUri(v: unknown): v is string {
 export function safeIcons(v: unknown): { src: string; mimeType?: string }[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const icons = v
-    .filter((i): i is Obj => isRecord(i) && str(i.src) && !CONTROL_OR_SPACE.test(i.src) && (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)))
+    .filter(
+      (i): i is Obj =>
+        isRecord(i) &&
+        str(i.src) &&
+        !CONTROL_OR_SPACE.test(i.src) &&
+        (/^https:/i.test(i.src) || (/^data:image\//i.test(i.src) && i.src.length <= MAX_DATA_ICON)),
+    )
     .slice(0, MAX_ICONS)
     .map((i) => ({ src: i.src as string, ...(str(i.mimeType) ? { mimeType: i.mimeType } : {}) }));
   return icons.length ? icons : undefined;
@@ -57,14 +63,18 @@ export function sanitizeContent(block: unknown): ContentBlock | null {
       return str(block.text) ? withAnn({ type: 'text' as const, text: block.text }) : null;
     case 'image':
     case 'audio':
-      if (!str(block.data) || !str(block.mimeType) || !block.mimeType.toLowerCase().startsWith(`${block.type}/`)) return null;
+      if (!str(block.data) || !str(block.mimeType) || !block.mimeType.toLowerCase().startsWith(`${block.type}/`))
+        return null;
       return withAnn({ type: block.type, data: block.data, mimeType: block.mimeType });
     case 'resource': {
       const r = block.resource;
       if (!isRecord(r) || !safeUri(r.uri)) return null;
       const body = str(r.text) ? { text: r.text } : str(r.blob) ? { blob: r.blob } : null;
       if (!body) return null;
-      return withAnn({ type: 'resource' as const, resource: { uri: r.uri, ...(str(r.mimeType) ? { mimeType: r.mimeType } : {}), ...body } });
+      return withAnn({
+        type: 'resource' as const,
+        resource: { uri: r.uri, ...(str(r.mimeType) ? { mimeType: r.mimeType } : {}), ...body },
+      });
     }
     case 'resource_link': {
       if (!safeUri(block.uri) || !str(block.name)) return null;

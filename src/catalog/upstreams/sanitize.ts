@@ -14,12 +14,19 @@ const MAX_ARGS = 50;
 
 const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
-export function sanitizeListing(u: UpstreamConfig, separator: string, listed: Record<string, unknown>[]): UpstreamPrompt[] {
+export function sanitizeListing(
+  u: UpstreamConfig,
+  separator: string,
+  listed: Record<string, unknown>[],
+): UpstreamPrompt[] {
   const out: UpstreamPrompt[] = [];
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
     const original = p.name;
     if (typeof original !== 'string' || !original || original.length > 256 || !nameAllowed(u, original)) continue;
-    const prompt: UpstreamPrompt = { name: publishedName(u, separator, original), origin: { upstream: u.id, name: original } };
+    const prompt: UpstreamPrompt = {
+      name: publishedName(u, separator, original),
+      origin: { upstream: u.id, name: original },
+    };
     const title = str(p.title, 200);
     const description = str(p.description, 4000);
     if (title !== undefined) prompt.title = title;

@@ -33,7 +33,8 @@ export class SseLink {
    */
   static async open(url: URL, headers: Record<string, string>, fetchFn: typeof fetch, d: Deadline): Promise<SseLink> {
     const ctl = new AbortController();
-    const opened = () => guardedFetch(fetchFn, url, { headers: { ...headers, accept: 'text/event-stream' }, signal: ctl.signal });
+    const opened = () =>
+      guardedFetch(fetchFn, url, { headers: { ...headers, accept: 'text/event-stream' }, signal: ctl.signal });
     let res: Response;
     try {
       res = await withTimeout(opened(), d, 'opening the HTTP+SSE stream');
@@ -43,18 +44,32 @@ export class SseLink {
     }
     if (!res.ok || !res.body) {
       ctl.abort();
-      throw new UpstreamError('http', `upstream answered neither Streamable HTTP nor HTTP+SSE (GET ${res.status})`, res.status);
+      throw new UpstreamError(
+        'http',
+        `upstream answered neither Streamable HTTP nor HTTP+SSE (GET ${res.status})`,
+        res.status,
+      );
     }
     const events = readSse(res.body as ReadableStream<Uint8Array>);
     let endpoint: URL | undefined;
     try {
       const first = await withTimeout(events.next(), d, 'waiting for the endpoint event');
-      if (first.done || first.value.event !== 'endpoint') throw new UpstreamError('protocol', 'HTTP+SSE stream did not start with an endpoint event');
+      if (first.done || first.value.event !== 'endpoint')
+        throw new UpstreamError('protocol', 'HTTP+SSE stream did not start with an endpoint event');
       endpoint = new URL(first.value.data, url);
-      if (!sameOrigin(url, endpoint)) throw new UpstreamError('http', `HTTP+SSE endpoint is on another origin (${endpoint.origin}); not followed`, undefined, undefined, 'redirect_refused');
+      if (!sameOrigin(url, endpoint))
+        throw new UpstreamError(
+          'http',
+          `HTTP+SSE endpoint is on another origin (${endpoint.origin}); not followed`,
+          undefined,
+          undefined,
+          'redirect_refused',
+        );
     } catch (e) {
       ctl.abort();
-      throw e instanceof UpstreamError ? e : new UpstreamError('protocol', `HTTP+SSE endpoint event is not a URL (${String(e)})`);
+      throw e instanceof UpstreamError
+        ? e
+        : new UpstreamError('protocol', `HTTP+SSE endpoint event is not a URL (${String(e)})`);
     }
     return new SseLink(endpoint, ctl, events);
   }
@@ -72,7 +87,11 @@ export class SseLink {
    * POSTs one request (through the client's `post`, which owns headers and
    * timeouts) and waits for its reply on the stream.
    */
-  async request(msg: Json & { id: number; method: string }, post: (url: URL, body: Json) => Promise<Response>, d: Deadline): Promise<Json> {
+  async request(
+    msg: Json & { id: number; method: string },
+    post: (url: URL, body: Json) => Promise<Response>,
+    d: Deadline,
+  ): Promise<Json> {
     const reply = new Promise<Json>((resolve) => this.pending.set(msg.id, resolve));
     try {
       const res = await post(this.endpoint, msg);

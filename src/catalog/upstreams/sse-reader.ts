@@ -17,7 +17,10 @@ export interface UpstreamEvent {
   data: string;
 }
 
-export async function* readSse(body: ReadableStream<Uint8Array>, limits: { maxEvent?: number; maxTotal?: number } = {}): AsyncGenerator<UpstreamEvent> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array>,
+  limits: { maxEvent?: number; maxTotal?: number } = {},
+): AsyncGenerator<UpstreamEvent> {
   const maxEvent = limits.maxEvent ?? MAX_REPLY_BYTES;
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -28,7 +31,14 @@ export async function* readSse(body: ReadableStream<Uint8Array>, limits: { maxEv
       const { done, value } = await reader.read();
       if (done) return;
       total += value.byteLength;
-      if (limits.maxTotal !== undefined && total > limits.maxTotal) throw new UpstreamError('protocol', `upstream SSE reply passed ${limits.maxTotal} bytes`, undefined, undefined, 'too_large');
+      if (limits.maxTotal !== undefined && total > limits.maxTotal)
+        throw new UpstreamError(
+          'protocol',
+          `upstream SSE reply passed ${limits.maxTotal} bytes`,
+          undefined,
+          undefined,
+          'too_large',
+        );
       buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
       let i;
       while ((i = buf.indexOf('\n\n')) >= 0) {
@@ -48,7 +58,14 @@ export async function* readSse(body: ReadableStream<Uint8Array>, limits: { maxEv
         }
         if (data.length || id !== undefined) yield { event, id, data: data.join('\n') };
       }
-      if (buf.length > maxEvent) throw new UpstreamError('protocol', `upstream SSE event passed ${maxEvent} characters`, undefined, undefined, 'too_large');
+      if (buf.length > maxEvent)
+        throw new UpstreamError(
+          'protocol',
+          `upstream SSE event passed ${maxEvent} characters`,
+          undefined,
+          undefined,
+          'too_large',
+        );
     }
   } finally {
     await reader.cancel().catch(() => {});

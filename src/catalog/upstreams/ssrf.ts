@@ -61,7 +61,9 @@ function privateV6(g: number[]): boolean {
   if (g[0] === 0x2002) return v4(g[1]!, g[2]!); // 6to4
   if (g[0] === 0x2001 && g[1] === 0) return true; // Teredo: the v4 inside is obfuscated; never an upstream
   const top = g[0]!;
-  return (top & 0xfe00) === 0xfc00 || (top & 0xffc0) === 0xfe80 || (top & 0xffc0) === 0xfec0 || (top & 0xff00) === 0xff00; // ULA, link-local, site-local, multicast
+  return (
+    (top & 0xfe00) === 0xfc00 || (top & 0xffc0) === 0xfe80 || (top & 0xffc0) === 0xfec0 || (top & 0xff00) === 0xff00
+  ); // ULA, link-local, site-local, multicast
 }
 
 /** The host as the URL parser normalises it, lowercase, without brackets or trailing dots. */

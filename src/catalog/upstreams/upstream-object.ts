@@ -48,7 +48,13 @@ export interface RefreshResult {
 
 export type ForwardResult =
   | { ok: true; result: Record<string, unknown> }
-  | { ok: false; kind: 'rpc' | 'timeout' | 'unavailable' | 'failed' | 'unknown'; code: number; message: string; data?: unknown };
+  | {
+      ok: false;
+      kind: 'rpc' | 'timeout' | 'unavailable' | 'failed' | 'unknown';
+      code: number;
+      message: string;
+      data?: unknown;
+    };
 
 /** What a client asked for: its full name, and the catalog's guess at the upstream's own name. */
 export interface ForwardTarget {
@@ -100,7 +106,9 @@ export class UpstreamObject extends DurableObject<Env> {
 
   private breakerOpen(): string | null {
     const wait = this.openUntil - Date.now();
-    return wait > 0 ? `${this.lastFault} (circuit open after ${this.failures} failures; next try in ${Math.ceil(wait / 1000)} s)` : null;
+    return wait > 0
+      ? `${this.lastFault} (circuit open after ${this.failures} failures; next try in ${Math.ceil(wait / 1000)} s)`
+      : null;
   }
 
   private failed(e: unknown): string {
@@ -117,7 +125,8 @@ export class UpstreamObject extends DurableObject<Env> {
       return;
     }
     this.failures += 1;
-    if (this.failures >= BREAKER_THRESHOLD) this.openUntil = Date.now() + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (this.failures - BREAKER_THRESHOLD));
+    if (this.failures >= BREAKER_THRESHOLD)
+      this.openUntil = Date.now() + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (this.failures - BREAKER_THRESHOLD));
   }
 
   /**
@@ -132,7 +141,11 @@ export class UpstreamObject extends DurableObject<Env> {
     const open = this.breakerOpen();
     const t0 = performance.now();
     let settled = 0;
-    const listing = open ? null : this.clientFor(u).listing().finally(() => void (settled = performance.now()));
+    const listing = open
+      ? null
+      : this.clientFor(u)
+          .listing()
+          .finally(() => void (settled = performance.now()));
     // The upstream operation's own duration: until the listing settled, not until this code got back to it.
     const took = () => Math.round((settled || performance.now()) - t0);
     await this.ctx.storage.put('id', id);
@@ -156,31 +169,53 @@ export class UpstreamObject extends DurableObject<Env> {
     const report = await this.list(id);
     if (report.error === 'not configured or disabled') return { ok: false, prompts: 0, error: report.error };
     const { snapshot } = await catalogWriter(this.env).upstreamsReported([report]);
-    const result: RefreshResult = report.prompts ? { ok: true, prompts: report.prompts.length } : { ok: false, prompts: 0, error: report.error! };
+    const result: RefreshResult = report.prompts
+      ? { ok: true, prompts: report.prompts.length }
+      : { ok: false, prompts: 0, error: report.error! };
     if (report.ms !== undefined) result.ms = report.ms;
     if (snapshot) result.snapshot = snapshot;
     return result;
   }
 
   /** prompts/get or completion/complete on the upstream, with the upstream's own prompt name. */
-  async forward(id: string, method: 'prompts/get' | 'completion/complete', params: Record<string, unknown>, target: ForwardTarget): Promise<ForwardResult> {
+  async forward(
+    id: string,
+    method: 'prompts/get' | 'completion/complete',
+    params: Record<string, unknown>,
+    target: ForwardTarget,
+  ): Promise<ForwardResult> {
     const u = await this.config(id);
-    const unknown = { ok: false, kind: 'unknown', code: -32602, message: `Unknown prompt "${target.asked.length > 100 ? `${target.asked.slice(0, 100)}…` : target.asked}"` } as const;
+    const unknown = {
+      ok: false,
+      kind: 'unknown',
+      code: -32602,
+      message: `Unknown prompt "${target.asked.length > 100 ? `${target.asked.slice(0, 100)}…` : target.asked}"`,
+    } as const;
     if (!u) return unknown;
     const original = servedOriginal(u, configOf(this.env).separator, target.asked, target.original);
     if (original === null) return unknown;
     const open = this.breakerOpen();
-    if (open) return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
-    const named = method === 'prompts/get' ? { ...params, name: original } : { ...params, ref: { ...(params.ref as Record<string, unknown>), name: original } };
+    if (open)
+      return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
+    const named =
+      method === 'prompts/get'
+        ? { ...params, name: original }
+        : { ...params, ref: { ...(params.ref as Record<string, unknown>), name: original } };
     try {
       const result = await this.clientFor(u).request(method, named);
       this.record(true);
       return { ok: true, result };
     } catch (e) {
-      if (e instanceof UpstreamError && e.kind === 'rpc') return { ok: false, kind: 'rpc', code: e.code ?? -32603, message: e.message, data: e.data };
+      if (e instanceof UpstreamError && e.kind === 'rpc')
+        return { ok: false, kind: 'rpc', code: e.code ?? -32603, message: e.message, data: e.data };
       const fault = this.failed(e);
       if (e instanceof UpstreamError && e.kind === 'timeout')
-        return { ok: false, kind: 'timeout', code: -32603, message: `Upstream "${id}" did not answer within ${u.timeoutMs} ms (timeout)` };
+        return {
+          ok: false,
+          kind: 'timeout',
+          code: -32603,
+          message: `Upstream "${id}" did not answer within ${u.timeoutMs} ms (timeout)`,
+        };
       return { ok: false, kind: 'failed', code: -32603, message: `Upstream "${id}" failed: ${fault}` };
     }
   }
@@ -199,10 +234,11 @@ export class UpstreamObject extends DurableObject<Env> {
       if (timer !== undefined) clearTimeout(timer);
       timer = setTimeout(() => void (signal.aborted || this.refresh(u.id)), 100);
     };
-    const pause = (ms: number) => new Promise<void>((r) => {
-      const t = setTimeout(r, ms);
-      signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
-    });
+    const pause = (ms: number) =>
+      new Promise<void>((r) => {
+        const t = setTimeout(r, ms);
+        signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+      });
     void (async () => {
       let backoff = 1000;
       while (!signal.aborted) {

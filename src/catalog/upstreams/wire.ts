@@ -31,7 +31,9 @@ export const remaining = (d: Deadline): number => Math.max(0, d.at - Date.now())
 
 /** Header-safe value, or the spec's base64 sentinel. */
 export function headerValue(v: string): string {
-  return /^[\x20-\x7e]*$/.test(v) && v.trim() === v ? v : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(v)))}?=`;
+  return /^[\x20-\x7e]*$/.test(v) && v.trim() === v
+    ? v
+    : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(v)))}?=`;
 }
 
 /** The result for `id`, from a JSON reply or from an SSE stream (priming and other messages skipped). */
@@ -41,8 +43,15 @@ export async function reply(res: Response, id: number, d: Deadline): Promise<Jso
   } catch (e) {
     if (e instanceof UpstreamError) throw e;
     const name = (e as Error)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw new UpstreamError('timeout', `upstream reply did not complete within ${d.ms} ms`);
-    throw new UpstreamError('protocol', `upstream closed the reply mid-stream (${String(e)})`, undefined, undefined, 'closed');
+    if (name === 'TimeoutError' || name === 'AbortError')
+      throw new UpstreamError('timeout', `upstream reply did not complete within ${d.ms} ms`);
+    throw new UpstreamError(
+      'protocol',
+      `upstream closed the reply mid-stream (${String(e)})`,
+      undefined,
+      undefined,
+      'closed',
+    );
   } finally {
     // A reply abandoned half-read (timeout, cap, wrong id) frees its connection now.
     res.body?.cancel().catch(() => undefined);
@@ -58,7 +67,13 @@ async function readReply(res: Response, id: number, d: Deadline): Promise<Json> 
         const msg = parseJson(ev);
         if (msg.id === id) return msg;
       }
-      throw new UpstreamError('protocol', 'SSE reply ended before the response arrived', undefined, undefined, 'closed');
+      throw new UpstreamError(
+        'protocol',
+        'SSE reply ended before the response arrived',
+        undefined,
+        undefined,
+        'closed',
+      );
     };
     return unwrap(await withTimeout(find(), d, 'reading the SSE reply'));
   }
@@ -69,7 +84,8 @@ async function readReply(res: Response, id: number, d: Deadline): Promise<Json> 
   } catch {
     throw new UpstreamError('protocol', 'upstream sent a reply that is not JSON', undefined, undefined, 'invalid_json');
   }
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new UpstreamError('protocol', 'upstream reply is not a JSON-RPC object');
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+    throw new UpstreamError('protocol', 'upstream reply is not a JSON-RPC object');
   return unwrap(msg);
 }
 
@@ -78,16 +94,25 @@ export function parseJson(ev: UpstreamEvent): Json {
   try {
     msg = JSON.parse(ev.data);
   } catch {
-    throw new UpstreamError('protocol', 'upstream sent an SSE event that is not JSON', undefined, undefined, 'invalid_json');
+    throw new UpstreamError(
+      'protocol',
+      'upstream sent an SSE event that is not JSON',
+      undefined,
+      undefined,
+      'invalid_json',
+    );
   }
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new UpstreamError('protocol', 'upstream sent an SSE event that is not a JSON-RPC object');
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+    throw new UpstreamError('protocol', 'upstream sent an SSE event that is not a JSON-RPC object');
   return msg as Json;
 }
 
 export function unwrap(msg: Json): Json {
   const err = msg.error as { code?: number; message?: string; data?: unknown } | undefined;
-  if (err) throw new UpstreamError('rpc', String(err.message ?? 'upstream error'), Number(err.code ?? -32603), err.data);
-  if (typeof msg.result !== 'object' || msg.result === null) throw new UpstreamError('protocol', 'upstream reply has neither result nor error');
+  if (err)
+    throw new UpstreamError('rpc', String(err.message ?? 'upstream error'), Number(err.code ?? -32603), err.data);
+  if (typeof msg.result !== 'object' || msg.result === null)
+    throw new UpstreamError('protocol', 'upstream reply has neither result nor error');
   return msg.result as Json;
 }
 
@@ -97,7 +122,13 @@ export async function withTimeout<T>(p: Promise<T>, d: Deadline | number, what: 
   const total = typeof d === 'number' ? d : d.ms;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<never>(
+        (_, rej) =>
+          (timer = setTimeout(() => rej(new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`)), ms)),
+      ),
+    ]);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }

@@ -13,7 +13,10 @@ export async function complete(params: Params, ctx: CallContext) {
   const ref = params?.ref as { type?: unknown; name?: unknown } | undefined;
   const arg = params?.argument as { name?: unknown; value?: unknown } | undefined;
   if (!ref || typeof ref !== 'object') throw invalidParams('ref is required');
-  if (ref.type !== 'ref/prompt') throw invalidParams(`Unsupported completion ref type ${JSON.stringify(ref.type)}; this server completes ref/prompt only`);
+  if (ref.type !== 'ref/prompt')
+    throw invalidParams(
+      `Unsupported completion ref type ${JSON.stringify(ref.type)}; this server completes ref/prompt only`,
+    );
   if (!arg || typeof arg !== 'object' || typeof arg.name !== 'string' || typeof arg.value !== 'string')
     throw invalidParams('argument must be {name: string, value: string}');
   checkValue(arg.name, arg.value, ctx.cfg.limits);

@@ -16,13 +16,20 @@ export interface InitializeRequest {
 }
 
 export function readInitialize(params: Params): InitializeRequest {
-  if (typeof params?.protocolVersion !== 'string') throw invalidParams('initialize needs params.protocolVersion (a string)');
+  if (typeof params?.protocolVersion !== 'string')
+    throw invalidParams('initialize needs params.protocolVersion (a string)');
   const req: InitializeRequest = { version: negotiate(params.protocolVersion) };
-  if (typeof params.clientInfo === 'object' && params.clientInfo !== null) req.clientInfo = params.clientInfo as Implementation;
+  if (typeof params.clientInfo === 'object' && params.clientInfo !== null)
+    req.clientInfo = params.clientInfo as Implementation;
   if (typeof params.capabilities === 'object' && params.capabilities !== null) req.capabilities = params.capabilities;
   return req;
 }
 
 export function initializeResult(version: LegacyVersion): InitializeResult {
-  return { protocolVersion: version, capabilities: capabilitiesOf(false), serverInfo: serverInfo(version), instructions: INSTRUCTIONS };
+  return {
+    protocolVersion: version,
+    capabilities: capabilitiesOf(false),
+    serverInfo: serverInfo(version),
+    instructions: INSTRUCTIONS,
+  };
 }

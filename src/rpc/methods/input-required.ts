@@ -38,9 +38,13 @@ const MAX_INPUT_REQUESTS = 16;
 /** The client capabilities an input request can need; nothing else of the client's is declared upstream. */
 const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 
-
 async function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
-  const who = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${ctx.header('authorization') ?? ''}`)));
+  const who = new Uint8Array(
+    await crypto.subtle.digest(
+      'SHA-256',
+      new TextEncoder().encode(`principal/v1|${ctx.header('authorization') ?? ''}`),
+    ),
+  );
   const principal = [...who.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
   return mac(ctx.secret, STATE_PURPOSE, JSON.stringify([origin.upstream, origin.name, principal, state]));
 }
@@ -50,8 +54,12 @@ async function wrapState(ctx: CallContext, origin: PromptOrigin, state: string):
 }
 
 async function unwrapState(ctx: CallContext, origin: PromptOrigin, wrapped: unknown): Promise<string> {
-  const refuse = () => invalidParams('Invalid params: requestState is malformed, or was issued for another prompt or client', { requestState: 'invalid' });
-  if (typeof wrapped !== 'string' || wrapped.length > MAX_STATE + 64 || !wrapped.startsWith(STATE_PREFIX)) throw refuse();
+  const refuse = () =>
+    invalidParams('Invalid params: requestState is malformed, or was issued for another prompt or client', {
+      requestState: 'invalid',
+    });
+  if (typeof wrapped !== 'string' || wrapped.length > MAX_STATE + 64 || !wrapped.startsWith(STATE_PREFIX))
+    throw refuse();
   const dot = wrapped.indexOf('.', STATE_PREFIX.length);
   if (dot < 0) throw refuse();
   const state = wrapped.slice(dot + 1);
@@ -65,12 +73,18 @@ async function unwrapState(ctx: CallContext, origin: PromptOrigin, wrapped: unkn
  * client's envelope) and, on a retry, its input responses and the unwrapped
  * state.
  */
-export async function relayedParams(ctx: CallContext, origin: PromptOrigin, params: Params): Promise<Record<string, unknown>> {
+export async function relayedParams(
+  ctx: CallContext,
+  origin: PromptOrigin,
+  params: Params,
+): Promise<Record<string, unknown>> {
   if (ctx.era !== 'modern' || !params) return {};
   const out: Record<string, unknown> = {};
   const meta = isRecord(params._meta) ? params._meta : {};
   const caps = isRecord(meta[CLIENT_CAPABILITIES_META]) ? meta[CLIENT_CAPABILITIES_META] : {};
-  const relayed = Object.fromEntries(RELAYED_CAPABILITIES.filter((k) => Object.hasOwn(caps, k)).map((k) => [k, caps[k]]));
+  const relayed = Object.fromEntries(
+    RELAYED_CAPABILITIES.filter((k) => Object.hasOwn(caps, k)).map((k) => [k, caps[k]]),
+  );
   out._meta = { [CLIENT_CAPABILITIES_META]: relayed };
   if (params.inputResponses !== undefined) {
     if (!isRecord(params.inputResponses)) throw invalidParams('Invalid params: inputResponses must be an object');
@@ -88,12 +102,22 @@ function legacyRefusal(origin: PromptOrigin, data?: unknown): RpcError {
   return new RpcError(
     ErrorCode.InternalError,
     `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input from the client while it is fetched (multi-round-trip requests), which only protocol revision ${MODERN_VERSIONS[0]} can carry; connect with ${MODERN_VERSIONS[0]} to use it`,
-    { reason: 'input_required', requiredRevision: MODERN_VERSIONS[0], ...(isRecord(data) && isRecord(data.requiredCapabilities) ? { requiredCapabilities: data.requiredCapabilities } : {}) },
+    {
+      reason: 'input_required',
+      requiredRevision: MODERN_VERSIONS[0],
+      ...(isRecord(data) && isRecord(data.requiredCapabilities)
+        ? { requiredCapabilities: data.requiredCapabilities }
+        : {}),
+    },
   );
 }
 
 /** Which client capability each relayable input request needs. */
-const NEEDS: Record<string, (typeof RELAYED_CAPABILITIES)[number]> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+const NEEDS: Record<string, (typeof RELAYED_CAPABILITIES)[number]> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 /** The spec's capability gate answer (400 -32021), as the upstream itself gives it: the capabilities sent upstream were the client's own. */
 function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): HttpError {
@@ -112,20 +136,32 @@ function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): Http
  * client did not declare is refused here too (400 -32021), whatever the
  * upstream checked.
  */
-export async function relayInputRequired(ctx: CallContext, origin: PromptOrigin, result: Record<string, unknown>, relayed: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+export async function relayInputRequired(
+  ctx: CallContext,
+  origin: PromptOrigin,
+  result: Record<string, unknown>,
+  relayed: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   if (ctx.era !== 'modern') throw legacyRefusal(origin);
   const meta = isRecord(relayed._meta) ? relayed._meta : {};
   const declared = isRecord(meta[CLIENT_CAPABILITIES_META]) ? meta[CLIENT_CAPABILITIES_META] : {};
   const requests = result.inputRequests;
   const state = result.requestState;
-  const bad = (why: string) => new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" sent an invalid input_required result for "${origin.name}": ${why}`);
-  if (requests !== undefined && (!isRecord(requests) || Object.keys(requests).length > MAX_INPUT_REQUESTS)) throw bad(`inputRequests must be an object of at most ${MAX_INPUT_REQUESTS} requests`);
-  if (state !== undefined && (typeof state !== 'string' || state.length > MAX_STATE)) throw bad(`requestState must be a string of at most ${MAX_STATE} characters`);
+  const bad = (why: string) =>
+    new RpcError(
+      ErrorCode.InternalError,
+      `Upstream "${origin.upstream}" sent an invalid input_required result for "${origin.name}": ${why}`,
+    );
+  if (requests !== undefined && (!isRecord(requests) || Object.keys(requests).length > MAX_INPUT_REQUESTS))
+    throw bad(`inputRequests must be an object of at most ${MAX_INPUT_REQUESTS} requests`);
+  if (state !== undefined && (typeof state !== 'string' || state.length > MAX_STATE))
+    throw bad(`requestState must be a string of at most ${MAX_STATE} characters`);
   if (requests === undefined && state === undefined) throw bad('neither inputRequests nor requestState');
   const inputRequests: Record<string, unknown> = {};
   const needed: Record<string, unknown> = {};
   for (const [key, r] of Object.entries(requests ?? {})) {
-    if (!isRecord(r) || typeof r.method !== 'string' || !Object.hasOwn(NEEDS, r.method)) throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
+    if (!isRecord(r) || typeof r.method !== 'string' || !Object.hasOwn(NEEDS, r.method))
+      throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
     const capability = NEEDS[r.method]!;
     if (!Object.hasOwn(declared, capability)) needed[capability] = {};
     inputRequests[key] = { method: r.method, ...(isRecord(r.params) ? { params: r.params } : {}) };

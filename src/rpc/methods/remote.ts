@@ -29,26 +29,69 @@ function inClientTerms(text: string, original: string, asked: string): string {
   return text.replace(new RegExp(`(?<![A-Za-z0-9_.-])${escaped}(?![A-Za-z0-9_-])`, 'g'), asked);
 }
 
-async function forward(ctx: CallContext, origin: PromptOrigin, asked: string, method: 'prompts/get' | 'completion/complete', params: Record<string, unknown>) {
-  const r = await upstreamStub(ctx.env, origin.upstream).forward(origin.upstream, method, params, { asked, original: origin.name });
+async function forward(
+  ctx: CallContext,
+  origin: PromptOrigin,
+  asked: string,
+  method: 'prompts/get' | 'completion/complete',
+  params: Record<string, unknown>,
+) {
+  const r = await upstreamStub(ctx.env, origin.upstream).forward(origin.upstream, method, params, {
+    asked,
+    original: origin.name,
+  });
   if (r.ok) return r.result;
-  if (r.code === ErrorCode.InvalidParams) throw new RpcError(ErrorCode.InvalidParams, r.kind === 'rpc' ? inClientTerms(r.message, origin.name, asked) : r.message, r.data);
-  throw new RpcError(ErrorCode.InternalError, r.kind === 'rpc' ? `Upstream "${origin.upstream}": ${r.message}` : r.message, r.data);
+  if (r.code === ErrorCode.InvalidParams)
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      r.kind === 'rpc' ? inClientTerms(r.message, origin.name, asked) : r.message,
+      r.data,
+    );
+  throw new RpcError(
+    ErrorCode.InternalError,
+    r.kind === 'rpc' ? `Upstream "${origin.upstream}": ${r.message}` : r.message,
+    r.data,
+  );
 }
 
 /**
  * `asked`: the name the client sent (the upstream object checks it is still served, and names it in errors).
  * `relayed`: what input-required.ts adds for a modern client (its capabilities, and a retry's responses and state).
  */
-export async function getRemote(ctx: CallContext, origin: PromptOrigin, args: unknown, asked: string, relayed: Record<string, unknown> = {}) {
-  const result = await forward(ctx, origin, asked, 'prompts/get', args === undefined ? { ...relayed } : { ...relayed, arguments: args });
+export async function getRemote(
+  ctx: CallContext,
+  origin: PromptOrigin,
+  args: unknown,
+  asked: string,
+  relayed: Record<string, unknown> = {},
+) {
+  const result = await forward(
+    ctx,
+    origin,
+    asked,
+    'prompts/get',
+    args === undefined ? { ...relayed } : { ...relayed, arguments: args },
+  );
   if (isInputRequired(result)) return relayInputRequired(ctx, origin, result, relayed);
-  if (JSON.stringify(result).length > MAX_RESULT_BYTES) throw new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" returned a prompt over ${MAX_RESULT_BYTES} bytes`);
+  if (JSON.stringify(result).length > MAX_RESULT_BYTES)
+    throw new RpcError(
+      ErrorCode.InternalError,
+      `Upstream "${origin.upstream}" returned a prompt over ${MAX_RESULT_BYTES} bytes`,
+    );
   const f = featuresOf(ctx.version);
-  const messages = (Array.isArray(result.messages) ? (result.messages as PromptMessage[]) : []).slice(0, MAX_MESSAGES).flatMap((m) => {
-    const content = sanitizeContent(m?.content);
-    return content ? [{ role: m.role === 'assistant' ? ('assistant' as const) : ('user' as const), content: shapeContent(content, f) }] : [];
-  });
+  const messages = (Array.isArray(result.messages) ? (result.messages as PromptMessage[]) : [])
+    .slice(0, MAX_MESSAGES)
+    .flatMap((m) => {
+      const content = sanitizeContent(m?.content);
+      return content
+        ? [
+            {
+              role: m.role === 'assistant' ? ('assistant' as const) : ('user' as const),
+              content: shapeContent(content, f),
+            },
+          ]
+        : [];
+    });
   const out: Record<string, unknown> = { messages };
   if (typeof result.description === 'string') out.description = result.description.slice(0, 4000);
   if (f.titles) out._meta = { [ORIGIN_META]: origin };
@@ -61,6 +104,14 @@ export async function completeRemote(ctx: CallContext, origin: PromptOrigin, par
   const asked = String((params.ref as Record<string, unknown>).name);
   const result = await forward(ctx, origin, asked, 'completion/complete', rest);
   const c = (result.completion ?? {}) as { values?: unknown; total?: unknown; hasMore?: unknown };
-  const values = (Array.isArray(c.values) ? c.values : []).filter((v): v is string => typeof v === 'string').slice(0, 100);
-  return { completion: { values, ...(typeof c.total === 'number' ? { total: c.total } : {}), hasMore: c.hasMore === true || (typeof c.total === 'number' && c.total > values.length) } };
+  const values = (Array.isArray(c.values) ? c.values : [])
+    .filter((v): v is string => typeof v === 'string')
+    .slice(0, 100);
+  return {
+    completion: {
+      values,
+      ...(typeof c.total === 'number' ? { total: c.total } : {}),
+      hasMore: c.hasMore === true || (typeof c.total === 'number' && c.total > values.length),
+    },
+  };
 }

@@ -8,7 +8,16 @@ import { ErrorCode, invalidParams, RpcError } from '../errors.js';
 import type { Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 
-const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 
 export function ping(): Record<string, never> {
   return {};
