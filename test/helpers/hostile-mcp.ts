@@ -295,8 +295,9 @@ export const GENERATORS: Record<string, (r: Rng, w: World) => Case> = {
       () => 'null',
     ])();
     return r.pick<() => Case>([
-      () => mcpPost('sessions', legacy(forged), req(id, 'prompts/list'), rpcError(404, -32001, null)),
-      () => mcpPost('sessions', legacy(undefined), req(id, 'ping'), rpcError(400, -32000, null)),
+      // The body was read before the session was checked: its id is echoed.
+      () => mcpPost('sessions', legacy(forged), req(id, 'prompts/list'), rpcError(404, -32001, id)),
+      () => mcpPost('sessions', legacy(undefined), req(id, 'ping'), rpcError(400, -32000, id)),
       () => ({
         kind: 'sessions',
         method: 'GET',

@@ -5,7 +5,7 @@
  * itself. It takes the caller's already-parsed Config; the upstream list
  * is the isolate's cached copy (config.ts).
  */
-import type { Config } from '../../lib/config.js';
+import type { RequestScope } from '../../lib/scope.js';
 import { Catalog } from '../catalog.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter, upstreamStub } from '../stubs.js';
@@ -15,12 +15,8 @@ import { describeFault } from './errors.js';
 import { reported, type ListReport } from './report.js';
 import { log } from '../../lib/log.js';
 
-/** What the cold path needs of the request: the listing query and the rpc call context both fit as they are. */
-export interface ColdQuery {
-  readonly env: Env;
-  readonly cfg: Config;
-  readonly waitUntil: (p: Promise<unknown>) => void;
-}
+/** What the cold path needs of the request scope (the rpc call context is one too). */
+export type ColdQuery = Pick<RequestScope, 'env' | 'cfg' | 'waitUntil'>;
 
 const afterResponse = () => new Promise<void>((r) => setTimeout(r, 0));
 const tried = new Map<string, number>();
