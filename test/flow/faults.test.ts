@@ -15,8 +15,7 @@ import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject,
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
-import { publishChange } from '../../src/session/fanout.js';
-import { shardFor, shardStub } from '../../src/session/fanout.js';
+import { publishChange, shardFor, shardStub } from '../../src/session/fanout.js';
 import { feedStub, flushFeed, holdFeed, runFeedAlarm, waitFor } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import {
