@@ -23,9 +23,12 @@ export type WriterApi = Pick<
   | 'reconcileUpstreams'
 >;
 
+/** The single catalog writer, as the runtime's stub (tests drive its alarm and restarts through it). */
+export const writerObject = (env: Env) => env.CATALOG.getByName('catalog');
+
 /** The single catalog writer. */
 export function catalogWriter(env: Env): WriterApi {
-  return env.CATALOG.getByName('catalog');
+  return writerObject(env);
 }
 
 /** An upstream object's RPC surface. */

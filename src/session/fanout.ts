@@ -36,12 +36,15 @@ export function shardFor(env: Env, sessionId: string) {
   return shardStub(env, shardIndex(sessionId, shardCount(env)));
 }
 
+/** The one ChangeFeed every catalog change goes through. */
+export const changeFeed = (env: Env) => env.FEED.getByName('global');
+
 /** The one publish path: every writer of the catalog announces its change here. */
 export async function publishChange(env: Env, event: CatalogEvent): Promise<boolean> {
-  return env.FEED.getByName('global').publish(event);
+  return changeFeed(env).publish(event);
 }
 
 /** The newest generation fanned out to every stream, and the one still waiting for its window (null: none). */
 export async function feedStatus(env: Env): Promise<{ published: number; pending: number | null }> {
-  return env.FEED.getByName('global').status();
+  return changeFeed(env).status();
 }

@@ -14,7 +14,7 @@
 import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
-import { catalogWriter } from '../../src/catalog/stubs.js';
+import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
 import { publishChange, shardFor, shardStub } from '../../src/session/fanout.js';
 import { feedStub, flushFeed, holdFeed, runFeedAlarm, waitFor } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
@@ -24,6 +24,7 @@ import {
   openListener,
   settleListeners,
   useListenClock,
+  type Listener,
 } from '../helpers/listen.js';
 import { finishLegacy, legacyClient, sessionObject, type LegacyClient } from '../helpers/tally.js';
 import { openStream, publish } from '../helpers/worker.js';
@@ -59,13 +60,27 @@ beforeAll(async () => {
   await flushFeed();
 });
 
-const writerStub = () => env.CATALOG.get(env.CATALOG.idFromName('catalog'));
+const writerStub = () => writerObject(env);
 const writer = () => catalogWriter(env);
 
 /** The runtime's restart of one object: its memory and sockets are gone, its storage stays. */
 async function restart(stub: DurableObjectStub): Promise<void> {
   injected();
   await runInDurableObject(stub, (_o, ctx) => ctx.abort('injected fault')).catch(() => {});
+}
+
+/**
+ * Ends the listen streams and tallies them: each heard at least one change (a change announced while a
+ * stream was reconnecting is heard once on reconnect, several coalesce); more than `rounds` are duplicates.
+ */
+async function tallyListeners(listeners: Listener[], rounds: number): Promise<void> {
+  await settleListeners(listeners.length);
+  endListeners();
+  for (const l of listeners) {
+    const got = await notificationsUntilEnd(l);
+    expect(got.length).toBeGreaterThanOrEqual(1);
+    counts.duplicateNotifications += Math.max(0, got.length - rounds);
+  }
 }
 
 /** Tallies legacy clients into the counts; each must have got exactly `generations` notifications. */
@@ -156,14 +171,7 @@ describe('registry shards restarted mid-stream', () => {
         await flushFeed();
       }
       for (const c of clients) expect(await shardFor(env, c.session.id).members()).toContain(c.session.id);
-      await settleListeners(listeners.length);
-      endListeners();
-      for (const l of listeners) {
-        const got = await notificationsUntilEnd(l);
-        // A change announced while a stream was reconnecting is heard once on reconnect (several coalesce).
-        expect(got.length).toBeGreaterThanOrEqual(1);
-        counts.duplicateNotifications += Math.max(0, got.length - rounds);
-      }
+      await tallyListeners(listeners, rounds);
       await tallyLegacy(clients, rounds);
     } finally {
       vi.useRealTimers();
@@ -185,13 +193,7 @@ describe('change feed restarted', () => {
         await Promise.all([runFeedAlarm(), restart(feedStub())]);
         await flushFeed();
       }
-      await settleListeners(listeners.length);
-      endListeners();
-      for (const l of listeners) {
-        const got = await notificationsUntilEnd(l);
-        expect(got.length).toBeGreaterThanOrEqual(1);
-        counts.duplicateNotifications += Math.max(0, got.length - rounds);
-      }
+      await tallyListeners(listeners, rounds);
       await tallyLegacy(clients, rounds);
     } finally {
       vi.useRealTimers();

@@ -6,8 +6,8 @@
  * gateway must never be sent to). Each records the requests it saw, so a
  * test can prove what did and did not arrive.
  */
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import { body, listen, stop } from './http-server.js';
 
 export type Behaviour =
   'ok' | 'hang' | 'error500' | 'garbage' | 'cut' | 'huge' | 'endless' | 'endless_sse' | 'slowsse' | 'redirect';
@@ -46,15 +46,6 @@ export interface ScriptOptions {
   all?: Behaviour;
 }
 
-async function listen(
-  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
-): Promise<{ http: HttpServer; url: string }> {
-  // A handler that fails surfaces as an unhandled rejection, which vitest reports as an error.
-  const http = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  return { http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
-}
-
 function countConnections(http: HttpServer): () => { total: number; open: number } {
   let total = 0;
   let open = 0;
@@ -64,17 +55,6 @@ function countConnections(http: HttpServer): () => { total: number; open: number
     socket.once('close', () => open--);
   });
   return () => ({ total, open });
-}
-
-function stop(http: HttpServer): Promise<void> {
-  http.closeAllConnections();
-  return new Promise((r) => http.close(() => r()));
-}
-
-async function body(req: IncomingMessage): Promise<string> {
-  let s = '';
-  for await (const chunk of req) s += chunk;
-  return s;
 }
 
 /** One fake prompt of about 450 bytes, like the 100,000-prompt listing of the issue. */

@@ -10,11 +10,12 @@
  * "every fan-out so far has been handed to every stream's socket".
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { changeFeed } from '../../src/session/fanout.js';
 
 const realSetTimeout = globalThis.setTimeout.bind(globalThis);
 const pause = (ms: number) => new Promise((r) => realSetTimeout(r, ms));
 
-export const feedStub = () => env.FEED.get(env.FEED.idFromName('global'));
+export const feedStub = () => changeFeed(env);
 
 /** Polls `check` until it holds; fails after `ms` (a bound for a broken run, not a timing assumption). */
 export async function waitFor(check: () => Promise<boolean> | boolean, what = 'condition', ms = 15_000): Promise<void> {

@@ -9,8 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { body, listen, stop } from './http-server.js';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
@@ -28,26 +27,6 @@ import { freePort, PROJECT_ROOT } from './wrangler-dev.js';
 export interface Running {
   url: string;
   close(): Promise<void>;
-}
-
-async function listen(
-  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
-): Promise<{ http: HttpServer; url: string }> {
-  // A handler that fails surfaces as an unhandled rejection, which vitest reports as an error.
-  const http = createServer((req, res) => void handler(req, res));
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  return { http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
-}
-
-function stop(http: HttpServer): Promise<void> {
-  http.closeAllConnections();
-  return new Promise((r) => http.close(() => r()));
-}
-
-async function body(req: IncomingMessage): Promise<string> {
-  let s = '';
-  for await (const chunk of req) s += chunk;
-  return s;
 }
 
 export interface LegacyPrompt {
