@@ -14,6 +14,8 @@ export default defineConfig({
             miniflare: {
               bindings: {
                 SIGNING_SECRET: 'test-signing-secret',
+                // Access control has its own suites (test/flow/auth*.test.ts), which set their own env.
+                AUTH: 'none',
                 ALLOWED_ORIGINS: 'http://localhost:*,https://app.example.com',
                 PAGE_SIZE: '3',
                 CATALOG_REFRESH_MS: '0',

@@ -7,9 +7,24 @@
  */
 import type { Config } from './config.js';
 
-/** Who is asking, as access control will establish it. Nothing sets it yet: every request is anonymous. */
+/** How a principal proved who it is (docs/access-control.md). */
+export type AuthMethod = 'oauth' | 'access' | 'apikey' | 'admin' | 'none';
+
+/** Who is asking, as routes/auth.ts establishes it once per request (docs/access-control.md). */
 export interface Principal {
+  /** Stable and unique (`oauth:<iss>#<sub>`, `key:<id>`, `admin`, `anonymous`); never a credential. */
   readonly id: string;
+  readonly method: AuthMethod;
+  /** For people: a name or e-mail; for keys: the key's name. */
+  readonly name: string | undefined;
+  readonly groups: readonly string[];
+  readonly scopes: ReadonlySet<string>;
+  /** Sees every prompt and may use the admin API. */
+  readonly admin: boolean;
+  /** Epoch ms when the credential stops being valid, if it ever does. */
+  readonly expiresAt: number | undefined;
+  /** Whether the credential is still good now (a revoked key turns false); streams ask at each keepalive. */
+  recheck(): boolean | Promise<boolean>;
 }
 
 export interface RequestScope {
