@@ -25,6 +25,7 @@ function gatewayOptions(h, build, wcfg, upstreams, logs) {
       UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
       SIGNING_SECRET,
       ADMIN_TOKEN,
+      AUTH: 'none',
     },
     handleStructuredLogs: ({ level, message }) => {
       if (level === 'warn' || level === 'error') {

@@ -32,6 +32,7 @@ function options(build, wcfg, coalesceMs, logs) {
       ...(SHARDS_OVERRIDE ? { REGISTRY_SHARDS: String(SHARDS_OVERRIDE) } : {}),
       SIGNING_SECRET,
       ADMIN_TOKEN,
+      AUTH: 'none',
     },
     handleStructuredLogs: logs.handle,
   };

@@ -16,7 +16,7 @@ export function gatewayOptions(build, wcfg, overrides = {}) {
   return {
     ...gatewayBaseOptions(build, wcfg, 'bench'),
     unsafeEphemeralDurableObjects: DO_STORAGE === 'memory',
-    bindings: { ...wcfg.vars, SIGNING_SECRET, ...overrides },
+    bindings: { ...wcfg.vars, SIGNING_SECRET, AUTH: 'none', ...overrides },
   };
 }
 
