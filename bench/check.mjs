@@ -15,6 +15,7 @@ const HARNESSES = [
   { file: 'fanout.mjs', tsx: false },
   { file: 'aggregate.mjs', tsx: false },
   { file: 'instructions.mjs', tsx: true },
+  { file: 'auth.mjs', tsx: true },
 ];
 const MAX_HARNESS_LINES = 250;
 const MAX_FUNCTION_LINES = 80;
