@@ -12,14 +12,15 @@ import { legacyDelete, legacyGet, legacyPost } from '../rpc/legacy.js';
 import { modernPost } from '../rpc/modern.js';
 import type { AppEnv } from '../env.js';
 import { browserGuard, mediaTypes, postGuard } from './guards.js';
+import { identify } from './auth.js';
 import { mcpRateLimit } from './limits.js';
 import { signingScopeOf } from './scope.js';
 import type { Context } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
 
-// The per-client rate limit comes first, for every method (limits.ts).
-mcp.use('*', mcpRateLimit);
+// The per-client rate limit comes first, for every method (limits.ts); then who is calling (auth.ts).
+mcp.use('*', mcpRateLimit, identify('mcp'));
 // POST runs the browser guard inside postGuard (one middleware layer on the hot path); the rest run it on its own.
 mcp.on(['GET', 'DELETE', 'OPTIONS', 'PUT', 'PATCH'], '/', browserGuard);
 
