@@ -28,7 +28,8 @@ export class AuthError extends Error {
 }
 
 /** A quoted-string parameter value (RFC 9110 §5.6.4): no quotes or backslashes, no control characters. */
-const quoted = (s: string) => `"${s.replace(/[\\"]/g, '').replace(/[\x00-\x1f\x7f]/g, ' ')}"`;
+const quoted = (s: string) =>
+  `"${[...s].map((ch) => (ch < ' ' || ch === '\x7f' ? ' ' : ch === '"' || ch === '\\' ? '' : ch)).join('')}"`;
 
 /** The Protected Resource Metadata URL of a resource (RFC 9728 §3.1: the well-known name goes before the path). */
 export function metadataUrl(resource: string): string {

@@ -76,7 +76,7 @@ export async function issuerKeys(cfg: AuthConfig, entry: IssuerConfig): Promise<
     let k = local.get(entry);
     if (!k) {
       try {
-        k = createLocalJWKSet(entry.jwks as Parameters<typeof createLocalJWKSet>[0]);
+        k = createLocalJWKSet(entry.jwks);
       } catch {
         throw new AuthConfigError('OAUTH_ISSUERS', `the inline jwks of ${entry.issuer} is not a JWK set`);
       }
