@@ -8,7 +8,7 @@ import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jos
 import { AuthConfigError, checkUrl, type AuthConfig, type IssuerConfig } from './config.js';
 
 /** Keys are refetched for an unknown kid at most this often, and at least this often otherwise. */
-const COOLDOWN_MS = 30_000;
+const COOLDOWN_MS = 10_000;
 const MAX_AGE_MS = 10 * 60_000;
 const FETCH_TIMEOUT_MS = 5_000;
 
