@@ -27,16 +27,17 @@ export function resourceOf(cfg: AuthConfig, url: string): string {
   return cfg.resource ?? `${originOf(url)}/mcp`;
 }
 
-let announced = false;
+const announced = new Set<'unset' | 'none'>();
 /** Says once per isolate what is wrong (AUTH unset) or dangerous (AUTH=none). */
 export function announce(cfg: AuthConfig): void {
-  if (announced) return;
-  announced = true;
-  if (!cfg.configured)
+  const kind = !cfg.configured ? 'unset' : cfg.none ? 'none' : undefined;
+  if (kind === undefined || announced.has(kind)) return;
+  announced.add(kind);
+  if (kind === 'unset')
     log.error('AUTH is not set: /mcp, /prompts and /admin refuse every request (500 misconfigured)', {
       fix: 'set AUTH in wrangler.toml [vars] to oauth, access, apikey (comma-separated), or none to open the gateway',
     });
-  else if (cfg.none)
+  else
     log.warn('AUTH=none: access control is OFF; anyone who can reach this gateway reads every prompt', {
       fix: 'set AUTH to oauth, access or apikey before exposing the gateway',
     });

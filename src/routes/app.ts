@@ -83,6 +83,9 @@ function refusal(err: AuthError, c: Context<AppEnv>): Response {
   const headers: Record<string, string> = {};
   if (err.challenge) headers['www-authenticate'] = err.challenge;
   if (err.status === 503) headers['retry-after'] = '5';
+  // GET /prompts is CORS-open (listing.ts): a browser must be able to read why it was refused.
+  if (c.req.path.startsWith('/prompts'))
+    Object.assign(headers, { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'WWW-Authenticate' });
   if (!c.req.path.startsWith('/mcp'))
     return c.json({ error: { code: err.code, message: err.message } }, err.status, headers);
   const http = new HttpError(err.status, ErrorCode.Transport, err.message, {

@@ -99,6 +99,8 @@ describe('AUTH=oauth with JWTs', () => {
     });
     const http = await listHttp(e);
     await expect401(http);
+    expect(http.headers.get('access-control-allow-origin')).toBe('*');
+    expect(http.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate');
     expect(await http.json()).toEqual({ error: { code: 'unauthorized', message: 'Authorization required' } });
   });
 
@@ -178,6 +180,20 @@ describe('AUTH=oauth with JWTs', () => {
     expect(other.headers.get('www-authenticate')).toContain(
       'error_description="The token was not issued for this resource"',
     );
+  });
+
+  it('a browser client (allowed Origin) can read the challenge: CORS headers and WWW-Authenticate exposed', async () => {
+    const res = await listMcp(oauthEnv(), { origin: 'https://app.example.com' });
+    await expect401(res);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(res.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('www-authenticate');
+    const get = await send(oauthEnv(), MCP_URL, {
+      headers: { origin: 'https://app.example.com', accept: 'text/event-stream', 'mcp-session-id': 'x' },
+    });
+    await expect401(get);
+    expect(get.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    // A disallowed origin is refused before its credentials are even looked at.
+    expect((await listMcp(oauthEnv(), { origin: 'https://evil.example.com' })).status).toBe(403);
   });
 
   it('a token without the read scope: 403 insufficient_scope naming it', async () => {
@@ -340,6 +356,9 @@ describe('AUTH unset', () => {
         error: { code: 'misconfigured', message: 'Server misconfigured: no access control method (AUTH) is set' },
       });
     }
+    const fixes = warned.filter((l) => l.includes('"msg":"AUTH is not set'));
+    expect(fixes).toHaveLength(1);
+    expect(fixes[0]).toContain('set AUTH in wrangler.toml [vars]');
   });
 
   it('GET / and /status still answer; /status says access control is not configured', async () => {
