@@ -9,7 +9,7 @@ import { authConfigOf, AuthConfigError } from '../../src/auth/config.js';
 import { challenge, metadataUrl } from '../../src/auth/errors.js';
 import { claimList, grants, scopesOf } from '../../src/auth/principal.js';
 
-const cfg = (vars: Record<string, string>) => authConfigOf({ ...env, ...vars } as Env);
+const cfg = (vars: Record<string, string>) => authConfigOf({ ...env, ...vars });
 const ISSUERS = JSON.stringify([{ issuer: 'https://idp.example.com' }]);
 
 function failsOn(vars: Record<string, string>, variable: string): void {
