@@ -325,7 +325,7 @@ describe('Cloudflare Access (config)', () => {
     expect(warned.some((l) => l.includes('"variable":"ACCESS_TEAM_DOMAIN"'))).toBe(true);
   });
 
-  it('no assertion: 401 without a resource_metadata link (no PRM without OAuth; assertions: test/e2e/auth-remote.test.ts)', async () => {
+  it('no assertion: 401 without resource_metadata (no PRM without OAuth; assertions: e2e/auth-remote)', async () => {
     const e = variant({ AUTH: 'access', ACCESS_TEAM_DOMAIN: 'https://team.cloudflareaccess.com', ACCESS_AUD: 'aud' });
     const res = await listMcp(e);
     await expect401Plain(res);
