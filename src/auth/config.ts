@@ -70,7 +70,7 @@ export class AuthNotConfiguredError extends AuthConfigError {
 const METHODS: readonly Method[] = ['oauth', 'access', 'apikey'];
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** The canonical form of a resource URL (RFC 8707, MCP authorization): lower-case scheme and host, no trailing slash. */
+/** A resource URL's canonical form (RFC 8707, MCP authorization): lower-case scheme and host, no trailing slash. */
 export function canonicalResource(url: string): string {
   const u = new URL(url);
   u.hash = '';

@@ -40,7 +40,7 @@ async function fromJwt(r: OAuthRequest, token: string): Promise<Principal> {
   return oauthPrincipal(r, entry, claims);
 }
 
-/** The principal a bearer token (not the admin token, not an API key) names, or an AuthError; `tokenDigest` is memo.ts's. */
+/** The principal an OAuth bearer token names, or an AuthError; `tokenDigest` is memo.ts's digest of it. */
 export async function bearerPrincipal(r: OAuthRequest, token: string, tokenDigest: string): Promise<Principal> {
   // The default audience follows the request's origin: a token verified for one origin says nothing of another.
   const digest = `${r.resource} ${tokenDigest}`;

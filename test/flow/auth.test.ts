@@ -182,7 +182,7 @@ describe('AUTH=oauth with JWTs', () => {
     );
   });
 
-  it('a browser client (allowed Origin) can read the challenge: CORS headers and WWW-Authenticate exposed', async () => {
+  it('a browser client (allowed Origin) reads the challenge: CORS, WWW-Authenticate exposed', async () => {
     const res = await listMcp(oauthEnv(), { origin: 'https://app.example.com' });
     await expect401(res);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
@@ -227,7 +227,7 @@ describe('AUTH=oauth with JWTs', () => {
     expect((await listMcp(e, bearer(await token({ scope: undefined, scp: ['a'] })))).status).toBe(403);
   });
 
-  it('admin: the admin scope or an ADMIN_GROUPS member uses /admin; a reader gets 403; groups claim forms', async () => {
+  it('the admin scope or an ADMIN_GROUPS member uses /admin, a reader gets 403; group claim forms', async () => {
     const e = oauthEnv({ groupsClaim: 'roles' }, { ADMIN_GROUPS: 'platform,ops' });
     const admin = (headers: Record<string, string>) => send(e, `${ORIGIN}/admin/prompts`, { headers });
     expect((await admin(bearer(await token({ scope: 'prompts:admin' })))).status).toBe(200);
@@ -255,7 +255,7 @@ describe('AUTH=oauth with JWTs', () => {
     expect(res.status).toBe(200);
   });
 
-  it('the ADMIN_TOKEN still opens /admin under AUTH=oauth, and reads /mcp; a wrong token keeps the lock-out', async () => {
+  it('ADMIN_TOKEN still opens /admin under AUTH=oauth and reads /mcp; wrong ones still lock out', async () => {
     const e = oauthEnv();
     expect((await send(e, `${ORIGIN}/admin/prompts`, { headers: bearer('test-admin-token') })).status).toBe(200);
     expect((await listMcp(e, bearer('test-admin-token'))).status).toBe(200);
@@ -280,7 +280,7 @@ describe('AUTH=oauth with JWTs', () => {
     expect(locked.status).toBe(429);
   });
 
-  it('an API key (pg_...) is refused until the keys module knows it; a non-Bearer scheme is no credential', async () => {
+  it('an unknown API key (pg_...) is 401; a non-Bearer scheme is no credential', async () => {
     const e = oauthEnv({}, { AUTH: 'oauth,apikey' });
     await expect401(await listMcp(e, bearer('pg_unknownkey')), 'Unknown, expired or revoked API key');
     await expect401(await listMcp(e, { authorization: 'Basic YTpi' }));
