@@ -36,6 +36,8 @@ beforeAll(async () => {
             clientSecret: 'IDP_INTROSPECTION_SECRET',
           },
         },
+        { issuer: `${ks.url}/oidc` },
+        { issuer: `${ks.url}/liar` },
       ]),
       IDP_INTROSPECTION_SECRET: ks.clientSecret,
       ACCESS_TEAM_DOMAIN: ks.url,
@@ -86,6 +88,16 @@ describe('OAuth with remote keys', () => {
     expect(statuses.at(-1)).toBe(200);
     expect(new Set(statuses.slice(0, -1))).toEqual(new Set(statuses.length > 1 ? [401] : []));
     expect(hits('/idp/jwks')).toBe(before + 1);
+  });
+
+  it('OIDC discovery without an RFC 8414 document; metadata naming another issuer is not trusted', async () => {
+    const oidc = await jwt({ iss: `${ks.url}/oidc` });
+    expect((await list({ authorization: `Bearer ${oidc}` })).status).toBe(200);
+    expect(hits('/.well-known/oauth-authorization-server/oidc')).toBe(1);
+    expect(hits('/oidc/.well-known/openid-configuration')).toBe(1);
+    const liar = await list({ authorization: `Bearer ${await jwt({ iss: `${ks.url}/liar` })}` });
+    expect(liar.status).toBe(503);
+    expect(liar.headers.get('retry-after')).toBe('5');
   });
 
   it('an opaque token is introspected with client authentication, and the answer cached', async () => {

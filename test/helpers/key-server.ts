@@ -1,6 +1,7 @@
 /**
  * A small real authorization-server stand-in on 127.0.0.1 for the e2e
- * suites (Node only): RFC 8414 metadata for an issuer under /idp, its JWKS
+ * suites (Node only): RFC 8414 metadata for an issuer under /idp (OIDC
+ * discovery only under /oidc; metadata naming another issuer under /liar), its JWKS
  * (rotatable), RFC 7662 introspection behind client_secret_basic, and a
  * Cloudflare Access certs endpoint. Counts every hit, so a test can tell a
  * cached answer from a fetched one. Not a token issuer: tests sign their own.
@@ -48,6 +49,12 @@ export async function startKeyServer(): Promise<KeyServer> {
         introspection_endpoint: `${base}/idp/introspect`,
         response_types_supported: ['code'],
       });
+    // A second issuer with OpenID Connect discovery only (no RFC 8414 document), sharing the keys.
+    if (path === '/oidc/.well-known/openid-configuration')
+      return json(200, { issuer: `${base}/oidc`, jwks_uri: `${base}/idp/jwks` });
+    // A third whose metadata names another issuer: it must not be trusted (RFC 8414 §3.3).
+    if (path === '/.well-known/oauth-authorization-server/liar')
+      return json(200, { issuer: `${base}/idp`, jwks_uri: `${base}/idp/jwks` });
     if (path === '/idp/jwks') return json(200, { keys: state.issuerKeys });
     if (path === '/cdn-cgi/access/certs') return json(200, { keys: state.accessKeys });
     if (path === '/idp/introspect' && req.method === 'POST') {
