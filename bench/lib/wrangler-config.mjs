@@ -39,9 +39,14 @@ export async function readWranglerConfig(h, need = {}) {
   const wcfg = {
     compatibilityDate: cfg.compatibility_date,
     compatibilityFlags: cfg.compatibility_flags ?? [],
-    vars: Object.fromEntries(
-      Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-    ),
+    vars: {
+      // wrangler.toml leaves AUTH unset on purpose (a deployment must choose); the benches measure the
+      // gateway without access control, as .dev.vars runs it, unless a harness overrides it.
+      AUTH: 'none',
+      ...Object.fromEntries(
+        Object.entries(cfg.vars ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      ),
+    },
     kv: cfg.kv_namespaces.map((k) => k.binding),
     dos,
   };

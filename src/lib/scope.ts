@@ -44,5 +44,6 @@ export interface RequestScope {
   readonly sessionId: string | undefined;
   /** MCP-Protocol-Version, read on first use and kept. */
   readonly protocolVersion: string | undefined;
-  readonly principal: Principal | undefined;
+  /** Set by routes/auth.ts before /mcp, /prompts and /admin run (`anonymous` with AUTH=none). */
+  readonly principal: Principal;
 }

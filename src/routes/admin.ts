@@ -26,7 +26,9 @@ import { NAME_PATTERN } from '../catalog/validate.js';
 import { tokenEqual } from '../lib/hmac.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from './api-error.js';
+import { identify } from './auth.js';
 import { adminRateLimit, authFailed } from './limits.js';
+import { scopeOf } from './scope.js';
 import { log } from '../lib/log.js';
 
 /** Largest admin body, and most prompts in one publish. */
@@ -34,6 +36,8 @@ export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
 export const MAX_PUBLISH_PROMPTS = 2_000;
 
 const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
+  // An admin by scope or group (routes/auth.ts, which also recognised the ADMIN_TOKEN) needs no token check.
+  if (scopeOf(c).principal.admin) return next();
   const expected = (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN;
   if (!expected)
     throw new ApiError(404, 'admin_disabled', 'The admin API is disabled: set the ADMIN_TOKEN secret to enable it');
@@ -92,7 +96,7 @@ function answer(c: Context<AppEnv>, r: WriteResult) {
 
 export const admin = new Hono<AppEnv>();
 
-admin.use('*', adminRateLimit, requireToken);
+admin.use('*', adminRateLimit, identify('admin'), requireToken);
 
 admin.get('/prompts', async (c) => {
   const current = await catalogWriter(c.env).current();

@@ -2,7 +2,9 @@
  * The Hono app: mounts the routes and owns the single error handler that
  * turns every HttpError (and anything unexpected) into a response.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { AuthConfigError, AuthNotConfiguredError } from '../auth/config.js';
+import { AuthError } from '../auth/errors.js';
 import { ConfigError, MissingSecretError } from '../lib/config.js';
 import { errorJson, ErrorCode, HttpError } from '../rpc/errors.js';
 import type { AppEnv } from '../env.js';
@@ -10,6 +12,7 @@ import { admin } from './admin.js';
 import { ApiError } from './api-error.js';
 import { listings } from './listing.js';
 import { mcp } from './mcp.js';
+import { metadata } from './metadata.js';
 import { status } from './status.js';
 import { log } from '../lib/log.js';
 
@@ -19,6 +22,7 @@ app.route('/mcp', mcp);
 app.route('/admin', admin);
 app.route('/status', status);
 app.route('/prompts', listings);
+app.route('/.well-known', metadata);
 
 app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }));
 
@@ -47,16 +51,56 @@ function retryable(err: Error): boolean {
   return e.retryable === true || e.overloaded === true || e.durableObjectReset === true;
 }
 
-/** A missing SIGNING_SECRET (lib/config.ts), in the error shape of the route that needed it. */
-function missingSecret(err: MissingSecretError, path: string): HttpError | ApiError {
-  log.error('SIGNING_SECRET is not set; run `wrangler secret put SIGNING_SECRET`');
+/**
+ * A deployment that cannot run safely (lib/config.ts, auth/config.ts), in the
+ * error shape of the route that found it. A missing secret or AUTH says so;
+ * a bad access-control var is named in the log only.
+ */
+function misconfigured(err: MissingSecretError | AuthConfigError, path: string): HttpError | ApiError {
+  let message = err.message;
+  if (err instanceof MissingSecretError)
+    log.error('SIGNING_SECRET is not set; run `wrangler secret put SIGNING_SECRET`');
+  else if (!(err instanceof AuthNotConfiguredError)) {
+    log.error('access control is misconfigured', { variable: err.variable, error: err.message });
+    message = 'Server misconfigured; see logs';
+  }
   return path.startsWith('/mcp')
-    ? new HttpError(500, ErrorCode.InternalError, err.message)
-    : new ApiError(500, 'misconfigured', err.message);
+    ? new HttpError(500, ErrorCode.InternalError, message)
+    : new ApiError(500, 'misconfigured', message);
+}
+
+/** The principal's id for log lines, once access control has set one. */
+const principalId = (c: Context<AppEnv>) => c.get('scope')?.principal.id;
+
+/** A refusal of access control (auth/errors.ts): a JSON-RPC error on /mcp, the `{error}` body elsewhere. */
+function refusal(err: AuthError, c: Context<AppEnv>): Response {
+  log.warn('request refused', {
+    status: err.status,
+    error: err.oauthError ?? null,
+    reason: err.message,
+    principal: principalId(c),
+  });
+  const headers: Record<string, string> = {};
+  if (err.challenge) headers['www-authenticate'] = err.challenge;
+  if (err.status === 503) headers['retry-after'] = '5';
+  // GET /prompts is CORS-open (listing.ts): a browser must be able to read why it was refused.
+  if (c.req.path.startsWith('/prompts'))
+    Object.assign(headers, { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'WWW-Authenticate' });
+  if (!c.req.path.startsWith('/mcp'))
+    return c.json({ error: { code: err.code, message: err.message } }, err.status, headers);
+  const http = new HttpError(err.status, ErrorCode.Transport, err.message, {
+    headers,
+    data: err.oauthError ? { error: err.oauthError } : undefined,
+  });
+  return new Response(errorJson(undefined, http), {
+    status: http.status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 }
 
 app.onError((err, c) => {
-  if (err instanceof MissingSecretError) err = missingSecret(err, c.req.path);
+  if (err instanceof AuthError) return refusal(err, c);
+  if (err instanceof MissingSecretError || err instanceof AuthConfigError) err = misconfigured(err, c.req.path);
   else if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
     log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
     err = c.req.path.startsWith('/admin')
@@ -76,12 +120,14 @@ app.onError((err, c) => {
   let http: HttpError;
   if (err instanceof HttpError) {
     http = err;
-    if (err.status >= 500) log.error('request failed', { status: err.status, code: err.code, error: err.message });
-    else log.warn('request rejected', { status: err.status, code: err.code, error: err.message, method: c.req.method });
+    const fields = { status: err.status, code: err.code, error: err.message, principal: principalId(c) };
+    if (err.status >= 500) log.error('request failed', fields);
+    else log.warn('request rejected', { ...fields, method: c.req.method });
   } else {
     const misconfigured = err instanceof ConfigError;
     log.error(misconfigured ? 'configuration error' : 'unhandled error', {
       path: c.req.path,
+      principal: principalId(c),
       error: String(err),
       stack: err.stack,
     });

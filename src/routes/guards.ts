@@ -37,7 +37,8 @@ const corsForMcp = cors({
     'mcp-name',
     'last-event-id',
   ],
-  exposeHeaders: ['mcp-session-id', 'mcp-protocol-version'],
+  // WWW-Authenticate: a browser client reads the 401/403 challenge to start or step up its OAuth flow.
+  exposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate'],
   maxAge: 86400,
 });
 

@@ -20,6 +20,7 @@ import { fnv1a } from '../lib/hash.js';
 import { MODERN_VERSIONS } from '../lib/versions.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv } from '../env.js';
+import { identify } from './auth.js';
 import { scopeOf, signingScopeOf } from './scope.js';
 
 export const listings = new Hono<AppEnv>();
@@ -46,6 +47,8 @@ listings.options(
       },
     }),
 );
+
+listings.use('*', identify('prompts'));
 
 const SHAPE = MODERN_VERSIONS[0];
 /** How long a CDN may keep serving a stale page while the origin is failing. */

@@ -12,6 +12,7 @@ import { legacyDelete, legacyGet, legacyPost } from '../rpc/legacy.js';
 import { modernPost } from '../rpc/modern.js';
 import type { AppEnv } from '../env.js';
 import { browserGuard, mediaTypes, postGuard } from './guards.js';
+import { identify } from './auth.js';
 import { mcpRateLimit } from './limits.js';
 import { signingScopeOf } from './scope.js';
 import type { Context } from 'hono';
@@ -32,20 +33,26 @@ async function readText(c: Context<AppEnv>): Promise<string> {
   }
 }
 
-mcp.post('/', postGuard, async (c) => {
+/**
+ * Who is calling (auth.ts), after the browser guard: a disallowed origin is refused before its
+ * credentials are looked at, and an allowed one gets its CORS headers on a 401 too (it must read the challenge).
+ */
+const identified = identify('mcp');
+
+mcp.post('/', postGuard, identified, async (c) => {
   const scope = signingScopeOf(c);
   const body = parseBody(await readText(c));
   return eraOf(body, scope.protocolVersion) === 'modern' ? modernPost(scope, body) : legacyPost(scope, body);
 });
 
-mcp.get('/', (c) => {
+mcp.get('/', identified, (c) => {
   if (!mediaTypes(c.req.header('accept')).has('text/event-stream')) {
     throw new HttpError(406, ErrorCode.Transport, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
   }
   return legacyGet(signingScopeOf(c), c.req.header('last-event-id'));
 });
 
-mcp.delete('/', (c) => legacyDelete(signingScopeOf(c)));
+mcp.delete('/', identified, (c) => legacyDelete(signingScopeOf(c)));
 
 mcp.on(['PUT', 'PATCH'], '/', () => {
   throw new HttpError(405, ErrorCode.Transport, 'Method Not Allowed', { headers: { allow: 'GET, POST, DELETE' } });

@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../env.js';
 import { configOf, signingSecretOf, type Config } from '../lib/config.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
+import { NOBODY } from '../auth/principal.js';
 import { SESSION_HEADER } from '../rpc/legacy.js';
 
 /** Not read yet (a header that is absent reads as undefined). */
@@ -18,7 +19,8 @@ class HonoScope implements RequestScope {
   readonly env: Env;
   readonly cfg: Config;
   readonly waitUntil: (p: Promise<unknown>) => void;
-  principal: Principal | undefined = undefined;
+  /** NOBODY until routes/auth.ts has run (it runs before every route that reads it). */
+  principal: Principal = NOBODY;
   readonly #c: Context<AppEnv>;
   #sessionId: string | undefined | typeof UNREAD = UNREAD;
   #protocolVersion: string | undefined | typeof UNREAD = UNREAD;
@@ -58,6 +60,11 @@ export function scopeOf(c: Context<AppEnv>): RequestScope {
   let scope = c.get('scope');
   if (!scope) c.set('scope', (scope = new HonoScope(c)));
   return scope;
+}
+
+/** Access control's answer (routes/auth.ts), set once per request. */
+export function setPrincipal(scope: RequestScope, principal: Principal): void {
+  (scope as HonoScope).principal = principal;
 }
 
 /**

@@ -12,9 +12,24 @@ import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { collisions } from '../catalog/catalog-writer.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { feedStatus } from '../session/fanout.js';
+import { announce } from '../auth/authenticate.js';
+import { authConfigOf, AuthConfigError } from '../auth/config.js';
 import type { AppEnv } from '../env.js';
 
 export const status = new Hono<AppEnv>();
+
+/** Which access-control methods are on; `configured: false` when AUTH is unset or a var is bad (named, not shown). */
+function authStatus(env: Env) {
+  try {
+    const cfg = authConfigOf(env);
+    announce(cfg);
+    if (cfg.none) return { methods: ['none'], configured: true, none: true };
+    return { methods: [...cfg.methods], configured: cfg.configured };
+  } catch (e) {
+    if (e instanceof AuthConfigError) return { methods: [], configured: false, error: `invalid ${e.variable}` };
+    throw e;
+  }
+}
 
 status.get('/', async (c) => {
   const writer = catalogWriter(c.env);
@@ -35,5 +50,11 @@ status.get('/', async (c) => {
     };
   });
   const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed });
-  return c.json({ generation: await readGeneration(c.env.PROMPTS), feed, upstreams, collisions: clashes });
+  return c.json({
+    generation: await readGeneration(c.env.PROMPTS),
+    auth: authStatus(c.env),
+    feed,
+    upstreams,
+    collisions: clashes,
+  });
 });

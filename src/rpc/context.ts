@@ -50,7 +50,7 @@ class Call implements CallContext {
     return this.scope.protocolVersion;
   }
 
-  get principal(): Principal | undefined {
+  get principal(): Principal {
     return this.scope.principal;
   }
 

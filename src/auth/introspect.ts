@@ -1,0 +1,78 @@
+/**
+ * RFC 7662 token introspection for opaque tokens, at each configured issuer
+ * that offers it, with client_secret_basic authentication (the secret is
+ * read from the Worker secret the issuer entry names). An active answer
+ * must not name another issuer or another audience.
+ */
+import type { Principal } from '../lib/scope.js';
+import { AuthConfigError, type IssuerConfig } from './config.js';
+import { AuthError } from './errors.js';
+import { oauthPrincipal, type OAuthRequest } from './request.js';
+
+/** A revoked token stops working within this long, whatever its `exp` says. */
+export const INTROSPECTION_TTL_MS = 60_000;
+const FETCH_TIMEOUT_MS = 5_000;
+
+export interface Introspected {
+  /** Undefined: no issuer knows the token as active. */
+  readonly principal: Principal | undefined;
+  /** Until when the answer may be reused. */
+  readonly until: number;
+}
+
+/** RFC 6749 §2.3.1: client id and secret are form-encoded before Basic encoding. */
+const form = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+
+async function ask(r: OAuthRequest, entry: IssuerConfig, token: string): Promise<Record<string, unknown> | undefined> {
+  const t = entry.introspection!;
+  const secret = (r.env as unknown as Record<string, unknown>)[t.clientSecret];
+  if (typeof secret !== 'string' || !secret)
+    throw new AuthConfigError(
+      'OAUTH_ISSUERS',
+      `the secret ${t.clientSecret} (introspection of ${entry.issuer}) is not set`,
+    );
+  let res: Response;
+  try {
+    res = await fetch(t.endpoint, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      headers: {
+        authorization: `Basic ${btoa(`${form(t.clientId)}:${form(secret)}`)}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
+      body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+    });
+  } catch {
+    throw new AuthError(503, undefined, 'The authorization server could not be reached; retry later', undefined);
+  }
+  const body = res.ok ? ((await res.json().catch(() => null)) as Record<string, unknown> | null) : null;
+  if (!res.ok) await res.body?.cancel();
+  if (!body || typeof body !== 'object')
+    throw new AuthError(503, undefined, 'The authorization server gave no usable introspection answer', undefined);
+  return body.active === true ? body : undefined;
+}
+
+/** Whether an active introspection answer is for this gateway (RFC 7662 §4: the resource server checks it). */
+function forUs(r: OAuthRequest, entry: IssuerConfig, claims: Record<string, unknown>): boolean {
+  if (claims.iss !== undefined && claims.iss !== entry.issuer) return false;
+  const aud = claims.aud;
+  const audience = entry.audience ?? r.resource;
+  if (aud !== undefined && !(Array.isArray(aud) ? aud.includes(audience) : aud === audience)) return false;
+  const now = Date.now() / 1000;
+  if (typeof claims.exp === 'number' && claims.exp + 60 < now) return false;
+  return !(typeof claims.nbf === 'number' && claims.nbf - 60 > now);
+}
+
+export async function introspect(r: OAuthRequest, token: string): Promise<Introspected> {
+  const now = Date.now();
+  for (const entry of r.cfg.issuers) {
+    if (!entry.introspection) continue;
+    const claims = await ask(r, entry, token);
+    if (!claims || !forUs(r, entry, claims)) continue;
+    const principal = oauthPrincipal(r, entry, claims);
+    return { principal, until: Math.min(principal.expiresAt ?? Infinity, now + INTROSPECTION_TTL_MS) };
+  }
+  return { principal: undefined, until: now + INTROSPECTION_TTL_MS };
+}

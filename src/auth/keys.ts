@@ -1,0 +1,88 @@
+/**
+ * Where each issuer's signing keys come from: an inline JWK set, a jwksUri,
+ * or the issuer's metadata (RFC 8414, then OpenID Connect discovery). Key
+ * sets are jose's remote JWK sets, kept per URL for the isolate's life: they
+ * cache the keys and refetch on an unknown `kid`, at most once per cooldown.
+ */
+import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { AuthConfigError, checkUrl, type AuthConfig, type IssuerConfig } from './config.js';
+
+/** Keys are refetched for an unknown kid at most this often, and at least this often otherwise. */
+const COOLDOWN_MS = 10_000;
+const MAX_AGE_MS = 10 * 60_000;
+const FETCH_TIMEOUT_MS = 5_000;
+
+const remote = new Map<string, JWTVerifyGetKey>();
+const local = new WeakMap<object, JWTVerifyGetKey>();
+const discovered = new Map<string, Promise<string>>();
+
+/** The key set at a JWKS URL (Access certs, an issuer's jwks_uri), shared by every request of the isolate. */
+export function remoteKeys(url: string): JWTVerifyGetKey {
+  let k = remote.get(url);
+  if (!k) {
+    k = createRemoteJWKSet(new URL(url), {
+      cooldownDuration: COOLDOWN_MS,
+      cacheMaxAge: MAX_AGE_MS,
+      timeoutDuration: FETCH_TIMEOUT_MS,
+    });
+    remote.set(url, k);
+  }
+  return k;
+}
+
+/** The metadata URLs to try for an issuer: RFC 8414 §3.1 (well-known before the path), then OIDC (after it). */
+function metadataUrls(issuer: string): string[] {
+  const u = new URL(issuer);
+  const path = u.pathname === '/' ? '' : u.pathname.replace(/\/+$/, '');
+  return [
+    `${u.origin}/.well-known/oauth-authorization-server${path}`,
+    `${u.origin}${path}/.well-known/openid-configuration`,
+  ];
+}
+
+async function discover(cfg: AuthConfig, issuer: string): Promise<string> {
+  for (const url of metadataUrls(issuer)) {
+    const res = await fetch(url, {
+      headers: { accept: 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
+    if (!res.ok) {
+      await res.body?.cancel();
+      continue;
+    }
+    const meta = (await res.json().catch(() => null)) as { issuer?: unknown; jwks_uri?: unknown } | null;
+    // RFC 8414 §3.3: the metadata must name the issuer it was asked for, or it is not that issuer's.
+    if (!meta || meta.issuer !== issuer || typeof meta.jwks_uri !== 'string') continue;
+    return checkUrl(meta.jwks_uri, `jwks_uri of ${issuer}`, cfg.allowHttpLoopback);
+  }
+  throw new Error(`no usable authorization server metadata for ${issuer}`);
+}
+
+/** The issuer's jwks_uri from its metadata, fetched once per isolate (a failure is retried on the next request). */
+function jwksUriOf(cfg: AuthConfig, issuer: string): Promise<string> {
+  let p = discovered.get(issuer);
+  if (!p) {
+    p = discover(cfg, issuer);
+    discovered.set(issuer, p);
+    p.catch(() => discovered.delete(issuer));
+  }
+  return p;
+}
+
+/** The key set to verify this issuer's tokens with. */
+export async function issuerKeys(cfg: AuthConfig, entry: IssuerConfig): Promise<JWTVerifyGetKey> {
+  if (entry.jwks) {
+    let k = local.get(entry);
+    if (!k) {
+      try {
+        k = createLocalJWKSet(entry.jwks);
+      } catch {
+        throw new AuthConfigError('OAUTH_ISSUERS', `the inline jwks of ${entry.issuer} is not a JWK set`);
+      }
+      local.set(entry, k);
+    }
+    return k;
+  }
+  return remoteKeys(entry.jwksUri ?? (await jwksUriOf(cfg, entry.issuer)));
+}

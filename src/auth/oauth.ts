@@ -1,0 +1,59 @@
+/**
+ * The OAuth 2.1 resource server: a bearer JWT is verified against the key
+ * set of the configured issuer its `iss` names; anything else goes to RFC
+ * 7662 introspection at the issuers that offer it. Both answers are
+ * remembered under the token's digest (memo.ts), never longer than the
+ * token is valid (introspection: at most a minute, so a revocation lands).
+ */
+import { decodeJwt } from 'jose';
+import type { Principal } from '../lib/scope.js';
+import { AuthConfigError } from './config.js';
+import { AuthError } from './errors.js';
+import { introspect } from './introspect.js';
+import { issuerKeys } from './keys.js';
+import { recall, remember } from './memo.js';
+import { invalidToken as invalid, oauthPrincipal, type OAuthRequest } from './request.js';
+import { looksLikeJwt, verifyJwt } from './verify.js';
+
+async function fromJwt(r: OAuthRequest, token: string): Promise<Principal> {
+  let iss: unknown;
+  try {
+    iss = decodeJwt(token).iss;
+  } catch {
+    throw invalid(r, 'The token is malformed');
+  }
+  const entry = r.cfg.issuers.find((e) => e.issuer === iss);
+  if (!entry) throw invalid(r, 'The token was not issued by a trusted issuer');
+  let keys;
+  try {
+    keys = await issuerKeys(r.cfg, entry);
+  } catch (e) {
+    if (e instanceof AuthError || e instanceof AuthConfigError) throw e;
+    throw new AuthError(503, undefined, 'The authorization server could not be reached; retry later', undefined);
+  }
+  const claims = await verifyJwt(
+    token,
+    keys,
+    { issuer: entry.issuer, audience: entry.audience ?? r.resource, typ: entry.requireTyp },
+    r.challengeFor,
+  );
+  return oauthPrincipal(r, entry, claims);
+}
+
+/** The principal an OAuth bearer token names, or an AuthError; `tokenDigest` is memo.ts's digest of it. */
+export async function bearerPrincipal(r: OAuthRequest, token: string, tokenDigest: string): Promise<Principal> {
+  // The default audience follows the request's origin: a token verified for one origin says nothing of another.
+  const digest = `${r.resource} ${tokenDigest}`;
+  const known = recall(r.cfg, digest);
+  if (known) return known;
+  if (known === null) throw invalid(r, 'The token is not active');
+  if (looksLikeJwt(token)) {
+    const p = await fromJwt(r, token);
+    remember(r.cfg, digest, p, p.expiresAt ?? 0);
+    return p;
+  }
+  const found = await introspect(r, token);
+  remember(r.cfg, digest, found.principal, found.until);
+  if (!found.principal) throw invalid(r, 'The token is not active');
+  return found.principal;
+}

@@ -1,0 +1,37 @@
+/**
+ * What an OAuth check needs of the request (config, env, the audience the
+ * token must name, how to word the 401 challenge), and the principal a set
+ * of verified claims names: shared by JWT verification and introspection.
+ */
+import type { Principal } from '../lib/scope.js';
+import type { AuthConfig, IssuerConfig } from './config.js';
+import { AuthError } from './errors.js';
+import { claimsPrincipal } from './principal.js';
+
+export interface OAuthRequest {
+  readonly cfg: AuthConfig;
+  readonly env: Env;
+  /** The audience tokens must name when the issuer entry does not set one. */
+  readonly resource: string;
+  /** The WWW-Authenticate value of a 401 with this description. */
+  readonly challengeFor: (description: string) => string;
+}
+
+export const invalidToken = (r: OAuthRequest, why: string) =>
+  new AuthError(401, 'invalid_token', why, r.challengeFor(why));
+
+/** `oauth:<iss>#<sub>`: the subject, or for a client acting for itself its client id. */
+function subjectOf(r: OAuthRequest, claims: Record<string, unknown>): string {
+  const sub = claims.sub ?? claims.client_id ?? claims.username;
+  if (typeof sub !== 'string' || !sub) throw invalidToken(r, 'The token names no subject');
+  return sub;
+}
+
+export function oauthPrincipal(r: OAuthRequest, entry: IssuerConfig, claims: Record<string, unknown>): Principal {
+  return claimsPrincipal(r.cfg, {
+    id: `oauth:${entry.issuer}#${subjectOf(r, claims)}`,
+    method: 'oauth',
+    claims,
+    groupsClaim: entry.groupsClaim,
+  });
+}

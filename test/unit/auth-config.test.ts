@@ -1,0 +1,135 @@
+/**
+ * auth/config.ts and the pure rules of auth/: every bad access-control var
+ * fails loudly with its name; defaults and normalisation; scope hierarchy,
+ * claim forms and the exact challenge strings.
+ */
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { authConfigOf, AuthConfigError } from '../../src/auth/config.js';
+import { challenge, metadataUrl } from '../../src/auth/errors.js';
+import { claimList, grants, scopesOf } from '../../src/auth/principal.js';
+
+const cfg = (vars: Record<string, string>) => authConfigOf({ ...env, ...vars });
+const ISSUERS = JSON.stringify([{ issuer: 'https://idp.example.com' }]);
+
+function failsOn(vars: Record<string, string>, variable: string): void {
+  let err: unknown;
+  try {
+    cfg(vars);
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(AuthConfigError);
+  expect((err as AuthConfigError).variable).toBe(variable);
+  expect((err as Error).message.startsWith(variable)).toBe(true);
+}
+
+describe('access-control config', () => {
+  it('defaults', () => {
+    const c = cfg({ AUTH: 'oauth', OAUTH_ISSUERS: ISSUERS });
+    expect(c.configured && !c.none).toBe(true);
+    expect([...c.methods]).toEqual(['oauth']);
+    expect(c.scopeRead).toBe('prompts:read');
+    expect(c.scopeAdmin).toBe('prompts:admin');
+    expect(c.keyRecheckMs).toBe(2000);
+    expect(c.resource).toBeUndefined();
+    expect(c.issuers[0]).toMatchObject({ groupsClaim: 'groups', requireTyp: undefined, audience: undefined });
+  });
+
+  it('AUTH unset is not configured (the routes refuse), and none is explicit', () => {
+    expect(cfg({ AUTH: '' }).configured).toBe(false);
+    expect(cfg({ AUTH: ' None ' }).none).toBe(true);
+  });
+
+  it('normalises AUTH_RESOURCE and issuer audiences (lower-case scheme and host, no trailing slash)', () => {
+    const c = cfg({
+      AUTH: 'oauth',
+      AUTH_RESOURCE: 'HTTPS://Prompts.Example.COM/mcp/',
+      OAUTH_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example.com', audience: 'HTTPS://A.example/x/' }]),
+    });
+    expect(c.resource).toBe('https://prompts.example.com/mcp');
+    expect(c.issuers[0]!.audience).toBe('https://a.example/x');
+  });
+
+  it.each([
+    [{ AUTH: 'oauth,magic' }, 'AUTH'],
+    [{ AUTH: 'none,apikey' }, 'AUTH'],
+    [{ AUTH: 'oauth' }, 'OAUTH_ISSUERS'],
+    [{ AUTH: 'oauth', OAUTH_ISSUERS: '{' }, 'OAUTH_ISSUERS'],
+    [{ AUTH: 'oauth', OAUTH_ISSUERS: '{}' }, 'OAUTH_ISSUERS'],
+    [{ AUTH: 'oauth', OAUTH_ISSUERS: '[{"issuer":"http://idp.example.com"}]' }, 'OAUTH_ISSUERS[0].issuer'],
+    [{ AUTH: 'oauth', OAUTH_ISSUERS: '[{"issuer":"http://127.0.0.1:9"}]' }, 'OAUTH_ISSUERS[0].issuer'],
+    [{ AUTH: 'oauth', OAUTH_ISSUERS: `[${ISSUERS.slice(1, -1)},${ISSUERS.slice(1, -1)}]` }, 'OAUTH_ISSUERS'],
+    [{ AUTH: 'oauth', OAUTH_ISSUERS: '[{"issuer":"https://i.example","jwks":{}}]' }, 'OAUTH_ISSUERS[0]'],
+    [
+      {
+        AUTH: 'oauth',
+        OAUTH_ISSUERS: '[{"issuer":"https://i.example","introspection":{"endpoint":"https://i.example/x"}}]',
+      },
+      'OAUTH_ISSUERS[0]',
+    ],
+    [{ AUTH: 'access', ACCESS_AUD: 'x' }, 'ACCESS_TEAM_DOMAIN'],
+    [{ AUTH: 'access', ACCESS_TEAM_DOMAIN: 'https://t.cloudflareaccess.com' }, 'ACCESS_AUD'],
+    [{ AUTH: 'access', ACCESS_TEAM_DOMAIN: 'not a url', ACCESS_AUD: 'x' }, 'ACCESS_TEAM_DOMAIN'],
+    [{ AUTH: 'none', AUTH_RESOURCE: 'ftp://x' }, 'AUTH_RESOURCE'],
+    [{ AUTH: 'none', OAUTH_SCOPE_READ: 'has space' }, 'OAUTH_SCOPE_READ'],
+    [{ AUTH: 'none', OAUTH_SCOPE_ADMIN: 'a"b' }, 'OAUTH_SCOPE_ADMIN'],
+    [{ AUTH: 'none', KEY_RECHECK_MS: '-1' }, 'KEY_RECHECK_MS'],
+    [{ AUTH: 'none', KEY_RECHECK_MS: '1.5' }, 'KEY_RECHECK_MS'],
+  ])('%j fails on %s', (vars, variable) => failsOn(vars, variable));
+
+  it('http on loopback only with AUTH_ALLOW_HTTP_LOOPBACK=true', () => {
+    const c = cfg({
+      AUTH: 'oauth,access',
+      AUTH_ALLOW_HTTP_LOOPBACK: 'true',
+      OAUTH_ISSUERS: '[{"issuer":"http://127.0.0.1:9/idp"}]',
+      ACCESS_TEAM_DOMAIN: 'http://localhost:8/',
+      ACCESS_AUD: 'aud',
+    });
+    expect(c.access).toEqual({ teamDomain: 'http://localhost:8', aud: 'aud', groupsClaim: 'groups' });
+    failsOn(
+      { AUTH: 'oauth', AUTH_ALLOW_HTTP_LOOPBACK: 'true', OAUTH_ISSUERS: '[{"issuer":"http://10.0.0.1"}]' },
+      'OAUTH_ISSUERS[0].issuer',
+    );
+  });
+});
+
+describe('scopes, claims, challenges', () => {
+  it('a granted scope covers itself and its children, nothing else', () => {
+    const g = new Set(['prompts', 'team:a:read']);
+    expect(['prompts', 'prompts:read', 'prompts:admin:x', 'team:a:read'].map((s) => grants(g, s))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['promptsx', 'team:a', 'team:a:write', 'team', ':prompts'].map((s) => grants(g, s))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('claim lists: arrays, space or comma separated strings; scope beats scp', () => {
+    expect(claimList(['a', 1, '', 'b'])).toEqual(['a', 'b']);
+    expect(claimList('a, b c')).toEqual(['a', 'b', 'c']);
+    expect(claimList(undefined)).toEqual([]);
+    expect([...scopesOf({ scope: 'x y', scp: ['z'] })]).toEqual(['x', 'y']);
+    expect([...scopesOf({ scp: 'x y' })]).toEqual(['x', 'y']);
+  });
+
+  it('challenge strings (RFC 6750 / RFC 9728)', () => {
+    const rm = metadataUrl('https://p.example/mcp');
+    expect(rm).toBe('https://p.example/.well-known/oauth-protected-resource/mcp');
+    expect(metadataUrl('https://p.example')).toBe('https://p.example/.well-known/oauth-protected-resource');
+    expect(challenge({ resourceMetadata: rm, scopes: ['r'] })).toBe(`Bearer resource_metadata="${rm}", scope="r"`);
+    expect(challenge({ resourceMetadata: rm, scopes: ['r'], error: 'invalid_token', description: 'x "y"\n' })).toBe(
+      `Bearer resource_metadata="${rm}", scope="r", error="invalid_token", error_description="x y "`,
+    );
+    expect(challenge({ resourceMetadata: undefined, scopes: ['a', 'b'], error: 'insufficient_scope' })).toBe(
+      'Bearer error="insufficient_scope", scope="a b"',
+    );
+  });
+});
