@@ -12,6 +12,8 @@ export interface Config {
   readonly pageSize: number;
   readonly sessionTtlMs: number;
   readonly sessionRecheckMs: number;
+  /** How long an isolate trusts an API key lookup (KEY_RECHECK_MS): bounds how fast a revocation lands. */
+  readonly keyRecheckMs: number;
   readonly catalogRefreshMs: number;
   readonly maxBodyBytes: number;
   readonly sseKeepaliveMs: number;
@@ -131,6 +133,7 @@ export function configOf(env: Env): Config {
     pageSize: int(vars, 'PAGE_SIZE', 50, 1, 500),
     sessionTtlMs: int(vars, 'SESSION_TTL_SECONDS', 3600, 10, 30 * 86400) * 1000,
     sessionRecheckMs: int(vars, 'SESSION_RECHECK_MS', 2000, 0, 60_000),
+    keyRecheckMs: int(vars, 'KEY_RECHECK_MS', 2000, 0, 300_000),
     catalogRefreshMs: int(vars, 'CATALOG_REFRESH_MS', 2000, 0, 300_000),
     maxBodyBytes: int(vars, 'MAX_BODY_BYTES', 1_048_576, 1024, 16 * 1_048_576),
     sseKeepaliveMs: int(vars, 'SSE_KEEPALIVE_MS', 20_000, 50, 25_000),
