@@ -9,7 +9,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { apiKeyPrincipal } from '../../src/auth/api-key.js';
 import { CatalogWriter } from '../../src/catalog/catalog-writer.js';
-import { keyDigest } from '../../src/catalog/keys-table.js';
+import { keyDigest, MAX_KEYS } from '../../src/catalog/keys-table.js';
 import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
 import type { AppEnv } from '../../src/env.js';
 import { configOf } from '../../src/lib/config.js';
@@ -131,6 +131,48 @@ describe('/admin/keys', () => {
     const { keys } = (await (await admin('GET', '/keys')).json()) as any;
     expect(keys.find((k: any) => k.id === made.id).revokedAt).toBe(revoked.revokedAt);
   });
+
+  it('at most MAX_KEYS active keys: one more is a 400 too_many_keys; revoked and expired ones do not count', async () => {
+    const sql = (fn: (sql: SqlStorage) => unknown) =>
+      runInDurableObject(writerObject(env), (_o, ctx) => fn(ctx.storage.sql));
+    await sql((q) => {
+      const live = q
+        .exec<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM keys WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
+          Date.now(),
+        )
+        .one().n;
+      for (let i = live; i < MAX_KEYS; i++)
+        q.exec(
+          'INSERT INTO keys VALUES (?,?,?,?,?,?,?,?,?,?)',
+          `fill${i}`,
+          `h${i}`,
+          'f',
+          '[]',
+          null,
+          0,
+          1,
+          't',
+          null,
+          null,
+        );
+    });
+    try {
+      const res = await admin('POST', '/keys', { name: 'one-too-many' });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error.code).toBe('too_many_keys');
+      const fillers = (await sql((q) =>
+        q.exec<{ id: string }>("SELECT id FROM keys WHERE id LIKE 'fill%' LIMIT 2").toArray(),
+      )) as { id: string }[];
+      expect((await admin('DELETE', `/keys/${fillers[0]!.id}`)).status).toBe(200);
+      await createKey({ name: 'fits-after-revoke' });
+      expect((await admin('POST', '/keys', { name: 'one-too-many' })).status).toBe(400);
+      await sql((q) => q.exec('UPDATE keys SET expires_at = 2 WHERE id = ?', fillers[1]!.id));
+      await createKey({ name: 'fits-after-expiry' });
+    } finally {
+      await sql((q) => q.exec("DELETE FROM keys WHERE id LIKE 'fill%'"));
+    }
+  });
 });
 
 describe('apiKeyPrincipal', () => {
@@ -199,12 +241,12 @@ function withPrincipal(fixed?: Principal): Hono<AppEnv> {
   return new Hono<AppEnv>().use('*', auth).route('/', app);
 }
 
-async function via(h: Hono<AppEnv>, method: string, path: string, bearer: string, body?: unknown) {
+async function via(h: Hono<AppEnv>, method: string, path: string, bearer: string, body?: unknown, e: Env = env) {
   const ctx = createExecutionContext();
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-  const res = await h.fetch(new Request(BASE + path, init), env, ctx);
+  const res = await h.fetch(new Request(BASE + path, init), e, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
@@ -260,6 +302,12 @@ describe('admin authorization and who wrote what', () => {
     expect(ok.status).toBe(200);
     const { history } = (await (await admin('GET', '/prompts/by_oauth/history')).json()) as any;
     expect(history[0].by).toBe('oauth:https://idp.test#u1');
+    // Without an ADMIN_TOKEN the admin API is still there for admin principals, and still absent for others.
+    const tokenless = { ...env, ADMIN_TOKEN: '' } as Env;
+    expect(
+      (await via(withPrincipal(principal({ admin: true })), 'GET', '/keys', 'x', undefined, tokenless)).status,
+    ).toBe(200);
+    expect((await via(withPrincipal(), 'GET', '/keys', TOKEN, undefined, tokenless)).status).toBe(404);
   });
 
   it('AUTH=none principals prove nothing: the ADMIN_TOKEN is still required', async () => {
