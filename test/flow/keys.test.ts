@@ -12,7 +12,7 @@ import { CatalogWriter } from '../../src/catalog/catalog-writer.js';
 import { keyDigest, MAX_KEYS } from '../../src/catalog/keys-table.js';
 import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
 import type { AppEnv } from '../../src/env.js';
-import { configOf } from '../../src/lib/config.js';
+import { ConfigError, configOf } from '../../src/lib/config.js';
 import type { Principal, RequestScope } from '../../src/lib/scope.js';
 import { app } from '../../src/routes/app.js';
 import { scopeOf } from '../../src/routes/scope.js';
@@ -176,6 +176,15 @@ describe('/admin/keys', () => {
 });
 
 describe('apiKeyPrincipal', () => {
+  it('KEY_RECHECK_MS: default 2000, bad values are a ConfigError naming it', () => {
+    const { KEY_RECHECK_MS: _unset, ...rest } = env as unknown as Record<string, unknown>;
+    expect(configOf(rest as unknown as Env).keyRecheckMs).toBe(2000);
+    for (const bad of ['soon', '-1', '1.5', '300001'])
+      expect(() => configOf({ ...env, KEY_RECHECK_MS: bad } as unknown as Env), bad).toThrow(
+        new ConfigError(`KEY_RECHECK_MS must be an integer in [0, 300000], got ${JSON.stringify(bad)}`),
+      );
+  });
+
   it('a valid key is its principal; unknown and malformed keys are undefined', async () => {
     const made = await createKey({ name: 'reader', groups: ['team-a'] });
     const p = await apiKeyPrincipal(scopeFor(noMemo), made.key);
