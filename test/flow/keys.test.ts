@@ -250,9 +250,16 @@ function withPrincipal(fixed?: Principal): Hono<AppEnv> {
   return new Hono<AppEnv>().use('*', auth).route('/', app);
 }
 
-async function via(h: Hono<AppEnv>, method: string, path: string, bearer: string, body?: unknown, e: Env = env) {
+async function via(
+  h: Hono<AppEnv>,
+  method: string,
+  path: string,
+  bearer: string,
+  body?: unknown,
+  { e = env, ip = '198.51.100.1' }: { e?: Env; ip?: string } = {},
+) {
   const ctx = createExecutionContext();
-  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
+  const headers: Record<string, string> = { authorization: `Bearer ${bearer}`, 'cf-connecting-ip': ip };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
   const res = await h.fetch(new Request(BASE + path, init), e, ctx);
@@ -298,9 +305,12 @@ describe('admin authorization and who wrote what', () => {
     expect(history.map((v: any) => v.by)).toEqual([`key:${adminKey.id}`, `key:${adminKey.id}`, 'admin']);
   });
 
-  it('a principal that is not admin is refused even with the ADMIN_TOKEN; an admin one without it is let in', async () => {
-    const deny = await via(withPrincipal(principal({})), 'GET', '/keys', TOKEN);
+  it('a principal that is not admin gets 403 but the ADMIN_TOKEN still works; an admin one needs no token', async () => {
+    const user = withPrincipal(principal({}));
+    const deny = await via(user, 'GET', '/keys', 'not-the-token');
     expect(deny.status).toBe(403);
+    expect(((await deny.json()) as any).error.code).toBe('forbidden');
+    expect((await via(user, 'PUT', '/prompts/by_oauth', TOKEN, text('by_oauth', 'token'))).status).toBe(200);
     const ok = await via(
       withPrincipal(principal({ admin: true })),
       'PUT',
@@ -310,13 +320,28 @@ describe('admin authorization and who wrote what', () => {
     );
     expect(ok.status).toBe(200);
     const { history } = (await (await admin('GET', '/prompts/by_oauth/history')).json()) as any;
-    expect(history[0].by).toBe('oauth:https://idp.test#u1');
+    expect(history.map((v: any) => v.by)).toEqual(['admin', 'oauth:https://idp.test#u1']);
     // Without an ADMIN_TOKEN the admin API is still there for admin principals, and still absent for others.
     const tokenless = { ...env, ADMIN_TOKEN: '' } as Env;
     expect(
-      (await via(withPrincipal(principal({ admin: true })), 'GET', '/keys', 'x', undefined, tokenless)).status,
+      (await via(withPrincipal(principal({ admin: true })), 'GET', '/keys', 'x', undefined, { e: tokenless })).status,
     ).toBe(200);
-    expect((await via(withPrincipal(), 'GET', '/keys', TOKEN, undefined, tokenless)).status).toBe(404);
+    expect((await via(withPrincipal(), 'GET', '/keys', TOKEN, undefined, { e: tokenless })).status).toBe(404);
+  });
+
+  it("a known principal's own bearer is not a failed token guess: no lock-out, however often", async () => {
+    const user = withPrincipal(principal({}));
+    const ip = '198.51.100.77';
+    for (let i = 0; i < 15; i++)
+      expect((await via(user, 'GET', '/keys', `own-token-${i}`, undefined, { ip })).status).toBe(403);
+    expect((await via(user, 'GET', '/keys', TOKEN, undefined, { ip })).status).toBe(200);
+    // Guesses without a principal still count (limit 10 per minute in the test config), then lock the client out.
+    const guesser = withPrincipal();
+    const codes = [];
+    for (let i = 0; i < 12; i++)
+      codes.push((await via(guesser, 'GET', '/keys', `guess-${i}`, undefined, { ip })).status);
+    expect(codes.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(codes.at(-1)).toBe(429);
   });
 
   it('AUTH=none principals prove nothing: the ADMIN_TOKEN is still required', async () => {
