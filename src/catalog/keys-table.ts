@@ -4,7 +4,7 @@
  * Revocation is a timestamp, so it is immediate here and the row stays for
  * the record; isolates learn of it within KEY_RECHECK_MS (auth/api-key.ts).
  */
-import { encodeBase64Url, randomToken } from '../lib/base64url.js';
+import { randomToken } from '../lib/base64url.js';
 import { parseKeyInput } from './key-input.js';
 import type { Issue } from './types.js';
 
@@ -97,7 +97,8 @@ export class KeysTable {
     const { name, groups, scopes, admin, expiresAt } = parsed.input;
     const key = KEY_PREFIX + randomToken(32);
     const hash = await keyDigest(key);
-    const id = encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)));
+    // Hex, not base64url: an id that began with '-' would read as an option on a command line.
+    const id = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, '0')).join('');
     const live = this.sql
       .exec<{ n: number }>(
         'SELECT COUNT(*) AS n FROM keys WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',

@@ -12,8 +12,8 @@ import { ApiError } from './api-error.js';
 import { actor } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 
-/** Key ids are short base64url strings; anything else is not one (and is never looked up). */
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Key ids are 16 hex digits; anything else is not one (and is never looked up). */
+const ID_PATTERN = /^[0-9a-f]{16}$/;
 
 export const adminKeys = new Hono<AppEnv>();
 

@@ -46,6 +46,7 @@ describe('/admin/keys', () => {
   it('mints a pg_ key shown once; lists it without the secret or its hash; the DO stores only the digest', async () => {
     const made = await createKey({ name: 'ci-bot', groups: ['team-b', 'team-a', 'team-a'], expiresInDays: 30 });
     expect(made.key).toMatch(/^pg_[A-Za-z0-9_-]{43}$/);
+    expect(made.id).toMatch(/^[0-9a-f]{16}$/);
     expect(made).toMatchObject({ name: 'ci-bot', groups: ['team-a', 'team-b'], admin: false, createdBy: 'admin' });
     expect(made.revokedAt).toBeNull();
     expect(Date.parse(made.expiresAt) - Date.parse(made.createdAt)).toBe(30 * 86_400_000);
@@ -123,7 +124,7 @@ describe('/admin/keys', () => {
       id: made.id,
       revokedAt: Date.parse(revoked.revokedAt),
     });
-    for (const id of ['nope', made.key, 'a%20b']) {
+    for (const id of ['0000000000000000', 'nope', made.key, 'a%20b']) {
       const res = await admin('DELETE', `/keys/${id}`);
       expect(res.status).toBe(404);
       expect(await res.text()).not.toContain(made.key);
@@ -145,7 +146,7 @@ describe('/admin/keys', () => {
       for (let i = live; i < MAX_KEYS; i++)
         q.exec(
           'INSERT INTO keys VALUES (?,?,?,?,?,?,?,?,?,?)',
-          `fill${i}`,
+          `ffff${i.toString(16).padStart(12, '0')}`,
           `h${i}`,
           'f',
           '[]',
@@ -162,7 +163,7 @@ describe('/admin/keys', () => {
       expect(res.status).toBe(400);
       expect(((await res.json()) as any).error.code).toBe('too_many_keys');
       const fillers = (await sql((q) =>
-        q.exec<{ id: string }>("SELECT id FROM keys WHERE id LIKE 'fill%' LIMIT 2").toArray(),
+        q.exec<{ id: string }>("SELECT id FROM keys WHERE id LIKE 'ffff%' LIMIT 2").toArray(),
       )) as { id: string }[];
       expect((await admin('DELETE', `/keys/${fillers[0]!.id}`)).status).toBe(200);
       await createKey({ name: 'fits-after-revoke' });
@@ -170,7 +171,7 @@ describe('/admin/keys', () => {
       await sql((q) => q.exec('UPDATE keys SET expires_at = 2 WHERE id = ?', fillers[1]!.id));
       await createKey({ name: 'fits-after-expiry' });
     } finally {
-      await sql((q) => q.exec("DELETE FROM keys WHERE id LIKE 'fill%'"));
+      await sql((q) => q.exec("DELETE FROM keys WHERE id LIKE 'ffff%'"));
     }
   });
 });
