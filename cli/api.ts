@@ -2,7 +2,10 @@
  * The admin API from Node: one method per endpoint, readable errors.
  */
 import type { SetDiff } from '../src/catalog/diff.js';
+import type { KeyInfo } from '../src/catalog/keys-table.js';
 import type { Issue, PromptRecord } from '../src/catalog/types.js';
+
+export type { KeyInfo };
 
 export class CliError extends Error {}
 
@@ -19,6 +22,16 @@ export interface VersionInfo {
   generation: number;
   createdAt: string;
   deleted: boolean;
+  /** Who wrote the version: a principal id, `admin` for the ADMIN_TOKEN, null before it was recorded. */
+  by: string | null;
+}
+
+export interface NewKey {
+  name: string;
+  groups?: string[];
+  scopes?: string[];
+  admin?: boolean;
+  expiresInDays?: number;
 }
 
 export class AdminClient {
@@ -75,5 +88,18 @@ export class AdminClient {
 
   rollback(name: string, version: number): Promise<PublishResult> {
     return this.call('POST', `/admin/prompts/${encodeURIComponent(name)}/rollback`, { version });
+  }
+
+  /** The answer carries the secret: the only time it is ever shown. */
+  createKey(key: NewKey): Promise<KeyInfo & { key: string }> {
+    return this.call('POST', '/admin/keys', key);
+  }
+
+  async listKeys(): Promise<KeyInfo[]> {
+    return (await this.call<{ keys: KeyInfo[] }>('GET', '/admin/keys')).keys;
+  }
+
+  revokeKey(id: string): Promise<KeyInfo> {
+    return this.call('DELETE', `/admin/keys/${encodeURIComponent(id)}`);
   }
 }

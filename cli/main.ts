@@ -1,7 +1,7 @@
 /**
  * `promptgate`: validate, push, pull, diff, history and rollback prompt files
- * against a gateway's admin API. Exit code 0 on success, 1 on any failure,
- * 2 on a usage error.
+ * against a gateway's admin API, and manage its API keys (keys.ts). Exit code
+ * 0 on success, 1 on any failure, 2 on a usage error.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,6 +10,7 @@ import { canonical } from '../src/catalog/diff.js';
 import { serializePrompt } from './serialize.js';
 import { AdminClient, type PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
+import { keysCommand, KeyUsageError } from './keys.js';
 
 const USAGE = `promptgate <command> [options]
 
@@ -20,10 +21,14 @@ Commands:
   diff <dir>                        what push --prune would change, field by field
   history <name>                    every version of a prompt
   rollback <name> <version>         republish an earlier version's exact text
+  keys create --name <name> [--group <g>]... [--scope <s>]... [--admin] [--expires-in-days <d>]
+                                    mint an API key (printed once: store it)
+  keys list                         every key, without secrets
+  keys revoke <id>                  revoke a key at once
 
 Options:
   --url <url>      gateway base URL   (or PROMPTGATE_URL; default http://127.0.0.1:8787)
-  --token <token>  admin token        (or PROMPTGATE_TOKEN)
+  --token <token>  admin token or admin API key (or PROMPTGATE_TOKEN)
 `;
 
 class UsageError extends Error {}
@@ -60,6 +65,11 @@ async function run(argv: string[]): Promise<void> {
       token: { type: 'string' },
       'dry-run': { type: 'boolean' },
       prune: { type: 'boolean' },
+      name: { type: 'string' },
+      group: { type: 'string', multiple: true },
+      scope: { type: 'string', multiple: true },
+      admin: { type: 'boolean' },
+      'expires-in-days': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -130,8 +140,10 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'history': {
       need(1, '<name>');
-      for (const v of await client().history(args[0]!))
-        out(`  v${v.version}  ${v.createdAt}  generation ${v.generation}${v.deleted ? '  (deleted)' : ''}`);
+      for (const v of await client().history(args[0]!)) {
+        const by = v.by ? `  by ${v.by}` : '';
+        out(`  v${v.version}  ${v.createdAt}  generation ${v.generation}${by}${v.deleted ? '  (deleted)' : ''}`);
+      }
       return;
     }
     case 'rollback': {
@@ -143,6 +155,8 @@ async function run(argv: string[]): Promise<void> {
         `${args[0]} restored from version ${version} as version ${Object.hasOwn(r.versions, args[0]!) ? r.versions[args[0]!] : '(unchanged: already current)'}`,
       );
     }
+    case 'keys':
+      return keysCommand(client, args, values, out);
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
@@ -154,6 +168,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     process.stderr.write(`promptgate: ${e instanceof Error ? e.message : String(e)}\n`);
-    return e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+    return e instanceof UsageError ||
+      e instanceof KeyUsageError ||
+      (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+      ? 2
+      : 1;
   }
 }

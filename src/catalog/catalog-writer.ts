@@ -23,6 +23,7 @@ import { readGeneration, writeSnapshot } from './store.js';
 import type { CatalogSnapshot, Issue, PromptRecord, UpstreamState } from './types.js';
 import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
+import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { validatePrompt, validateSet } from './validate.js';
 import { log } from '../lib/log.js';
 
@@ -31,6 +32,8 @@ export interface VersionInfo {
   generation: number;
   createdAt: string;
   deleted: boolean;
+  /** Who wrote this version (a principal id, `admin` for ADMIN_TOKEN); null for versions older than the record. */
+  by: string | null;
 }
 
 export interface StoredPrompt {
@@ -51,6 +54,7 @@ interface Row {
   generation: number;
   record: string | null;
   created_at: number;
+  by: string | null;
   [k: string]: SqlStorageValue;
 }
 
@@ -58,6 +62,7 @@ const RETRY_MS = 5_000;
 
 export class CatalogWriter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private readonly keys: KeysTable;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -67,6 +72,28 @@ export class CatalogWriter extends DurableObject<Env> {
       record TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (name, version))`);
     this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
     this.sql.exec('CREATE TABLE IF NOT EXISTS upstreams (id TEXT PRIMARY KEY, state TEXT NOT NULL)');
+    // Objects created before versions recorded their author gain the column; their old rows read null.
+    if (!this.sql.exec("SELECT 1 FROM pragma_table_info('versions') WHERE name = 'by'").toArray().length)
+      this.sql.exec('ALTER TABLE versions ADD COLUMN "by" TEXT');
+    this.keys = new KeysTable(this.sql);
+  }
+
+  // ---- API keys (keys-table.ts) -----------------------------------------
+
+  createKey(body: unknown, createdBy: string): Promise<CreateKeyResult> {
+    return this.keys.create(body, createdBy);
+  }
+
+  async listKeys(): Promise<KeyInfo[]> {
+    return this.keys.list();
+  }
+
+  async revokeKey(id: string): Promise<KeyInfo | undefined> {
+    return this.keys.revoke(id);
+  }
+
+  async keyByDigest(hash: string): Promise<KeyRecord | undefined> {
+    return this.keys.byDigest(hash);
   }
 
   // ---- upstreams --------------------------------------------------------
@@ -207,36 +234,37 @@ export class CatalogWriter extends DurableObject<Env> {
    * the set are left alone; with it they are deleted. `dryRun` returns the
    * diff and writes nothing.
    */
-  async publishSet(prompts: unknown[], opts: { prune: boolean; dryRun: boolean }): Promise<WriteResult> {
+  async publishSet(prompts: unknown[], opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
     const issues = validateSet(prompts);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
-    return this.apply(prompts as PromptRecord[], opts.prune, opts.dryRun);
+    return this.apply(prompts as PromptRecord[], opts.prune, opts.dryRun, opts.by);
   }
 
-  async put(record: unknown): Promise<WriteResult> {
+  /** `by`: who writes (recorded in the history), here and in remove and rollback. */
+  async put(record: unknown, by?: string): Promise<WriteResult> {
     const issues = validatePrompt(record);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
-    return this.apply([record as PromptRecord], false, false);
+    return this.apply([record as PromptRecord], false, false, by);
   }
 
-  async remove(name: string): Promise<WriteResult> {
+  async remove(name: string, by?: string): Promise<WriteResult> {
     return this.mutate(async () => {
       const cur = await this.current();
       if (!cur.some((p) => p.record.name === name))
         return { ok: false, reason: 'not_found', message: `No prompt named "${name}"` };
-      return this.commit(cur, [], [name], false);
+      return this.commit(cur, [], [name], false, by);
     });
   }
 
   /** Restores the exact text of an earlier version as a new version. */
-  async rollback(name: string, version: number): Promise<WriteResult> {
+  async rollback(name: string, version: number, by?: string): Promise<WriteResult> {
     return this.mutate(async () => {
       const row = this.sql
         .exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', name, version)
         .toArray()[0];
       if (!row || row.record === null)
         return { ok: false, reason: 'not_found', message: `Prompt "${name}" has no version ${version} with content` };
-      return this.commit(await this.current(), [JSON.parse(row.record) as PromptRecord], [], false);
+      return this.commit(await this.current(), [JSON.parse(row.record) as PromptRecord], [], false, by);
     });
   }
 
@@ -244,12 +272,12 @@ export class CatalogWriter extends DurableObject<Env> {
     await this.mutate(async () => this.resyncIfDirty());
   }
 
-  private apply(records: PromptRecord[], prune: boolean, dryRun: boolean): Promise<WriteResult> {
+  private apply(records: PromptRecord[], prune: boolean, dryRun: boolean, by?: string): Promise<WriteResult> {
     return this.mutate(async () => {
       const cur = await this.current();
       const incoming = new Set(records.map((r) => r.name));
       const removed = prune ? cur.filter((p) => !incoming.has(p.record.name)).map((p) => p.record.name) : [];
-      return this.commit(cur, records, removed, dryRun);
+      return this.commit(cur, records, removed, dryRun, by);
     });
   }
 
@@ -266,6 +294,7 @@ export class CatalogWriter extends DurableObject<Env> {
     upserts: PromptRecord[],
     removals: string[],
     dryRun: boolean,
+    by: string | undefined,
   ): Promise<WriteResult> {
     const before = new Map(cur.map((p) => [p.record.name, p.record]));
     const diff = diffSets(before, upserts, removals);
@@ -288,18 +317,26 @@ export class CatalogWriter extends DurableObject<Env> {
         const v = next(name);
         versions.set(name, v);
         this.sql.exec(
-          'INSERT INTO versions VALUES (?, ?, ?, ?, ?)',
+          'INSERT INTO versions (name, version, generation, record, created_at, "by") VALUES (?, ?, ?, ?, ?, ?)',
           name,
           v,
           generation,
           canonical(byName.get(name)!),
           now,
+          by ?? null,
         );
       }
       for (const name of diff.removed) {
         const v = next(name);
         versions.set(name, v);
-        this.sql.exec('INSERT INTO versions VALUES (?, ?, ?, NULL, ?)', name, v, generation, now);
+        this.sql.exec(
+          'INSERT INTO versions (name, version, generation, record, created_at, "by") VALUES (?, ?, ?, NULL, ?, ?)',
+          name,
+          v,
+          generation,
+          now,
+          by ?? null,
+        );
       }
       this.setMeta('generation', String(generation));
       this.setMeta('dirty', '1');
@@ -354,6 +391,7 @@ function toInfo(r: Row): VersionInfo {
     generation: r.generation,
     createdAt: new Date(r.created_at).toISOString(),
     deleted: r.record === null,
+    by: r.by ?? null,
   };
 }
 

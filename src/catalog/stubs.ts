@@ -21,6 +21,10 @@ export type WriterApi = Pick<
   | 'upstreams'
   | 'upstreamsReported'
   | 'reconcileUpstreams'
+  | 'createKey'
+  | 'listKeys'
+  | 'revokeKey'
+  | 'keyByDigest'
 >;
 
 /** The single catalog writer, as the runtime's stub (tests drive its alarm and restarts through it). */

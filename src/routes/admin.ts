@@ -1,15 +1,11 @@
 /**
  * /admin: authoring the catalog. Every write goes to the CatalogWriter
- * object (one writer, every version kept); this file only speaks HTTP.
- *
- * Bearer ADMIN_TOKEN, compared in constant time (as SHA-256 digests, so
- * not even its length leaks), behind per-client rate limits and a lock-out
- * after repeated wrong tokens (limits.ts). With no token configured the
- * admin API does not exist (404), so a forgotten secret fails closed;
- * local development gets a documented default from .dev.vars.
- * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
+ * object (one writer, every version kept, each with who wrote it); this
+ * file only speaks HTTP. Who may call it: admin-auth.ts, behind per-client
+ * rate limits and a lock-out after repeated wrong tokens (limits.ts).
+ * API keys: admin-keys.ts. Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type Context } from 'hono';
 import {
   forgetUpstreamConfig,
   UpstreamConfigError,
@@ -17,62 +13,21 @@ import {
   validateUpstreams,
 } from '../catalog/upstreams/config.js';
 import { refreshUpstreams } from '../catalog/upstreams/refresh.js';
-import { readCapped } from '../lib/body.js';
 import { configOf } from '../lib/config.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../lib/json.js';
 import type { WriteResult } from '../catalog/catalog-writer.js';
 import { catalogWriter, upstreamStub } from '../catalog/stubs.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
-import { tokenEqual } from '../lib/hmac.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from './api-error.js';
+import { actor, requireAdmin } from './admin-auth.js';
+import { readJson } from './admin-json.js';
+import { adminKeys } from './admin-keys.js';
 import { identify } from './auth.js';
-import { adminRateLimit, authFailed } from './limits.js';
-import { scopeOf } from './scope.js';
+import { adminRateLimit } from './limits.js';
 import { log } from '../lib/log.js';
 
-/** Largest admin body, and most prompts in one publish. */
-export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
+/** Most prompts in one publish. */
 export const MAX_PUBLISH_PROMPTS = 2_000;
-
-const requireToken: MiddlewareHandler<AppEnv> = async (c, next) => {
-  // An admin by scope or group (routes/auth.ts, which also recognised the ADMIN_TOKEN) needs no token check.
-  if (scopeOf(c).principal.admin) return next();
-  const expected = (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN;
-  if (!expected)
-    throw new ApiError(404, 'admin_disabled', 'The admin API is disabled: set the ADMIN_TOKEN secret to enable it');
-  const given = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-  if (!(await tokenEqual(given, expected))) {
-    await authFailed(c);
-    c.header('www-authenticate', 'Bearer realm="promptgate-admin"');
-    throw new ApiError(401, 'unauthorized', 'A valid Authorization: Bearer <ADMIN_TOKEN> header is required');
-  }
-  await next();
-};
-
-async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? ''))
-    throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
-  const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
-  if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
-  const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
-  let text = '';
-  try {
-    if (body) text = new TextDecoder().decode(await readCapped(body, MAX_ADMIN_BODY, tooLarge));
-  } catch (e) {
-    if (e instanceof ApiError) throw e;
-    throw new ApiError(400, 'invalid_json', 'The body could not be read in full');
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'invalid_json', 'Body is not valid JSON');
-  }
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH))
-    throw new ApiError(400, 'invalid_json', `Body nests deeper than ${MAX_JSON_DEPTH} levels`);
-  return value;
-}
 
 function promptName(c: Context<AppEnv>): string {
   const name = c.req.param('name') ?? '';
@@ -96,7 +51,8 @@ function answer(c: Context<AppEnv>, r: WriteResult) {
 
 export const admin = new Hono<AppEnv>();
 
-admin.use('*', adminRateLimit, identify('admin'), requireToken);
+admin.use('*', adminRateLimit, identify('admin'), requireAdmin);
+admin.route('/keys', adminKeys);
 
 admin.get('/prompts', async (c) => {
   const current = await catalogWriter(c.env).current();
@@ -123,17 +79,17 @@ admin.put('/prompts/:name', async (c) => {
     throw new ApiError(400, 'invalid_body', 'Body must be one prompt record');
   if (body.name !== undefined && body.name !== name)
     throw new ApiError(400, 'name_mismatch', `Body names "${String(body.name)}" but the URL names "${name}"`);
-  return answer(c, await catalogWriter(c.env).put({ ...body, name }));
+  return answer(c, await catalogWriter(c.env).put({ ...body, name }, actor(c)));
 });
 
-admin.delete('/prompts/:name', async (c) => answer(c, await catalogWriter(c.env).remove(promptName(c))));
+admin.delete('/prompts/:name', async (c) => answer(c, await catalogWriter(c.env).remove(promptName(c), actor(c))));
 
 admin.post('/prompts/:name/rollback', async (c) => {
   const name = promptName(c);
   const body = (await readJson(c)) as { version?: unknown };
   if (!Number.isInteger(body?.version) || (body.version as number) < 1)
     throw new ApiError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');
-  return answer(c, await catalogWriter(c.env).rollback(name, body.version as number));
+  return answer(c, await catalogWriter(c.env).rollback(name, body.version as number, actor(c)));
 });
 
 async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
@@ -149,13 +105,17 @@ async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
 admin.post('/publish', async (c) =>
   answer(
     c,
-    await catalogWriter(c.env).publishSet(await readSet(c), { prune: flag(c, 'prune'), dryRun: flag(c, 'dry_run') }),
+    await catalogWriter(c.env).publishSet(await readSet(c), {
+      prune: flag(c, 'prune'),
+      dryRun: flag(c, 'dry_run'),
+      by: actor(c),
+    }),
   ),
 );
 
 /** Replaces the whole catalog: the same as POST /publish?prune=1. */
 admin.put('/catalog', async (c) =>
-  answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: true, dryRun: false })),
+  answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: true, dryRun: false, by: actor(c) })),
 );
 
 /** Re-reads every upstream now (the cron does it every minute). */

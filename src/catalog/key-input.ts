@@ -1,0 +1,89 @@
+/**
+ * What a new API key may say, checked before the writer stores it: a name,
+ * groups and scopes in the same alphabet as prompt groups and OAuth scopes,
+ * an optional admin flag and an expiry in the future. Pure, so the writer
+ * object and the admin route give the same answers.
+ */
+import type { Issue } from './types.js';
+
+/** Group names, as prompts and identity providers use them (docs/access-control.md). */
+export const GROUP_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,63}$/;
+/** Key names: a label for people, in the group alphabet. */
+export const KEY_NAME_PATTERN = GROUP_PATTERN;
+/** An OAuth scope token (RFC 6749 section 3.3), at most 128 characters. */
+const SCOPE_PATTERN = /^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/;
+const MAX_GROUPS = 64;
+const MAX_SCOPES = 32;
+const MAX_EXPIRY_DAYS = 3650;
+const DAY_MS = 86_400_000;
+
+/** A key request that passed every check. */
+export interface KeyInput {
+  name: string;
+  groups: string[];
+  /** Undefined: the read scope (resolved when the key is used, so it follows OAUTH_SCOPE_READ). */
+  scopes: string[] | undefined;
+  admin: boolean;
+  expiresAt: number | undefined;
+}
+
+function list(v: unknown, field: string, pattern: RegExp, max: number, issues: Issue[]): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) {
+    issues.push({ path: field, message: 'must be a list of strings' });
+    return [];
+  }
+  if (v.length > max) issues.push({ path: field, message: `at most ${max} entries` });
+  v.forEach((s, i) => {
+    if (typeof s !== 'string' || !pattern.test(s))
+      issues.push({ path: `${field}[${i}]`, message: `must match ${String(pattern)}` });
+  });
+  return [...new Set(v as string[])].sort();
+}
+
+function expiryOf(body: Record<string, unknown>, now: number, issues: Issue[]): number | undefined {
+  const { expiresInDays: days, expiresAt: at } = body;
+  if (days !== undefined && at !== undefined) {
+    issues.push({ path: 'expiresAt', message: 'give expiresInDays or expiresAt, not both' });
+    return undefined;
+  }
+  if (days !== undefined) {
+    if (typeof days !== 'number' || !Number.isFinite(days) || days <= 0 || days > MAX_EXPIRY_DAYS)
+      issues.push({ path: 'expiresInDays', message: `must be a number of days in (0, ${MAX_EXPIRY_DAYS}]` });
+    else return now + Math.round(days * DAY_MS);
+  }
+  if (at !== undefined) {
+    const t = typeof at === 'string' ? Date.parse(at) : NaN;
+    if (!Number.isFinite(t)) issues.push({ path: 'expiresAt', message: 'must be an ISO 8601 date-time' });
+    else if (t <= now) issues.push({ path: 'expiresAt', message: 'is in the past' });
+    else if (t > now + MAX_EXPIRY_DAYS * DAY_MS)
+      issues.push({ path: 'expiresAt', message: `at most ${MAX_EXPIRY_DAYS} days ahead` });
+    else return t;
+  }
+  return undefined;
+}
+
+const KNOWN = new Set(['name', 'groups', 'scopes', 'admin', 'expiresInDays', 'expiresAt']);
+
+/** The checked request, or every problem with it. */
+export function parseKeyInput(
+  body: unknown,
+  now: number,
+): { ok: true; input: KeyInput } | { ok: false; issues: Issue[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { ok: false, issues: [{ path: '', message: 'must be an object' }] };
+  const b = body as Record<string, unknown>;
+  const issues: Issue[] = Object.keys(b)
+    .filter((k) => !KNOWN.has(k))
+    .map((k) => ({ path: k, message: 'is not a key field' }));
+  if (typeof b.name !== 'string' || !KEY_NAME_PATTERN.test(b.name))
+    issues.push({ path: 'name', message: `is required and must match ${String(KEY_NAME_PATTERN)}` });
+  const groups = list(b.groups, 'groups', GROUP_PATTERN, MAX_GROUPS, issues);
+  const scopes = b.scopes === undefined ? undefined : list(b.scopes, 'scopes', SCOPE_PATTERN, MAX_SCOPES, issues);
+  if (scopes?.length === 0) issues.push({ path: 'scopes', message: 'must name at least one scope when given' });
+  if (b.admin !== undefined && typeof b.admin !== 'boolean')
+    issues.push({ path: 'admin', message: 'must be a boolean' });
+  const expiresAt = expiryOf(b, now, issues);
+  if (issues.length) return { ok: false, issues };
+  return { ok: true, input: { name: b.name as string, groups, scopes, admin: b.admin === true, expiresAt } };
+}

@@ -1,0 +1,36 @@
+/**
+ * The admin API's request bodies: JSON only, capped in size and depth, and
+ * every way one can be wrong answered with a clear 4xx.
+ */
+import type { Context } from 'hono';
+import type { AppEnv } from '../env.js';
+import { readCapped } from '../lib/body.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../lib/json.js';
+import { ApiError } from './api-error.js';
+
+/** Largest admin body. */
+export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
+
+export async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? ''))
+    throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
+  const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
+  if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
+  const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
+  let text = '';
+  try {
+    if (body) text = new TextDecoder().decode(await readCapped(body, MAX_ADMIN_BODY, tooLarge));
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(400, 'invalid_json', 'The body could not be read in full');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'Body is not valid JSON');
+  }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH))
+    throw new ApiError(400, 'invalid_json', `Body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
+}

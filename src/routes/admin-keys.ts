@@ -1,0 +1,42 @@
+/**
+ * /admin/keys: minting, listing and revoking API keys (catalog/keys-table.ts
+ * stores them in the writer object). The secret is in the 201 answer to the
+ * POST and nowhere else, ever; listings carry neither it nor its hash.
+ */
+import { Hono } from 'hono';
+import { forgetKey } from '../auth/api-key.js';
+import { catalogWriter } from '../catalog/stubs.js';
+import type { AppEnv } from '../env.js';
+import { log } from '../lib/log.js';
+import { ApiError } from './api-error.js';
+import { actor } from './admin-auth.js';
+import { readJson } from './admin-json.js';
+
+/** Key ids are 16 hex digits; anything else is not one (and is never looked up). */
+const ID_PATTERN = /^[0-9a-f]{16}$/;
+
+export const adminKeys = new Hono<AppEnv>();
+
+adminKeys.post('/', async (c) => {
+  const r = await catalogWriter(c.env).createKey(await readJson(c), actor(c));
+  if (!r.ok) {
+    if (r.reason === 'too_many') throw new ApiError(400, 'too_many_keys', r.message);
+    throw new ApiError(400, 'invalid_key', `${r.issues.length} problem(s); no key was created`, r.issues);
+  }
+  log.info('API key created', { key: r.info.id, by: r.info.createdBy });
+  c.header('cache-control', 'no-store');
+  return c.json({ key: r.key, ...r.info }, 201);
+});
+
+adminKeys.get('/', async (c) => c.json({ keys: await catalogWriter(c.env).listKeys() }));
+
+/** Idempotent: revoking a revoked key answers the first revocation. */
+adminKeys.delete('/:id', async (c) => {
+  const id = c.req.param('id');
+  const info = ID_PATTERN.test(id) ? await catalogWriter(c.env).revokeKey(id) : undefined;
+  // The id is not echoed: a secret pasted here by mistake must not come back in the answer.
+  if (!info) throw new ApiError(404, 'not_found', 'No key with this id');
+  forgetKey(id);
+  log.info('API key revoked', { key: id, by: actor(c) });
+  return c.json(info);
+});
