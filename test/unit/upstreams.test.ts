@@ -68,7 +68,7 @@ describe('parseUpstreams', () => {
 });
 
 describe('parseUpstreams: oauth (client-credentials upstream credentials)', () => {
-  const secrets = { UP_SECRET: 'the-real-secret-value' };
+  const secrets: Record<string, string> = { UP_SECRET: 'the-real-secret-value' };
   const entry = (oauth: unknown, extra: Record<string, unknown> = {}) =>
     JSON.stringify([{ id: 'up', url: 'https://mcp.example.com/mcp', oauth, ...extra }]);
   it('resolves the secret by name and fills defaults', () => {
