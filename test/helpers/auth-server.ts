@@ -75,6 +75,7 @@ export interface LoggedRequest {
 interface Grant {
   sub: string;
   name?: string;
+  email?: string;
   groups: string[];
   scope: string;
   aud: string;
@@ -154,6 +155,7 @@ export async function startAuthServer(opts: AuthServerOptions = {}): Promise<Aut
       ...(o.scope !== null && { scope: o.scope ?? g.scope }),
       [groupsClaim]: o.groups ?? g.groups,
       ...(g.name && { name: g.name }),
+      ...(g.email && { email: g.email }),
       ...o.claims,
     };
     return keys.sign(claims, o);
@@ -174,6 +176,7 @@ export async function startAuthServer(opts: AuthServerOptions = {}): Promise<Aut
   const grantFor = (client: Client, scope: string, aud: string, user?: TestUser): Grant => ({
     sub: user?.sub ?? client.client_id,
     name: user?.name,
+    email: user?.email,
     groups: user?.groups ?? [],
     scope,
     aud,
@@ -196,6 +199,7 @@ export async function startAuthServer(opts: AuthServerOptions = {}): Promise<Aut
         token_type: 'Bearer',
         [groupsClaim]: rec.groups,
         ...(rec.name && { name: rec.name }),
+        ...(rec.email && { email: rec.email }),
       };
     }
     try {
@@ -364,6 +368,7 @@ export async function startAuthServer(opts: AuthServerOptions = {}): Promise<Aut
         {
           sub: as.user.sub,
           name: as.user.name,
+          email: as.user.email,
           groups: as.user.groups ?? [],
           scope: defaultScope,
           aud: opts.audience ?? issuer,

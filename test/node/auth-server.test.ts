@@ -95,7 +95,7 @@ async function connectUnaided(url: string, provider: TestProvider): Promise<Clie
 async function setup(tokens: 'jwt' | 'opaque', extra: Parameters<typeof startAuthServer>[0] = {}) {
   const as = await startAuthServer({
     tokens,
-    user: { sub: 'ada', name: 'Ada', groups: ['eng', 'ops'] },
+    user: { sub: 'ada', name: 'Ada', email: 'ada@example.com', groups: ['eng', 'ops'] },
     groupsClaim: 'teams',
     clients: [{ client_id: 'rs', client_secret: 'rs-secret' }],
     ...extra,
@@ -146,12 +146,31 @@ describe('the official SDK client completes the flow unaided', () => {
           sub: 'ada',
           aud: mcp.url,
           teams: ['eng', 'ops'],
+          email: 'ada@example.com',
           scope: 'prompts:read',
         });
       } else {
         expect(token.split('.')).toHaveLength(1);
         // The resource server asked the AS about it, authenticated as itself.
         expect(as.requests.some((r) => r.path === '/introspect' && r.clientId === 'rs')).toBe(true);
+        const intro = await fetch(as.introspectionEndpoint, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from('rs:rs-secret').toString('base64')}`,
+          },
+          body: new URLSearchParams({ token }),
+        });
+        expect(await intro.json()).toMatchObject({
+          active: true,
+          iss: as.issuer,
+          sub: 'ada',
+          aud: mcp.url,
+          scope: 'prompts:read',
+          client_id: provider.info!.client_id,
+          teams: ['eng', 'ops'],
+          email: 'ada@example.com',
+        });
       }
       // Every later request carried the token.
       expect(mcp.seen.at(-1)!.authorization).toBe(`Bearer ${token}`);
