@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { body, listen, stop } from './http-server.js';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -47,6 +48,8 @@ export async function legacyServer(
     dropSessions: () => void;
     setFailing: (on: boolean) => void;
     notifyChanged: () => Promise<void>;
+    /** The headers of every request it received, in order (which credentials reached it). */
+    seen: IncomingHttpHeaders[];
   }
 > {
   const transports = new Map<string, StreamableHTTPServerTransport>();
@@ -88,7 +91,9 @@ export async function legacyServer(
     return server;
   };
   let streams = 0;
+  const seen: IncomingHttpHeaders[] = [];
   const { http, url } = await listen(async (req, res) => {
+    seen.push({ ...req.headers });
     if (req.method === 'GET') {
       // The standalone change stream: counted while open, so a test can see who follows it.
       streams += 1;
@@ -119,6 +124,7 @@ export async function legacyServer(
     url: `${url}/mcp`,
     sessions: () => transports.size,
     streams: () => streams,
+    seen,
     dropSessions: () => transports.clear(),
     setFailing: (on) => void (failing = on),
     notifyChanged: async () =>

@@ -67,6 +67,75 @@ describe('parseUpstreams', () => {
   });
 });
 
+describe('parseUpstreams: oauth (client-credentials upstream credentials)', () => {
+  const secrets: Record<string, string> = { UP_SECRET: 'the-real-secret-value' };
+  const entry = (oauth: unknown, extra: Record<string, unknown> = {}) =>
+    JSON.stringify([{ id: 'up', url: 'https://mcp.example.com/mcp', oauth, ...extra }]);
+  it('resolves the secret by name and fills defaults', () => {
+    const [u] = parseUpstreams(
+      entry({ tokenUrl: 'https://idp.example.com/token', clientId: 'gw', clientSecret: 'UP_SECRET', scope: 'a b' }),
+      { ...opts, secrets },
+    );
+    expect(u!.oauth).toEqual({
+      tokenUrl: new URL('https://idp.example.com/token'),
+      clientId: 'gw',
+      clientSecret: 'the-real-secret-value',
+      authMethod: 'client_secret_basic',
+      scope: 'a b',
+    });
+  });
+  it('reports every problem by field, never echoing a secret', () => {
+    const check = (oauth: unknown, pattern: RegExp, o = { ...opts, secrets }, extra = {}) => {
+      let message = '';
+      try {
+        parseUpstreams(entry(oauth, extra), o);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(pattern);
+      expect(message).not.toContain('the-real-secret-value');
+    };
+    const good = { tokenUrl: 'https://idp.example.com/token', clientId: 'gw', clientSecret: 'UP_SECRET' };
+    check({ ...good, clientSecret: 'NOT_SET' }, /UPSTREAMS\[0\]\.oauth\.clientSecret: secret NOT_SET is not set/);
+    // A secret pasted where its name belongs is refused without being repeated.
+    check(
+      { ...good, clientSecret: 'the-real-secret-value' },
+      /oauth\.clientSecret: required, the NAME of a Worker secret/,
+    );
+    check({ ...good, tokenUrl: 'http://idp.example.com/token' }, /oauth\.tokenUrl: must be https/);
+    check({ ...good, tokenUrl: 'https://169.254.169.254/token' }, /oauth\.tokenUrl: private/);
+    check({ ...good, tokenUrl: 'http://127.0.0.1:9/token' }, /oauth\.tokenUrl: must be https/);
+    check({ ...good, tokenUrl: 'https://u:p@idp.example.com/token' }, /oauth\.tokenUrl: credentials/);
+    check({ ...good, tokenUrl: 'nope' }, /oauth\.tokenUrl: required, a URL/);
+    check({ ...good, clientId: '' }, /oauth\.clientId: required/);
+    check({ ...good, scope: 3 }, /oauth\.scope: must be a string/);
+    check({ ...good, resource: 'relative' }, /oauth\.resource: must be an absolute URL/);
+    check({ ...good, authMethod: 'private_key_jwt' }, /oauth\.authMethod: must be client_secret_basic or/);
+    check({ ...good, clientsecret: 'x' }, /oauth\.clientsecret: unknown field/);
+    check('UP_SECRET', /oauth: must be an object/);
+    check(
+      good,
+      /headers\.authorization: not with oauth/,
+      { ...opts, secrets: { ...secrets, T: 't' } },
+      {
+        headers: { Authorization: 'Bearer ${T}' },
+      },
+    );
+  });
+  it('lets the token endpoint use http on loopback only in development', () => {
+    const cfg = JSON.stringify([
+      {
+        id: 'up',
+        url: 'http://127.0.0.1:3001/mcp',
+        oauth: { tokenUrl: 'http://127.0.0.1:3002/token', clientId: 'gw', clientSecret: 'UP_SECRET' },
+      },
+    ]);
+    expect(() => parseUpstreams(cfg, { ...opts, secrets })).toThrowError(/oauth\.tokenUrl: must be https/);
+    const [u] = parseUpstreams(cfg, { ...opts, secrets, allowHttpLoopback: true });
+    expect(u!.oauth!.tokenUrl.port).toBe('3002');
+  });
+});
+
 describe('isPrivateHost', () => {
   it('flags private, loopback, link-local and mapped addresses', () => {
     for (const h of [

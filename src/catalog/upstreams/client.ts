@@ -15,9 +15,10 @@
  * each more than the gateway's whole 80 KB budget; this file needs none of
  * their zod schemas, OAuth or stdio code.
  *
- * Only the headers configured for the upstream are sent: never anything of
- * the downstream client's (no credential passthrough), and only to the
- * configured origin: redirects are refused (fetch-guard.ts). Each public
+ * Only the headers configured for the upstream are sent, and its own OAuth
+ * token when it has an `oauth` entry (oauth.ts; a 401 gets a fresh token
+ * and one retry): never anything of the downstream client's (no credential
+ * passthrough), and only to the configured origin: redirects are refused (fetch-guard.ts). Each public
  * operation (a request, a whole listing, a listen's handshake) runs against
  * one deadline of the configured timeout, and every reply is read with a
  * byte cap (body.ts).
@@ -34,6 +35,7 @@ import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { readCapped } from './body.js';
 import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
 import { guardedFetch } from './fetch-guard.js';
+import type { BearerSource } from './oauth.js';
 import { SseLink } from './sse-link.js';
 import { readSse } from './sse-reader.js';
 import {
@@ -65,6 +67,8 @@ export interface UpstreamClientOptions {
   timeoutMs: number;
   clientInfo: Implementation;
   fetch?: typeof fetch;
+  /** The upstream's own bearer token (client-credentials grant), sent as its Authorization. */
+  auth?: BearerSource;
 }
 
 interface Connection {
@@ -338,7 +342,8 @@ export class UpstreamClient {
 
   /** 2024-11-05: the HTTP+SSE transport (sse-link.ts), then its own initialize handshake. */
   private async openSse(d: Deadline): Promise<Connection> {
-    const sse = await SseLink.open(this.opts.url, this.opts.headers, this.fetch, d);
+    const auth = this.opts.auth && { authorization: `Bearer ${await this.opts.auth.token(d.signal)}` };
+    const sse = await SseLink.open(this.opts.url, { ...this.opts.headers, ...auth }, this.fetch, d);
     const conn: Connection = { era: 'sse', sse };
     try {
       const init = await this.send(
@@ -421,17 +426,40 @@ export class UpstreamClient {
     extra: Record<string, string> = {},
     signal?: AbortSignal,
   ): Promise<Response> {
+    const s = signal ?? AbortSignal.timeout(this.opts.timeoutMs);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const auth = this.opts.auth;
+    let token = auth && (await auth.token(s));
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.once(method, url, payload, extra, s, token);
+      // The upstream refused its token (revoked, expired early, keys rotated): one fresh token, one retry.
+      if (res.status !== 401 || !auth || token === undefined || attempt > 0) return res;
+      await res.body?.cancel().catch(() => undefined);
+      auth.rejected(token);
+      token = await auth.token(s);
+    }
+  }
+
+  private async once(
+    method: string,
+    url: URL,
+    payload: string | undefined,
+    extra: Record<string, string>,
+    signal: AbortSignal,
+    token: string | undefined,
+  ): Promise<Response> {
     try {
       return await guardedFetch(this.fetch, url, {
         method,
         headers: {
           ...this.opts.headers,
+          ...(token !== undefined && { authorization: `Bearer ${token}` }),
           accept: 'application/json, text/event-stream',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
           ...extra,
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: signal ?? AbortSignal.timeout(this.opts.timeoutMs),
+        body: payload,
+        signal,
       });
     } catch (e) {
       if (e instanceof UpstreamError) throw e;

@@ -12,6 +12,7 @@ import { catalogWriter, upstreamStub } from '../stubs.js';
 import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
 import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './config.js';
 import { describeFault } from './errors.js';
+import { upstreamAuth } from './oauth.js';
 import { reported, type ListReport } from './report.js';
 import { log } from '../../lib/log.js';
 
@@ -56,7 +57,8 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
   const reports = await Promise.all(
     missing.map(async (u): Promise<ListReport> => {
       const { url, headers, timeoutMs } = u;
-      const client = new UpstreamClient({ url, headers, timeoutMs, clientInfo: GATEWAY_CLIENT_INFO });
+      const auth = upstreamAuth(u);
+      const client = new UpstreamClient({ url, headers, timeoutMs, clientInfo: GATEWAY_CLIENT_INFO, auth });
       clients.push(client);
       try {
         return reported(u, separator, await client.listing());

@@ -5,9 +5,10 @@
  * its field path ("UPSTREAMS[1].url: ..."), and a bad configuration fails
  * the gateway loudly rather than silently dropping an upstream. Header
  * values may name Worker secrets as ${SECRET_NAME}; they are resolved here
- * and never logged.
+ * and never logged. An `oauth` entry (client-credentials grant, oauth.ts)
+ * names its client secret the same way, by the Worker secret's name.
  *
- * SSRF guard: https only (http only to loopback, and only when
+ * SSRF guard (the upstream URL and an oauth tokenUrl alike): https only (http only to loopback, and only when
  * UPSTREAM_ALLOW_HTTP_LOOPBACK is set, as in local development), and no
  * private, loopback or link-local address in any spelling (ssrf.ts).
  * Redirects are never followed (fetch-guard.ts).
@@ -30,6 +31,20 @@ export interface UpstreamConfig {
   deny: string[];
   /** Original upstream name → name to publish (before prefixing). */
   aliases: Record<string, string>;
+  /** OAuth 2.0 client-credentials grant for this upstream's bearer token (oauth.ts). */
+  oauth?: UpstreamOAuth;
+}
+
+export interface UpstreamOAuth {
+  tokenUrl: URL;
+  clientId: string;
+  /** The secret's value, resolved from the Worker secret the configuration names; never shown anywhere. */
+  clientSecret: string;
+  /** How the client authenticates at the token endpoint (default client_secret_basic). */
+  authMethod: 'client_secret_basic' | 'client_secret_post';
+  scope?: string;
+  /** RFC 8707 resource indicator sent with the token request. */
+  resource?: string;
 }
 
 export class UpstreamConfigError extends Error {}
@@ -49,6 +64,81 @@ function globMatcher(pattern: string): RegExp {
 export function nameAllowed(u: UpstreamConfig, name: string): boolean {
   if (u.deny.some((p) => globMatcher(p).test(name))) return false;
   return u.allow === null || u.allow.some((p) => globMatcher(p).test(name));
+}
+
+/** The SSRF guard's verdict on a configured URL: its problems, none when it may be called. */
+function guardUrl(url: URL, at: string, allowHttpLoopback: boolean): string[] {
+  const problems: string[] = [];
+  const loopback = isLoopbackHost(url.hostname);
+  if (url.protocol === 'http:' && !(loopback && allowHttpLoopback))
+    problems.push(`${at}: must be https (http only to loopback in development)`);
+  else if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`${at}: must be https`);
+  if (isPrivateHost(url.hostname) && !(loopback && allowHttpLoopback))
+    problems.push(`${at}: private, loopback and link-local addresses are not allowed`);
+  if (url.username || url.password) problems.push(`${at}: credentials belong in headers, not the URL`);
+  return problems;
+}
+
+const isUrl = (v: string) => {
+  try {
+    return Boolean(new URL(v));
+  } catch {
+    return false;
+  }
+};
+const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,127}$/;
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
+
+/**
+ * An upstream's `oauth` entry. Problems name fields and secret names, never
+ * a value: a secret pasted where its name belongs is not echoed back.
+ */
+function parseOAuth(
+  v: unknown,
+  at: (f: string) => string,
+  opts: { secrets: Record<string, unknown>; allowHttpLoopback: boolean },
+  problems: string[],
+): UpstreamOAuth | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    problems.push(`${at('oauth')}: must be an object with tokenUrl, clientId and clientSecret`);
+    return undefined;
+  }
+  const o = v as Record<string, unknown>;
+  const before = problems.length;
+  let tokenUrl: URL | undefined;
+  try {
+    tokenUrl = new URL(String(o.tokenUrl));
+    problems.push(...guardUrl(tokenUrl, at('oauth.tokenUrl'), opts.allowHttpLoopback));
+  } catch {
+    problems.push(`${at('oauth.tokenUrl')}: required, a URL`);
+  }
+  if (typeof o.clientId !== 'string' || !o.clientId) problems.push(`${at('oauth.clientId')}: required, a string`);
+  let clientSecret = '';
+  if (typeof o.clientSecret !== 'string' || !SECRET_NAME.test(o.clientSecret))
+    problems.push(`${at('oauth.clientSecret')}: required, the NAME of a Worker secret (A-Z 0-9 _), not the secret`);
+  else {
+    const secret = opts.secrets[o.clientSecret];
+    if (typeof secret !== 'string' || !secret)
+      problems.push(`${at('oauth.clientSecret')}: secret ${o.clientSecret} is not set`);
+    else clientSecret = secret;
+  }
+  if (o.scope !== undefined && typeof o.scope !== 'string') problems.push(`${at('oauth.scope')}: must be a string`);
+  if (o.resource !== undefined && (typeof o.resource !== 'string' || !isUrl(o.resource)))
+    problems.push(`${at('oauth.resource')}: must be an absolute URL`);
+  const authMethod = o.authMethod ?? 'client_secret_basic';
+  if (!AUTH_METHODS.includes(authMethod as (typeof AUTH_METHODS)[number]))
+    problems.push(`${at('oauth.authMethod')}: must be ${AUTH_METHODS.join(' or ')}`);
+  const known = new Set(['tokenUrl', 'clientId', 'clientSecret', 'scope', 'resource', 'authMethod']);
+  for (const k of Object.keys(o)) if (!known.has(k)) problems.push(`${at(`oauth.${k}`)}: unknown field`);
+  if (problems.length > before || !tokenUrl) return undefined;
+  return {
+    tokenUrl,
+    clientId: o.clientId as string,
+    clientSecret,
+    authMethod: authMethod as UpstreamOAuth['authMethod'],
+    ...(typeof o.scope === 'string' && o.scope && { scope: o.scope }),
+    ...(typeof o.resource === 'string' && { resource: o.resource }),
+  };
 }
 
 export function parseUpstreams(
@@ -83,15 +173,7 @@ export function parseUpstreams(
     } catch {
       problems.push(`${at('url')}: not a URL`);
     }
-    if (url) {
-      const loopback = isLoopbackHost(url.hostname);
-      if (url.protocol === 'http:' && !(loopback && opts.allowHttpLoopback))
-        problems.push(`${at('url')}: must be https (http only to loopback in development)`);
-      else if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`${at('url')}: must be https`);
-      if (isPrivateHost(url.hostname) && !(loopback && opts.allowHttpLoopback))
-        problems.push(`${at('url')}: private, loopback and link-local addresses are not allowed`);
-      if (url.username || url.password) problems.push(`${at('url')}: credentials belong in headers, not the URL`);
-    }
+    if (url) problems.push(...guardUrl(url, at('url'), opts.allowHttpLoopback));
     const prefix = o.prefix === undefined ? id : o.prefix;
     // "" mounts the upstream without a prefix (migrations): its names are published as they are, and a local prompt wins a clash.
     if (prefix === '') {
@@ -143,6 +225,10 @@ export function parseUpstreams(
     }
     if (o.enabled !== undefined && typeof o.enabled !== 'boolean')
       problems.push(`${at('enabled')}: must be true or false`);
+    const oauth = o.oauth === undefined ? undefined : parseOAuth(o.oauth, at, opts, problems);
+    // One source of the upstream's Authorization: two would race (which one the upstream sees is an accident).
+    if (o.oauth !== undefined && 'authorization' in headers)
+      problems.push(`${at('headers.authorization')}: not with oauth (the token from oauth is the Authorization)`);
     if (url && typeof prefix === 'string')
       out.push({
         id,
@@ -154,6 +240,7 @@ export function parseUpstreams(
         allow: strings(o.allow, 'allow'),
         deny: strings(o.deny, 'deny') ?? [],
         aliases,
+        ...(oauth && { oauth }),
       });
   });
   if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);

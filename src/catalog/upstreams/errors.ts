@@ -17,6 +17,7 @@ export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
  * - closed: the upstream closed the reply before it was complete
  * - protocol: well-formed JSON that is not a valid MCP answer
  * - rpc_error: the upstream answered with a JSON-RPC error
+ * - credentials: the upstream's OAuth token could not be obtained (its token endpoint failed; oauth.ts)
  */
 export type UpstreamFault =
   | 'timeout'
@@ -27,7 +28,8 @@ export type UpstreamFault =
   | 'invalid_json'
   | 'closed'
   | 'protocol'
-  | 'rpc_error';
+  | 'rpc_error'
+  | 'credentials';
 
 export class UpstreamError extends Error {
   readonly fault: UpstreamFault;

@@ -34,6 +34,7 @@ import { servedOriginal } from './access.js';
 import { GATEWAY_CLIENT_INFO, UpstreamClient, UpstreamError } from './client.js';
 import { upstreamConfigs, type UpstreamConfig } from './config.js';
 import { describeFault } from './errors.js';
+import { grantKey, upstreamAuth } from './oauth.js';
 import { reported, type ListReport } from './report.js';
 import { log } from '../../lib/log.js';
 
@@ -63,6 +64,10 @@ export interface ForwardTarget {
 }
 
 const BREAKER_THRESHOLD = 3;
+
+/** What the client is built from: any change means a new client. */
+const clientKey = (u: UpstreamConfig) =>
+  JSON.stringify([u.url.href, u.headers, u.timeoutMs, u.oauth ? grantKey(u.id, u.oauth) : null]);
 const BREAKER_MAX_MS = 5 * 60_000;
 
 export class UpstreamObject extends DurableObject<Env> {
@@ -77,7 +82,7 @@ export class UpstreamObject extends DurableObject<Env> {
   private async config(id: string, fresh = false): Promise<UpstreamConfig | undefined> {
     const u = (await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled);
     // A changed URL, headers or timeout means a new client, and a new follow loop once listed; gone means neither.
-    if (!u || (this.client && this.clientKey !== JSON.stringify([u.url.href, u.headers, u.timeoutMs]))) this.drop();
+    if (!u || (this.client && this.clientKey !== clientKey(u))) this.drop();
     return u;
   }
 
@@ -98,9 +103,15 @@ export class UpstreamObject extends DurableObject<Env> {
   private clientKey = '';
 
   private clientFor(u: UpstreamConfig): UpstreamClient {
-    if (!this.client) this.clientKey = JSON.stringify([u.url.href, u.headers, u.timeoutMs]);
+    if (!this.client) this.clientKey = clientKey(u);
     const { url, headers, timeoutMs } = u;
-    this.client ??= new UpstreamClient({ url, headers, timeoutMs, clientInfo: GATEWAY_CLIENT_INFO });
+    this.client ??= new UpstreamClient({
+      url,
+      headers,
+      timeoutMs,
+      clientInfo: GATEWAY_CLIENT_INFO,
+      auth: upstreamAuth(u),
+    });
     return this.client;
   }
 

@@ -1,0 +1,145 @@
+/**
+ * Upstream credentials by the OAuth 2.0 client-credentials grant: the
+ * bearer token an upstream with an `oauth` entry gets, cached per upstream
+ * for the isolate (the Worker's cold path and the UpstreamObject share it)
+ * and fetched once however many requests wait for it. It is refreshed a
+ * minute before it expires (at half its life when it lives two minutes or
+ * less), and dropped when the upstream answers 401 (client.ts retries once).
+ *
+ * Never in an error, a log or /status: the secret and the tokens. A failing
+ * token endpoint is reported by its status and OAuth error code only
+ * (fault `credentials`); the endpoint's own description could echo anything.
+ */
+import { readCapped } from './body.js';
+import type { UpstreamConfig, UpstreamOAuth } from './config.js';
+import { UpstreamError } from './errors.js';
+import { guardedFetch } from './fetch-guard.js';
+
+/** What the upstream client asks of a credential source. */
+export interface BearerSource {
+  /** A token to send now (cached, or fetched within `signal`). */
+  token(signal?: AbortSignal): Promise<string>;
+  /** The upstream refused `token` (401): the next `token()` fetches a new one. */
+  rejected(token: string): void;
+}
+
+interface Entry {
+  token?: string;
+  refreshAt: number;
+  /** The secret the token was obtained with: a rotated secret means a new token. */
+  secret: string;
+  inflight?: Promise<string>;
+}
+
+const REFRESH_BEFORE_MS = 60_000;
+/** A token response without expires_in is kept this long (or until the upstream refuses it). */
+const UNSTATED_LIFETIME_MS = 10 * 60_000;
+const cache = new Map<string, Entry>();
+
+/** When to fetch the next token, for one obtained at `now` that lives `lifetimeMs`. */
+export function refreshAt(now: number, lifetimeMs: number): number {
+  return now + (lifetimeMs > 2 * REFRESH_BEFORE_MS ? lifetimeMs - REFRESH_BEFORE_MS : lifetimeMs / 2);
+}
+
+/** Identifies an upstream's grant without its secret (also the UpstreamObject's client key). */
+export function grantKey(id: string, o: UpstreamOAuth): string {
+  return JSON.stringify([id, o.tokenUrl.href, o.clientId, o.authMethod, o.scope ?? '', o.resource ?? '']);
+}
+
+/** The credential source of one upstream's grant, over the isolate's cache. */
+export function bearerSource(
+  id: string,
+  o: UpstreamOAuth,
+  timeoutMs: number,
+  fetchFn: typeof fetch = (input, init) => fetch(input, init),
+  now: () => number = Date.now,
+): BearerSource {
+  const key = grantKey(id, o);
+  const entry = (): Entry => {
+    let e = cache.get(key);
+    if (!e || e.secret !== o.clientSecret) cache.set(key, (e = { refreshAt: 0, secret: o.clientSecret }));
+    return e;
+  };
+  return {
+    token(signal) {
+      const e = entry();
+      if (e.token && now() < e.refreshAt) return Promise.resolve(e.token);
+      e.inflight ??= obtain(o, signal ?? AbortSignal.timeout(timeoutMs), fetchFn, now)
+        .then(({ token, lifetimeMs }) => {
+          e.token = token;
+          e.refreshAt = refreshAt(now(), lifetimeMs);
+          return token;
+        })
+        .finally(() => (e.inflight = undefined));
+      return e.inflight;
+    },
+    rejected(token) {
+      const e = cache.get(key);
+      if (e?.token === token) e.token = undefined;
+    },
+  };
+}
+
+/** The credential source an upstream's client uses, if its configuration has an `oauth` entry. */
+export function upstreamAuth(u: UpstreamConfig): BearerSource | undefined {
+  return u.oauth && bearerSource(u.id, u.oauth, u.timeoutMs);
+}
+
+/** Forgets every cached token (tests; a rotated secret is noticed without it). */
+export function forgetTokens(): void {
+  cache.clear();
+}
+
+const fail = (message: string) => new UpstreamError('http', message, undefined, undefined, 'credentials');
+
+async function obtain(
+  o: UpstreamOAuth,
+  signal: AbortSignal,
+  fetchFn: typeof fetch,
+  now: () => number,
+): Promise<{ token: string; lifetimeMs: number }> {
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
+  if (o.scope) form.set('scope', o.scope);
+  if (o.resource) form.set('resource', o.resource);
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
+  if (o.authMethod === 'client_secret_post') {
+    form.set('client_id', o.clientId);
+    form.set('client_secret', o.clientSecret);
+  } else {
+    // RFC 6749 2.3.1: each part form-urlencoded before base64.
+    const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+    headers.authorization = `Basic ${btoa(`${enc(o.clientId)}:${enc(o.clientSecret)}`)}`;
+  }
+  const started = now();
+  let res: Response;
+  try {
+    res = await guardedFetch(fetchFn, o.tokenUrl, { method: 'POST', headers, body: form.toString(), signal });
+  } catch (e) {
+    if (e instanceof UpstreamError) throw fail(`token endpoint ${e.message.replace(/^upstream /, '')}`);
+    const timedOut = (e as Error)?.name === 'TimeoutError' || (e as Error)?.name === 'AbortError';
+    throw fail(timedOut ? 'token endpoint did not answer in time' : 'token endpoint unreachable');
+  }
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(await readCapped(res, 64 * 1024)) as Record<string, unknown>;
+  } catch {
+    // Not JSON: judged by the status alone.
+  }
+  if (!res.ok) {
+    // Only a well-formed OAuth error code is repeated; anything else the endpoint said stays out.
+    const code = typeof body.error === 'string' && /^[a-z_]{1,64}$/.test(body.error) ? ` (${body.error})` : '';
+    throw fail(`token endpoint answered ${res.status}${code}`);
+  }
+  const token = body.access_token;
+  if (typeof token !== 'string' || !token || !/^[\x21-\x7e]+$/.test(token))
+    throw fail('token endpoint answered without a usable access_token');
+  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer')
+    throw fail('token endpoint answered a token that is not a Bearer token');
+  const expiresIn = Number(body.expires_in);
+  const lifetimeMs = Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn * 1000 : UNSTATED_LIFETIME_MS;
+  // Lifetime counted from the request, not the answer: a slow endpoint cannot make a token outlive its expiry.
+  return { token, lifetimeMs: Math.max(0, lifetimeMs - (now() - started)) };
+}

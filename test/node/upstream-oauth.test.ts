@@ -1,0 +1,176 @@
+/**
+ * Upstream credentials by the client-credentials grant (oauth.ts) through
+ * the upstream client, against the test authorization server and an MCP
+ * server that verifies its tokens: one token per upstream however many
+ * requests and clients, refreshed before expiry, renewed once on a 401, and
+ * never a secret or token in an error.
+ */
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
+import type { UpstreamOAuth } from '../../src/catalog/upstreams/config.js';
+import { bearerSource, forgetTokens, refreshAt } from '../../src/catalog/upstreams/oauth.js';
+import { startAuthServer, type AuthServer } from '../helpers/auth-server.js';
+import { protectedMcpServer, type ProtectedMcp } from '../helpers/auth/protected-mcp.js';
+import { body, listen, stop } from '../helpers/http-server.js';
+
+const SECRET = 'gw-client-secret-value';
+const clientInfo = { name: 'promptgate-test', version: '1' };
+const cleanup: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  await Promise.all(cleanup.map((f) => f()));
+});
+beforeEach(() => forgetTokens());
+
+async function setup(verify: 'jwt' | 'introspect') {
+  const as = await startAuthServer({
+    tokens: verify === 'jwt' ? 'jwt' : 'opaque',
+    clients: [
+      { client_id: 'gw', client_secret: SECRET, scope: 'prompts:read' },
+      { client_id: 'rs', client_secret: 'rs-secret' },
+    ],
+  });
+  const mcp = await protectedMcpServer(as, { verify, introspector: { clientId: 'rs', clientSecret: 'rs-secret' } });
+  cleanup.push(
+    () => as.stop(),
+    () => mcp.close(),
+  );
+  return { as, mcp };
+}
+
+const grant = (as: AuthServer, mcp: ProtectedMcp, o: Partial<UpstreamOAuth> = {}): UpstreamOAuth => ({
+  tokenUrl: new URL(as.tokenEndpoint),
+  clientId: 'gw',
+  clientSecret: SECRET,
+  authMethod: 'client_secret_basic',
+  scope: 'prompts:read',
+  resource: mcp.url,
+  ...o,
+});
+const clientFor = (mcp: ProtectedMcp, o: UpstreamOAuth, now?: () => number) =>
+  new UpstreamClient({
+    url: new URL(mcp.url),
+    headers: {},
+    timeoutMs: 3000,
+    clientInfo,
+    auth: bearerSource('up', o, 3000, undefined, now),
+  });
+const tokenCalls = (as: AuthServer) => as.requests.filter((r) => r.path === '/token');
+
+describe('client-credentials upstream tokens', () => {
+  it('one token serves every request and client; it is the only Authorization the upstream sees', async () => {
+    const { as, mcp } = await setup('jwt');
+    const clients = [clientFor(mcp, grant(as, mcp)), clientFor(mcp, grant(as, mcp))];
+    cleanup.push(...clients.map((c) => () => c.close()));
+    // First contact from both at once: the token is fetched once.
+    const lists = await Promise.all(clients.map((c) => c.listPrompts()));
+    expect(lists.map((l) => l.map((p) => p.name))).toEqual([
+      ['greet', 'summarise'],
+      ['greet', 'summarise'],
+    ]);
+    const got = await clients[0]!.request('prompts/get', { name: 'greet', arguments: { who: 'ada' } });
+    expect(JSON.stringify(got)).toContain('greet ada');
+    expect(tokenCalls(as)).toHaveLength(1);
+    expect(tokenCalls(as)[0]).toMatchObject({
+      clientId: 'gw',
+      params: { grant_type: 'client_credentials', scope: 'prompts:read', resource: mcp.url },
+    });
+    const token = as.issued[0]!.token;
+    expect(new Set(mcp.seen.map((h) => h.authorization))).toEqual(new Set([`Bearer ${token}`]));
+    expect(mcp.refused()).toBe(0);
+  });
+
+  it('client_secret_post authenticates in the form', async () => {
+    const { as, mcp } = await setup('jwt');
+    const c = clientFor(mcp, grant(as, mcp, { authMethod: 'client_secret_post' }));
+    cleanup.push(() => c.close());
+    await c.listPrompts();
+    const call = tokenCalls(as)[0]!;
+    expect(call.clientId).toBe('gw');
+    expect(call.headers.authorization).toBeUndefined();
+    expect(call.params.client_id).toBe('gw');
+  });
+
+  it('a 401 from the upstream drops the token and retries once with a new one', async () => {
+    const { as, mcp } = await setup('introspect');
+    const c = clientFor(mcp, grant(as, mcp));
+    cleanup.push(() => c.close());
+    await c.listPrompts();
+    as.revokeAll(); // the upstream now refuses the cached token
+    const names = (await c.listPrompts()).map((p) => p.name);
+    expect(names).toEqual(['greet', 'summarise']);
+    expect(mcp.refused()).toBe(1);
+    expect(tokenCalls(as)).toHaveLength(2);
+    expect(mcp.seen.at(-1)!.authorization).toBe(`Bearer ${as.issued[1]!.token}`);
+    // Refused again after the fresh token: the 401 is the answer (no loop).
+    as.revokeAll();
+    as.failTokens({ status: 400, error: 'invalid_grant' });
+    await expect(c.listPrompts()).rejects.toMatchObject({ fault: 'credentials' });
+  });
+
+  it('refreshes a minute before expiry, or at half life for short tokens', async () => {
+    expect(refreshAt(0, 3_600_000)).toBe(3_540_000);
+    expect(refreshAt(0, 120_000)).toBe(60_000);
+    expect(refreshAt(0, 10_000)).toBe(5_000);
+    const { as, mcp } = await setup('jwt');
+    let clock = Date.now();
+    const c = clientFor(mcp, grant(as, mcp), () => clock);
+    cleanup.push(() => c.close());
+    await c.listPrompts();
+    expect(tokenCalls(as)).toHaveLength(1);
+    clock += 3_500_000; // 58 min 20 s into a one-hour token: still good
+    await c.listPrompts();
+    expect(tokenCalls(as)).toHaveLength(1);
+    clock += 45_000; // less than a minute left: a new one
+    as.tokenTtl = 10;
+    await c.listPrompts();
+    expect(tokenCalls(as)).toHaveLength(2);
+    clock += 4_000; // a 10 s token, 4 s in
+    await c.listPrompts();
+    expect(tokenCalls(as)).toHaveLength(2);
+    clock += 2_000; // past half its life
+    await c.listPrompts();
+    expect(tokenCalls(as)).toHaveLength(3);
+    expect(mcp.refused()).toBe(0);
+  });
+
+  it('a failing token endpoint is a `credentials` fault that names no secret and no token', async () => {
+    const { as, mcp } = await setup('jwt');
+    as.failTokens({ status: 401, error: 'invalid_client' });
+    const c = clientFor(mcp, grant(as, mcp));
+    cleanup.push(() => c.close());
+    const e = (await c.listPrompts().catch((x: unknown) => x)) as UpstreamError;
+    expect(e).toBeInstanceOf(UpstreamError);
+    expect([e.fault, e.message]).toEqual(['credentials', 'token endpoint answered 401 (invalid_client)']);
+    expect(mcp.seen).toHaveLength(0); // the upstream is never called without its token
+
+    // An endpoint that echoes the request (secret and all) into its error: none of it is repeated.
+    const echo = await listen(async (req, res) => {
+      const text = `${JSON.stringify(req.headers)} ${await body(req)}`;
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: `bad ${text}`, error_description: text }));
+    });
+    cleanup.push(() => stop(echo.http));
+    const e2 = (await clientFor(mcp, grant(as, mcp, { tokenUrl: new URL(`${echo.url}/token`) }))
+      .listPrompts()
+      .catch((x: unknown) => x)) as UpstreamError;
+    expect(e2.message).toBe('token endpoint answered 400');
+    // A token endpoint that hands out something other than a Bearer token is refused too.
+    const odd = await listen(async (req, res) => {
+      await body(req);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ access_token: 'tok-123', token_type: 'DPoP', expires_in: 60 }));
+    });
+    cleanup.push(() => stop(odd.http));
+    const e3 = (await clientFor(mcp, grant(as, mcp, { tokenUrl: new URL(`${odd.url}/token`) }))
+      .listPrompts()
+      .catch((x: unknown) => x)) as UpstreamError;
+    expect(e3.message).toBe('token endpoint answered a token that is not a Bearer token');
+    for (const m of [e.message, e2.message, e3.message]) {
+      expect(m).not.toContain(SECRET);
+      expect(m).not.toContain(Buffer.from(`gw:${SECRET}`).toString('base64'));
+      expect(m).not.toContain('tok-123');
+    }
+  });
+});
