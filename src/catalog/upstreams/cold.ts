@@ -61,7 +61,7 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
       try {
         return reported(u, separator, await client.listing());
       } catch (e) {
-        return { id: u.id, prefix: u.prefix, error: describeFault(e) };
+        return { id: u.id, prefix: u.prefix, error: describeFault(e), ...(u.groups && { groups: u.groups }) };
       }
     }),
   );
@@ -95,6 +95,7 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
           prefix: r.prefix,
           prompts: r.prompts!,
           ...(r.hints && { hints: r.hints }),
+          ...(r.groups && { groups: r.groups }),
           digest: '',
           ok: true,
           lastSuccess: stamp,

@@ -13,7 +13,7 @@
  * Redirects are never followed (fetch-guard.ts).
  */
 import { configOf } from '../../lib/config.js';
-import { NAME_PATTERN } from '../validate.js';
+import { groupProblems, NAME_PATTERN } from '../validate.js';
 import { isLoopbackHost, isPrivateHost } from './ssrf.js';
 
 export { isLoopbackHost, isPrivateHost } from './ssrf.js';
@@ -30,6 +30,8 @@ export interface UpstreamConfig {
   deny: string[];
   /** Original upstream name → name to publish (before prefixing). */
   aliases: Record<string, string>;
+  /** Who sees this upstream's prompts (every one of them); undefined: everyone. */
+  groups?: string[];
 }
 
 export class UpstreamConfigError extends Error {}
@@ -143,6 +145,8 @@ export function parseUpstreams(
     }
     if (o.enabled !== undefined && typeof o.enabled !== 'boolean')
       problems.push(`${at('enabled')}: must be true or false`);
+    const groupIssues = groupProblems(o.groups, 'groups');
+    for (const [f, message] of groupIssues) problems.push(`${at(f)}: ${message}`);
     if (url && typeof prefix === 'string')
       out.push({
         id,
@@ -154,6 +158,7 @@ export function parseUpstreams(
         allow: strings(o.allow, 'allow'),
         deny: strings(o.deny, 'deny') ?? [],
         aliases,
+        ...(o.groups !== undefined && !groupIssues.length && { groups: [...(o.groups as string[])] }),
       });
   });
   if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
