@@ -5,7 +5,7 @@
  * the same prompts, never by two views), cursors fail in another view, grouped listings are
  * private, and a prompt outside the view is a 404 / -32602 exactly like an unknown one.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listing } from '../../src/catalog/listing.js';
@@ -255,5 +255,29 @@ describe('an upstream with groups', () => {
       { id: 'gh', prefix: 'gh', error: 'down' },
     ]);
     expect(cleared?.upstreams?.find((u) => u.id === 'gh')?.groups).toBeUndefined();
+  });
+});
+
+describe('groups through the admin API', () => {
+  const put = (name: string, groups: unknown) =>
+    SELF.fetch(`https://gateway.test/admin/prompts/${name}`, {
+      method: 'PUT',
+      headers: { authorization: 'Bearer test-admin-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ groups, messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] }),
+    });
+
+  it('publishes them as given, and refuses bad ones with their path', async () => {
+    const bad = await put('g-bad', ['eng', 'not a group']);
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { error: { issues: unknown[] } }).error.issues).toEqual([
+      { path: 'groups[1]', message: expect.stringContaining('must be a group name') },
+    ]);
+    expect((await put('g-ok', ['finance'])).status).toBe(200);
+    const stored = await SELF.fetch('https://gateway.test/admin/prompts/g-ok', {
+      headers: { authorization: 'Bearer test-admin-token' },
+    });
+    expect(((await stored.json()) as { prompt: { groups: string[] } }).prompt.groups).toEqual(['finance']);
+    expect((await http('/prompts/g-ok', alice)).status).toBe(404);
+    expect((await http('/prompts/g-ok', admin)).status).toBe(200);
   });
 });
