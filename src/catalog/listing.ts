@@ -59,9 +59,12 @@ function callerOf(contentScope: CacheHints['cacheScope'], q: RequestScope): Prom
 
 const viewDigests = new BoundedMap<string, string>(1_000);
 
-/** The view's path segment in edge-cache keys: a digest, so group names never appear in a URL. */
-async function viewSegment(key: string): Promise<string> {
-  if (key === '') return '-';
+/**
+ * The view's path segment in edge-cache keys: `-` for a catalog without groups, else a digest (so
+ * group names never appear in a URL), also for the empty key of a grouped one, which is not everyone's.
+ */
+async function viewSegment(key: string, grouped: boolean): Promise<string> {
+  if (!grouped) return '-';
   let d = viewDigests.get(key);
   if (!d) viewDigests.set(key, (d = await hex16(`view/v1|${key}`)));
   return d;
@@ -83,7 +86,7 @@ async function fromEdge(
     origin,
     scope: hints.cacheScope,
     principal: await callerOf(cacheScope, q),
-    view: await viewSegment(view),
+    view: await viewSegment(view, grouped),
     generation,
     variant: version,
     cursor,
@@ -167,7 +170,7 @@ async function build(q: RequestScope, version: ProtocolVersion, rawCursor: unkno
     origin: originOf(q.url),
     scope: hints.cacheScope,
     principal: await callerOf(content.cacheScope, q),
-    view: await viewSegment(viewKey),
+    view: await viewSegment(viewKey, view.compiled.groups.size > 0),
     generation,
     variant: version,
     cursor,

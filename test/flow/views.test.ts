@@ -269,14 +269,14 @@ describe('groups through the admin API', () => {
   it('publishes them as given, and refuses bad ones with their path', async () => {
     const bad = await put('g-bad', ['eng', 'not a group']);
     expect(bad.status).toBe(422);
-    expect(((await bad.json()) as { error: { issues: unknown[] } }).error.issues).toEqual([
+    expect((await bad.json<{ error: { issues: unknown[] } }>()).error.issues).toEqual([
       { path: 'groups[1]', message: expect.stringContaining('must be a group name') },
     ]);
     expect((await put('g-ok', ['finance'])).status).toBe(200);
     const stored = await SELF.fetch('https://gateway.test/admin/prompts/g-ok', {
       headers: { authorization: 'Bearer test-admin-token' },
     });
-    expect(((await stored.json()) as { prompt: { groups: string[] } }).prompt.groups).toEqual(['finance']);
+    expect((await stored.json<{ prompt: { groups: string[] } }>()).prompt.groups).toEqual(['finance']);
     expect((await http('/prompts/g-ok', alice)).status).toBe(404);
     expect((await http('/prompts/g-ok', admin)).status).toBe(200);
   });
