@@ -51,7 +51,8 @@ const pointerUrl = (origin: string) => `${origin}${BASE}/pointer`;
 
 function pageUrl(k: PageKey): string {
   const cursor = k.cursor === undefined ? '' : `?cursor=${encodeURIComponent(k.cursor)}`;
-  return `${k.origin}${BASE}/pages/${k.scope}/${k.principal}/${k.view}/${k.generation}/${encodeURIComponent(k.variant)}${cursor}`;
+  const path = `${k.scope}/${k.principal}/${k.view}/${k.generation}/${encodeURIComponent(k.variant)}`;
+  return `${k.origin}${BASE}/pages/${path}${cursor}`;
 }
 
 async function read(url: string): Promise<string | undefined> {

@@ -32,7 +32,8 @@ export const listings = new Hono<AppEnv>();
 
 /**
  * CORS for any origin: a page depends only on the caller's view, and
- * credentials travel in Authorization (allowed below), never in cookies. Written into each response rather than with hono/cors:
+ * credentials travel in Authorization (allowed below), never in cookies.
+ * Written into each response rather than with hono/cors:
  * that middleware sets headers before the handler runs, which makes Hono
  * build an empty Response and then copy the handler's Response into a new
  * one; in a CPU profile of GET /prompts that was ~17 % of the Worker's time.
