@@ -123,7 +123,7 @@ export class CatalogWriter extends DurableObject<Env> {
         const prev = this.upstreamState(r.id);
         if (r.prompts) {
           const digest = await sha256(canonical(r.prompts));
-          changed ||= prev?.digest !== digest || prev?.prefix !== r.prefix;
+          changed ||= prev?.digest !== digest || prev?.prefix !== r.prefix || !sameGroups(prev?.groups, r.groups);
           // New hints are not a list change, but the next snapshot must carry them (a scope may narrow).
           flipped ||= prev?.ok === false || !sameHints(prev?.hints, r.hints);
           const state: UpstreamState = {
@@ -136,12 +136,17 @@ export class CatalogWriter extends DurableObject<Env> {
             lastError: prev?.lastError ?? null,
           };
           if (r.hints) state.hints = r.hints;
+          if (r.groups) state.groups = r.groups;
           this.saveUpstream(state);
         } else {
           flipped ||= prev?.ok !== false;
+          // Who sees the upstream follows its configuration at once, even while it fails: a visibility change.
+          changed ||= !sameGroups(prev?.groups, r.groups);
           // The last good listing stays served (marked stale), and so do its hints: a failure never widens them.
+          const { groups: _old, ...kept } = prev ?? { prompts: [], digest: '', lastSuccess: null };
           this.saveUpstream({
-            ...(prev ?? { prompts: [], digest: '', lastSuccess: null }),
+            ...kept,
+            ...(r.groups && { groups: r.groups }),
             id: r.id,
             prefix: r.prefix,
             ok: false,
@@ -403,6 +408,10 @@ function toStored(r: Row): StoredPrompt {
     updatedAt: new Date(r.created_at).toISOString(),
   };
 }
+
+/** Group lists as configured (order kept: reordering them is a configuration change too, and harmless). */
+const sameGroups = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
+  (a ?? []).join(',') === (b ?? []).join(',');
 
 const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) =>
   a?.ttlMs === b?.ttlMs && a?.cacheScope === b?.cacheScope;

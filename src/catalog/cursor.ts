@@ -3,8 +3,10 @@
  *
  * Signed so a client cannot forge offsets, and bound to the catalog
  * generation so a cursor from before a change is rejected (-32602) rather
- * than silently skipping or repeating prompts. Cursors this isolate minted
- * are remembered, so walking pages costs no HMAC verification.
+ * than silently skipping or repeating prompts. The MAC also covers the view
+ * key (catalog/views.ts), which the cursor does not carry: a cursor from
+ * another view is simply invalid. Cursors this isolate minted are
+ * remembered, so walking pages costs no HMAC verification.
  */
 import { decodeBase64Url, encodeBase64Url } from '../lib/base64url.js';
 import { mac, safeEqual } from '../lib/hmac.js';
@@ -12,20 +14,24 @@ import { PerSecret } from '../lib/memo.js';
 import { LookupError } from './errors.js';
 
 const PURPOSE = 'cursor/v1';
-type Position = { generation: number; offset: number };
+type Position = { generation: number; offset: number; view: string };
 const minted = new PerSecret<Position>(10_000);
 
-export async function mintCursor(secret: string, generation: number, offset: number): Promise<string> {
+/** What the MAC covers: the body, and the view unless it is everyone's ('', so older cursors stay valid). */
+const signed = (body: string, view: string) => (view === '' ? body : `${body}|${view}`);
+
+export async function mintCursor(secret: string, generation: number, offset: number, view = ''): Promise<string> {
   const body = `${generation}.${offset}`;
-  const cursor = encodeBase64Url(new TextEncoder().encode(`${body}.${await mac(secret, PURPOSE, body)}`));
-  minted.for(secret).set(cursor, { generation, offset });
+  const tag = await mac(secret, PURPOSE, signed(body, view));
+  const cursor = encodeBase64Url(new TextEncoder().encode(`${body}.${tag}`));
+  minted.for(secret).set(cursor, { generation, offset, view });
   return cursor;
 }
 
-/** Returns the offset the cursor points at in `generation`, or throws LookupError('invalid_cursor'). */
-export async function readCursor(secret: string, cursor: unknown, generation: number): Promise<number> {
+/** Returns the offset the cursor points at in `generation` for `view`, or throws LookupError('invalid_cursor'). */
+export async function readCursor(secret: string, cursor: unknown, generation: number, view = ''): Promise<number> {
   const known = typeof cursor === 'string' ? minted.for(secret).get(cursor) : undefined;
-  const parsed = known ?? (await verify(secret, cursor));
+  const parsed = known ? (known.view === view ? known : null) : await verify(secret, cursor, view);
   if (!parsed) throw new LookupError('invalid_cursor', 'Invalid cursor');
   if (parsed.generation !== generation)
     throw new LookupError(
@@ -35,13 +41,13 @@ export async function readCursor(secret: string, cursor: unknown, generation: nu
   return parsed.offset;
 }
 
-async function verify(secret: string, cursor: unknown): Promise<Position | null> {
+async function verify(secret: string, cursor: unknown, view: string): Promise<Position | null> {
   if (typeof cursor !== 'string' || cursor.length > 200) return null;
   const bytes = decodeBase64Url(cursor);
   if (!bytes) return null;
   const m = /^(\d{1,15})\.(\d{1,9})\.([A-Za-z0-9_-]{22})$/.exec(new TextDecoder().decode(bytes));
   if (!m) return null;
-  const expected = await mac(secret, PURPOSE, `${m[1]}.${m[2]}`);
+  const expected = await mac(secret, PURPOSE, signed(`${m[1]}.${m[2]}`, view));
   if (!safeEqual(expected, m[3]!)) return null;
-  return { generation: Number(m[1]), offset: Number(m[2]) };
+  return { generation: Number(m[1]), offset: Number(m[2]), view };
 }

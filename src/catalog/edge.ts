@@ -5,28 +5,34 @@
  * Two kinds of entry, both under a reserved path of the gateway's own host:
  *   …/__promptgate/pointer                       newest generation this colo has seen, and its hints;
  *                                                short-lived (CATALOG_REFRESH_MS, at least 1 s)
- *   …/__promptgate/pages/<scope>/<principal>/<generation>/<variant>?cursor=…
+ *   …/__promptgate/pages/<scope>/<principal>/<view>/<generation>/<variant>?cursor=…
  *                                                one serialized list page; immutable, so long-lived
  *
  * Pages are keyed by generation, so a publish needs no purge: the next
- * generation's keys are simply new, and old pages age out unread. A
- * `private` page's key carries a digest of the caller's credentials, so it
- * is never served to anyone else. Note: the Cache API is a no-op on
+ * generation's keys are simply new, and old pages age out unread. Every
+ * page's key names its view (a digest of the view key, catalog/views.ts):
+ * principals who see the same prompts share it, no one else ever reads it.
+ * A page whose content itself is `private` (an upstream said so) also
+ * carries a digest of the caller, so it is never served to anyone else. Note: the Cache API is a no-op on
  * `*.workers.dev` hosts; there every lookup misses and the isolate and KV
  * path serves alone (README, "Caching").
  */
 import type { CacheHints } from './hints.js';
 import { log } from '../lib/log.js';
 
+/** The hints are the content's own (before views); `groups`, when the catalog uses any: a cold isolate's view key. */
 export interface Pointer extends CacheHints {
   generation: number;
+  groups?: string[];
 }
 
 export interface PageKey {
   readonly origin: string;
   readonly scope: CacheHints['cacheScope'];
-  /** `public` for public pages; a credentials digest for private ones. */
+  /** `public` unless the content itself is private; then a digest of the caller. */
   readonly principal: string;
+  /** `-` for everyone's view of a catalog without groups; else a digest of the view key. */
+  readonly view: string;
   readonly generation: number;
   /** Which shape of page (the protocol revision it was built for). */
   readonly variant: string;
@@ -45,7 +51,8 @@ const pointerUrl = (origin: string) => `${origin}${BASE}/pointer`;
 
 function pageUrl(k: PageKey): string {
   const cursor = k.cursor === undefined ? '' : `?cursor=${encodeURIComponent(k.cursor)}`;
-  return `${k.origin}${BASE}/pages/${k.scope}/${k.principal}/${k.generation}/${encodeURIComponent(k.variant)}${cursor}`;
+  const path = `${k.scope}/${k.principal}/${k.view}/${k.generation}/${encodeURIComponent(k.variant)}`;
+  return `${k.origin}${BASE}/pages/${path}${cursor}`;
 }
 
 async function read(url: string): Promise<string | undefined> {
@@ -76,6 +83,8 @@ export async function readPointer(origin: string): Promise<Pointer | undefined> 
   if (!text) return undefined;
   try {
     const p = JSON.parse(text) as Pointer;
+    if (p.groups !== undefined && !(Array.isArray(p.groups) && p.groups.every((g) => typeof g === 'string')))
+      return undefined;
     return Number.isInteger(p.generation) ? p : undefined;
   } catch {
     return undefined;

@@ -45,3 +45,11 @@ export function narrowHints(base: CacheHints, parts: readonly (CacheHints | unde
   }
   return ttlMs === 0 ? UNCACHEABLE : { ttlMs, cacheScope: scope };
 }
+
+/**
+ * The hints of one view's pages, from the content's own: a catalog that uses groups at all is
+ * `private` (what a caller sees depends on who it is), with the same TTL.
+ */
+export function viewHints(content: CacheHints, grouped: boolean): CacheHints {
+  return grouped && content.cacheScope === 'public' ? { ttlMs: content.ttlMs, cacheScope: 'private' } : content;
+}

@@ -5,9 +5,8 @@
  * object and the admin route give the same answers.
  */
 import type { Issue } from './types.js';
+import { GROUP_PATTERN } from './validate.js';
 
-/** Group names, as prompts and identity providers use them (docs/access-control.md). */
-export const GROUP_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,63}$/;
 /** Key names: a label for people, in the group alphabet. */
 export const KEY_NAME_PATTERN = GROUP_PATTERN;
 /** An OAuth scope token (RFC 6749 section 3.3), at most 128 characters. */

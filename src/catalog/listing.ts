@@ -1,12 +1,16 @@
 /**
- * One prompt-list page, from the cheapest place that has it:
+ * One prompt-list page of the caller's view (catalog/views.ts), from the
+ * cheapest place that has it:
  *   1. this isolate's compiled catalog (a warm isolate: no I/O at all);
  *   2. the edge cache, for an isolate with no catalog yet: the colo's
- *      pointer names the generation, and the page is looked up under
- *      (scope, principal, generation, revision, cursor), with no KV read;
+ *      pointer names the generation (and the groups the catalog uses, for
+ *      the view key), and the page is looked up under (scope, principal,
+ *      view, generation, revision, cursor), with no KV read;
  *   3. KV (one read of the head snapshot), and the page is then stored in
  *      the edge cache for the isolates that come after.
  * POST prompts/list (both eras) and GET /prompts are all served here.
+ * Pages are kept per view, never per token: principals who see the same
+ * prompts share them.
  *
  * Provisional catalogs (the cold upstream merge, which shares its base's
  * generation) are never stored: a page must mean exactly its generation.
@@ -14,9 +18,12 @@
 import type { RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
 import type { ProtocolVersion } from '../lib/versions.js';
-import type { Catalog } from './catalog.js';
-import { readPage, readPointer, writePage, writePointer, type PageKey } from './edge.js';
-import type { CacheHints } from './hints.js';
+import type { Catalog, View } from './catalog.js';
+import type { Compiled } from './compiled.js';
+import { readPage, readPointer, writePage, writePointer, type PageKey, type Pointer } from './edge.js';
+import { viewHints, type CacheHints } from './hints.js';
+import { computeViewKey } from './views.js';
+import { BoundedMap } from '../lib/memo.js';
 import { currentCatalog, peekCatalog } from './store.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { listMissing } from './upstreams/cold.js';
@@ -25,6 +32,8 @@ export interface Listing {
   readonly json: string;
   readonly generation: number;
   readonly hints: CacheHints;
+  /** The view key the page was made for (ETags differ per view). */
+  readonly view: string;
 }
 
 /** The page with its cache hints in front, as modern list results and GET /prompts carry them. */
@@ -32,13 +41,33 @@ export function withHints(page: Listing): string {
   return `{"ttlMs":${page.hints.ttlMs},"cacheScope":"${page.hints.cacheScope}",${page.json.slice(1)}`;
 }
 
-/** Private pages are keyed by a digest of the caller's credentials; not memoised, so no token is kept in memory. */
-async function principalOf(cacheScope: CacheHints['cacheScope'], q: RequestScope): Promise<string> {
-  if (cacheScope === 'public') return 'public';
-  const digest = new Uint8Array(
-    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`principal/v1|${q.header('authorization') ?? ''}`)),
-  );
+async function hex16(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
   return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Pages whose content is private (an upstream said so) are also keyed by the caller: its principal
+ * id once access control names one, else a digest of its credentials. Not memoised, so no token is
+ * kept in memory.
+ */
+function callerOf(contentScope: CacheHints['cacheScope'], q: RequestScope): Promise<string> | string {
+  if (contentScope === 'public') return 'public';
+  const p = q.principal;
+  return hex16(p && p.method !== 'none' ? `principal/v2|${p.id}` : `principal/v1|${q.header('authorization') ?? ''}`);
+}
+
+const viewDigests = new BoundedMap<string, string>(1_000);
+
+/**
+ * The view's path segment in edge-cache keys: `-` for a catalog without groups, else a digest (so
+ * group names never appear in a URL), also for the empty key of a grouped one, which is not everyone's.
+ */
+async function viewSegment(key: string, grouped: boolean): Promise<string> {
+  if (!grouped) return '-';
+  let d = viewDigests.get(key);
+  if (!d) viewDigests.set(key, (d = await hex16(`view/v1|${key}`)));
+  return d;
 }
 
 async function fromEdge(
@@ -50,32 +79,45 @@ async function fromEdge(
   const pointer = await readPointer(origin);
   if (!pointer) return undefined;
   const { generation, ttlMs, cacheScope } = pointer;
+  const grouped = (pointer.groups?.length ?? 0) > 0;
+  const view = grouped ? computeViewKey(new Set(pointer.groups), q.principal) : '';
+  const hints = viewHints({ ttlMs, cacheScope }, grouped);
   const key: PageKey = {
     origin,
-    scope: cacheScope,
-    principal: await principalOf(cacheScope, q),
+    scope: hints.cacheScope,
+    principal: await callerOf(cacheScope, q),
+    view: await viewSegment(view, grouped),
     generation,
     variant: version,
     cursor,
   };
   const json = await readPage(key);
-  return json === undefined ? undefined : { json, generation, hints: { ttlMs, cacheScope } };
+  return json === undefined ? undefined : { json, generation, hints, view };
 }
 
 /**
- * Per catalog in this isolate: the Listing objects already made (stable, so
- * callers can memoise what they derive from one) and when the pointer was
- * last renewed. Each page goes to the edge cache when it is first made here.
+ * Per view in this isolate: the Listing objects already made (stable, so
+ * callers can memoise what they derive from one), and, shared by the views
+ * of one catalog, when the pointer was last renewed. Each page goes to the
+ * edge cache when it is first made here.
  */
-const made = new WeakMap<Catalog, { pages: Map<string, Listing>; pointerAt: number }>();
+interface Made {
+  readonly pages: Map<string, Listing>;
+  readonly pointer: { at: number };
+}
+const made = new WeakMap<View, Made>();
+const pointers = new WeakMap<Compiled, { at: number }>();
 
-function renewPointer(q: RequestScope, catalog: Catalog, hints: CacheHints, state: { pointerAt: number }): void {
+function renewPointer(q: RequestScope, view: View, state: Made): void {
   const pointerMs = Math.max(1000, q.cfg.catalogRefreshMs);
   // Renewed at half its lifetime, so a colo with steady traffic always has one.
   const now = Date.now();
-  if (now - state.pointerAt <= pointerMs / 2) return;
-  state.pointerAt = now;
-  q.waitUntil(writePointer(originOf(q.url), { generation: catalog.generation, ...hints }, pointerMs));
+  if (now - state.pointer.at <= pointerMs / 2) return;
+  state.pointer.at = now;
+  const groups = view.compiled.groups;
+  const pointer: Pointer = { generation: view.generation, ...view.contentHints(q.cfg.listTtlMs) };
+  if (groups.size) pointer.groups = [...groups].sort();
+  q.waitUntil(writePointer(originOf(q.url), pointer, pointerMs));
 }
 
 /** A page's name among its catalog's pages: revision and cursor. */
@@ -83,51 +125,62 @@ function pageId(version: ProtocolVersion, cursor: string | undefined): string {
   return cursor === undefined ? version : `${version}#${cursor}`;
 }
 
-/** A page this isolate already made for this catalog, or undefined. Synchronous: the warm path. */
-function knownPage(q: RequestScope, version: ProtocolVersion, cursor: unknown, catalog: Catalog): Listing | undefined {
-  if (catalog.provisional) return undefined;
-  const state = made.get(catalog);
+/** A page this isolate already made for this view, or undefined. Synchronous: the warm path. */
+function knownPage(q: RequestScope, version: ProtocolVersion, cursor: unknown, view: View): Listing | undefined {
+  if (view.provisional) return undefined;
+  const state = made.get(view);
   if (!state) return undefined;
   // A cursor that is not a string names no page: build() gives it the error it deserves.
   if (cursor !== undefined && typeof cursor !== 'string') return undefined;
   const page = state.pages.get(pageId(version, cursor));
-  if (page) renewPointer(q, catalog, page.hints, state);
+  if (page) renewPointer(q, view, state);
   return page;
 }
 
-async function build(
-  q: RequestScope,
-  version: ProtocolVersion,
-  rawCursor: unknown,
-  catalog: Catalog,
-): Promise<Listing> {
+function stateOf(view: View): Made {
+  let state = made.get(view);
+  if (!state) {
+    let pointer = pointers.get(view.compiled);
+    if (!pointer) pointers.set(view.compiled, (pointer = { at: 0 }));
+    made.set(view, (state = { pages: new Map(), pointer }));
+  }
+  return state;
+}
+
+async function build(q: RequestScope, version: ProtocolVersion, rawCursor: unknown, view: View): Promise<Listing> {
   const cursor = typeof rawCursor === 'string' ? rawCursor : undefined;
-  const hints = catalog.cacheHints(q.cfg.listTtlMs);
+  const hints = view.cacheHints(q.cfg.listTtlMs);
+  const { generation, key: viewKey } = view;
   // Not a cursor at all: listPage throws the -32602 it deserves; nothing is remembered.
-  if (catalog.provisional || (rawCursor !== undefined && cursor === undefined))
+  if (view.provisional || (rawCursor !== undefined && cursor === undefined))
     return {
-      json: await catalog.listPage(version, rawCursor, q.cfg.pageSize, q.secret),
-      generation: catalog.generation,
+      json: await view.listPage(version, rawCursor, q.cfg.pageSize, q.secret),
+      generation,
       hints,
+      view: viewKey,
     };
-  let state = made.get(catalog);
-  if (!state) made.set(catalog, (state = { pages: new Map(), pointerAt: 0 }));
-  renewPointer(q, catalog, hints, state);
-  // A forged or stale cursor throws here, before anything is remembered.
-  const json = await catalog.listPage(version, rawCursor, q.cfg.pageSize, q.secret);
-  const page: Listing = { json, generation: catalog.generation, hints };
+  const state = stateOf(view);
+  renewPointer(q, view, state);
+  // A forged or stale cursor, or one from another view, throws here, before anything is remembered.
+  const json = await view.listPage(version, rawCursor, q.cfg.pageSize, q.secret);
+  const page: Listing = { json, generation, hints, view: viewKey };
   state.pages.set(pageId(version, cursor), page);
+  const content = view.contentHints(q.cfg.listTtlMs);
   const key = async (): Promise<PageKey> => ({
     origin: originOf(q.url),
     scope: hints.cacheScope,
-    principal: await principalOf(hints.cacheScope, q),
-    generation: catalog.generation,
+    principal: await callerOf(content.cacheScope, q),
+    view: await viewSegment(viewKey, view.compiled.groups.size > 0),
+    generation,
     variant: version,
     cursor,
   });
   q.waitUntil(key().then((k) => writePage(k, json)));
   return page;
 }
+
+/** The caller's view of a catalog: the catalog itself when it uses no groups (one branch). */
+const viewOf = (q: RequestScope, c: Catalog): View => (c.grouped ? c.viewFor(q.principal) : c);
 
 /**
  * The page of this revision's shape at this cursor (the request's own
@@ -141,8 +194,12 @@ export function listing(q: RequestScope, version: ProtocolVersion, cursor: unkno
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
     const catalog = cursor === undefined ? listMissing(q, warm, q.cfg.pageSize) : warm;
     if (catalog instanceof Promise)
-      return catalog.then((c) => knownPage(q, version, cursor, c) ?? build(q, version, cursor, c));
-    return knownPage(q, version, cursor, catalog) ?? build(q, version, cursor, catalog);
+      return catalog.then((c) => {
+        const view = viewOf(q, c);
+        return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
+      });
+    const view = viewOf(q, catalog);
+    return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
   }
   return cold(q, version, cursor);
 }
@@ -158,5 +215,6 @@ async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown):
     cursor === undefined && upstreamConfigs(q.env),
   ]);
   const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize) : loaded;
-  return knownPage(q, version, cursor, catalog) ?? build(q, version, cursor, catalog);
+  const view = viewOf(q, catalog);
+  return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
 }

@@ -29,6 +29,8 @@ export interface PromptRecord {
   arguments?: ArgumentRecord[];
   icons?: Icon[];
   tags?: string[];
+  /** Who sees it (docs/access-control.md): absent, every principal; else members of any of these, and admins. */
+  groups?: string[];
   messages: MessageRecord[];
 }
 
@@ -48,6 +50,8 @@ export interface UpstreamState {
   id: string;
   prefix: string;
   prompts: UpstreamPrompt[];
+  /** The upstream's configured groups: they also guard names it has not listed (Catalog.route). */
+  groups?: string[];
   /** Digest of the listing itself; a change of anything else (health) is not a list change. */
   digest: string;
   ok: boolean;

@@ -5,16 +5,22 @@
  * (isolate → edge cache → KV) in the newest revision's shape, with
  * `ttlMs`/`cacheScope` and `nextCursor` as in a modern list result.
  *
+ * Each caller sees its own view (catalog/views.ts): a prompt it may not
+ * see is a 404 like an unknown one.
+ *
  * HTTP caching mirrors the cache hints: `public` pages get max-age,
  * s-maxage, stale-while-revalidate and stale-if-error; `private` ones only
- * private caching and `Vary: Authorization`. The strong ETag is derived
- * from the generation and the page, so `If-None-Match` revalidation is a
- * 304 until the next publish.
+ * private caching and `Vary: Authorization`. A caller that authenticated
+ * (any access-control method but `none`) always gets the private form: a
+ * shared cache must not hand its page to a caller without credentials.
+ * The strong ETag is derived from the generation, the view and the page, so
+ * `If-None-Match` revalidation is a 304 until the next publish.
  */
 import { Hono, type Context } from 'hono';
 import { listing, withHints, type Listing } from '../catalog/listing.js';
 import { currentCatalog } from '../catalog/store.js';
-import type { CacheHints } from '../catalog/hints.js';
+import { viewHints, type CacheHints } from '../catalog/hints.js';
+import type { RequestScope } from '../lib/scope.js';
 import { LookupError } from '../catalog/errors.js';
 import { fnv1a } from '../lib/hash.js';
 import { MODERN_VERSIONS } from '../lib/versions.js';
@@ -26,8 +32,9 @@ import { scopeOf, signingScopeOf } from './scope.js';
 export const listings = new Hono<AppEnv>();
 
 /**
- * CORS for any origin: the listing is the same for every caller and carries
- * no credentials. Written into each response rather than with hono/cors:
+ * CORS for any origin: a page depends only on the caller's view, and
+ * credentials travel in Authorization (allowed below), never in cookies.
+ * Written into each response rather than with hono/cors:
  * that middleware sets headers before the handler runs, which makes Hono
  * build an empty Response and then copy the handler's Response into a new
  * one; in a CPU profile of GET /prompts that was ~17 % of the Worker's time.
@@ -82,6 +89,12 @@ function respond(c: Context<AppEnv>, s: Served): Response {
   return new Response(s.body, { status: 200, headers: s.ok });
 }
 
+/** Whether the caller proved who it is: then every answer is private to it (HTTP caching only). */
+const authenticated = (q: RequestScope) => q.principal !== undefined && q.principal.method !== 'none';
+
+/** An ETag part per view: nothing for everyone's view of a catalog without groups (tags as before). */
+const viewTag = (view: string) => (view === '' ? '' : `|${view}`);
+
 listings.get('/', async (c) => {
   const scope = signingScopeOf(c);
   const cursor = c.req.query('cursor');
@@ -93,25 +106,35 @@ listings.get('/', async (c) => {
       throw new ApiError(400, 'invalid_cursor', 'Invalid or expired cursor; start again from GET /prompts');
     throw e;
   }
-  let out = pages.get(page);
+  const memo = authenticated(scope) ? authedPages : pages;
+  let out = memo.get(page);
   if (!out) {
-    const tag = fnv1a(`${cursor ?? ''}|${page.hints.ttlMs}|${page.hints.cacheScope}`).toString(36);
-    pages.set(page, (out = served(withHints(page), `"g${page.generation}-${tag}"`, page.hints)));
+    const { ttlMs, cacheScope } = page.hints;
+    const tag = fnv1a(`${cursor ?? ''}|${ttlMs}|${cacheScope}${viewTag(page.view)}`).toString(36);
+    const http: CacheHints = memo === authedPages ? viewHints(page.hints, true) : page.hints;
+    memo.set(page, (out = served(withHints(page), `"g${page.generation}-${tag}"`, http)));
   }
   return respond(c, out);
 });
 
-/** Per page object (stable while the isolate is warm). */
+/** Per page object (stable while the isolate is warm), for callers without and with credentials. */
 const pages = new WeakMap<Listing, Served>();
+const authedPages = new WeakMap<Listing, Served>();
 
 listings.get('/:name', async (c) => {
   // Signs nothing: served even without SIGNING_SECRET.
-  const { env, cfg, waitUntil } = scopeOf(c);
+  const scope = scopeOf(c);
+  const { env, cfg, waitUntil } = scope;
   const name = c.req.param('name');
   const catalog = await currentCatalog(env.PROMPTS, cfg.catalogRefreshMs, waitUntil);
-  const prompt = catalog.describe(name, SHAPE);
+  const view = catalog.grouped ? catalog.viewFor(scope.principal) : catalog;
+  const prompt = view.describe(name, SHAPE);
   if (!prompt) throw new ApiError(404, 'unknown_prompt', `Unknown prompt "${name.slice(0, 100)}"`);
-  const hints = catalog.cacheHints(cfg.listTtlMs);
-  const etag = `"g${catalog.generation}-${fnv1a(`${name}|${hints.ttlMs}|${hints.cacheScope}`).toString(36)}"`;
-  return respond(c, served(JSON.stringify({ prompt, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope }), etag, hints));
+  const hints = view.cacheHints(cfg.listTtlMs);
+  const tag = fnv1a(`${name}|${hints.ttlMs}|${hints.cacheScope}${viewTag(view.key)}`).toString(36);
+  const body = JSON.stringify({ prompt, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope });
+  return respond(
+    c,
+    served(body, `"g${catalog.generation}-${tag}"`, authenticated(scope) ? viewHints(hints, true) : hints),
+  );
 });

@@ -10,6 +10,7 @@ import { checkSession, createSession, endSession, knownSession, sessionStub } fr
 import { openLegacyStream } from '../session/stream.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestScope } from '../lib/scope.js';
+import { credentialCheck, principalIdOf } from '../lib/caller.js';
 import { callContext } from './context.js';
 import { call } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
@@ -37,16 +38,18 @@ export function checkVersionHeader(value: string | undefined): void {
 
 /**
  * The session's revision: synchronous when this isolate has just seen it alive, else asked of
- * checkSession. `id` is the request's id, echoed in the error when the body had one.
+ * checkSession. `id` is the request's id, echoed in the error when the body had one. Every use
+ * of a session id (POST, GET stream, DELETE) comes through here, with the caller's principal:
+ * a session another principal opened is not found.
  */
 function requireSession(t: RequestScope, id?: RequestId): LegacyVersion | Promise<LegacyVersion> {
   if (!t.sessionId)
     throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required', { id });
-  return knownSession(t.secret, t.sessionId) ?? askSession(t, t.sessionId, id);
+  return knownSession(t.secret, t.sessionId, principalIdOf(t.principal)) ?? askSession(t, t.sessionId, id);
 }
 
 async function askSession(t: RequestScope, session: string, id: RequestId | undefined): Promise<LegacyVersion> {
-  const version = await checkSession(t.env, t.secret, session, t.cfg.sessionRecheckMs);
+  const version = await checkSession(t.env, t.secret, session, t.cfg.sessionRecheckMs, principalIdOf(t.principal));
   if (!version) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found', { id });
   return version;
 }
@@ -75,6 +78,7 @@ async function initialize(t: RequestScope, msg: Extract<Message, { kind: 'reques
     ...init,
     ttlMs: t.cfg.sessionTtlMs,
     recheckMs: t.cfg.sessionRecheckMs,
+    principal: principalIdOf(t.principal),
   });
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
 }
@@ -140,6 +144,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     priming: featuresOf(version).priming,
     keepaliveMs: t.cfg.sseKeepaliveMs,
     retryMs: t.cfg.sseRetryMs,
+    stillValid: credentialCheck(t.principal),
   });
   if (opened.ok) return opened.response;
   if (opened.status === 404) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');

@@ -21,6 +21,7 @@ import {
   type ModernVersion,
 } from '../lib/versions.js';
 import type { RequestScope } from '../lib/scope.js';
+import { credentialCheck } from '../lib/caller.js';
 import { callContext } from './context.js';
 import { call, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
@@ -95,6 +96,7 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion): Pr
     maxMs: t.cfg.listenMaxMs,
     shards: t.cfg.registryShards,
     since: (await currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil)).generation,
+    stillValid: credentialCheck(t.principal),
   });
 }
 

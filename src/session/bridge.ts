@@ -8,6 +8,10 @@
  * stream (deploy, eviction, restart) the bridge reconnects with a fresh
  * stub, a bounded number of times in a row. Each stream kind (legacy GET stream,
  * modern listen stream) supplies only its own framing.
+ *
+ * A stream lives no longer than the credential that opened it: at each
+ * keepalive the bridge asks `stillValid` (an expired token, a revoked key)
+ * and, on false, ends the stream the way its maximum duration would.
  */
 import { closeSocket } from './sockets.js';
 import { SSE_HEADERS, sseComment } from './sse.js';
@@ -26,6 +30,8 @@ export interface BridgeOptions<F> {
   keepaliveMs: number;
   /** Ends the stream on its own after this long (the stream kind may write a last frame first). */
   maxMs?: { ms: number; last?: () => Uint8Array | undefined };
+  /** Asked at each keepalive: false ends the stream as `maxMs` does (lib/caller.ts credentialCheck). */
+  stillValid?: () => boolean | Promise<boolean>;
 }
 
 const MAX_RECONNECTS = 5;
@@ -76,14 +82,34 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   // socket now rather than at the next keepalive, so the object stops counting this stream.
   writer.closed.catch(client.end);
   for (const bytes of preamble) client.write(bytes);
-  const keepalive = setInterval(() => client.write(sseComment('keepalive')), opts.keepaliveMs);
-  const lifetime = opts.maxMs
-    ? setTimeout(() => {
-        const last = opts.maxMs!.last?.();
-        if (last) client.write(last);
-        client.end();
-      }, opts.maxMs.ms)
-    : undefined;
+  const finish = () => {
+    if (closed) return;
+    const last = opts.maxMs?.last?.();
+    if (last) client.write(last);
+    client.end();
+  };
+  let asking = false;
+  const tick = () => {
+    client.write(sseComment('keepalive'));
+    const { stillValid } = opts;
+    // One question at a time: a slow recheck is not asked again until it has answered.
+    if (!stillValid || asking) return;
+    let valid: boolean | Promise<boolean>;
+    try {
+      valid = stillValid();
+    } catch {
+      valid = false;
+    }
+    if (valid === false) return finish();
+    if (valid === true) return;
+    asking = true;
+    valid.then(
+      (ok) => ((asking = false), ok || finish()),
+      () => ((asking = false), finish()),
+    );
+  };
+  const keepalive = setInterval(tick, opts.keepaliveMs);
+  const lifetime = opts.maxMs ? setTimeout(finish, opts.maxMs.ms) : undefined;
   attach(first);
   return new Response(readable, { status: 200, headers: SSE_HEADERS });
 }

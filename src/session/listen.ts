@@ -35,6 +35,8 @@ export interface ListenOptions {
   shards: number;
   /** The catalog generation the client can have seen when it listened: only newer ones are announced. */
   since: number;
+  /** Asked at each keepalive; false ends the stream with the listen result (the credential expired or was revoked). */
+  stillValid?: () => boolean | Promise<boolean>;
 }
 
 const message = (data: string) => sseEvent({ event: 'message', data });
@@ -68,6 +70,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
       connect,
       keepaliveMs: o.keepaliveMs,
       maxMs: { ms: o.maxMs, last: end },
+      ...(o.stillValid && { stillValid: o.stillValid }),
       onFrame(frame, client) {
         // One rule for events and for `open` (first or after a reconnect): a generation newer than
         // any the client can have seen is a change it must hear about, once. A fan-out still under

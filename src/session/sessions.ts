@@ -7,9 +7,14 @@
  * An isolate that ended a session forgets it at once; other isolates notice
  * within `recheckMs`. The README ("Session checks") has the measurements
  * behind this trade-off; `recheckMs = 0` asks the Durable Object every time.
+ *
+ * A session belongs to the principal that opened it (token.ts): every check
+ * takes the caller's principal id, and another principal's id fails the
+ * signature check like a forged one.
  */
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedMap } from '../lib/memo.js';
+import { ANONYMOUS_ID } from '../lib/caller.js';
 import type { LegacyVersion } from '../lib/versions.js';
 import { mintSessionId, readSessionId, verifiedSessionId } from './token.js';
 
@@ -32,10 +37,12 @@ export async function createSession(
     capabilities?: ClientCapabilities;
     ttlMs: number;
     recheckMs: number;
+    /** The principal that opens it (lib/caller.ts principalIdOf); anonymous when absent. */
+    principal?: string;
   },
 ): Promise<string> {
-  const { recheckMs, ...state } = init;
-  const id = await mintSessionId(secret, init.version);
+  const { recheckMs, principal, ...state } = init;
+  const id = await mintSessionId(secret, init.version, principal);
   await sessionStub(env, id).open({ ...state, id });
   // This isolate has just seen the object accept it: no need to ask again before the memo runs out.
   if (recheckMs > 0) liveUntil.set(id, Date.now() + recheckMs);
@@ -47,8 +54,8 @@ export async function createSession(
  * `recheckMs` ago; undefined when checkSession must decide. Synchronous: the
  * in-session hot path makes no promise.
  */
-export function knownSession(secret: string, id: string): LegacyVersion | undefined {
-  const version = verifiedSessionId(secret, id);
+export function knownSession(secret: string, id: string, principal: string = ANONYMOUS_ID): LegacyVersion | undefined {
+  const version = verifiedSessionId(secret, id, principal);
   if (!version || ended.has(id) || (liveUntil.get(id) ?? 0) <= Date.now()) return undefined;
   return version;
 }
@@ -59,10 +66,11 @@ export async function checkSession(
   secret: string,
   id: string,
   recheckMs: number,
+  principal: string = ANONYMOUS_ID,
 ): Promise<LegacyVersion | null> {
-  const known = knownSession(secret, id);
+  const known = knownSession(secret, id, principal);
   if (known) return known;
-  const version = await readSessionId(secret, id);
+  const version = await readSessionId(secret, id, principal);
   if (!version || ended.has(id)) return null;
   const now = Date.now();
   if (!(await sessionStub(env, id).touch())) {

@@ -20,6 +20,8 @@ export interface StreamOptions {
   priming: boolean;
   keepaliveMs: number;
   retryMs: number;
+  /** Asked at each keepalive; false ends the stream (the credential expired or was revoked). */
+  stillValid?: () => boolean | Promise<boolean>;
 }
 
 export type OpenResult = { ok: true; response: Response } | { ok: false; status: 400 | 404 };
@@ -41,6 +43,7 @@ export async function openLegacyStream(opts: StreamOptions): Promise<OpenResult>
     {
       connect,
       keepaliveMs: opts.keepaliveMs,
+      ...(opts.stillValid && { stillValid: opts.stillValid }),
       onFrame(frame, client) {
         if (frame.t === 'open') {
           lastId ??= frame.id;

@@ -6,37 +6,59 @@
  * forged or garbage ids (404) without a round trip. The Durable Object
  * stays the source of truth for whether the session is still alive.
  * Only visible ASCII (base64url and dots), as the spec requires.
+ *
+ * The MAC also covers the id of the principal that opened the session
+ * (lib/caller.ts), which the id does not carry: presented by anyone else it
+ * does not verify, and is an unknown session like a forged one, with no
+ * round trip. The anonymous principal's MAC is the body's alone, as before.
  */
 import { randomToken } from '../lib/base64url.js';
+import { ANONYMOUS_ID } from '../lib/caller.js';
 import { mac, safeEqual } from '../lib/hmac.js';
 import { PerSecret } from '../lib/memo.js';
 import { versionAt, versionIndex, type LegacyVersion } from '../lib/versions.js';
 
 const PURPOSE = 'session/v1';
 const SHAPE = /^([A-Za-z0-9_-]{22})\.(\d)\.([A-Za-z0-9_-]{22})$/;
-const verified = new PerSecret<LegacyVersion>(50_000);
+/** Ids this isolate verified, with the principal each was verified for. */
+const verified = new PerSecret<{ version: LegacyVersion; principal: string }>(50_000);
 
-export async function mintSessionId(secret: string, version: LegacyVersion): Promise<string> {
+const signed = (body: string, principal: string) => (principal === ANONYMOUS_ID ? body : `${body}|${principal}`);
+
+export async function mintSessionId(
+  secret: string,
+  version: LegacyVersion,
+  principal: string = ANONYMOUS_ID,
+): Promise<string> {
   const body = `${randomToken(16)}.${versionIndex(version)}`;
-  const id = `${body}.${await mac(secret, PURPOSE, body)}`;
-  verified.for(secret).set(id, version);
+  const id = `${body}.${await mac(secret, PURPOSE, signed(body, principal))}`;
+  verified.for(secret).set(id, { version, principal });
   return id;
 }
 
-/** The revision of an id this isolate has already verified; undefined when it must be checked (readSessionId). */
-export function verifiedSessionId(secret: string, id: string): LegacyVersion | undefined {
-  return verified.for(secret).get(id);
+/** The revision of an id this isolate has already verified for this principal; undefined when it must be checked (readSessionId). */
+export function verifiedSessionId(
+  secret: string,
+  id: string,
+  principal: string = ANONYMOUS_ID,
+): LegacyVersion | undefined {
+  const hit = verified.for(secret).get(id);
+  return hit?.principal === principal ? hit.version : undefined;
 }
 
-/** The revision a genuine id was minted for, or null for anything we did not sign. */
-export async function readSessionId(secret: string, id: string): Promise<LegacyVersion | null> {
-  const hit = verifiedSessionId(secret, id);
+/** The revision a genuine id was minted for this principal, or null for anything we did not sign for it. */
+export async function readSessionId(
+  secret: string,
+  id: string,
+  principal: string = ANONYMOUS_ID,
+): Promise<LegacyVersion | null> {
+  const hit = verifiedSessionId(secret, id, principal);
   if (hit) return hit;
   const m = SHAPE.exec(id);
   if (!m) return null;
   const version = versionAt(Number(m[2]));
   if (!version) return null;
-  if (!safeEqual(await mac(secret, PURPOSE, `${m[1]}.${m[2]}`), m[3]!)) return null;
-  verified.for(secret).set(id, version);
+  if (!safeEqual(await mac(secret, PURPOSE, signed(`${m[1]}.${m[2]}`, principal)), m[3]!)) return null;
+  verified.for(secret).set(id, { version, principal });
   return version;
 }

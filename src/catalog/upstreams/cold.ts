@@ -63,7 +63,7 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
       try {
         return reported(u, separator, await client.listing());
       } catch (e) {
-        return { id: u.id, prefix: u.prefix, error: describeFault(e) };
+        return { id: u.id, prefix: u.prefix, error: describeFault(e), ...(u.groups && { groups: u.groups }) };
       }
     }),
   );
@@ -97,6 +97,7 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
           prefix: r.prefix,
           prompts: r.prompts!,
           ...(r.hints && { hints: r.hints }),
+          ...(r.groups && { groups: r.groups }),
           digest: '',
           ok: true,
           lastSuccess: stamp,

@@ -14,7 +14,7 @@
  * Redirects are never followed (fetch-guard.ts).
  */
 import { configOf } from '../../lib/config.js';
-import { NAME_PATTERN } from '../validate.js';
+import { groupProblems, NAME_PATTERN } from '../validate.js';
 import { isLoopbackHost, isPrivateHost } from './ssrf.js';
 
 export { isLoopbackHost, isPrivateHost } from './ssrf.js';
@@ -33,6 +33,8 @@ export interface UpstreamConfig {
   aliases: Record<string, string>;
   /** OAuth 2.0 client-credentials grant for this upstream's bearer token (oauth.ts). */
   oauth?: UpstreamOAuth;
+  /** Who sees this upstream's prompts (every one of them); undefined: everyone. */
+  groups?: string[];
 }
 
 export interface UpstreamOAuth {
@@ -229,6 +231,8 @@ export function parseUpstreams(
     // One source of the upstream's Authorization: two would race (which one the upstream sees is an accident).
     if (o.oauth !== undefined && 'authorization' in headers)
       problems.push(`${at('headers.authorization')}: not with oauth (the token from oauth is the Authorization)`);
+    const groupIssues = groupProblems(o.groups, 'groups');
+    for (const [f, message] of groupIssues) problems.push(`${at(f)}: ${message}`);
     if (url && typeof prefix === 'string')
       out.push({
         id,
@@ -241,6 +245,7 @@ export function parseUpstreams(
         deny: strings(o.deny, 'deny') ?? [],
         aliases,
         ...(oauth && { oauth }),
+        ...(o.groups !== undefined && !groupIssues.length && { groups: [...(o.groups as string[])] }),
       });
   });
   if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);

@@ -14,6 +14,8 @@ export interface ListReport {
   id: string;
   prefix: string;
   prompts?: UpstreamPrompt[];
+  /** The upstream's configured groups (UpstreamState.groups). */
+  groups?: string[];
   /** The upstream's cache hints on that listing, when it sent any. */
   hints?: CacheHints;
   error?: string;
@@ -29,5 +31,6 @@ export function reported(
 ): ListReport {
   const r: ListReport = { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, listing.prompts) };
   if (listing.hints) r.hints = listing.hints;
+  if (u.groups) r.groups = u.groups;
   return r;
 }

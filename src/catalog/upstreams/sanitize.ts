@@ -46,6 +46,8 @@ export function sanitizeListing(
     }
     const icons = safeIcons(p.icons);
     if (icons) prompt.icons = icons;
+    // The configuration's, never the upstream's: an upstream cannot widen or narrow who sees its prompts.
+    if (u.groups) prompt.groups = u.groups;
     out.push(prompt);
   }
   return out;

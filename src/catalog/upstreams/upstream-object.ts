@@ -161,7 +161,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const took = () => Math.round((settled || performance.now()) - t0);
     await this.ctx.storage.put('id', id);
     await this.ctx.storage.setAlarm(Date.now() + cfg.upstreamPollMs);
-    if (!listing) return { id, prefix: u.prefix, error: open! };
+    if (!listing) return { id, prefix: u.prefix, error: open!, ...(u.groups && { groups: u.groups }) };
     try {
       const report = { ...reported(u, cfg.separator, await listing), ms: took() };
       this.record(true);
@@ -171,7 +171,7 @@ export class UpstreamObject extends DurableObject<Env> {
       const ms = took();
       const error = this.failed(e);
       log.warn('upstream list failed', { upstream: u.id, error, failures: this.failures, ms });
-      return { id, prefix: u.prefix, error, ms };
+      return { id, prefix: u.prefix, error, ms, ...(u.groups && { groups: u.groups }) };
     }
   }
 

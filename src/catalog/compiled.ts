@@ -1,0 +1,155 @@
+/**
+ * One catalog generation compiled for serving, shared by all its views (view.ts): entries
+ * sorted by name (a stable order across pages and isolates), templates compiled, names indexed,
+ * and the set of groups the catalog uses (empty: every view is the whole catalog).
+ */
+import { LookupError } from './errors.js';
+import { narrowHints, ownHints, type CacheHints } from './hints.js';
+import type { Arguments } from './arguments.js';
+import { compileTemplate, render, renderedLength, templatedFields, type Template } from './template.js';
+import type { CatalogSnapshot, MessageRecord, PromptRecord, UpstreamPrompt } from './types.js';
+
+export interface CompiledMessage {
+  readonly record: MessageRecord;
+  /** Paths of templated string fields, with their compiled templates. */
+  readonly slots: readonly { readonly path: readonly string[]; readonly template: Template }[];
+}
+
+export interface CompiledPrompt {
+  readonly record: PromptRecord;
+  /** Who sees it (undefined: everyone). */
+  readonly groups: readonly string[] | undefined;
+  readonly required: readonly string[];
+  readonly messages: readonly CompiledMessage[];
+}
+
+export interface RemotePrompt {
+  readonly prompt: UpstreamPrompt;
+  /** The upstream failed since this listing was taken: served, but marked. */
+  readonly stale: boolean;
+  /** Who sees it: the upstream's configured groups. */
+  readonly groups: readonly string[] | undefined;
+}
+
+export type Entry = { readonly name: string; readonly groups: readonly string[] | undefined } & (
+  { readonly local: CompiledPrompt } | { readonly remote: RemotePrompt }
+);
+
+export interface Compiled {
+  readonly snapshot: CatalogSnapshot;
+  readonly generation: number;
+  /** A merge made in this isolate ahead of the writer (cold upstream path): never stored by generation. */
+  readonly provisional: boolean;
+  readonly sorted: readonly Entry[];
+  readonly byName: ReadonlyMap<string, CompiledPrompt>;
+  readonly remote: ReadonlyMap<string, RemotePrompt>;
+  /** Prefix → upstream, and who sees the names under it that it has not listed. */
+  readonly prefixes: ReadonlyMap<string, { readonly id: string; readonly groups: readonly string[] | undefined }>;
+  /** Every group any prompt or upstream names; its identity is per generation (views.ts memoises on it). */
+  readonly groups: ReadonlySet<string>;
+  /** The content's own hints (configured TTL narrowed by the upstreams'), before views: per TTL. */
+  hints: { ttlMs: number; hints: CacheHints } | undefined;
+}
+
+function compileMessage(record: MessageRecord): CompiledMessage {
+  const content = record.content as unknown as Record<string, unknown>;
+  const slots = templatedFields(content).map(({ obj, key }) => ({
+    path: obj === content ? [key] : ['resource', key],
+    template: compileTemplate(obj[key] as string),
+  }));
+  return { record, slots: slots.filter((s) => s.template.length > 1) };
+}
+
+/** An empty list would read as "nobody": it is refused at publish; here it means no restriction. */
+const groupsOf = (g: readonly string[] | undefined) => (g?.length ? g : undefined);
+
+export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compiled {
+  const published = (name: string) =>
+    snapshot.localPrefix ? `${snapshot.localPrefix}${snapshot.separator ?? '.'}${name}` : name;
+  const byName = new Map<string, CompiledPrompt>();
+  const remote = new Map<string, RemotePrompt>();
+  const prefixes = new Map<string, { id: string; groups: readonly string[] | undefined }>();
+  const groups = new Set<string>();
+  const entries: Entry[] = snapshot.prompts.map((record) => ({
+    name: published(record.name),
+    groups: groupsOf(record.groups),
+    local: {
+      record,
+      groups: groupsOf(record.groups),
+      required: (record.arguments ?? []).filter((a) => a.required).map((a) => a.name),
+      messages: record.messages.map(compileMessage),
+    },
+  }));
+  for (const e of entries) if ('local' in e) byName.set(e.name, e.local);
+  for (const u of snapshot.upstreams ?? []) {
+    // The upstream's groups as configured now (kept current even while it fails) rule its prompts;
+    // a listing's own copy only ever narrows (a snapshot from before the state carried them).
+    const upstreamGroups = groupsOf(u.groups);
+    if (u.prefix) prefixes.set(u.prefix, { id: u.id, groups: upstreamGroups });
+    for (const prompt of u.prompts) {
+      // A name that is already taken keeps its first owner (local prompts first); the writer logs it.
+      if (byName.has(prompt.name) || remote.has(prompt.name)) continue;
+      const r = { prompt, stale: !u.ok, groups: upstreamGroups ?? groupsOf(prompt.groups) };
+      remote.set(prompt.name, r);
+      entries.push({ name: prompt.name, groups: r.groups, remote: r });
+    }
+  }
+  for (const e of entries) for (const g of e.groups ?? []) groups.add(g);
+  for (const { groups: g } of prefixes.values()) for (const x of g ?? []) groups.add(x);
+  const sorted = entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return {
+    snapshot,
+    generation: snapshot.generation,
+    provisional,
+    sorted,
+    byName,
+    remote,
+    prefixes,
+    groups,
+    hints: undefined,
+  };
+}
+
+/** The hints of the content alone: the configured TTL, narrowed by the upstreams'. */
+export function contentHints(c: Compiled, ttlMs: number): CacheHints {
+  if (c.hints?.ttlMs !== ttlMs)
+    c.hints = {
+      ttlMs,
+      hints: narrowHints(
+        ownHints(ttlMs),
+        (c.snapshot.upstreams ?? []).map((u) => u.hints),
+      ),
+    };
+  return c.hints.hints;
+}
+
+export function renderMessage(m: CompiledMessage, args: Arguments): MessageRecord['content'] {
+  if (m.slots.length === 0) return m.record.content;
+  const out = { ...(m.record.content as unknown as Record<string, unknown>) };
+  for (const { path, template } of m.slots) {
+    if (path.length === 1) out[path[0]!] = render(template, args);
+    else {
+      const inner = { ...(out[path[0]!] as Record<string, unknown>) };
+      inner[path[1]!] = render(template, args);
+      out[path[0]!] = inner;
+    }
+  }
+  return out as unknown as MessageRecord['content'];
+}
+
+/**
+ * What substitution would produce, counted before anything is built: a
+ * large value used many times must not make a large response (one 900 KB
+ * value used 20 times once rendered 18 MB).
+ */
+export function checkRenderedSize(p: CompiledPrompt, args: Arguments, max: number): void {
+  if (max === Infinity) return;
+  let total = 0;
+  for (const m of p.messages) for (const { template } of m.slots) total += renderedLength(template, args);
+  if (total > max)
+    throw new LookupError(
+      'invalid_argument',
+      `The rendered prompt would be ${total} bytes; the limit is ${max} bytes. Shorten the arguments`,
+      { limit: max },
+    );
+}

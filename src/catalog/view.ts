@@ -1,0 +1,184 @@
+/**
+ * What one view of a catalog generation serves (views.ts): the prompts its principals may see,
+ * listed, described, rendered, completed and routed. A prompt outside the view is answered
+ * exactly as an unknown one, and its name is never routed upstream. List pages are serialized
+ * lazily per protocol revision and kept as JSON strings per view, so a warm `prompts/list` is a
+ * map lookup plus an id splice; cursors carry the view key under their MAC.
+ *
+ * The whole catalog (catalog.ts) is the view of admins, and of everyone when no prompt names a group.
+ */
+import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
+import { featuresOf, type ProtocolVersion } from '../lib/versions.js';
+import { readArguments, UNLIMITED, type ArgumentLimits } from './arguments.js';
+import { completeValues, type Completion } from './complete.js';
+import {
+  checkRenderedSize,
+  contentHints,
+  renderMessage,
+  type Compiled,
+  type CompiledPrompt,
+  type Entry,
+} from './compiled.js';
+import { mintCursor, readCursor } from './cursor.js';
+import { LookupError } from './errors.js';
+import { viewHints, type CacheHints } from './hints.js';
+import { describePrompt, describeRemote, shapeContent } from './shape.js';
+import type { PromptOrigin } from './types.js';
+import { sees } from './views.js';
+
+/** Where prompts/get and completion/complete for a name go. */
+export type Route = { kind: 'local' } | { kind: 'remote'; origin: PromptOrigin };
+
+const LOCAL: Route = { kind: 'local' };
+
+export class View {
+  readonly generation: number;
+  readonly provisional: boolean;
+  readonly size: number;
+  private readonly sorted: readonly Entry[];
+  private readonly pages = new Map<string, Promise<string>>();
+  private hintMemo: { ttlMs: number; hints: CacheHints } | undefined;
+
+  /**
+   * @param key the view key (views.ts); '' for everyone's view of a catalog without groups.
+   * @param allowed the groups the view sees (null: every prompt).
+   */
+  constructor(
+    readonly compiled: Compiled,
+    readonly key: string,
+    private readonly allowed: ReadonlySet<string> | null,
+  ) {
+    this.generation = compiled.generation;
+    this.provisional = compiled.provisional;
+    this.sorted = allowed === null ? compiled.sorted : compiled.sorted.filter((e) => sees(allowed, e.groups));
+    this.size = this.sorted.length;
+  }
+
+  /**
+   * Where a name is served. Names of upstream prompts route by the listing;
+   * an unlisted name with a known prefix still routes to that upstream with
+   * the rest of the name, so routing never depends on an earlier list. A name
+   * this view may not see routes nowhere but to the local "unknown prompt".
+   */
+  route(name: unknown, separator: string): Route {
+    if (typeof name !== 'string' || this.compiled.byName.has(name)) return LOCAL;
+    const r = this.compiled.remote.get(name);
+    if (r) return sees(this.allowed, r.groups) ? { kind: 'remote', origin: r.prompt.origin } : LOCAL;
+    const i = name.indexOf(separator);
+    const upstream = i > 0 ? this.compiled.prefixes.get(name.slice(0, i)) : undefined;
+    if (upstream && sees(this.allowed, upstream.groups))
+      return { kind: 'remote', origin: { upstream: upstream.id, name: name.slice(i + separator.length) } };
+    return LOCAL;
+  }
+
+  /**
+   * The `prompts/list` result for one page, as a JSON string. Cached per
+   * (revision, offset, page size) for the life of this generation.
+   */
+  async listPage(version: ProtocolVersion, cursor: unknown, pageSize: number, secret: string): Promise<string> {
+    const offset = cursor === undefined ? 0 : await readCursor(secret, cursor, this.generation, this.key);
+    if (offset > this.size) throw new LookupError('invalid_cursor', 'Invalid cursor');
+    const key = `${version}|${offset}|${pageSize}`;
+    let page = this.pages.get(key);
+    if (!page) {
+      page = this.buildPage(version, offset, pageSize, secret);
+      this.pages.set(key, page);
+      page.catch(() => this.pages.delete(key));
+    }
+    return page;
+  }
+
+  private async buildPage(version: ProtocolVersion, offset: number, pageSize: number, secret: string): Promise<string> {
+    const f = featuresOf(version);
+    const prompts = this.sorted
+      .slice(offset, offset + pageSize)
+      .map((e) =>
+        'local' in e
+          ? { ...describePrompt(e.local.record, f), name: e.name }
+          : describeRemote(e.remote.prompt, e.remote.stale, f),
+      );
+    const next = offset + pageSize;
+    const result: { prompts: unknown[]; nextCursor?: string } = { prompts };
+    if (next < this.size) result.nextCursor = await mintCursor(secret, this.generation, next, this.key);
+    return JSON.stringify(result);
+  }
+
+  /**
+   * The hints every list page of this view carries: the content's (contentHints), made `private`
+   * when the catalog uses groups at all, since what a caller sees then depends on who it is.
+   */
+  cacheHints(ttlMs: number): CacheHints {
+    if (this.hintMemo?.ttlMs !== ttlMs) {
+      const hints = viewHints(contentHints(this.compiled, ttlMs), this.compiled.groups.size > 0);
+      this.hintMemo = { ttlMs, hints };
+    }
+    return this.hintMemo.hints;
+  }
+
+  /** The content's own hints, before views: whether a shared page must also be kept per caller (listing.ts). */
+  contentHints(ttlMs: number): CacheHints {
+    return contentHints(this.compiled, ttlMs);
+  }
+
+  /** Whether this view serves a prompt by that name (local or listed upstream). */
+  has(name: string): boolean {
+    const local = this.compiled.byName.get(name);
+    if (local) return sees(this.allowed, local.groups);
+    const remote = this.compiled.remote.get(name);
+    return remote !== undefined && sees(this.allowed, remote.groups);
+  }
+
+  /** One prompt's listing entry (what prompts/list shows for it), or undefined. */
+  describe(name: string, version: ProtocolVersion): Record<string, unknown> | undefined {
+    const f = featuresOf(version);
+    const local = this.compiled.byName.get(name);
+    if (local) return sees(this.allowed, local.groups) ? { ...describePrompt(local.record, f), name } : undefined;
+    const remote = this.compiled.remote.get(name);
+    return remote && sees(this.allowed, remote.groups) ? describeRemote(remote.prompt, remote.stale, f) : undefined;
+  }
+
+  get(name: unknown, args: unknown, version: ProtocolVersion, limits: ArgumentLimits = UNLIMITED): GetPromptResult {
+    const p = this.lookup(name);
+    const given = readArguments(args, limits);
+    const missing = p.required.filter((r) => !Object.hasOwn(given, r));
+    if (missing.length) {
+      throw new LookupError(
+        'missing_argument',
+        `Missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')} for prompt "${p.record.name}"`,
+        { missing },
+      );
+    }
+    checkRenderedSize(p, given, limits.maxRenderedBytes);
+    // Undeclared arguments are ignored: placeholders can only name declared ones (checked at publish).
+    const f = featuresOf(version);
+    const messages: PromptMessage[] = p.messages.map((m) => ({
+      role: m.record.role,
+      content: shapeContent(renderMessage(m, given), f),
+    }));
+    const result: GetPromptResult = { messages };
+    if (p.record.description !== undefined) result.description = p.record.description;
+    return result;
+  }
+
+  complete(name: unknown, argument: string, value: string): Completion {
+    const p = this.lookup(name);
+    const arg = p.record.arguments?.find((a) => a.name === argument);
+    return completeValues(arg?.values ?? [], value);
+  }
+
+  names(): string[] {
+    return this.sorted.map((e) => e.name);
+  }
+
+  private lookup(name: unknown): CompiledPrompt {
+    if (typeof name !== 'string') throw new LookupError('invalid_argument', 'Prompt name must be a string');
+    const p = this.compiled.byName.get(name);
+    if (!p || !sees(this.allowed, p.groups))
+      throw new LookupError(
+        'unknown_prompt',
+        `Unknown prompt "${name.length > 100 ? `${name.slice(0, 100)}…` : name}"`,
+        { name },
+      );
+    return p;
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * Per-team visibility through the real listing layer, KV, the Cache API and the real HTTP
+ * routes, with principals made by hand (test/helpers/principals.ts) and set where access control
+ * will set them: pages and edge-cache entries are kept per view (shared by principals who see
+ * the same prompts, never by two views), cursors fail in another view, grouped listings are
+ * private, and a prompt outside the view is a 404 / -32602 exactly like an unknown one.
+ */
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listing } from '../../src/catalog/listing.js';
+import { catalogWriter } from '../../src/catalog/stubs.js';
+import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
+import { reported } from '../../src/catalog/upstreams/report.js';
+import type { AppEnv } from '../../src/env.js';
+import type { Principal } from '../../src/lib/scope.js';
+import { app } from '../../src/routes/app.js';
+import { scopeOf } from '../../src/routes/scope.js';
+import { modernPost } from '../../src/rpc/modern.js';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { principal, scope } from '../helpers/principals.js';
+import { publish } from '../helpers/worker.js';
+
+const V = '2026-07-28';
+const text = (name: string, groups?: string[]) => ({
+  name,
+  ...(groups && { groups }),
+  arguments: [{ name: 'x', values: ['one', 'two'] }],
+  messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `${name} {{x}}` } }],
+});
+
+const alice = principal('oauth:idp#alice', ['eng']);
+const carol = principal('key:carol', ['eng', 'unrelated']);
+const bob = principal('oauth:idp#bob', ['ops']);
+const admin = principal('admin', [], { admin: true, method: 'admin' });
+
+/** The real KV binding, with every read recorded: a new object is a cold isolate (no catalog in memory). */
+function coldEnv(): { env: Env; reads: string[] } {
+  const reads: string[] = [];
+  const kv = new Proxy(env.PROMPTS, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop);
+      return typeof v === 'function'
+        ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), v.apply(target, args))
+        : v;
+    },
+  });
+  return { env: { ...env, PROMPTS: kv }, reads };
+}
+
+/** One page for a principal, with the background work (edge-cache writes) finished. */
+async function page(p: Principal | undefined, opts: { env?: Env; cursor?: unknown; version?: string } = {}) {
+  const q = scope(p, opts.env ? { env: opts.env } : {});
+  const out = await listing(q, (opts.version ?? V) as typeof V, opts.cursor);
+  await Promise.all(q.pending);
+  return out;
+}
+const names = (json: string) => (JSON.parse(json) as { prompts: { name: string }[] }).prompts.map((p) => p.name);
+
+/** The real app behind a middleware that sets the principal for `Authorization: Bearer <id>`. */
+const who = new Map<string, Principal>([alice, bob, carol, admin].map((p) => [`Bearer ${p.id}`, p]));
+const front = new Hono<AppEnv>();
+front.use('*', async (c, next) => {
+  (scopeOf(c) as { principal: Principal | undefined }).principal = who.get(c.req.header('authorization') ?? '');
+  await next();
+});
+front.route('/', app);
+async function http(path: string, p?: Principal, headers: Record<string, string> = {}) {
+  const ctx = createExecutionContext();
+  const req = new Request(`https://gateway.test${path}`, {
+    headers: { ...headers, ...(p && { authorization: `Bearer ${p.id}` }) },
+  });
+  const res = await front.fetch(req, env, ctx);
+  const body = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, headers: res.headers, body };
+}
+
+function rpc(p: Principal | undefined, method: string, params: Record<string, unknown>) {
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  };
+  const headers = {
+    'mcp-protocol-version': V,
+    'mcp-method': method,
+    ...(params.name ? { 'mcp-name': String(params.name) } : {}),
+  };
+  return Promise.resolve(modernPost(scope(p, { headers }), body)).then(async (r) => (await r.json()) as any);
+}
+
+beforeAll(async () => {
+  // Page size 3 (vitest.config.ts): alice's view spans two pages.
+  await publish([
+    text('a-open'),
+    text('b-eng', ['eng']),
+    text('c-ops', ['ops']),
+    text('d-both', ['eng', 'ops']),
+    text('e-eng', ['eng']),
+    ...FIXTURE_PROMPTS.filter((p) => p.name === 'zeta'),
+  ]);
+});
+
+describe('listings per view', () => {
+  it('each view lists what it may see; principals who see the same share the page object', async () => {
+    const a = await page(alice);
+    expect(names(a.json)).toEqual(['a-open', 'b-eng', 'd-both']);
+    expect(await page(carol)).toBe(a);
+    const b = await page(bob);
+    expect(names(b.json)).toEqual(['a-open', 'c-ops', 'd-both']);
+    expect(b).not.toBe(a);
+    expect(names((await page(undefined)).json)).toEqual(['a-open', 'zeta']);
+    expect(names((await page(admin)).json)).toEqual(['a-open', 'b-eng', 'c-ops']);
+    for (const l of [a, b]) expect(l.hints).toEqual({ ttlMs: expect.any(Number), cacheScope: 'private' });
+    expect(a.hints.ttlMs).toBeGreaterThan(0);
+  });
+
+  it('the edge cache keeps pages per view: shared within one, never across two', async () => {
+    const a = await page(alice);
+    // A cold isolate, another principal with alice's effective groups: alice's page, no KV read.
+    const coldCarol = coldEnv();
+    expect((await page(carol, { env: coldCarol.env })).json).toBe(a.json);
+    expect(coldCarol.reads).toEqual([]);
+    // A cold isolate for bob: bob's own page (made warm above), never alice's.
+    const coldBob = coldEnv();
+    expect(names((await page(bob, { env: coldBob.env })).json)).toEqual(['a-open', 'c-ops', 'd-both']);
+    expect(coldBob.reads).toEqual([]);
+    // A view no one has listed yet: nothing in the edge cache is its page, so it reads the catalog.
+    const coldDave = coldEnv();
+    const dave = principal('oauth:idp#dave', ['ops', 'eng']);
+    expect(names((await page(dave, { env: coldDave.env })).json)).toEqual(['a-open', 'b-eng', 'c-ops']);
+    expect(coldDave.reads).toContain('get catalog/head');
+    // And the same holds for a second page.
+    const cursor = (JSON.parse(a.json) as { nextCursor: string }).nextCursor;
+    const second = await page(alice, { cursor });
+    expect(names(second.json)).toEqual(['e-eng', 'zeta']);
+    const cold2 = coldEnv();
+    expect((await page(carol, { env: cold2.env, cursor })).json).toBe(second.json);
+    expect(cold2.reads).toEqual([]);
+  });
+
+  it('a cursor minted in one view is an invalid cursor in another (warm, cold, and over HTTP)', async () => {
+    const cursor = (JSON.parse((await page(alice)).json) as { nextCursor: string }).nextCursor;
+    await expect(page(bob, { cursor })).rejects.toMatchObject({ reason: 'invalid_cursor' });
+    await expect(page(admin, { cursor })).rejects.toMatchObject({ reason: 'invalid_cursor' });
+    await expect(page(bob, { cursor, env: coldEnv().env })).rejects.toMatchObject({ reason: 'invalid_cursor' });
+    const r = await rpc(bob, 'prompts/list', { cursor });
+    expect(r.error).toMatchObject({ code: -32602 });
+    const res = await http(`/prompts?cursor=${encodeURIComponent(cursor)}`, bob);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: 'invalid_cursor' } });
+    expect((await http(`/prompts?cursor=${encodeURIComponent(cursor)}`, carol)).status).toBe(200);
+  });
+});
+
+describe('GET /prompts per view', () => {
+  it('is private with Vary: Authorization for an authenticated caller, with an ETag per view', async () => {
+    const a = await http('/prompts', alice);
+    const c = await http('/prompts', carol);
+    const b = await http('/prompts', bob);
+    for (const r of [a, b, c]) {
+      expect(r.status).toBe(200);
+      expect(r.headers.get('cache-control')).toMatch(/^private, max-age=\d+$/);
+      expect(r.headers.get('vary')).toBe('Authorization');
+    }
+    expect(JSON.parse(a.body)).toMatchObject({ cacheScope: 'private' });
+    expect(c.headers.get('etag')).toBe(a.headers.get('etag'));
+    expect(b.headers.get('etag')).not.toBe(a.headers.get('etag'));
+    // A tag from another view never revalidates.
+    expect((await http('/prompts', bob, { 'if-none-match': a.headers.get('etag')! })).status).toBe(200);
+    expect((await http('/prompts', carol, { 'if-none-match': a.headers.get('etag')! })).status).toBe(304);
+  });
+
+  it('a prompt outside the view is a 404 exactly like an unknown one', async () => {
+    expect((await http('/prompts/b-eng', alice)).status).toBe(200);
+    const hidden = await http('/prompts/b-eng', bob);
+    const unknown = await http('/prompts/b-enx', bob);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.replace('b-eng', 'b-enx')).toBe(unknown.body);
+    expect((await http('/prompts/b-eng')).status).toBe(404);
+    expect((await http('/prompts/b-eng', admin)).status).toBe(200);
+  });
+});
+
+describe('prompts/get and completion/complete per view', () => {
+  it('answer a prompt outside the view exactly like an unknown one', async () => {
+    const seen = await rpc(alice, 'prompts/get', { name: 'b-eng', arguments: { x: 'one' } });
+    expect(seen.result.messages[0].content.text).toBe('b-eng one');
+    const hidden = await rpc(bob, 'prompts/get', { name: 'b-eng', arguments: { x: 'one' } });
+    const unknown = await rpc(bob, 'prompts/get', { name: 'b-enx', arguments: { x: 'one' } });
+    expect(hidden.error).toMatchObject({ code: -32602 });
+    expect(JSON.stringify(hidden).replaceAll('b-eng', 'b-enx')).toBe(JSON.stringify(unknown));
+    const complete = (p: Principal, name: string) =>
+      rpc(p, 'completion/complete', { ref: { type: 'ref/prompt', name }, argument: { name: 'x', value: 'on' } });
+    expect((await complete(alice, 'e-eng')).result.completion.values).toEqual(['one']);
+    const hiddenC = await complete(bob, 'e-eng');
+    expect(hiddenC.error).toMatchObject({ code: -32602 });
+    expect(JSON.stringify(hiddenC).replaceAll('e-eng', 'e-enx')).toBe(JSON.stringify(await complete(bob, 'e-enx')));
+  });
+});
+
+describe('an upstream with groups', () => {
+  const entry = { id: 'gh', url: 'https://gh.example/mcp', prefix: 'gh', groups: ['eng'] };
+  beforeAll(async () => {
+    await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([entry]));
+    forgetUpstreamConfig(env);
+    // The listing as the upstream's object reports it (sanitize + report), without calling anyone.
+    const config = { ...entry, url: new URL(entry.url), timeoutMs: 1000, enabled: true, headers: {}, allow: null };
+    const report = reported({ ...config, deny: [], aliases: {} }, '.', { prompts: [{ name: 'review' }] });
+    expect(report).toMatchObject({ groups: ['eng'], prompts: [{ name: 'gh.review', groups: ['eng'] }] });
+    await catalogWriter(env).upstreamsReported([report]);
+  });
+  afterAll(async () => {
+    await env.PROMPTS.delete(UPSTREAMS_KEY);
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).reconcileUpstreams();
+  });
+
+  it('shows its prompts to its groups only, and never routes an outsider’s name to it', async () => {
+    const all = async (p: Principal) => {
+      const out: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const l = JSON.parse((await page(p, cursor === undefined ? {} : { cursor })).json) as {
+          prompts: { name: string }[];
+          nextCursor?: string;
+        };
+        out.push(...l.prompts.map((x) => x.name));
+        cursor = l.nextCursor;
+      } while (cursor);
+      return out;
+    };
+    expect(await all(alice)).toContain('gh.review');
+    expect(await all(bob)).not.toContain('gh.review');
+    // Listed, and unlisted under its prefix: both unknown to bob, exactly as a name no upstream has.
+    const unknown = await rpc(bob, 'prompts/get', { name: 'zz.review' });
+    expect(unknown.error).toMatchObject({ code: -32602 });
+    for (const name of ['gh.review', 'gh.unlisted'])
+      expect(JSON.stringify(await rpc(bob, 'prompts/get', { name })).replaceAll(name, 'zz.review')).toBe(
+        JSON.stringify(unknown),
+      );
+  });
+
+  it('follows its configuration while it fails: a failure report carries the groups in force', async () => {
+    const { snapshot } = await catalogWriter(env).upstreamsReported([
+      { id: 'gh', prefix: 'gh', error: 'down', groups: ['ops'] },
+    ]);
+    expect(snapshot?.upstreams?.find((u) => u.id === 'gh')).toMatchObject({ ok: false, groups: ['ops'] });
+    const { snapshot: cleared } = await catalogWriter(env).upstreamsReported([
+      { id: 'gh', prefix: 'gh', error: 'down' },
+    ]);
+    expect(cleared?.upstreams?.find((u) => u.id === 'gh')?.groups).toBeUndefined();
+  });
+});
+
+describe('groups through the admin API', () => {
+  const put = (name: string, groups: unknown) =>
+    SELF.fetch(`https://gateway.test/admin/prompts/${name}`, {
+      method: 'PUT',
+      headers: { authorization: 'Bearer test-admin-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ groups, messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] }),
+    });
+
+  it('publishes them as given, and refuses bad ones with their path', async () => {
+    const bad = await put('g-bad', ['eng', 'not a group']);
+    expect(bad.status).toBe(422);
+    expect((await bad.json<{ error: { issues: unknown[] } }>()).error.issues).toEqual([
+      { path: 'groups[1]', message: expect.stringContaining('must be a group name') },
+    ]);
+    expect((await put('g-ok', ['finance'])).status).toBe(200);
+    const stored = await SELF.fetch('https://gateway.test/admin/prompts/g-ok', {
+      headers: { authorization: 'Bearer test-admin-token' },
+    });
+    expect((await stored.json<{ prompt: { groups: string[] } }>()).prompt.groups).toEqual(['finance']);
+    expect((await http('/prompts/g-ok', alice)).status).toBe(404);
+    expect((await http('/prompts/g-ok', admin)).status).toBe(200);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * Principals and request scopes made by hand (lib/scope.ts), for tests of what the layers below
+ * the routes do with a principal before access control sets one: views, session binding, streams.
+ */
+import { env } from 'cloudflare:test';
+import { ANONYMOUS } from '../../src/auth/principal.js';
+import { configOf } from '../../src/lib/config.js';
+import type { AuthMethod, Principal, RequestScope } from '../../src/lib/scope.js';
+
+export function principal(
+  id: string,
+  groups: string[],
+  opts: { admin?: boolean; method?: AuthMethod; expiresAt?: number; recheck?: () => boolean | Promise<boolean> } = {},
+): Principal {
+  return {
+    id,
+    method: opts.method ?? 'oauth',
+    name: id,
+    groups,
+    scopes: new Set(['prompts:read']),
+    admin: opts.admin ?? false,
+    expiresAt: opts.expiresAt,
+    recheck: opts.recheck ?? (() => true),
+  };
+}
+
+/** A RequestScope as routes/scope.ts builds one, with background work collected in `pending`. */
+export interface TestScope extends RequestScope {
+  readonly pending: Promise<unknown>[];
+}
+
+export function scope(
+  p: Principal | undefined,
+  opts: { headers?: Record<string, string>; env?: Env; url?: string } = {},
+): TestScope {
+  const e = opts.env ?? env;
+  const headers = Object.fromEntries(Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const pending: Promise<unknown>[] = [];
+  return {
+    env: e,
+    cfg: configOf(e),
+    secret: 'test-signing-secret',
+    waitUntil: (x) => void pending.push(x),
+    url: opts.url ?? 'https://gateway.test/mcp',
+    header: (name) => headers[name],
+    sessionId: headers['mcp-session-id'],
+    protocolVersion: headers['mcp-protocol-version'],
+    principal: p ?? ANONYMOUS,
+    pending,
+  };
+}
