@@ -5,14 +5,21 @@
  * also given alone as `fault`. `feed` is the change feed's progress: the
  * generation last fanned out to every stream, and the one still pending (null
  * once every change is announced), so a client can wait for a quiet feed.
+ * `collisions` name prompts, so they follow the caller's view like every
+ * listing: a caller that presents no valid credential sees only what everyone may.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { collisions } from '../catalog/catalog-writer.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { feedStatus } from '../session/fanout.js';
-import { announce } from '../auth/authenticate.js';
+import { announce, authenticate } from '../auth/authenticate.js';
+import { ANONYMOUS } from '../auth/principal.js';
+import { currentCatalog } from '../catalog/store.js';
+import { configOf } from '../lib/config.js';
+import type { Principal } from '../lib/scope.js';
+import { scopeOf } from './scope.js';
 import { authConfigOf, AuthConfigError } from '../auth/config.js';
 import type { AppEnv } from '../env.js';
 
@@ -28,6 +35,15 @@ function authStatus(env: Env) {
   } catch (e) {
     if (e instanceof AuthConfigError) return { methods: [], configured: false, error: `invalid ${e.variable}` };
     throw e;
+  }
+}
+
+/** Who asks, if they say: /status itself is open, so a refused or missing credential is simply nobody in particular. */
+async function callerOf(c: Context<AppEnv>): Promise<Principal> {
+  try {
+    return await authenticate(scopeOf(c));
+  } catch {
+    return ANONYMOUS;
   }
 }
 
@@ -49,7 +65,14 @@ status.get('/', async (c) => {
       fault: s && !s.ok && s.lastError ? (/^([a-z0-9_]+):/.exec(s.lastError)?.[1] ?? null) : null,
     };
   });
-  const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed });
+  const [catalog, caller] = await Promise.all([
+    currentCatalog(c.env.PROMPTS, configOf(c.env).catalogRefreshMs, (p) => c.executionCtx.waitUntil(p)),
+    callerOf(c),
+  ]);
+  const view = catalog.viewFor(caller);
+  const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed }).filter((x) =>
+    view.has(x.name),
+  );
   return c.json({
     generation: await readGeneration(c.env.PROMPTS),
     auth: authStatus(c.env),

@@ -6,17 +6,15 @@
  * private, and a prompt outside the view is a 404 / -32602 exactly like an unknown one.
  */
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
-import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listing } from '../../src/catalog/listing.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
 import { reported } from '../../src/catalog/upstreams/report.js';
-import type { AppEnv } from '../../src/env.js';
 import type { Principal } from '../../src/lib/scope.js';
 import { app } from '../../src/routes/app.js';
-import { scopeOf } from '../../src/routes/scope.js';
 import { modernPost } from '../../src/rpc/modern.js';
+import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { principal, scope } from '../helpers/principals.js';
 import { publish } from '../helpers/worker.js';
@@ -57,20 +55,25 @@ async function page(p: Principal | undefined, opts: { env?: Env; cursor?: unknow
 }
 const names = (json: string) => (JSON.parse(json) as { prompts: { name: string }[] }).prompts.map((p) => p.name);
 
-/** The real app behind a middleware that sets the principal for `Authorization: Bearer <id>`. */
-const who = new Map<string, Principal>([alice, bob, carol, admin].map((p) => [`Bearer ${p.id}`, p]));
-const front = new Hono<AppEnv>();
-front.use('*', async (c, next) => {
-  (scopeOf(c) as { principal: Principal | undefined }).principal = who.get(c.req.header('authorization') ?? '');
-  await next();
-});
-front.route('/', app);
+/**
+ * The real app under real access control: an OAuth gateway whose issuer key is made here, each
+ * principal presenting a JWT with its groups (the admin presents the ADMIN_TOKEN).
+ */
+const ISSUER = 'https://idp.views.test';
+let signer: Signer;
+const authEnv = () =>
+  ({ ...env, AUTH: 'oauth', OAUTH_ISSUERS: JSON.stringify([{ issuer: ISSUER, jwks: jwks(signer) }]) }) as Env;
+async function bearerOf(p: Principal): Promise<string> {
+  if (p.admin) return 'Bearer test-admin-token';
+  const claims = { iss: ISSUER, aud: 'https://gateway.test/mcp', sub: p.id, scope: 'prompts:read', groups: p.groups };
+  return `Bearer ${await sign(signer, claims)}`;
+}
 async function http(path: string, p?: Principal, headers: Record<string, string> = {}) {
   const ctx = createExecutionContext();
   const req = new Request(`https://gateway.test${path}`, {
-    headers: { ...headers, ...(p && { authorization: `Bearer ${p.id}` }) },
+    headers: { ...headers, ...(p && { authorization: await bearerOf(p) }) },
   });
-  const res = await front.fetch(req, env, ctx);
+  const res = await app.fetch(req, p ? authEnv() : env, ctx);
   const body = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, headers: res.headers, body };
@@ -95,6 +98,7 @@ function rpc(p: Principal | undefined, method: string, params: Record<string, un
 }
 
 beforeAll(async () => {
+  signer = await newSigner('views');
   // Page size 3 (vitest.config.ts): alice's view spans two pages.
   await publish([
     text('a-open'),
@@ -279,5 +283,48 @@ describe('groups through the admin API', () => {
     expect((await stored.json<{ prompt: { groups: string[] } }>()).prompt.groups).toEqual(['finance']);
     expect((await http('/prompts/g-ok', alice)).status).toBe(404);
     expect((await http('/prompts/g-ok', admin)).status).toBe(200);
+  });
+});
+
+describe('/status collisions follow the caller’s view', () => {
+  const admin = { authorization: 'Bearer test-admin-token', 'content-type': 'application/json' };
+  const put = (name: string, groups?: string[]) =>
+    SELF.fetch(`https://gateway.test/admin/prompts/${name}`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify({
+        ...(groups && { groups }),
+        messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+      }),
+    });
+  const clash = (name: string) => ({ name, origin: { upstream: 'cx', name } });
+  beforeAll(async () => {
+    expect((await put('clash-all')).status).toBe(200);
+    expect((await put('clash-eng', ['eng'])).status).toBe(200);
+    // Mounted without a prefix, so its names meet the local ones.
+    await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([{ id: 'cx', url: 'https://cx.example/mcp', prefix: '' }]));
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).upstreamsReported([
+      { id: 'cx', prefix: '', prompts: [clash('clash-all'), clash('clash-eng')] },
+    ]);
+  });
+  afterAll(async () => {
+    await env.PROMPTS.delete(UPSTREAMS_KEY);
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).reconcileUpstreams();
+    for (const name of ['clash-all', 'clash-eng'])
+      await SELF.fetch(`https://gateway.test/admin/prompts/${name}`, { method: 'DELETE', headers: admin });
+  });
+
+  it('names a grouped prompt only to a caller who may see it', async () => {
+    const collisions = async (headers: Record<string, string>) => {
+      const res = await SELF.fetch('https://gateway.test/status', { headers });
+      expect(res.status).toBe(200);
+      const body = await res.json<{ collisions: { name: string }[] }>();
+      return body.collisions.map((c) => c.name).sort();
+    };
+    expect(await collisions({})).toEqual(['clash-all']);
+    expect(await collisions({ authorization: 'Bearer not-the-token' })).toEqual(['clash-all']);
+    expect(await collisions(admin)).toEqual(['clash-all', 'clash-eng']);
   });
 });
