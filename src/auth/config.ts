@@ -23,6 +23,11 @@ export interface IssuerConfig {
   readonly audience: string | undefined;
   readonly groupsClaim: string;
   readonly requireTyp: string | undefined;
+  /**
+   * Put in front of each scope this issuer's tokens carry (Entra ID: clients ask for
+   * `api://<app>/prompts.read`, tokens say `prompts.read`), so one OAUTH_SCOPE_READ names both.
+   */
+  readonly scopePrefix: string;
   readonly introspection: IntrospectionConfig | undefined;
 }
 
@@ -129,7 +134,7 @@ function issuerOf(raw: unknown, i: number, loopback: boolean): IssuerConfig {
   const jwks = e.jwks as { keys?: unknown } | undefined;
   if (jwks !== undefined && (!jwks || typeof jwks !== 'object' || !Array.isArray(jwks.keys)))
     throw new AuthConfigError(at, '"jwks" must be a JWK set ({"keys": [...]})');
-  for (const k of ['audience', 'groupsClaim', 'requireTyp'] as const)
+  for (const k of ['audience', 'groupsClaim', 'requireTyp', 'scopePrefix'] as const)
     if (e[k] !== undefined && !str(e[k])) throw new AuthConfigError(at, `"${k}" must be a non-empty string`);
   let introspection: IntrospectionConfig | undefined;
   if (e.introspection !== undefined) {
@@ -146,6 +151,7 @@ function issuerOf(raw: unknown, i: number, loopback: boolean): IssuerConfig {
     audience: e.audience === undefined ? undefined : canonicalResource(checkUrlish(e.audience as string, at)),
     groupsClaim: (e.groupsClaim as string | undefined) ?? 'groups',
     requireTyp: e.requireTyp as string | undefined,
+    scopePrefix: (e.scopePrefix as string | undefined) ?? '',
     introspection,
   };
 }

@@ -6,7 +6,7 @@
 import type { Principal } from '../lib/scope.js';
 import type { AuthConfig, IssuerConfig } from './config.js';
 import { AuthError } from './errors.js';
-import { claimsPrincipal } from './principal.js';
+import { claimsPrincipal, scopesOf } from './principal.js';
 
 export interface OAuthRequest {
   readonly cfg: AuthConfig;
@@ -33,5 +33,6 @@ export function oauthPrincipal(r: OAuthRequest, entry: IssuerConfig, claims: Rec
     method: 'oauth',
     claims,
     groupsClaim: entry.groupsClaim,
+    ...(entry.scopePrefix && { scopes: new Set([...scopesOf(claims)].map((x) => entry.scopePrefix + x)) }),
   });
 }

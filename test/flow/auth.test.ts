@@ -227,6 +227,18 @@ describe('AUTH=oauth with JWTs', () => {
     expect((await listMcp(e, bearer(await token({ scope: undefined, scp: ['a'] })))).status).toBe(403);
   });
 
+  it('scopePrefix (Entra ID): `scp: prompts.read` meets OAUTH_SCOPE_READ=api://app/prompts.read', async () => {
+    const read = 'api://promptgate-app/prompts.read';
+    const e = oauthEnv({ scopePrefix: 'api://promptgate-app/' }, { OAUTH_SCOPE_READ: read });
+    expect((await listMcp(e, bearer(await token({ scope: undefined, scp: 'prompts.read' })))).status).toBe(200);
+    const refused = await listMcp(e, bearer(await token({ scope: undefined, scp: 'prompts.write' })));
+    expect(refused.status).toBe(403);
+    // The challenge names the scope as the client must ask for it.
+    expect(refused.headers.get('www-authenticate')).toContain(`scope="${read}"`);
+    const plain = oauthEnv({}, { OAUTH_SCOPE_READ: read });
+    expect((await listMcp(plain, bearer(await token({ scope: undefined, scp: 'prompts.read' })))).status).toBe(403);
+  });
+
   it('the admin scope or an ADMIN_GROUPS member uses /admin, a reader gets 403; group claim forms', async () => {
     const e = oauthEnv({ groupsClaim: 'roles' }, { ADMIN_GROUPS: 'platform,ops' });
     const admin = (headers: Record<string, string>) => send(e, `${ORIGIN}/admin/prompts`, { headers });

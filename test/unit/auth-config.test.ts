@@ -33,7 +33,12 @@ describe('access-control config', () => {
     expect(c.scopeAdmin).toBe('prompts:admin');
     expect(c.keyRecheckMs).toBe(2000);
     expect(c.resource).toBeUndefined();
-    expect(c.issuers[0]).toMatchObject({ groupsClaim: 'groups', requireTyp: undefined, audience: undefined });
+    expect(c.issuers[0]).toMatchObject({
+      groupsClaim: 'groups',
+      requireTyp: undefined,
+      audience: undefined,
+      scopePrefix: '',
+    });
   });
 
   it('AUTH unset is not configured (the routes refuse), and none is explicit', () => {
