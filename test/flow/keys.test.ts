@@ -5,18 +5,16 @@
  * admin principals (403 for others) and `by` in the version history.
  */
 import { createExecutionContext, env, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
-import { Hono, type MiddlewareHandler } from 'hono';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyPrincipal } from '../../src/auth/api-key.js';
 import { CatalogWriter } from '../../src/catalog/catalog-writer.js';
 import { keyDigest, MAX_KEYS } from '../../src/catalog/keys-table.js';
 import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
-import type { AppEnv } from '../../src/env.js';
 import { configOf } from '../../src/lib/config.js';
 import { AuthConfigError, authConfigOf } from '../../src/auth/config.js';
-import type { Principal, RequestScope } from '../../src/lib/scope.js';
+import type { RequestScope } from '../../src/lib/scope.js';
 import { app } from '../../src/routes/app.js';
-import { scopeOf } from '../../src/routes/scope.js';
+import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
 
 const BASE = 'https://gateway.test/admin';
 const TOKEN = 'test-admin-token';
@@ -241,47 +239,39 @@ describe('apiKeyPrincipal', () => {
   });
 });
 
-/** The worker's app behind a stand-in for access control (routes/auth.ts): keys for `pg_` bearers. */
-function withPrincipal(fixed?: Principal): Hono<AppEnv> {
-  const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const bearer = /^Bearer (pg_.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-    const p = fixed ?? (bearer ? await apiKeyPrincipal(scopeOf(c), bearer) : undefined);
-    (scopeOf(c) as { principal: Principal | undefined }).principal = p;
-    await next();
-  };
-  return new Hono<AppEnv>().use('*', auth).route('/', app);
-}
+/**
+ * The worker's app under real access control: API keys (`AUTH=apikey`) and JWTs from a local
+ * issuer key (`AUTH=oauth`), each request authenticated by routes/auth.ts as in production.
+ */
+const ISSUER = 'https://idp.test';
+let signer: Signer;
+const keyEnv = () => ({ ...env, AUTH: 'apikey' }) as Env;
+const oauthEnv = (extra: Record<string, string> = {}) =>
+  ({ ...env, AUTH: 'oauth', OAUTH_ISSUERS: JSON.stringify([{ issuer: ISSUER, jwks: jwks(signer) }]), ...extra }) as Env;
+const jwtFor = (scope: string) => sign(signer, { iss: ISSUER, aud: 'https://gateway.test/mcp', sub: 'u1', scope });
 
 async function via(
-  h: Hono<AppEnv>,
+  e: Env,
   method: string,
   path: string,
   bearer: string,
   body?: unknown,
-  { e = env, ip = '198.51.100.1' }: { e?: Env; ip?: string } = {},
+  { ip = '198.51.100.1' }: { ip?: string } = {},
 ) {
   const ctx = createExecutionContext();
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}`, 'cf-connecting-ip': ip };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-  const res = await h.fetch(new Request(BASE + path, init), e, ctx);
+  const res = await app.fetch(new Request(BASE + path, init), e, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
 
-const principal = (over: Partial<Principal>): Principal => ({
-  id: 'oauth:https://idp.test#u1',
-  method: 'oauth',
-  name: 'u1',
-  groups: [],
-  scopes: new Set(),
-  admin: false,
-  expiresAt: undefined,
-  recheck: () => true,
-  ...over,
-});
-
 describe('admin authorization and who wrote what', () => {
+  beforeAll(async () => {
+    signer = await newSigner('keys-test');
+  });
+
   it('the ADMIN_TOKEN writes as "admin"; the history says so', async () => {
     expect((await admin('PUT', '/prompts/by_token', text('by_token', 'one'))).status).toBe(200);
     const { history } = (await (await admin('GET', '/prompts/by_token/history')).json()) as any;
@@ -293,63 +283,52 @@ describe('admin authorization and who wrote what', () => {
   it('an admin key may use /admin and is recorded as key:<id>; a plain key gets 403 and writes nothing', async () => {
     const adminKey = await createKey({ name: 'publisher', admin: true });
     const plain = await createKey({ name: 'reader' });
-    const h = withPrincipal();
-    expect((await via(h, 'PUT', '/prompts/by_key', adminKey.key, text('by_key', 'one'))).status).toBe(200);
-    expect((await via(h, 'POST', '/publish', adminKey.key, { prompts: [text('by_key', 'two')] })).status).toBe(200);
-    const deny = await via(h, 'PUT', '/prompts/by_key', plain.key, text('by_key', 'three'));
+    const e = keyEnv();
+    expect((await via(e, 'PUT', '/prompts/by_key', adminKey.key, text('by_key', 'one'))).status).toBe(200);
+    expect((await via(e, 'POST', '/publish', adminKey.key, { prompts: [text('by_key', 'two')] })).status).toBe(200);
+    const deny = await via(e, 'PUT', '/prompts/by_key', plain.key, text('by_key', 'three'));
     expect(deny.status).toBe(403);
     expect(((await deny.json()) as any).error.code).toBe('forbidden');
-    expect((await via(h, 'GET', '/keys', plain.key)).status).toBe(403);
-    const minted = (await (await via(h, 'POST', '/keys', adminKey.key, { name: 'child' })).json()) as any;
+    expect((await via(e, 'GET', '/keys', plain.key)).status).toBe(403);
+    const minted = (await (await via(e, 'POST', '/keys', adminKey.key, { name: 'child' })).json()) as any;
     expect(minted.createdBy).toBe(`key:${adminKey.id}`);
     await admin('POST', '/prompts/by_key/rollback', { version: 1 });
     const { history } = (await (await admin('GET', '/prompts/by_key/history')).json()) as any;
     expect(history.map((v: any) => v.by)).toEqual([`key:${adminKey.id}`, `key:${adminKey.id}`, 'admin']);
   });
 
-  it('a principal that is not admin gets 403 but the ADMIN_TOKEN still works; an admin one needs no token', async () => {
-    const user = withPrincipal(principal({}));
-    const deny = await via(user, 'GET', '/keys', 'not-the-token');
+  it('a reader token gets 403, the ADMIN_TOKEN still works, an admin token needs no ADMIN_TOKEN', async () => {
+    const e = oauthEnv();
+    const deny = await via(e, 'GET', '/keys', await jwtFor('prompts:read'));
     expect(deny.status).toBe(403);
     expect(((await deny.json()) as any).error.code).toBe('forbidden');
-    expect((await via(user, 'PUT', '/prompts/by_oauth', TOKEN, text('by_oauth', 'token'))).status).toBe(200);
-    const ok = await via(
-      withPrincipal(principal({ admin: true })),
-      'PUT',
-      '/prompts/by_oauth',
-      'x',
-      text('by_oauth', 'o'),
-    );
-    expect(ok.status).toBe(200);
+    expect((await via(e, 'PUT', '/prompts/by_oauth', TOKEN, text('by_oauth', 'token'))).status).toBe(200);
+    const admin1 = await jwtFor('prompts:admin');
+    expect((await via(e, 'PUT', '/prompts/by_oauth', admin1, text('by_oauth', 'o'))).status).toBe(200);
     const { history } = (await (await admin('GET', '/prompts/by_oauth/history')).json()) as any;
-    expect(history.map((v: any) => v.by)).toEqual(['admin', 'oauth:https://idp.test#u1']);
+    expect(history.map((v: any) => v.by)).toEqual(['admin', `oauth:${ISSUER}#u1`]);
     // Without an ADMIN_TOKEN the admin API is still there for admin principals, and still absent for others.
-    const tokenless = { ...env, ADMIN_TOKEN: '' } as Env;
-    expect(
-      (await via(withPrincipal(principal({ admin: true })), 'GET', '/keys', 'x', undefined, { e: tokenless })).status,
-    ).toBe(200);
-    expect((await via(withPrincipal(), 'GET', '/keys', TOKEN, undefined, { e: tokenless })).status).toBe(404);
+    const tokenless = oauthEnv({ ADMIN_TOKEN: '' });
+    expect((await via(tokenless, 'GET', '/keys', admin1)).status).toBe(200);
+    expect((await via(tokenless, 'GET', '/keys', TOKEN)).status).toBe(404);
   });
 
   it("a known principal's own bearer is not a failed token guess: no lock-out, however often", async () => {
-    const user = withPrincipal(principal({}));
+    const e = oauthEnv();
+    const reader = await jwtFor('prompts:read');
     const ip = '198.51.100.77';
-    for (let i = 0; i < 15; i++)
-      expect((await via(user, 'GET', '/keys', `own-token-${i}`, undefined, { ip })).status).toBe(403);
-    expect((await via(user, 'GET', '/keys', TOKEN, undefined, { ip })).status).toBe(200);
-    // Guesses without a principal still count (limit 10 per minute in the test config), then lock the client out.
-    const guesser = withPrincipal();
+    for (let i = 0; i < 15; i++) expect((await via(e, 'GET', '/keys', reader, undefined, { ip })).status).toBe(403);
+    expect((await via(e, 'GET', '/keys', TOKEN, undefined, { ip })).status).toBe(200);
+    // Guesses that prove no one still count (limit 10 per minute in the test config), then lock the client out.
     const codes = [];
-    for (let i = 0; i < 12; i++)
-      codes.push((await via(guesser, 'GET', '/keys', `guess-${i}`, undefined, { ip })).status);
+    for (let i = 0; i < 12; i++) codes.push((await via(e, 'GET', '/keys', `guess-${i}`, undefined, { ip })).status);
     expect(codes.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(codes.at(-1)).toBe(429);
   });
 
-  it('AUTH=none principals prove nothing: the ADMIN_TOKEN is still required', async () => {
-    const anon = withPrincipal(principal({ id: 'anonymous', method: 'none', admin: true }));
-    expect((await via(anon, 'GET', '/keys', 'wrong')).status).toBe(401);
-    expect((await via(anon, 'GET', '/keys', TOKEN)).status).toBe(200);
+  it('AUTH=none proves nothing about /admin: the ADMIN_TOKEN is still required', async () => {
+    expect((await via(env, 'GET', '/keys', 'wrong', undefined, { ip: '198.51.100.78' })).status).toBe(401);
+    expect((await via(env, 'GET', '/keys', TOKEN)).status).toBe(200);
   });
 });
 
