@@ -78,10 +78,19 @@ function principalOf(env: Env, digest: string, r: KeyRecord): Principal {
   };
 }
 
-/** The key's principal; undefined for a key that is unknown, revoked or expired. */
-export async function apiKeyPrincipal(scope: RequestScope, presented: string): Promise<Principal | undefined> {
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/**
+ * The key's principal; undefined for a key that is unknown, revoked or expired. `sha256` is the
+ * key's digest when the caller already took it (routes/auth.ts does, for the ADMIN_TOKEN check).
+ */
+export async function apiKeyPrincipal(
+  scope: RequestScope,
+  presented: string,
+  sha256?: Uint8Array,
+): Promise<Principal | undefined> {
   if (!presented.startsWith(KEY_PREFIX) || !KEY_SHAPE.test(presented)) return undefined;
-  const digest = await keyDigest(presented);
+  const digest = sha256 ? hex(sha256) : await keyDigest(presented);
   const answer = await lookup(scope.env, digest);
   if (!usable(answer.record, Date.now())) return undefined;
   return (answer.principal ??= principalOf(scope.env, digest, answer.record));

@@ -97,7 +97,7 @@ export async function authenticate(scope: RequestScope): Promise<Principal> {
   if (cfg.none) return ANONYMOUS;
   const invalid = (why: string) => new AuthError(401, 'invalid_token', why, challengeOf('invalid_token', why));
   if (token.startsWith('pg_') && cfg.methods.has('apikey')) {
-    const p = await apiKeyPrincipal(scope, token);
+    const p = await apiKeyPrincipal(scope, token, digest);
     if (!p) throw invalid('Unknown, expired or revoked API key');
     return p;
   }

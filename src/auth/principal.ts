@@ -4,35 +4,30 @@
  * makes, and scope satisfaction with its hierarchy (a granted `a` covers a
  * required `a:b`; the admin scope covers the read scope).
  */
+import { ANONYMOUS_ID } from '../lib/caller.js';
 import type { Principal } from '../lib/scope.js';
 import type { AuthConfig } from './config.js';
 
-const always = () => true;
 const EMPTY: ReadonlySet<string> = new Set();
 
+/** A principal with no credential behind it: no groups, no scopes, never an admin. */
+const uncredentialed = (id: string, good: boolean): Principal =>
+  Object.freeze({
+    id,
+    method: 'none',
+    name: undefined,
+    groups: [],
+    scopes: EMPTY,
+    admin: false,
+    expiresAt: undefined,
+    recheck: () => good,
+  });
+
 /** AUTH=none: everyone, unauthenticated. */
-export const ANONYMOUS: Principal = Object.freeze({
-  id: 'anonymous',
-  method: 'none',
-  name: undefined,
-  groups: [],
-  scopes: EMPTY,
-  admin: false,
-  expiresAt: undefined,
-  recheck: always,
-});
+export const ANONYMOUS: Principal = uncredentialed(ANONYMOUS_ID, true);
 
 /** Before access control ran: no scopes, never good. Nothing that checks access should ever see it. */
-export const NOBODY: Principal = Object.freeze({
-  id: 'unauthenticated',
-  method: 'none',
-  name: undefined,
-  groups: [],
-  scopes: EMPTY,
-  admin: false,
-  expiresAt: undefined,
-  recheck: () => false,
-});
+export const NOBODY: Principal = uncredentialed('unauthenticated', false);
 
 /** The ADMIN_TOKEN holder (break-glass). */
 export function adminPrincipal(cfg: AuthConfig): Principal {
@@ -44,7 +39,7 @@ export function adminPrincipal(cfg: AuthConfig): Principal {
     scopes: new Set([cfg.scopeRead, cfg.scopeAdmin]),
     admin: true,
     expiresAt: undefined,
-    recheck: always,
+    recheck: () => true,
   };
 }
 

@@ -23,7 +23,7 @@ adminKeys.post('/', async (c) => {
     if (r.reason === 'too_many') throw new ApiError(400, 'too_many_keys', r.message);
     throw new ApiError(400, 'invalid_key', `${r.issues.length} problem(s); no key was created`, r.issues);
   }
-  log.info('API key created', { key: r.info.id, by: r.info.createdBy });
+  log.info('API key created', { id: r.info.id, by: r.info.createdBy });
   c.header('cache-control', 'no-store');
   return c.json({ key: r.key, ...r.info }, 201);
 });

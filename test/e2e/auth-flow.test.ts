@@ -8,17 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  UnauthorizedError as UnauthorizedV1,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-} from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -26,68 +17,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { groupedPromptsDir } from '../helpers/auth-prompts.js';
 import { startAuthServer, type AuthServer } from '../helpers/auth-server.js';
+import { BrowserlessProvider } from '../helpers/auth/browserless-provider.js';
 import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
-
-const REDIRECT = 'http://localhost:53682/callback';
-
-/** An SDK client's OAuth state; the "browser" follows /authorize with fetch and keeps the redirect. */
-class BrowserlessProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  redirectedTo?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'promptgate e2e',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  state() {
-    return 'e2e-state';
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(i: OAuthClientInformationMixed) {
-    this.info = i;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: OAuthTokens) {
-    this.saved = t;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  // SEP-2352: the callback leg is checked against the authorization server discovery found.
-  discovery?: OAuthDiscoveryState;
-  saveDiscoveryState(s: OAuthDiscoveryState) {
-    this.discovery = s;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  async redirectToAuthorization(url: URL) {
-    const res = await fetch(url, { redirect: 'manual' });
-    expect(res.status, 'the authorization server approves and redirects').toBe(302);
-    this.redirectedTo = new URL(res.headers.get('location')!);
-  }
-  get code(): string {
-    const code = this.redirectedTo?.searchParams.get('code');
-    expect(code, 'an authorization code came back').toBeTruthy();
-    return code!;
-  }
-}
 
 const paths = (as: AuthServer) => as.requests.map((r) => `${r.method} ${r.path}`);
 
@@ -141,7 +72,8 @@ describe('SDK 1.x (legacy era), JWT access tokens', () => {
       ),
     ).rejects.toThrow(UnauthorizedV1);
     const transport = new TransportV1(new URL(gw.mcpUrl), { authProvider: provider });
-    await transport.finishAuth(provider.code);
+    expect(provider.code, 'an authorization code came back').toBeTruthy();
+    await transport.finishAuth(provider.code!);
     const client = new ClientV1({ name: 'e2e-v1', version: '1' });
     await client.connect(transport);
     try {

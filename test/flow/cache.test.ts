@@ -11,23 +11,9 @@ import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import worker from '../../src/index.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { ACCEPT, MCP_URL, openSession, publish, request } from '../helpers/worker.js';
+import { ACCEPT, countingEnv, MCP_URL, openSession, publish, request } from '../helpers/worker.js';
 
 const LIST_URL = 'https://gateway.test/prompts';
-
-/** The real KV binding, with every call recorded. A new object is also a cold isolate's view: no catalog in memory. */
-function countingEnv(): { env: Env; reads: string[] } {
-  const reads: string[] = [];
-  const kv = new Proxy(env.PROMPTS, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop);
-      return typeof v === 'function'
-        ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), v.apply(target, args))
-        : v;
-    },
-  });
-  return { env: { ...env, PROMPTS: kv }, reads };
-}
 
 /** One request through the Worker, waiting for its background work (edge-cache writes) too. */
 async function send(req: Request, e: Env = env): Promise<Response> {

@@ -17,7 +17,7 @@ import { modernPost } from '../../src/rpc/modern.js';
 import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { principal, scope } from '../helpers/principals.js';
-import { publish } from '../helpers/worker.js';
+import { countingEnv, publish } from '../helpers/worker.js';
 
 const V = '2026-07-28';
 const text = (name: string, groups?: string[]) => ({
@@ -31,20 +31,6 @@ const alice = principal('oauth:idp#alice', ['eng']);
 const carol = principal('key:carol', ['eng', 'unrelated']);
 const bob = principal('oauth:idp#bob', ['ops']);
 const admin = principal('admin', [], { admin: true, method: 'admin' });
-
-/** The real KV binding, with every read recorded: a new object is a cold isolate (no catalog in memory). */
-function coldEnv(): { env: Env; reads: string[] } {
-  const reads: string[] = [];
-  const kv = new Proxy(env.PROMPTS, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop);
-      return typeof v === 'function'
-        ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), v.apply(target, args))
-        : v;
-    },
-  });
-  return { env: { ...env, PROMPTS: kv }, reads };
-}
 
 /** One page for a principal, with the background work (edge-cache writes) finished. */
 async function page(p: Principal | undefined, opts: { env?: Env; cursor?: unknown; version?: string } = {}) {
@@ -127,15 +113,15 @@ describe('listings per view', () => {
   it('the edge cache keeps pages per view: shared within one, never across two', async () => {
     const a = await page(alice);
     // A cold isolate, another principal with alice's effective groups: alice's page, no KV read.
-    const coldCarol = coldEnv();
+    const coldCarol = countingEnv();
     expect((await page(carol, { env: coldCarol.env })).json).toBe(a.json);
     expect(coldCarol.reads).toEqual([]);
     // A cold isolate for bob: bob's own page (made warm above), never alice's.
-    const coldBob = coldEnv();
+    const coldBob = countingEnv();
     expect(names((await page(bob, { env: coldBob.env })).json)).toEqual(['a-open', 'c-ops', 'd-both']);
     expect(coldBob.reads).toEqual([]);
     // A view no one has listed yet: nothing in the edge cache is its page, so it reads the catalog.
-    const coldDave = coldEnv();
+    const coldDave = countingEnv();
     const dave = principal('oauth:idp#dave', ['ops', 'eng']);
     expect(names((await page(dave, { env: coldDave.env })).json)).toEqual(['a-open', 'b-eng', 'c-ops']);
     expect(coldDave.reads).toContain('get catalog/head');
@@ -143,7 +129,7 @@ describe('listings per view', () => {
     const cursor = (JSON.parse(a.json) as { nextCursor: string }).nextCursor;
     const second = await page(alice, { cursor });
     expect(names(second.json)).toEqual(['e-eng', 'zeta']);
-    const cold2 = coldEnv();
+    const cold2 = countingEnv();
     expect((await page(carol, { env: cold2.env, cursor })).json).toBe(second.json);
     expect(cold2.reads).toEqual([]);
   });
@@ -152,7 +138,7 @@ describe('listings per view', () => {
     const cursor = (JSON.parse((await page(alice)).json) as { nextCursor: string }).nextCursor;
     await expect(page(bob, { cursor })).rejects.toMatchObject({ reason: 'invalid_cursor' });
     await expect(page(admin, { cursor })).rejects.toMatchObject({ reason: 'invalid_cursor' });
-    await expect(page(bob, { cursor, env: coldEnv().env })).rejects.toMatchObject({ reason: 'invalid_cursor' });
+    await expect(page(bob, { cursor, env: countingEnv().env })).rejects.toMatchObject({ reason: 'invalid_cursor' });
     const r = await rpc(bob, 'prompts/list', { cursor });
     expect(r.error).toMatchObject({ code: -32602 });
     const res = await http(`/prompts?cursor=${encodeURIComponent(cursor)}`, bob);

@@ -68,3 +68,17 @@ export async function openStream(session: Pick<Session, 'id' | 'version'>, lastE
   const response = await SELF.fetch(MCP_URL, { headers: streamHeaders(session.id, session.version, lastEventId) });
   return readEvents(response);
 }
+
+/** The real KV binding, with every call recorded. A new object is also a cold isolate's view: no catalog in memory. */
+export function countingEnv(): { env: Env; reads: string[] } {
+  const reads: string[] = [];
+  const kv = new Proxy(env.PROMPTS, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop);
+      return typeof v === 'function'
+        ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), v.apply(target, args))
+        : v;
+    },
+  });
+  return { env: { ...env, PROMPTS: kv }, reads };
+}

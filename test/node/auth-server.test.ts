@@ -12,73 +12,19 @@ import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startAccessStandIn, startAuthServer, type AuthServer } from '../helpers/auth-server.js';
+import { BrowserlessProvider, REDIRECT } from '../helpers/auth/browserless-provider.js';
 import { protectedMcpServer } from '../helpers/auth/protected-mcp.js';
 
-const REDIRECT = 'http://localhost:53682/callback';
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
   await Promise.all(cleanup.map((f) => f()));
 });
 
-/** An SDK client's OAuth state; the "browser" follows /authorize with fetch and keeps the code. */
-class TestProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  code?: string;
-  redirectedTo?: URL;
-  constructor(readonly clientMetadataUrl?: string) {}
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'auth-server test',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  state() {
-    return 'state-42';
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(i: OAuthClientInformationMixed) {
-    this.info = i;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(t: OAuthTokens) {
-    this.saved = t;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  async redirectToAuthorization(url: URL) {
-    const res = await fetch(url, { redirect: 'manual' });
-    expect(res.status).toBe(302);
-    this.redirectedTo = new URL(res.headers.get('location')!);
-    this.code = this.redirectedTo.searchParams.get('code') ?? undefined;
-  }
-}
-
 /** The SDK's own sequence: connect (401, auth, redirect), finishAuth with the code, connect again. */
-async function connectUnaided(url: string, provider: TestProvider): Promise<Client> {
+async function connectUnaided(url: string, provider: BrowserlessProvider): Promise<Client> {
   const first = new Client({ name: 'auth-test', version: '1' });
   await expect(
     first.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider })),
@@ -115,7 +61,7 @@ describe('the official SDK client completes the flow unaided', () => {
   for (const tokens of ['jwt', 'opaque'] as const)
     it(`with dynamic client registration, ${tokens} tokens`, async () => {
       const { as, mcp } = await setup(tokens);
-      const provider = new TestProvider();
+      const provider = new BrowserlessProvider();
       const client = await connectUnaided(mcp.url, provider);
       const { prompts } = await client.listPrompts();
       expect(prompts.map((p) => p.name)).toEqual(['greet', 'summarise']);
@@ -197,7 +143,7 @@ describe('the official SDK client completes the flow unaided', () => {
     cleanup.push(() => new Promise((r) => docs.close(() => r())));
     docUrl = `https://127.0.0.1:${(docs.address() as AddressInfo).port}/client.json`;
     const { as, mcp } = await setup('jwt', { ca: cert });
-    const provider = new TestProvider(docUrl);
+    const provider = new BrowserlessProvider(docUrl);
     const client = await connectUnaided(mcp.url, provider);
     expect((await client.listPrompts()).prompts).toHaveLength(2);
     expect(paths(as)).not.toContain('POST /register');
