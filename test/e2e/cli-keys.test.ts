@@ -3,23 +3,13 @@
  * secret is printed once with a warning, never listed, revocation shows at
  * once; bad input is a clear error; history says who published.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
+import { runCli } from '../helpers/cli.js';
+import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
 
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'node',
-      [join(PROJECT_ROOT, 'bin/promptgate.mjs'), ...args],
-      { env: { ...process.env, PROMPTGATE_URL: gw.url, PROMPTGATE_TOKEN: gw.adminToken } },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (...args: string[]) => runCli(gw, ...args);
 
 beforeAll(async () => {
   gw = await startGateway();

@@ -7,12 +7,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedQuiet, feedState, streamWatch, waitUntil } from '../helpers/live.js';
+import { runCli } from '../helpers/cli.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
@@ -20,16 +20,7 @@ let work: string;
 let client: Client;
 let notifications = 0;
 
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'node',
-      [join(PROJECT_ROOT, 'bin/promptgate.mjs'), ...args],
-      { env: { ...process.env, PROMPTGATE_URL: gw.url, PROMPTGATE_TOKEN: gw.adminToken } },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (...args: string[]) => runCli(gw, ...args);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

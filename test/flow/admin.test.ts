@@ -6,17 +6,11 @@
 import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
-import { openSession } from '../helpers/worker.js';
+import { ADMIN_BASE, ADMIN_TOKEN, adminFetch, openSession } from '../helpers/worker.js';
 
-const BASE = 'https://gateway.test/admin';
-const TOKEN = 'test-admin-token';
-
-function admin(method: string, path: string, body?: unknown, token: string | null = TOKEN): Promise<Response> {
-  const headers: Record<string, string> = {};
-  if (token !== null) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  return SELF.fetch(BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-}
+const BASE = ADMIN_BASE;
+const TOKEN = ADMIN_TOKEN;
+const admin = adminFetch;
 
 const text = (name: string, t: string, extra: Record<string, unknown> = {}) => ({
   name,

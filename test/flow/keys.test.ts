@@ -15,16 +15,11 @@ import { AuthConfigError, authConfigOf } from '../../src/auth/config.js';
 import type { RequestScope } from '../../src/lib/scope.js';
 import { app } from '../../src/routes/app.js';
 import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
+import { ADMIN_BASE, ADMIN_TOKEN, adminFetch } from '../helpers/worker.js';
 
-const BASE = 'https://gateway.test/admin';
-const TOKEN = 'test-admin-token';
-
-function admin(method: string, path: string, body?: unknown, token: string | null = TOKEN): Promise<Response> {
-  const headers: Record<string, string> = {};
-  if (token !== null) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  return SELF.fetch(BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-}
+const BASE = ADMIN_BASE;
+const TOKEN = ADMIN_TOKEN;
+const admin = adminFetch;
 
 async function createKey(body: Record<string, unknown>): Promise<{ key: string; id: string; [k: string]: any }> {
   const res = await admin('POST', '/keys', body);

@@ -82,3 +82,18 @@ export function countingEnv(): { env: Env; reads: string[] } {
   });
   return { env: { ...env, PROMPTS: kv }, reads };
 }
+
+export const ADMIN_BASE = 'https://gateway.test/admin';
+export const ADMIN_TOKEN = 'test-admin-token';
+
+/** A request to /admin through SELF, with the test ADMIN_TOKEN unless `token` says otherwise (null: none). */
+export function adminFetch(method: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN) {
+  const headers: Record<string, string> = {};
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return SELF.fetch(ADMIN_BASE + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
