@@ -15,7 +15,7 @@
  * A page whose content itself is `private` (an upstream said so) also
  * carries a digest of the caller, so it is never served to anyone else. Note: the Cache API is a no-op on
  * `*.workers.dev` hosts; there every lookup misses and the isolate and KV
- * path serves alone (README, "Caching").
+ * path serves alone (docs/caching.md).
  */
 import type { CacheHints } from './hints.js';
 import { log } from '../lib/log.js';

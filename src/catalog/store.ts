@@ -1,7 +1,7 @@
 /**
  * The catalog in Workers KV, and the isolate's compiled copy of it.
  *
- * The only module that touches the PROMPTS namespace. Layout (README, "KV schema"):
+ * The only module that touches the PROMPTS namespace. Layout (docs/storage-schema.md):
  *   catalog/head            whole current snapshot: one read warms a cold isolate
  *   catalog/generation      current generation number: a tiny background check
  *   catalog/snapshots/<g>   immutable snapshot per generation

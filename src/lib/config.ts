@@ -30,7 +30,7 @@ export interface Config {
   readonly listTtlMs: number;
   /** A `subscriptions/listen` stream ends gracefully after this long; the client re-listens. */
   readonly listenMaxMs: number;
-  /** Limits on prompts/get arguments and rendered output (README, "Limits"). */
+  /** Limits on prompts/get arguments and rendered output (docs/configuration.md, "Limits"). */
   readonly limits: ArgumentLimits;
   /** Rate limiting on /mcp and /admin (the *_RATE_LIMIT bindings); "off" only for load tests. */
   readonly rateLimits: boolean;

@@ -188,10 +188,10 @@ describe('change feed restarted', () => {
       const rounds = 4;
       for (let r = 0; r < rounds; r++) {
         await holdFeed();
-        await publish(FIXTURE_PROMPTS);
+        const generation = await publish(FIXTURE_PROMPTS);
         // The fan-out and the restart race; whichever wins, the retried alarm finishes the job.
         await Promise.all([runFeedAlarm(), restart(feedStub())]);
-        await flushFeed();
+        expect(await flushFeed(), 'the restarted feed published this round').toBe(generation);
       }
       await tallyListeners(listeners, rounds);
       await tallyLegacy(clients, rounds);
