@@ -3,7 +3,7 @@
  */
 import type { SetDiff } from '../src/catalog/diff.js';
 import type { KeyInfo } from '../src/catalog/keys-table.js';
-import type { Issue, PromptRecord } from '../src/catalog/types.js';
+import type { Issue, PromptRecord, VersionInfo } from '../src/catalog/types.js';
 
 export type { KeyInfo };
 
@@ -15,15 +15,6 @@ export interface PublishResult {
   diff: SetDiff;
   versions: Record<string, number>;
   dryRun: boolean;
-}
-
-export interface VersionInfo {
-  version: number;
-  generation: number;
-  createdAt: string;
-  deleted: boolean;
-  /** Who wrote the version: a principal id, `admin` for the ADMIN_TOKEN, null before it was recorded. */
-  by: string | null;
 }
 
 export interface NewKey {

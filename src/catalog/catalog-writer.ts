@@ -20,21 +20,12 @@ import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
 import type { ListReport } from './upstreams/report.js';
 import { readGeneration, writeSnapshot } from './store.js';
-import type { CatalogSnapshot, Issue, PromptRecord, UpstreamState } from './types.js';
+import type { CatalogSnapshot, Issue, PromptRecord, UpstreamState, VersionInfo } from './types.js';
 import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { validatePrompt, validateSet } from './validate.js';
 import { log } from '../lib/log.js';
-
-export interface VersionInfo {
-  version: number;
-  generation: number;
-  createdAt: string;
-  deleted: boolean;
-  /** Who wrote this version (a principal id, `admin` for ADMIN_TOKEN); null for versions older than the record. */
-  by: string | null;
-}
 
 export interface StoredPrompt {
   record: PromptRecord;
@@ -318,7 +309,12 @@ export class CatalogWriter extends DurableObject<Env> {
       const next = (name: string) =>
         (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', name).one().v ??
           0) + 1;
-      for (const name of changed) {
+      // A removal is a version too, with no record.
+      const written: [string, string | null][] = [
+        ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
+        ...diff.removed.map((name): [string, null] => [name, null]),
+      ];
+      for (const [name, record] of written) {
         const v = next(name);
         versions.set(name, v);
         this.sql.exec(
@@ -326,19 +322,7 @@ export class CatalogWriter extends DurableObject<Env> {
           name,
           v,
           generation,
-          canonical(byName.get(name)!),
-          now,
-          by ?? null,
-        );
-      }
-      for (const name of diff.removed) {
-        const v = next(name);
-        versions.set(name, v);
-        this.sql.exec(
-          'INSERT INTO versions (name, version, generation, record, created_at, "by") VALUES (?, ?, ?, NULL, ?, ?)',
-          name,
-          v,
-          generation,
+          record,
           now,
           by ?? null,
         );

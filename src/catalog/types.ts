@@ -78,3 +78,13 @@ export interface Issue {
   path: string;
   message: string;
 }
+
+/** One stored version of a prompt, as the admin API's history shows it. */
+export interface VersionInfo {
+  version: number;
+  generation: number;
+  createdAt: string;
+  deleted: boolean;
+  /** Who wrote this version (a principal id, `admin` for ADMIN_TOKEN); null for versions older than the record. */
+  by: string | null;
+}

@@ -91,7 +91,8 @@ const HOSTILE_NAMES: unknown[] = [
   42,
 ];
 
-const counts = {
+/** Every count at zero: what a clean run shows, apart from the faults it survived. */
+const CLEAN = {
   faultsSurvived: 0,
   wrongAnswers: 0,
   wrongFaultKinds: 0,
@@ -102,6 +103,7 @@ const counts = {
   unsanitised: 0,
   fiveHundreds: 0,
 };
+const counts = { ...CLEAN };
 const figures: Record<string, number> = {};
 const check = (ok: boolean, count: keyof typeof counts) => {
   if (!ok) counts[count]++;
@@ -493,17 +495,6 @@ describe('byte-heavy upstreams: memory stays bounded', () => {
   });
 
   it('reports its counts', () => {
-    expect(counts).toEqual({
-      ...counts,
-      faultsSurvived: Object.keys(FAULTS).length + Object.keys(HEAVY).length,
-      wrongAnswers: 0,
-      wrongFaultKinds: 0,
-      slowAnswers: 0,
-      canaryHits: 0,
-      headerLeaks: 0,
-      deniedServed: 0,
-      unsanitised: 0,
-      fiveHundreds: 0,
-    });
+    expect(counts).toEqual({ ...CLEAN, faultsSurvived: Object.keys(FAULTS).length + Object.keys(HEAVY).length });
   });
 });
