@@ -6,6 +6,7 @@
  * so neither needs Hono.
  */
 import type { Config } from './config.js';
+import type { RequestRecord } from './record.js';
 
 /** How a principal proved who it is (docs/access-control.md). */
 export type AuthMethod = 'oauth' | 'access' | 'apikey' | 'admin' | 'none';
@@ -46,4 +47,6 @@ export interface RequestScope {
   readonly protocolVersion: string | undefined;
   /** Set by routes/auth.ts before /mcp, /prompts and /admin run (`anonymous` with AUTH=none). */
   readonly principal: Principal;
+  /** What the request did, for its log line, span, Server-Timing and usage (lib/record.ts). */
+  readonly record: RequestRecord;
 }

@@ -14,10 +14,12 @@ import { listings } from './listing.js';
 import { mcp } from './mcp.js';
 import { metadata } from './metadata.js';
 import { status } from './status.js';
+import { observe } from './observe.js';
 import { log } from '../lib/log.js';
 
 export const app = new Hono<AppEnv>();
 
+app.use('*', observe);
 app.route('/mcp', mcp);
 app.route('/admin', admin);
 app.route('/status', status);

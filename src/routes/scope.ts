@@ -9,6 +9,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../env.js';
 import { configOf, signingSecretOf, type Config } from '../lib/config.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
+import { RequestRecord } from '../lib/record.js';
 import { NOBODY } from '../auth/principal.js';
 import { SESSION_HEADER } from '../rpc/legacy.js';
 
@@ -21,6 +22,7 @@ class HonoScope implements RequestScope {
   readonly waitUntil: (p: Promise<unknown>) => void;
   /** NOBODY until routes/auth.ts has run (it runs before every route that reads it). */
   principal: Principal = NOBODY;
+  readonly record = new RequestRecord();
   readonly #c: Context<AppEnv>;
   #sessionId: string | undefined | typeof UNREAD = UNREAD;
   #protocolVersion: string | undefined | typeof UNREAD = UNREAD;

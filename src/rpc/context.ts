@@ -7,6 +7,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { currentCatalog } from '../catalog/store.js';
 import type { Config } from '../lib/config.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
+import type { RequestRecord } from '../lib/record.js';
 import type { ProtocolVersion } from '../lib/versions.js';
 import type { Era } from './era.js';
 import type { Params } from './envelope.js';
@@ -26,6 +27,7 @@ class Call implements CallContext {
   readonly env: Env;
   readonly cfg: Config;
   readonly waitUntil: (p: Promise<unknown>) => void;
+  readonly record: RequestRecord;
 
   constructor(
     private readonly scope: RequestScope,
@@ -36,6 +38,7 @@ class Call implements CallContext {
     this.env = scope.env;
     this.cfg = scope.cfg;
     this.waitUntil = scope.waitUntil;
+    this.record = scope.record;
   }
 
   get secret(): string {

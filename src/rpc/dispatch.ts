@@ -8,13 +8,14 @@ import { LookupError } from '../catalog/errors.js';
 import type { CallContext, Handler } from './context.js';
 import type { Era } from './era.js';
 import { errorJson, ErrorCode, HttpError, RpcError, toRpcError } from './errors.js';
-import { resultMessage, type Message } from './envelope.js';
+import { resultMessage, type Message, type Params } from './envelope.js';
 import { complete } from './methods/completion.js';
 import { discover } from './methods/discover.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { ping, setLevel } from './methods/utility.js';
 import { modernResult } from './modern-result.js';
 import { log } from '../lib/log.js';
+import type { CallFact, RequestRecord } from '../lib/record.js';
 
 const SHARED: Record<string, Handler> = {
   'prompts/list': listPrompts,
@@ -38,6 +39,27 @@ function asRpcError(e: unknown, method: string): RpcError {
   return toRpcError(e);
 }
 
+/**
+ * Starts the record of a call (lib/record.ts) as soon as the entry has read it, so a call refused
+ * before it is dispatched (a bad envelope, an unknown session) still names its method and prompt.
+ */
+export function factOf(record: RequestRecord, msg: Extract<Message, { kind: 'request' }>): CallFact {
+  const fact = record.call(msg.method, msg.id);
+  fact.prompt = promptNameOf(msg.method, msg.params);
+  return fact;
+}
+
+/** The prompt a call is about (`gen_ai.prompt.name`), when its params name one as a string. */
+function promptNameOf(method: string, params: Params): string | undefined {
+  const name =
+    method === 'prompts/get'
+      ? params?.name
+      : method === 'completion/complete'
+        ? (params?.ref as { name?: unknown } | undefined)?.name
+        : undefined;
+  return typeof name === 'string' ? name.slice(0, 200) : undefined;
+}
+
 /** The reply for a settled result; serializing is inside the caller's catch, so a bad result is still an answer. */
 function reply(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext, result: unknown): string {
   return resultMessage(msg.id, ctx.era === 'modern' ? modernResult(result, ctx.version) : result);
@@ -48,15 +70,26 @@ function reply(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext, res
  * that answers synchronously (a warm prompts/list) gets a synchronous reply:
  * no promise is made on the hot path.
  */
-export function call(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext): string | Promise<string> {
+export function call(
+  msg: Extract<Message, { kind: 'request' }>,
+  ctx: CallContext,
+  fact: CallFact = factOf(ctx.record, msg),
+): string | Promise<string> {
   const table = METHODS[ctx.era];
   const handler = Object.hasOwn(table, msg.method) ? table[msg.method] : undefined;
-  if (!handler) return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
+  if (!handler) {
+    fact.errorCode = ErrorCode.MethodNotFound;
+    return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
+  }
   const failed = (e: unknown): string => {
     // A modern method may end the exchange with an HTTP status (-32021 found only once an upstream was asked): app.onError answers it, with the id.
-    if (e instanceof HttpError && ctx.era === 'modern')
+    if (e instanceof HttpError && ctx.era === 'modern') {
+      fact.errorCode = e.code;
       throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers, id: msg.id });
-    return errorJson(msg.id, asRpcError(e, msg.method));
+    }
+    const err = asRpcError(e, msg.method);
+    fact.errorCode = err.code;
+    return errorJson(msg.id, err);
   };
   try {
     const result = handler(msg.params, ctx);

@@ -12,7 +12,8 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck, principalIdOf } from '../lib/caller.js';
 import { callContext } from './context.js';
-import { call } from './dispatch.js';
+import { call, factOf } from './dispatch.js';
+import type { CallFact } from '../lib/record.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, RpcError } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
@@ -87,7 +88,9 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   if (items.length === 0) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
   if (items.some((m) => (m as { method?: unknown })?.method === 'initialize'))
     throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch');
+  t.record.era = 'legacy';
   const version = await requireSession(t);
+  t.record.version = version;
   if (!featuresOf(version).batches)
     throw new HttpError(
       400,
@@ -116,14 +119,24 @@ export function legacyPost(t: RequestScope, body: unknown): Response | Promise<R
   checkVersionHeader(t.protocolVersion);
   if (Array.isArray(body)) return batch(t, body);
   const msg = readMessage(body);
+  t.record.era = 'legacy';
+  const fact = msg.kind === 'request' ? factOf(t.record, msg) : undefined;
   if (msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg);
   const version = requireSession(t, msg.kind === 'request' ? msg.id : undefined);
-  return version instanceof Promise ? version.then((v) => inSession(t, msg, v)) : inSession(t, msg, version);
+  return version instanceof Promise
+    ? version.then((v) => inSession(t, msg, v, fact))
+    : inSession(t, msg, version, fact);
 }
 
-function inSession(t: RequestScope, msg: Message, version: LegacyVersion): Response | Promise<Response> {
+function inSession(
+  t: RequestScope,
+  msg: Message,
+  version: LegacyVersion,
+  fact: CallFact | undefined,
+): Response | Promise<Response> {
+  t.record.version = version;
   if (msg.kind !== 'request') return accepted();
-  return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId)));
+  return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId), fact));
 }
 
 export async function legacyDelete(t: RequestScope): Promise<Response> {

@@ -23,7 +23,7 @@ import {
 import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck } from '../lib/caller.js';
 import { callContext } from './context.js';
-import { call, hasMethod } from './dispatch.js';
+import { call, factOf, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, invalidParams } from './errors.js';
 import { checkStandardHeaders } from './modern-headers.js';
@@ -111,10 +111,13 @@ export function modernPost(t: RequestScope, body: unknown): Response | Promise<R
   const msg = readMessage(body);
   // Client notifications (notifications/cancelled from a closing listen) and stray responses: nothing to answer.
   if (msg.kind !== 'request') return accepted();
+  const fact = factOf(t.record, msg);
+  t.record.era = 'modern';
   const version = readVersion(t, msg);
+  t.record.version = version;
   checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
   if (!hasMethod('modern', msg.method))
     throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
-  return jsonResponse(call(msg, callContext(t, 'modern', version)));
+  return jsonResponse(call(msg, callContext(t, 'modern', version), fact));
 }

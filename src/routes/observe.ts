@@ -1,0 +1,18 @@
+/**
+ * The first middleware of every route: once the response is ready, the
+ * request's record (lib/record.ts) becomes its one log line, its span and
+ * Server-Timing (observe/), and its usage counts (usage/). Nothing here
+ * waits on storage: counting only adds to this isolate's tallies.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../env.js';
+import { finishRequest } from '../observe/finish.js';
+import { countUsage } from '../usage/count.js';
+import { scopeOf } from './scope.js';
+
+export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const scope = scopeOf(c);
+  await next();
+  const outcome = finishRequest(scope, c.req.method, c.req.path, c.res, c.error);
+  countUsage(scope, outcome);
+};
