@@ -4,12 +4,12 @@
  * in-band and HTTP errors, the client label from initialize, the session memo and the modern
  * `_meta`, the principal id and never its token, continued trace context, and a span per call.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index.js';
 import { useTracer, type SpanLike, type Tracer } from '../../src/rpc/span.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { LEGACY, MODERN, modernPost, openSessionWith, postInit, request } from '../helpers/protocol.js';
+import { LEGACY, MODERN, modernPost, openSessionWith, postInit, request, streamHeaders } from '../helpers/protocol.js';
 import { ADMIN_TOKEN, countingEnv, MCP_URL, publish } from '../helpers/worker.js';
 
 type Line = Record<string, unknown>;
@@ -289,6 +289,19 @@ describe('Server-Timing', () => {
     expect(gone.status).toBe(404);
     expect(gone.headers.get('server-timing')).toMatch(/^total;dur=\d+$/);
     for (const r of [get, list, gone]) expect(r.headers.get('server-timing')).toMatch(TOTAL);
+  });
+
+  it('a session stream (SSE) gets the header before its first byte, and still streams', async () => {
+    const s = await openSessionWith((u, i) => SELF.fetch(u, i), MCP_URL);
+    const res = await SELF.fetch(MCP_URL, { headers: streamHeaders(s.id, s.version) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(res.headers.get('server-timing')).toMatch(/^total;dur=\d+$/);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    expect(new TextDecoder().decode(first.value)).toMatch(/^(id|retry|data|:)/m);
+    await reader.cancel();
   });
 
   it('a cold isolate names the layer that answered a listing (KV or the edge cache)', async () => {
