@@ -34,6 +34,8 @@ export interface Config {
   readonly limits: ArgumentLimits;
   /** Rate limiting on /mcp and /admin (the *_RATE_LIMIT bindings); "off" only for load tests. */
   readonly rateLimits: boolean;
+  /** A span per JSON-RPC call through Workers tracing (rpc/span.ts); "off" is the benchmark's baseline. */
+  readonly traceSpans: boolean;
   /** Undefined when the secret is unset; read it through signingSecretOf (one check, one error). */
   readonly signingSecret: string | undefined;
 }
@@ -151,6 +153,7 @@ export function configOf(env: Env): Config {
       maxRenderedBytes: int(vars, 'MAX_RENDERED_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     },
     rateLimits: onOff(vars, 'RATE_LIMITS'),
+    traceSpans: onOff(vars, 'TRACE_SPANS'),
     signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
   };
   cache.set(env, c);

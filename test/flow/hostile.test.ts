@@ -147,14 +147,20 @@ describe('hostile input', () => {
       await SELF.fetch(`${BASE}/admin/prompts`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     ).text();
 
-    // The Worker logs every rejection (console.warn): ten thousand lines of noise here, so they are
-    // counted instead. Errors it logs are kept: an "unhandled error" line fails the suite.
+    // The Worker logs one `request` line per request (console.log) and some refusals (console.warn):
+    // ten thousand lines of noise here, so they are counted instead. Errors it logs are kept: an
+    // "unhandled error" line fails the suite.
+    let requestLines = 0;
+    const logged = vi
+      .spyOn(console, 'log')
+      .mockImplementation((...a: unknown[]) => void (String(a[0]).startsWith('{"msg":"request"') && requestLines++));
     const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const errors: string[] = [];
     const errored = vi
       .spyOn(console, 'error')
       .mockImplementation((...a: unknown[]) => void errors.push(a.map(String).join(' ')));
     restore = () => {
+      logged.mockRestore();
       warned.mockRestore();
       errored.mockRestore();
     };
@@ -217,7 +223,7 @@ describe('hostile input', () => {
     const rejectionsLogged = warned.mock.calls.length;
     restore();
     console.log(
-      `hostile: seed ${SEED}, ${counts.sent} requests in ${elapsed} ms; 5xx ${counts.fiveXX}, wrong ${counts.wrong}, slow (>${SLOW_MS} ms, twice) ${counts.slow} (${slowCases.length} once), slowest ${counts.maxMs} ms (${slowest}); rejections logged ${rejectionsLogged}, errors logged ${errors.length}; by kind ${JSON.stringify(byKind)}`,
+      `hostile: seed ${SEED}, ${counts.sent} requests in ${elapsed} ms; 5xx ${counts.fiveXX}, wrong ${counts.wrong}, slow (>${SLOW_MS} ms, twice) ${counts.slow} (${slowCases.length} once), slowest ${counts.maxMs} ms (${slowest}); request lines ${requestLines}, rejections logged ${rejectionsLogged}, errors logged ${errors.length}; by kind ${JSON.stringify(byKind)}`,
     );
     expect(failures, `seed ${SEED}`).toEqual([]);
     expect(counts.sent).toBeGreaterThanOrEqual(10_000);
@@ -225,6 +231,8 @@ describe('hostile input', () => {
     expect(counts.wrong).toBe(0);
     expect(counts.slow).toBe(0);
     expect(errors.filter((e) => e.includes('unhandled error'))).toEqual([]);
+    // Whatever the input, exactly one request line per request (docs/observability.md).
+    expect(requestLines).toBe(counts.sent + slowCases.length);
 
     // Nothing was written, and a normal client still works.
     expect(await readGeneration(env.PROMPTS)).toBe(before);
