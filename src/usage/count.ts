@@ -5,13 +5,18 @@
  */
 import type { Outcome } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
+import { RpcError } from '../rpc/errors.js';
 import { arm, tally } from './flush.js';
 import { HOUR_MS } from './store.js';
 
 const GET = 'prompts/get';
 const COMPLETE = 'completion/complete';
 
-export function countUsage(scope: RequestScope, outcome: Outcome): void {
+/**
+ * Counts one finished request. `error` is what app.onError answered, if anything: a JSON-RPC error
+ * raised before any call was read (a body that does not parse: -32700) still counts by its code.
+ */
+export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error): void {
   if (!scope.cfg.usage) return;
   const record = scope.record;
   const hour = Math.floor(record.start / HOUR_MS);
@@ -30,6 +35,10 @@ export function countUsage(scope: RequestScope, outcome: Outcome): void {
     tally.add(hour, call.method, call.prompt ?? '', client, record.era ?? 'unknown', result);
     counted = true;
   }
-  if (httpFailed && errors === 0) tally.error(hour, `http_${outcome.status}`);
-  if (counted || httpFailed || errors > 0) arm(scope.env, scope.cfg.usageFlushMs, scope.waitUntil);
+  // A failed request with no failed call read (a body that does not parse, a refusal, a 404 route).
+  if (errors === 0 && (httpFailed || error instanceof RpcError)) {
+    tally.error(hour, error instanceof RpcError ? String(error.code) : `http_${outcome.status}`);
+    errors = 1;
+  }
+  if (counted || errors > 0) arm(scope.env, scope.cfg.usageFlushMs, scope.waitUntil);
 }
