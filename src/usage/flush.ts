@@ -53,12 +53,17 @@ export async function flush(env: Env): Promise<void> {
     retained = sends.length <= MAX_RETAINED ? sends : mergeNewest(sends);
     return;
   }
+  // After the store took the batch, so a resent batch is never written to AE twice. AE is best effort.
   const dataset = datasetOf(env);
-  if (dataset)
-    writeUsageEvents(
-      dataset,
-      sends.flatMap((s) => s.batch.usage),
-    );
+  try {
+    if (dataset)
+      writeUsageEvents(
+        dataset,
+        sends.flatMap((s) => s.batch.usage),
+      );
+  } catch (e) {
+    log.warn('usage events not written to Analytics Engine', { error: String(e) });
+  }
 }
 
 /** Folds the batches past MAX_RETAINED - 1 into one under a new id (only reached after many failed flushes). */
