@@ -62,8 +62,8 @@ describe('Analytics Engine writes', () => {
 describe('the isolate tally', () => {
   it('adds into one row per tuple, and merges a batch back whole', () => {
     const t = new Tally();
-    for (let i = 0; i < 3; i++) t.add(1, 'prompts/get', 'greet', 'a/1', 'modern', 'ok');
-    t.add(1, 'prompts/get', 'greet', 'a/1', 'legacy', 'ok');
+    for (let i = 0; i < 3; i++) t.add(1, 'prompts/get', 'greet', 'a', '1', 'modern', 'ok');
+    t.add(1, 'prompts/get', 'greet', 'a', '1', 'legacy', 'ok');
     t.error(1, '-32602');
     t.error(1, '-32602');
     const batch = t.batch();
@@ -73,21 +73,26 @@ describe('the isolate tally', () => {
     ]);
     expect(batch.errors).toEqual([[1, '-32602', 2]]);
     const next = new Tally();
-    next.add(1, 'prompts/get', 'greet', 'a/1', 'modern', 'ok');
+    next.add(1, 'prompts/get', 'greet', 'a', '1', 'modern', 'ok');
     next.merge(batch);
-    expect(next.batch().usage[0]).toEqual([1, 'prompts/get', 'greet', 'a/1', 'modern', 'ok', 4]);
+    // A merged row is found by its joined label, so it may sit beside a row of the same fields: the store sums them.
+    const same = next.batch().usage.filter((r) => r.slice(0, 6).join() === '1,prompts/get,greet,a/1,modern,ok');
+    expect(same.reduce((n, r) => n + r[6], 0)).toBe(4);
+    expect(next.batch().errors).toEqual([[1, '-32602', 2]]);
   });
 
-  it('does not confuse prompts and clients whose names contain the separator', () => {
+  it('keeps prompts, client names and versions apart, whatever characters they hold', () => {
     const t = new Tally();
-    t.add(1, 'prompts/get', 'a|b', 'c/1', 'modern', 'ok');
-    t.add(1, 'prompts/get', 'a', 'b|c/1', 'modern', 'ok');
-    expect(t.batch().usage).toHaveLength(2);
+    t.add(1, 'prompts/get', 'a|b', 'c', '1', 'modern', 'ok');
+    t.add(1, 'prompts/get', 'a', 'b|c', '1', 'modern', 'ok');
+    t.add(1, 'prompts/get', 'a', 'b', '|c/1', 'modern', 'ok');
+    t.add(1, 'prompts/get', 'a', undefined, undefined, 'modern', 'ok');
+    expect(t.batch().usage.map((r) => `${r[2]} ${r[3]}`)).toEqual(['a|b c/1', 'a b|c/1', 'a b/|c/1', 'a unknown']);
   });
 
   it('folds new tuples into (other) once it holds MAX_ROWS rows, still counting every call', () => {
     const t = new Tally();
-    for (let i = 0; i < MAX_ROWS + 50; i++) t.add(1, 'prompts/get', `p${i}`, `c${i}/1`, 'modern', 'ok');
+    for (let i = 0; i < MAX_ROWS + 50; i++) t.add(1, 'prompts/get', `p${i}`, `c${i}`, '1', 'modern', 'ok');
     const rows = t.batch().usage;
     expect(rows.length).toBe(MAX_ROWS + 1);
     expect(rows.at(-1)).toEqual([1, 'prompts/get', OTHER, OTHER, 'modern', 'ok', 50]);
