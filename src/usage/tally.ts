@@ -64,7 +64,7 @@ export class Tally {
     const row = new Row(hour, method, version, era, outcome, [hour, method, prompt, label, era, outcome, n]);
     if (rows) rows.push(row);
     else {
-      if (!byClient) this.#usage.set(prompt, (byClient = new Map()));
+      if (!byClient) this.#usage.set(prompt, (byClient = new Map<string | undefined, Row[]>()));
       byClient.set(client, [row]);
     }
     this.#rows += 1;
