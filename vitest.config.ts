@@ -33,11 +33,17 @@ export default defineConfig({
                 MAX_ARGUMENT_BYTES: '8192',
                 MAX_ARGUMENTS_BYTES: '16384',
                 MAX_RENDERED_BYTES: '65536',
+                // A flush is armed in the counting request's waitUntil: suites that wait on a request's execution
+                // context (waitOnExecutionContext) would wait out the 10 s default for every counted request.
+                USAGE_FLUSH_MS: '10',
               },
               // The suites send thousands of requests from one client: /mcp and /admin limits are out
               // of reach here. Failed admin tokens keep the production limit; tests that trip it use
               // their own CF-Connecting-IP (test/flow/hardening.test.ts). test/e2e/limits.test.ts runs
               // the wrangler.toml limits over real HTTP.
+              // The optional Analytics Engine dataset (wrangler.toml shows it commented out): bound here so every
+              // flush of the usage suites also writes to a real (local, write-only) binding.
+              analyticsEngineDatasets: { USAGE_EVENTS: { dataset: 'promptgate_usage' } },
               ratelimits: {
                 MCP_RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },
                 ADMIN_RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },

@@ -16,6 +16,7 @@ const HARNESSES = [
   { file: 'aggregate.mjs', tsx: false },
   { file: 'instructions.mjs', tsx: true },
   { file: 'auth.mjs', tsx: true },
+  { file: 'usage.mjs', tsx: true },
   { file: 'observe.mjs', tsx: true },
 ];
 const MAX_HARNESS_LINES = 250;

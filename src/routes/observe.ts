@@ -16,5 +16,5 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { response, ...outcome } = finishRequest(scope, c.req.method, c.req.path, c.res, c.error);
   // Only when Server-Timing had to re-wrap a response with immutable headers.
   if (response !== c.res) c.res = response;
-  countUsage(scope, outcome);
+  countUsage(scope, outcome, c.error);
 };
