@@ -50,18 +50,19 @@ async function keyOf(q: RequestScope, generation: number, variant: string, path:
 }
 
 const pages = new BoundedMap<string, string>(256);
-const memoKey = (generation: number, variant: string, path: string) => `${generation}|${utcHour()}|${variant}|${path}`;
+const memoKey = (q: RequestScope, generation: number, variant: string, path: string) =>
+  `${originOf(q.url)}|${generation}|${utcHour()}|${variant}|${path}`;
 
 /**
  * The page at `path` for this viewer: from this isolate, the edge cache, or `build` (then kept in
- * both). `build` gets the catalog and the viewer's view of it.
+ * both). `build` gets the catalog and the viewer's view of it; undefined (no such page) is not kept.
  */
 export async function cachedPage(
   q: RequestScope,
   v: Viewer,
   path: string,
-  build: (view: View, catalog: Catalog) => Promise<string>,
-): Promise<string> {
+  build: (view: View, catalog: Catalog) => Promise<string | undefined>,
+): Promise<string | undefined> {
   let catalog = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   if (!catalog) {
     const pointer = await readPointer(originOf(q.url));
@@ -79,7 +80,7 @@ export async function cachedPage(
   // A merge made ahead of the writer, or content an upstream marked private: never shared.
   if (view.provisional || view.contentHints(q.cfg.listTtlMs).cacheScope === 'private') return build(view, catalog);
   const variant = variantOf(view.key, v);
-  const mk = memoKey(view.generation, variant, path);
+  const mk = memoKey(q, view.generation, variant, path);
   const known = pages.get(mk);
   if (known !== undefined) {
     q.record.cache = 'isolate';
@@ -93,6 +94,8 @@ export async function cachedPage(
     return hit;
   }
   const html = await build(view, catalog);
+  // Nothing to show (a name this view does not hold): not remembered, so never served from a cache.
+  if (html === undefined) return undefined;
   pages.set(mk, html);
   const pointer: Pointer = { generation: view.generation, ...view.contentHints(q.cfg.listTtlMs) };
   if (view.compiled.groups.size) pointer.groups = [...view.compiled.groups].sort();
