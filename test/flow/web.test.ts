@@ -161,7 +161,7 @@ describe('GET /', () => {
 
   it('shows the catalog generation and the upstream states /status computes', async () => {
     const html = await (await get('/')).text();
-    const status = (await (await SELF.fetch(`${BASE}/status`)).json()) as { generation: number; upstreams: unknown[] };
+    const status = await (await SELF.fetch(`${BASE}/status`)).json<{ generation: number; upstreams: unknown[] }>();
     expect(html).toContain(`<section id="health" data-generation="${status.generation}"`);
     expect(status.upstreams).toEqual([]);
     expect(html).toContain('No upstream servers are configured.');
