@@ -1,9 +1,11 @@
 /**
  * The isolate tally and the Analytics Engine writer, as plain objects: the 25-data-point cap (with a
  * recording dataset: the local AE binding records nothing it could be asked about), the bound on
- * distinct rows, and merging a failed batch back.
+ * distinct rows, merging a failed batch back, and the USAGE* vars.
  */
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { ConfigError, configOf } from '../../src/lib/config.js';
 import { MAX_DATA_POINTS, MIXED, writeUsageEvents, type Dataset } from '../../src/usage/analytics.js';
 import type { UsageTuple } from '../../src/usage/store.js';
 import { MAX_ROWS, OTHER, Tally } from '../../src/usage/tally.js';
@@ -90,5 +92,24 @@ describe('the isolate tally', () => {
     expect(rows.length).toBe(MAX_ROWS + 1);
     expect(rows.at(-1)).toEqual([1, 'prompts/get', OTHER, OTHER, 'modern', 'ok', 50]);
     expect(rows.reduce((n, r) => n + r[6], 0)).toBe(MAX_ROWS + 50);
+  });
+});
+
+describe('usage configuration', () => {
+  const cfg = (vars: Record<string, string>) => configOf({ ...env, ...vars });
+
+  it('defaults to counting, a 10 s flush and 90 days of rows', () => {
+    const c = cfg({ USAGE: '', USAGE_FLUSH_MS: '', USAGE_RETENTION_DAYS: '' });
+    expect([c.usage, c.usageFlushMs, c.usageRetentionDays]).toEqual([true, 10_000, 90]);
+    expect(cfg({ USAGE: 'off' }).usage).toBe(false);
+  });
+
+  it('names the var and its bounds when a value is bad', () => {
+    expect(() => cfg({ USAGE: 'no' })).toThrow(new ConfigError('USAGE must be "on" or "off", got "no"'));
+    expect(() => cfg({ USAGE_FLUSH_MS: '5' })).toThrow(/USAGE_FLUSH_MS must be an integer in \[10, 25000\]/);
+    // A flush runs in a waitUntil, which the runtime ends 30 s after the response.
+    expect(() => cfg({ USAGE_FLUSH_MS: '60000' })).toThrow(/USAGE_FLUSH_MS/);
+    expect(() => cfg({ USAGE_RETENTION_DAYS: '0' })).toThrow(/USAGE_RETENTION_DAYS must be an integer in \[1, 3650\]/);
+    expect(() => cfg({ USAGE_RETENTION_DAYS: '7.5' })).toThrow(/USAGE_RETENTION_DAYS/);
   });
 });
