@@ -49,6 +49,25 @@ async function keyOf(q: RequestScope, generation: number, variant: string, path:
   };
 }
 
+/** When this isolate last wrote the colo's pointer for a catalog, and for how long it was good. */
+const pointed = new WeakMap<object, { at: number; ttlMs: number }>();
+
+/**
+ * Keeps the colo's pointer (catalog/edge.ts) alive while this isolate serves pages from memory, as
+ * listings do: rewritten at half the life it was written with, so cold isolates keep finding pages.
+ */
+function renewPointer(q: RequestScope, view: View, now = false): void {
+  const last = pointed.get(view.compiled);
+  const t = Date.now();
+  if (!now && last && t - last.at <= last.ttlMs / 2) return;
+  const ttlMs = Math.max(1000, q.cfg.catalogRefreshMs);
+  pointed.set(view.compiled, { at: t, ttlMs });
+  const pointer: Pointer = { generation: view.generation, ...view.contentHints(q.cfg.listTtlMs) };
+  if (view.compiled.groups.size) pointer.groups = [...view.compiled.groups].sort();
+  q.waitUntil(writePointer(originOf(q.url), pointer, ttlMs));
+}
+
+/** Pages this isolate made or fetched; the key also names the origin (pages name the gateway's own URL). */
 const pages = new BoundedMap<string, string>(256);
 const memoKey = (q: RequestScope, generation: number, variant: string, path: string) =>
   `${originOf(q.url)}|${generation}|${utcHour()}|${variant}|${path}`;
@@ -84,6 +103,7 @@ export async function cachedPage(
   const known = pages.get(mk);
   if (known !== undefined) {
     q.record.cache = 'isolate';
+    renewPointer(q, view);
     return known;
   }
   const key = await keyOf(q, view.generation, variant, path);
@@ -97,11 +117,8 @@ export async function cachedPage(
   // Nothing to show (a name this view does not hold): not remembered, so never served from a cache.
   if (html === undefined) return undefined;
   pages.set(mk, html);
-  const pointer: Pointer = { generation: view.generation, ...view.contentHints(q.cfg.listTtlMs) };
-  if (view.compiled.groups.size) pointer.groups = [...view.compiled.groups].sort();
-  q.waitUntil(
-    Promise.all([writePage(key, html), writePointer(originOf(q.url), pointer, Math.max(1000, q.cfg.catalogRefreshMs))]),
-  );
+  q.waitUntil(writePage(key, html));
+  renewPointer(q, view, true);
   return html;
 }
 

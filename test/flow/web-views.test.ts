@@ -30,8 +30,14 @@ const carol: Who = { sub: 'carol', name: 'Carol Danvers', groups: ['eng', 'unrel
 const bob: Who = { sub: 'bob', name: 'Bob Dylan', groups: ['ops'] };
 
 let signer: Signer;
+/** Usage counting off: a counted failure arms a flush timer that waitOnExecutionContext would wait out. */
 const authEnv = () =>
-  ({ ...env, AUTH: 'oauth', OAUTH_ISSUERS: JSON.stringify([{ issuer: ISSUER, jwks: jwks(signer) }]) }) as Env;
+  ({
+    ...env,
+    AUTH: 'oauth',
+    OAUTH_ISSUERS: JSON.stringify([{ issuer: ISSUER, jwks: jwks(signer) }]),
+    USAGE: 'off',
+  }) as unknown as Env;
 
 async function page(path: string, who?: Who, accept = 'text/html') {
   const headers: Record<string, string> = { accept };

@@ -38,8 +38,11 @@ const PROMPTS = [...FIXTURE_PROMPTS, UI_REVIEW];
 
 const get = (path: string, headers: Record<string, string> = HTML) => SELF.fetch(BASE + path, { headers });
 
-/** The colo's pointer lives as long as the catalog refresh interval (0 in the suites): long enough here. */
-const slow = (e: Env) => ({ ...e, CATALOG_REFRESH_MS: '60000' }) as unknown as Env;
+/**
+ * The colo's pointer lives as long as the catalog refresh interval (0 in the suites): long enough here.
+ * Usage off: a counted request arms a flush timer that waitOnExecutionContext would wait out.
+ */
+const slow = (e: Env) => ({ ...e, CATALOG_REFRESH_MS: '60000', USAGE: 'off' }) as unknown as Env;
 
 /** Through app.fetch with an env of the test's choosing (a new KV object is a cold isolate). */
 async function fetchWith(e: Env, path: string) {
@@ -265,6 +268,8 @@ describe('assets and caching', () => {
   });
 
   it('a cold isolate gets the page from the edge cache; a new generation makes a new page', async () => {
+    // A generation no page was made for yet: the first request makes and stores it.
+    generation = await publish(PROMPTS);
     const e = slow(env);
     const first = await fetchWith(e, '/');
     expect(first.res.status).toBe(200);
