@@ -6,6 +6,7 @@ import { env } from 'cloudflare:test';
 import { ANONYMOUS } from '../../src/auth/principal.js';
 import { configOf } from '../../src/lib/config.js';
 import type { AuthMethod, Principal, RequestScope } from '../../src/lib/scope.js';
+import { RequestRecord } from '../../src/lib/record.js';
 
 export function principal(
   id: string,
@@ -46,6 +47,7 @@ export function scope(
     sessionId: headers['mcp-session-id'],
     protocolVersion: headers['mcp-protocol-version'],
     principal: p ?? ANONYMOUS,
+    record: new RequestRecord(),
     pending,
   };
 }
