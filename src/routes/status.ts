@@ -7,6 +7,8 @@
  * once every change is announced), so a client can wait for a quiet feed.
  * `collisions` name prompts, so they follow the caller's view like every
  * listing: a caller that presents no valid credential sees only what everyone may.
+ * `live` counts open streams at the registry shards and `lastFanout` is the feed's
+ * last fan-out (session/live-status.ts); a shard or feed that fails is reported unknown.
  */
 import { Hono, type Context } from 'hono';
 import { readGeneration } from '../catalog/store.js';
@@ -14,6 +16,7 @@ import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { collisions } from '../catalog/catalog-writer.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { feedStatus } from '../session/fanout.js';
+import { lastFanout, liveCounts } from '../session/live-status.js';
 import { announce, authenticate } from '../auth/authenticate.js';
 import { ANONYMOUS } from '../auth/principal.js';
 import { currentCatalog } from '../catalog/store.js';
@@ -49,6 +52,8 @@ async function callerOf(c: Context<AppEnv>): Promise<Principal> {
 
 status.get('/', async (c) => {
   const writer = catalogWriter(c.env);
+  // The live figures start first and run alongside the rest; each reports 'unknown' rather than failing.
+  const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env)]);
   const [listed, local, feed] = await Promise.all([writer.upstreams(), writer.current(), feedStatus(c.env)]);
   const states = new Map(listed.map((u) => [u.id, u]));
   const upstreams = (await upstreamConfigs(c.env)).map((u) => {
@@ -73,11 +78,14 @@ status.get('/', async (c) => {
   const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed }).filter((x) =>
     view.has(x.name),
   );
+  const [live, fanout] = await liveFigures;
   return c.json({
     generation: await readGeneration(c.env.PROMPTS),
     auth: authStatus(c.env),
     feed,
     upstreams,
     collisions: clashes,
+    live,
+    lastFanout: fanout,
   });
 });
