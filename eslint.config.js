@@ -25,7 +25,7 @@ export default defineConfig(
     rules: { 'no-empty': ['error', { allowEmptyCatch: true }] },
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.{ts,tsx}'],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: {

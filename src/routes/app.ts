@@ -14,6 +14,7 @@ import { listings } from './listing.js';
 import { mcp } from './mcp.js';
 import { metadata } from './metadata.js';
 import { status } from './status.js';
+import { web } from './web.js';
 import { observe } from './observe.js';
 import { log } from '../lib/log.js';
 
@@ -26,7 +27,8 @@ app.route('/status', status);
 app.route('/prompts', listings);
 app.route('/.well-known', metadata);
 
-app.get('/', (c) => c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }));
+// The web catalog at / (HTML for browsers, the JSON stub otherwise), /p/<name> and /assets/.
+app.route('/', web);
 
 // The same `{error: {code, message}}` shape as every other plain-HTTP error (api-error.ts).
 app.notFound((c) =>

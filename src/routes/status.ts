@@ -13,6 +13,7 @@
 import { Hono, type Context } from 'hono';
 import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
+import { upstreamHealth } from '../catalog/upstreams/health.js';
 import { collisions } from '../catalog/catalog-writer.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { feedStatus } from '../session/fanout.js';
@@ -55,21 +56,7 @@ status.get('/', async (c) => {
   // The live figures start first and run alongside the rest; each reports 'unknown' rather than failing.
   const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env)]);
   const [listed, local, feed] = await Promise.all([writer.upstreams(), writer.current(), feedStatus(c.env)]);
-  const states = new Map(listed.map((u) => [u.id, u]));
-  const upstreams = (await upstreamConfigs(c.env)).map((u) => {
-    const s = states.get(u.id);
-    return {
-      id: u.id,
-      prefix: u.prefix,
-      enabled: u.enabled,
-      state: !u.enabled ? 'disabled' : !s ? 'never_listed' : s.ok ? 'healthy' : s.lastSuccess ? 'stale' : 'failing',
-      prompts: s?.prompts.length ?? 0,
-      lastSuccess: s?.lastSuccess ?? null,
-      lastError: s?.lastError ?? null,
-      // The fault kind leads lastError (timeout, http_500, invalid_json, too_large, redirect_refused, closed, ...).
-      fault: s && !s.ok && s.lastError ? (/^([a-z0-9_]+):/.exec(s.lastError)?.[1] ?? null) : null,
-    };
-  });
+  const upstreams = upstreamHealth(await upstreamConfigs(c.env), listed);
   const [catalog, caller] = await Promise.all([
     currentCatalog(c.env.PROMPTS, configOf(c.env).catalogRefreshMs, (p) => c.executionCtx.waitUntil(p)),
     callerOf(c),

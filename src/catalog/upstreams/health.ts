@@ -1,0 +1,37 @@
+/**
+ * Every configured upstream's health as /status and the catalog page show it: one computation,
+ * so the two never disagree. The state is derived from the writer's last listing of each upstream
+ * (healthy, stale, failing) and the configuration (disabled, never listed).
+ */
+import type { UpstreamState } from '../types.js';
+import type { UpstreamConfig } from './config.js';
+
+export interface UpstreamHealth {
+  id: string;
+  prefix: string;
+  enabled: boolean;
+  state: 'disabled' | 'never_listed' | 'healthy' | 'stale' | 'failing';
+  prompts: number;
+  lastSuccess: string | null;
+  lastError: string | null;
+  fault: string | null;
+}
+
+/** The health of each configured upstream (in configuration order), given the writer's listings. */
+export function upstreamHealth(configs: readonly UpstreamConfig[], listed: readonly UpstreamState[]): UpstreamHealth[] {
+  const states = new Map(listed.map((u) => [u.id, u]));
+  return configs.map((u) => {
+    const s = states.get(u.id);
+    return {
+      id: u.id,
+      prefix: u.prefix,
+      enabled: u.enabled,
+      state: !u.enabled ? 'disabled' : !s ? 'never_listed' : s.ok ? 'healthy' : s.lastSuccess ? 'stale' : 'failing',
+      prompts: s?.prompts.length ?? 0,
+      lastSuccess: s?.lastSuccess ?? null,
+      lastError: s?.lastError ?? null,
+      // The fault kind leads lastError (timeout, http_500, invalid_json, too_large, redirect_refused, closed, ...).
+      fault: s && !s.ok && s.lastError ? (/^([a-z0-9_]+):/.exec(s.lastError)?.[1] ?? null) : null,
+    };
+  });
+}

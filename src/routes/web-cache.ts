@@ -1,0 +1,109 @@
+/**
+ * Catalog pages (HTML) cached like list pages (catalog/listing.ts): in this isolate, then in the
+ * edge cache under a key naming the catalog generation, the viewer's view (a digest: group names
+ * never appear in a URL), whether it is an admin's or a credential-less page, the UTC hour (the
+ * sparklines) and the asset names (a deploy with a new stylesheet makes new keys). A cold isolate
+ * finds the generation and the catalog's groups in the colo's pointer, so a hit reads no KV.
+ * Cached pages are shared by everyone with the same view: nothing personal goes in them (the
+ * route splices the viewer's name and the live health in afterwards).
+ */
+import type { Catalog, View } from '../catalog/catalog.js';
+import { readPage, readPointer, writePage, writePointer, type PageKey, type Pointer } from '../catalog/edge.js';
+import { currentCatalog, peekCatalog } from '../catalog/store.js';
+import { computeViewKey } from '../catalog/views.js';
+import { BoundedMap } from '../lib/memo.js';
+import type { Principal, RequestScope } from '../lib/scope.js';
+import { originOf } from '../lib/url.js';
+import { ASSETS } from '../web/assets.js';
+import { utcHour } from './web-data.js';
+
+/** Who the page is for: what decides its content besides the catalog. */
+export interface Viewer {
+  readonly principal: Principal;
+  /** No credential was accepted: the page shows nothing but the key form. */
+  readonly needsKey: boolean;
+}
+
+/** The viewer's view of a catalog (the catalog itself when it uses no groups). */
+export const viewOf = (c: Catalog, v: Viewer): View => (c.grouped ? c.viewFor(v.principal) : c);
+
+const ASSET_TAG = `${ASSETS.css.name}+${ASSETS.js.name}`;
+
+async function digest(text: string): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return [...d.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The page's variant within a generation: the view key and the two flags that change its content. */
+const variantOf = (viewKey: string, v: Viewer) => `${viewKey}|${v.principal.admin ? 'a' : ''}|${v.needsKey ? 'k' : ''}`;
+
+async function keyOf(q: RequestScope, generation: number, variant: string, path: string): Promise<PageKey> {
+  return {
+    origin: originOf(q.url),
+    scope: 'private',
+    principal: 'public',
+    view: await digest(`web/v1|${variant}`),
+    generation,
+    variant: `html/${utcHour()}/${ASSET_TAG}`,
+    cursor: path,
+  };
+}
+
+const pages = new BoundedMap<string, string>(256);
+const memoKey = (generation: number, variant: string, path: string) => `${generation}|${utcHour()}|${variant}|${path}`;
+
+/**
+ * The page at `path` for this viewer: from this isolate, the edge cache, or `build` (then kept in
+ * both). `build` gets the catalog and the viewer's view of it.
+ */
+export async function cachedPage(
+  q: RequestScope,
+  v: Viewer,
+  path: string,
+  build: (view: View, catalog: Catalog) => Promise<string>,
+): Promise<string> {
+  let catalog = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  if (!catalog) {
+    const pointer = await readPointer(originOf(q.url));
+    if (pointer) {
+      const variant = variantOf(computeViewKey(new Set(pointer.groups ?? []), v.principal), v);
+      const hit = await readPage(await keyOf(q, pointer.generation, variant, path));
+      if (hit !== undefined) {
+        q.record.cache = 'edge';
+        return hit;
+      }
+    }
+    catalog = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  }
+  const view = viewOf(catalog, v);
+  // A merge made ahead of the writer, or content an upstream marked private: never shared.
+  if (view.provisional || view.contentHints(q.cfg.listTtlMs).cacheScope === 'private') return build(view, catalog);
+  const variant = variantOf(view.key, v);
+  const mk = memoKey(view.generation, variant, path);
+  const known = pages.get(mk);
+  if (known !== undefined) {
+    q.record.cache = 'isolate';
+    return known;
+  }
+  const key = await keyOf(q, view.generation, variant, path);
+  const hit = await readPage(key);
+  if (hit !== undefined) {
+    q.record.cache = 'edge';
+    pages.set(mk, hit);
+    return hit;
+  }
+  const html = await build(view, catalog);
+  pages.set(mk, html);
+  const pointer: Pointer = { generation: view.generation, ...view.contentHints(q.cfg.listTtlMs) };
+  if (view.compiled.groups.size) pointer.groups = [...view.compiled.groups].sort();
+  q.waitUntil(
+    Promise.all([writePage(key, html), writePointer(originOf(q.url), pointer, Math.max(1000, q.cfg.catalogRefreshMs))]),
+  );
+  return html;
+}
+
+/** The catalog and view for an uncached page (filtered index, rendered preview). */
+export async function freshView(q: RequestScope, v: Viewer): Promise<{ catalog: Catalog; view: View }> {
+  const catalog = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  return { catalog, view: viewOf(catalog, v) };
+}

@@ -1,0 +1,172 @@
+/**
+ * What the catalog pages show, gathered for the viewer's view: the prompts it may see (cards),
+ * one prompt's arguments, history and last change, upstream health, and the preview and
+ * completions, which run prompts/get and completion/complete through the same dispatch as /mcp
+ * (modern era, the request's own scope), so views, limits and upstream routing all apply.
+ */
+import type { View } from '../catalog/catalog.js';
+import { catalogWriter } from '../catalog/stubs.js';
+import { upstreamConfigs } from '../catalog/upstreams/config.js';
+import { upstreamHealth } from '../catalog/upstreams/health.js';
+import { CallFact } from '../lib/record.js';
+import type { RequestScope } from '../lib/scope.js';
+import { CLIENT_CAPABILITIES_META, MODERN_VERSION_META, MODERN_VERSIONS } from '../lib/versions.js';
+import { callContext } from '../rpc/context.js';
+import { call } from '../rpc/dispatch.js';
+import { HttpError } from '../rpc/errors.js';
+import type { ArgumentRow, HealthRow, Preview, PreviewMessage, PromptCard, VersionRow } from '../web/types.js';
+
+const VERSION = MODERN_VERSIONS[0];
+const DAYS = 7;
+
+/**
+ * Per-prompt prompts/get counts per UTC day, oldest first. The usage module (src/usage/query.ts,
+ * `dailyUse(env, days)`) plugs in here; until it is merged every prompt shows an empty week.
+ */
+const dailyUse = async (_env: Env, _days: number): Promise<Map<string, number[]>> => new Map();
+
+/** The usage of the current UTC hour, kept per isolate (pages are cached per hour too). */
+let usageMemo: { hour: number; use: Promise<Map<string, number[]>> } | undefined;
+export const utcHour = () => Math.floor(Date.now() / 3_600_000);
+function usage(env: Env): Promise<Map<string, number[]>> {
+  const hour = utcHour();
+  if (usageMemo?.hour !== hour) {
+    const use = dailyUse(env, DAYS).catch(() => new Map<string, number[]>());
+    usageMemo = { hour, use };
+  }
+  return usageMemo.use;
+}
+
+/** Where a prompt of the view comes from: `local` or its upstream's id. */
+function sourceOf(view: View, name: string): string {
+  return view.compiled.remote.get(name)?.prompt.origin.upstream ?? 'local';
+}
+
+function cardOf(view: View, name: string, use: Map<string, number[]>): PromptCard {
+  const local = view.compiled.byName.get(name)?.record;
+  const remote = view.compiled.remote.get(name)?.prompt;
+  const r = local ?? remote;
+  return {
+    name,
+    title: r?.title,
+    description: r?.description,
+    tags: local?.tags ?? [],
+    source: sourceOf(view, name),
+    use: use.get(name) ?? [],
+  };
+}
+
+/** Every prompt the view holds, as cards with their week of use. */
+export async function cardsOf(env: Env, view: View): Promise<PromptCard[]> {
+  const use = await usage(env);
+  return view.names().map((n) => cardOf(view, n, use));
+}
+
+/** One prompt's card, or undefined when the view does not hold it (exactly like an unknown one). */
+export async function cardFor(env: Env, view: View, name: string): Promise<PromptCard | undefined> {
+  return view.has(name) ? cardOf(view, name, await usage(env)) : undefined;
+}
+
+/** Upstream health as /status computes it, kept per isolate for a few seconds (pages are read often). */
+const HEALTH_MS = 5_000;
+let healthMemo: { at: number; rows: Promise<HealthRow[]> } | undefined;
+export function health(env: Env): Promise<HealthRow[]> {
+  if (healthMemo && Date.now() - healthMemo.at < HEALTH_MS) return healthMemo.rows;
+  const rows = Promise.all([upstreamConfigs(env), catalogWriter(env).upstreams()]).then(([configs, listed]) =>
+    upstreamHealth(configs, listed).map((u) => ({
+      id: u.id,
+      state: u.state,
+      prompts: u.prompts,
+      lastSuccess: u.lastSuccess,
+      fault: u.fault,
+    })),
+  );
+  healthMemo = { at: Date.now(), rows };
+  rows.catch(() => (healthMemo = undefined));
+  return rows;
+}
+
+/** One JSON-RPC call through /mcp's dispatch, modern era, in the request's scope. */
+async function rpc(scope: RequestScope, method: string, params: Record<string, unknown>): Promise<unknown> {
+  const msg = {
+    kind: 'request' as const,
+    id: 'web',
+    method,
+    params: { ...params, _meta: { [MODERN_VERSION_META]: VERSION, [CLIENT_CAPABILITIES_META]: {} } },
+  };
+  // A fact of its own, not the request record's: page previews are not MCP clients' use of a prompt.
+  const reply = JSON.parse(await call(msg, callContext(scope, 'modern', VERSION), new CallFact(method, msg.id))) as {
+    result?: unknown;
+    error?: { message?: string };
+  };
+  if (reply.error) throw new HttpError(200, 0, reply.error.message ?? 'error');
+  return reply.result;
+}
+
+/** prompts/get's messages for these arguments, or the error it answered (as the preview shows it). */
+export async function preview(scope: RequestScope, name: string, args: Record<string, string>): Promise<Preview> {
+  try {
+    const r = (await rpc(scope, 'prompts/get', { name, arguments: args })) as {
+      messages: PreviewMessage[];
+      description?: string;
+    };
+    return { messages: r.messages, description: r.description };
+  } catch (e) {
+    if (e instanceof HttpError) return { error: e.message };
+    throw e;
+  }
+}
+
+/** completion/complete's values for one argument (empty when the prompt or its upstream offers none). */
+export async function complete(
+  scope: RequestScope,
+  name: string,
+  argument: string,
+  value: string,
+  context: Record<string, string> = {},
+): Promise<string[]> {
+  try {
+    const r = (await rpc(scope, 'completion/complete', {
+      ref: { type: 'ref/prompt', name },
+      argument: { name: argument, value },
+      ...(Object.keys(context).length ? { context: { arguments: context } } : {}),
+    })) as { completion?: { values?: unknown } };
+    const values = r.completion?.values;
+    return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+  } catch (e) {
+    if (e instanceof HttpError) return [];
+    throw e;
+  }
+}
+
+/** The arguments table: declared arguments with their allowed values from completion/complete. */
+export async function argumentsOf(scope: RequestScope, view: View, name: string): Promise<ArgumentRow[]> {
+  const declared = view.compiled.byName.get(name)?.record.arguments ?? view.compiled.remote.get(name)?.prompt.arguments;
+  return Promise.all(
+    (declared ?? []).map(async (a) => ({
+      name: a.name,
+      title: a.title,
+      description: a.description,
+      required: a.required === true,
+      values: await complete(scope, name, a.name, ''),
+    })),
+  );
+}
+
+/** When a prompt last changed (its latest version) and, for admins, every version. */
+export async function changesOf(
+  env: Env,
+  view: View,
+  name: string,
+  admin: boolean,
+): Promise<{ changed: string | undefined; history: VersionRow[] | undefined }> {
+  const local = view.compiled.byName.get(name)?.record;
+  if (!local) {
+    const upstream = sourceOf(view, name);
+    const state = view.compiled.snapshot.upstreams?.find((u) => u.id === upstream);
+    return { changed: state?.lastSuccess ?? undefined, history: undefined };
+  }
+  const { versions } = await catalogWriter(env).get(local.name);
+  const history = versions.map((v) => ({ version: v.version, createdAt: v.createdAt, by: v.by, deleted: v.deleted }));
+  return { changed: versions.at(-1)?.createdAt, history: admin ? history : undefined };
+}

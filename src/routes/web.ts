@@ -1,0 +1,166 @@
+/**
+ * The web catalog's routes (docs/web-catalog.md): the index at `/` for browsers (the JSON stub for
+ * everyone else), a prompt's page, its preview fragment and completions, and the two assets.
+ * Thin: identity here, data from web-data.ts, caching in web-cache.ts, markup in src/web/.
+ * Every HTML answer carries the strict CSP; a viewer sees only what it could get over MCP.
+ */
+import { Hono, type Context } from 'hono';
+import { authenticate, authorize } from '../auth/authenticate.js';
+import { AuthError } from '../auth/errors.js';
+import { NOBODY } from '../auth/principal.js';
+import type { AppEnv } from '../env.js';
+import type { Catalog, View } from '../catalog/catalog.js';
+import { assetNamed } from '../web/assets.js';
+import { filtered, filtersOf, NO_FILTERS } from '../web/filter.js';
+import { HEALTH_SLOT, HealthRows, IndexPage } from '../web/index-page.js';
+import { VIEWER_SLOT, Viewer as ViewerLine } from '../web/layout.js';
+import { Messages } from '../web/preview.js';
+import { NotFoundPage, PromptPage } from '../web/prompt-page.js';
+import type { Chrome } from '../web/types.js';
+import { mediaTypes } from './guards.js';
+import { scopeOf, setPrincipal } from './scope.js';
+import { cachedPage, freshView, type Viewer } from './web-cache.js';
+import { argumentsOf, cardFor, cardsOf, changesOf, complete, health, preview } from './web-data.js';
+
+export const web = new Hono<AppEnv>();
+
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** Who asks: a refused or missing credential is a viewer who sees nothing and is asked for a key. */
+async function viewerOf(c: Context<AppEnv>): Promise<Viewer> {
+  const scope = scopeOf(c);
+  try {
+    const principal = await authenticate(scope);
+    authorize(scope, principal, 'prompts');
+    setPrincipal(scope, principal);
+    return { principal, needsKey: false };
+  } catch (e) {
+    if (!(e instanceof AuthError) || e.status !== 401) throw e;
+    setPrincipal(scope, NOBODY);
+    return { principal: NOBODY, needsKey: true };
+  }
+}
+
+/** Pages that depend on a credential are private to it; the public view's pages are revalidated each time. */
+function htmlHeaders(v: Viewer, c: Context<AppEnv>, extra: Record<string, string> = {}): Record<string, string> {
+  const authed = v.principal.method !== 'none' || c.req.header('authorization') !== undefined;
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+    'cache-control': authed ? 'private, no-cache' : 'no-cache',
+    vary: 'Accept, Authorization',
+    ...extra,
+  };
+}
+
+const DOCTYPE = '<!doctype html>';
+const render = (el: unknown) => DOCTYPE + String(el);
+
+/** The per-request parts of a cached page: the viewer's name, and live upstream health on the index. */
+async function personalise(html: string, v: Viewer, env: Env): Promise<string> {
+  const name = v.principal.name;
+  html = html.replace(VIEWER_SLOT, name && !v.needsKey ? String(ViewerLine({ name })) : '');
+  if (html.includes(HEALTH_SLOT)) html = html.replace(HEALTH_SLOT, String(HealthRows({ rows: await health(env) })));
+  return html;
+}
+
+function chrome(c: Context<AppEnv>, catalog: Catalog, v: Viewer): Chrome {
+  return {
+    mcpUrl: new URL('/mcp', c.req.url).href,
+    generation: catalog.generation,
+    updatedAt: catalog.snapshot.updatedAt,
+    needsKey: v.needsKey,
+  };
+}
+
+web.get('/', async (c) => {
+  if (!mediaTypes(c.req.header('accept')).has('text/html'))
+    return c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href });
+  const v = await viewerOf(c);
+  const scope = scopeOf(c);
+  const filters = filtersOf((k) => c.req.query(k));
+  const build = async (view: View, catalog: Catalog, f = NO_FILTERS) => {
+    const prompts = v.needsKey ? [] : await cardsOf(c.env, view);
+    return render(IndexPage({ d: { ...chrome(c, catalog, v), prompts, filters: f } }));
+  };
+  let html: string;
+  if (filtered(filters)) {
+    const { catalog, view } = await freshView(scope, v);
+    html = await build(view, catalog, filters);
+  } else html = await cachedPage(scope, v, '/', (view, catalog) => build(view, catalog));
+  return c.body(await personalise(html, v, c.env), 200, htmlHeaders(v, c));
+});
+
+/** The page for a name the viewer may not see: the same as for a name that does not exist. */
+function notFound(c: Context<AppEnv>, v: Viewer, catalog: Catalog, name: string): Response {
+  const html = render(NotFoundPage({ name, generation: catalog.generation, needsKey: v.needsKey }));
+  return c.body(html.replace(VIEWER_SLOT, ''), 404, htmlHeaders(v, c));
+}
+
+/** Argument values from the query (first of each), without the page's own `render` switch. */
+function givenOf(c: Context<AppEnv>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, vals] of Object.entries(c.req.queries()))
+    if (k !== 'render' && vals[0] !== undefined) out[k] = vals[0];
+  return out;
+}
+
+web.get('/p/:name', async (c) => {
+  const v = await viewerOf(c);
+  const scope = scopeOf(c);
+  const name = c.req.param('name');
+  const rendered = c.req.query('render') !== undefined;
+  const build = async (view: View, catalog: Catalog) => {
+    const card = v.needsKey ? undefined : await cardFor(c.env, view, name);
+    if (!card) return undefined;
+    const given = rendered ? givenOf(c) : {};
+    const [args, changes, shown] = await Promise.all([
+      argumentsOf(scope, view, name),
+      changesOf(c.env, view, name, v.principal.admin),
+      rendered ? preview(scope, name, given) : undefined,
+    ]);
+    return render(
+      PromptPage({ d: { ...chrome(c, catalog, v), card, arguments: args, given, preview: shown, ...changes } }),
+    );
+  };
+  const { catalog, view } = await freshView(scope, v);
+  if (v.needsKey || !view.has(name)) return notFound(c, v, catalog, name);
+  const html = rendered
+    ? await build(view, catalog)
+    : await cachedPage(scope, v, `/p/${name}`, async (vw, cat) => (await build(vw, cat)) ?? '');
+  if (!html) return notFound(c, v, catalog, name);
+  return c.body(await personalise(html, v, c.env), 200, htmlHeaders(v, c));
+});
+
+web.get('/p/:name/preview', async (c) => {
+  const v = await viewerOf(c);
+  if (v.needsKey) return c.body('<p class="error" role="alert">Sign in first.</p>', 401, htmlHeaders(v, c));
+  const shown = await preview(scopeOf(c), c.req.param('name'), givenOf(c));
+  return c.body(String(Messages({ preview: shown })), 200, htmlHeaders(v, c, { 'cache-control': 'private, no-store' }));
+});
+
+web.get('/p/:name/complete', async (c) => {
+  const v = await viewerOf(c);
+  if (v.needsKey) return c.json({ values: [] }, 401);
+  const argument = c.req.query('argument') ?? '';
+  const value = c.req.query('value') ?? '';
+  const context = givenOf(c);
+  delete context.argument;
+  delete context.value;
+  const values = await complete(scopeOf(c), c.req.param('name'), argument, value, context);
+  return c.json({ values }, 200, { 'cache-control': 'private, no-store' });
+});
+
+web.get('/assets/:file', (c) => {
+  const a = assetNamed(c.req.param('file'));
+  if (!a) return c.notFound();
+  return c.body(a.body, 200, {
+    'content-type': a.type,
+    'cache-control': 'public, max-age=31536000, immutable',
+    'x-content-type-options': 'nosniff',
+  });
+});

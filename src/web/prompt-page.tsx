@@ -1,0 +1,162 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * A prompt's page (`/p/<name>`): what it is, its arguments (required, description, allowed values
+ * from completion/complete), a form with one field per argument that renders the preview through
+ * prompts/get (on the server when submitted, live with the script), its history for admins, and
+ * when it last changed.
+ */
+import { Layout, When } from './layout.js';
+import { Messages } from './preview.js';
+import type { ArgumentRow, PromptPageData } from './types.js';
+
+function ArgumentsTable({ args }: { args: ArgumentRow[] }) {
+  return (
+    <table id="arguments">
+      <caption>Arguments</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Required</th>
+          <th scope="col">Description</th>
+          <th scope="col">Allowed values</th>
+        </tr>
+      </thead>
+      <tbody>
+        {args.length ? (
+          args.map((a) => (
+            <tr data-argument={a.name}>
+              <th scope="row">
+                <code>{a.name}</code>
+                {a.title ? <span class="sub">{a.title}</span> : null}
+              </th>
+              <td>{a.required ? 'yes' : 'no'}</td>
+              <td>{a.description ?? ''}</td>
+              <td>{a.values.length ? a.values.join(', ') : 'any'}</td>
+            </tr>
+          ))
+        ) : (
+          <tr>
+            <td colspan={4}>This prompt takes no arguments.</td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function ArgsForm({ d }: { d: PromptPageData }) {
+  return (
+    <form id="args" method="get" action={`/p/${encodeURIComponent(d.card.name)}`} class="args">
+      <input type="hidden" name="render" value="1" />
+      {d.arguments.map((a) => (
+        <div class="field">
+          <label for={`arg-${a.name}`}>
+            {a.title ?? a.name}
+            {a.required ? ' (required)' : ''}
+          </label>
+          <input
+            id={`arg-${a.name}`}
+            name={a.name}
+            list={`values-${a.name}`}
+            value={d.given[a.name] ?? ''}
+            required={a.required}
+            autocomplete="off"
+          />
+          <datalist id={`values-${a.name}`}>
+            {a.values.map((v) => (
+              <option value={v} />
+            ))}
+          </datalist>
+        </div>
+      ))}
+      <button type="submit" id="render">
+        Render preview
+      </button>
+    </form>
+  );
+}
+
+function History({ d }: { d: PromptPageData }) {
+  if (!d.history) return null;
+  return (
+    <section id="history" aria-labelledby="history-h">
+      <h2 id="history-h">Version history</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Written</th>
+            <th scope="col">By</th>
+            <th scope="col">Change</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...d.history].reverse().map((v) => (
+            <tr>
+              <td>{v.version}</td>
+              <td>
+                <When iso={v.createdAt} />
+              </td>
+              <td>{v.by ?? 'unknown'}</td>
+              <td>{v.deleted ? 'removed' : 'published'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+export function PromptPage({ d }: { d: PromptPageData }) {
+  const p = d.card;
+  return (
+    <Layout title={`${p.title ?? p.name} · promptgate`} generation={d.generation} needsKey={d.needsKey}>
+      <nav aria-label="Breadcrumb">
+        <a href="/">All prompts</a>
+      </nav>
+      <h1>{p.title ?? p.name}</h1>
+      <p>
+        <code class="slash">/{p.name}</code>
+      </p>
+      {p.description ? <p class="desc">{p.description}</p> : null}
+      <dl class="facts">
+        <dt>Source</dt>
+        <dd>{p.source === 'local' ? 'local' : `upstream: ${p.source}`}</dd>
+        {p.tags.length ? (
+          <>
+            <dt>Tags</dt>
+            <dd>{p.tags.join(', ')}</dd>
+          </>
+        ) : null}
+        <dt>{p.source === 'local' ? 'Last changed' : 'Last listed'}</dt>
+        <dd>{d.changed ? <When iso={d.changed} id="changed" /> : 'unknown'}</dd>
+      </dl>
+      <ArgumentsTable args={d.arguments} />
+      <ArgsForm d={d} />
+      <section id="preview" aria-labelledby="preview-h" data-name={p.name}>
+        <div class="bar">
+          <h2 id="preview-h">Preview</h2>
+          <button id="copy" type="button">
+            Copy
+          </button>
+        </div>
+        <div id="messages" aria-live="polite">
+          <Messages preview={d.preview} />
+        </div>
+      </section>
+      <History d={d} />
+    </Layout>
+  );
+}
+
+/** A name the viewer may not see gets exactly the page of a name that does not exist. */
+export function NotFoundPage({ name, generation, needsKey }: { name: string; generation: number; needsKey: boolean }) {
+  return (
+    <Layout title="Not found · promptgate" generation={generation} needsKey={needsKey}>
+      <h1>Prompt not found</h1>
+      <p>
+        No prompt named <code>{name.slice(0, 100)}</code>. <a href="/">All prompts</a>
+      </p>
+    </Layout>
+  );
+}

@@ -1,0 +1,144 @@
+/**
+ * The catalog's one script (served from /assets/<hash>.js; plain ES2020, no framework). Everything
+ * works without it; with it: instant search and filters, the theme toggle, live preview and
+ * completions on a prompt's page, copy, relative ages, the API key (sessionStorage only, sent as
+ * Authorization: Bearer; the page is refetched with it and swapped in), and the list-changed badge,
+ * which revalidates GET /prompts every 30 s (a 304 while nothing changed) and compares the
+ * generation its ETag names with the page's.
+ */
+export const JS = `(() => {
+'use strict';
+const KEY = 'promptgate-key', THEME = 'promptgate-theme';
+const $ = (s, r) => (r || document).querySelector(s);
+const $$ = (s, r) => Array.from((r || document).querySelectorAll(s));
+const key = () => { try { return sessionStorage.getItem(KEY) || ''; } catch { return ''; } };
+const headers = (extra) => { const h = Object.assign({}, extra); const k = key(); if (k) h.authorization = 'Bearer ' + k; return h; };
+const root = document.documentElement;
+try { const t = localStorage.getItem(THEME); if (t) root.dataset.theme = t; } catch {}
+
+function theme() {
+  const b = $('#theme'); if (!b) return;
+  const dark = () => root.dataset.theme ? root.dataset.theme === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
+  const label = () => b.setAttribute('aria-pressed', String(dark()));
+  label();
+  b.addEventListener('click', () => {
+    root.dataset.theme = dark() ? 'light' : 'dark';
+    try { localStorage.setItem(THEME, root.dataset.theme); } catch {}
+    label();
+  });
+}
+
+function ages() {
+  const now = Date.now();
+  for (const t of $$('time[datetime]')) {
+    const ms = now - Date.parse(t.getAttribute('datetime'));
+    if (!(ms >= 0)) continue;
+    const s = ms / 1000, txt = s < 90 ? Math.round(s) + ' s ago' : s < 5400 ? Math.round(s / 60) + ' min ago'
+      : s < 129600 ? Math.round(s / 3600) + ' h ago' : Math.round(s / 86400) + ' days ago';
+    t.title = t.textContent; t.textContent = txt;
+  }
+}
+
+function search() {
+  const form = $('#filters'); if (!form) return;
+  const items = $$('#prompts > li.prompt'), count = $('#count');
+  const text = (li) => [li.dataset.name, li.dataset.tags, ($('.title', li) || {}).textContent, ($('.desc', li) || {}).textContent].join(' ').toLowerCase();
+  const texts = new Map(items.map((li) => [li, text(li)]));
+  const apply = () => {
+    const words = $('#search').value.toLowerCase().split(/\\s+/).filter(Boolean);
+    const tag = $('#tag').value, source = $('#source').value;
+    let n = 0;
+    for (const li of items) {
+      const ok = (!tag || li.dataset.tags.split(' ').includes(tag)) && (!source || li.dataset.source === source)
+        && words.every((w) => texts.get(li).includes(w));
+      li.hidden = !ok; if (ok) n++;
+    }
+    count.textContent = n === items.length ? n + ' prompt' + (n === 1 ? '' : 's') : n + ' of ' + items.length + ' prompts';
+    const q = new URLSearchParams(new FormData(form));
+    for (const [k, v] of Array.from(q)) if (!v) q.delete(k);
+    history.replaceState(null, '', q.toString() ? '?' + q : location.pathname);
+  };
+  form.addEventListener('input', apply);
+  form.addEventListener('submit', (e) => { e.preventDefault(); apply(); });
+  const list = $('#prompts');
+  list.addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    const links = $$('li.prompt:not([hidden]) .title a', list), i = links.indexOf(document.activeElement);
+    if (i < 0) return;
+    e.preventDefault();
+    const next = links[i + (e.key === 'ArrowDown' ? 1 : -1)]; if (next) next.focus();
+  });
+}
+
+function preview() {
+  const form = $('#args'), box = $('#messages'), section = $('#preview'); if (!form || !section) return;
+  const base = '/p/' + encodeURIComponent(section.dataset.name);
+  let timer = 0, seq = 0;
+  const args = () => { const q = new URLSearchParams(new FormData(form)); q.delete('render'); return q; };
+  const render = async () => {
+    const mine = ++seq;
+    const r = await fetch(base + '/preview?' + args(), { headers: headers() });
+    const html = await r.text();
+    if (mine === seq) box.innerHTML = html;
+  };
+  form.addEventListener('input', (e) => {
+    clearTimeout(timer); timer = setTimeout(() => render().catch(() => {}), 250);
+    const input = e.target; if (input.name) complete(input).catch(() => {});
+  });
+  form.addEventListener('submit', (e) => { e.preventDefault(); clearTimeout(timer); render().catch(() => {}); });
+  const complete = async (input) => {
+    const q = args(); q.delete(input.name);
+    const r = await fetch(base + '/complete?argument=' + encodeURIComponent(input.name) + '&value=' + encodeURIComponent(input.value) + '&' + q, { headers: headers() });
+    if (!r.ok) return;
+    const { values } = await r.json();
+    const list = document.getElementById('values-' + input.name); if (!list) return;
+    list.replaceChildren(...values.map((v) => Object.assign(document.createElement('option'), { value: v })));
+  };
+  $('#copy').addEventListener('click', async () => {
+    const b = $('#copy'); const text = $$('.message', box).map((m) => m.dataset.role + ':\\n' + $$('.text,.uri', m).map((t) => t.textContent).join('\\n')).join('\\n\\n');
+    try { await navigator.clipboard.writeText(text); b.textContent = 'Copied'; } catch { b.textContent = 'Copy failed'; }
+    setTimeout(() => { b.textContent = 'Copy'; }, 1500);
+  });
+}
+
+let polling = false;
+function badge() {
+  if (polling || !$('#changed-badge')) return;
+  polling = true;
+  const g = Number(document.body.dataset.generation);
+  const poll = async () => {
+    const r = await fetch('/prompts', { headers: headers(), cache: 'no-cache' });
+    const m = /"g(\\d+)-/.exec(r.headers.get('etag') || '');
+    if (m && Number(m[1]) > g) { $('#changed-badge').hidden = false; return; }
+    setTimeout(() => poll().catch(() => {}), 30000);
+  };
+  setTimeout(() => poll().catch(() => {}), 30000);
+}
+
+async function swap(k) {
+  const r = await fetch(location.href, { headers: { accept: 'text/html', authorization: 'Bearer ' + k } });
+  if (r.status === 401 || r.status === 403) return false;
+  const doc = new DOMParser().parseFromString(await r.text(), 'text/html');
+  document.title = doc.title;
+  document.body.replaceWith(document.adoptNode(doc.body));
+  init();
+  return true;
+}
+
+function keyForm() {
+  const form = $('#key-form'); if (!form) return;
+  const fail = (msg) => { const e = $('#key-error'); e.textContent = msg; e.hidden = false; };
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const k = $('#api-key').value.trim(); if (!k) return fail('Paste a key first.');
+    try { sessionStorage.setItem(KEY, k); } catch {}
+    if (!(await swap(k).catch(() => false))) { try { sessionStorage.removeItem(KEY); } catch {} fail('That key was not accepted.'); }
+  });
+  const k = key();
+  if (k) swap(k).then((ok) => { if (!ok) { try { sessionStorage.removeItem(KEY); } catch {} } }).catch(() => {});
+}
+
+function init() { theme(); ages(); search(); preview(); badge(); keyForm(); }
+init();
+})();
+`;
