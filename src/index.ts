@@ -10,6 +10,7 @@ export { UpstreamObject } from './catalog/upstreams/upstream-object.js';
 export { ChangeFeed } from './session/change-feed.js';
 export { SessionObject } from './session/session-object.js';
 export { RegistryShard } from './session/registry-shard.js';
+export { UsageStore } from './usage/store.js';
 
 export default {
   fetch: app.fetch,

@@ -34,6 +34,12 @@ export interface Config {
   readonly limits: ArgumentLimits;
   /** Rate limiting on /mcp and /admin (the *_RATE_LIMIT bindings); "off" only for load tests. */
   readonly rateLimits: boolean;
+  /** Usage counting (docs/observability.md, "Usage"); USAGE=off is the benchmark's baseline. */
+  readonly usage: boolean;
+  /** How long after the first uncounted call an isolate flushes its tally (a waitUntil must end within 30 s). */
+  readonly usageFlushMs: number;
+  /** Hourly usage rows older than this many days are pruned by the UsageStore. */
+  readonly usageRetentionDays: number;
   /** Undefined when the secret is unset; read it through signingSecretOf (one check, one error). */
   readonly signingSecret: string | undefined;
 }
@@ -151,6 +157,9 @@ export function configOf(env: Env): Config {
       maxRenderedBytes: int(vars, 'MAX_RENDERED_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     },
     rateLimits: onOff(vars, 'RATE_LIMITS'),
+    usage: onOff(vars, 'USAGE'),
+    usageFlushMs: int(vars, 'USAGE_FLUSH_MS', 10_000, 10, 25_000),
+    usageRetentionDays: int(vars, 'USAGE_RETENTION_DAYS', 90, 1, 3650),
     signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
   };
   cache.set(env, c);

@@ -3,7 +3,8 @@
  * object (one writer, every version kept, each with who wrote it); this
  * file only speaks HTTP. Who may call it: admin-auth.ts, behind per-client
  * rate limits and a lock-out after repeated wrong tokens (limits.ts).
- * API keys: admin-keys.ts. Errors are always JSON: {"error": {"code", "message", "issues"?}}.
+ * API keys: admin-keys.ts; usage counts: admin-usage.ts.
+ * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
 import { Hono, type Context } from 'hono';
 import {
@@ -22,6 +23,7 @@ import { ApiError } from './api-error.js';
 import { actor, requireAdmin } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 import { adminKeys } from './admin-keys.js';
+import { adminUsage } from './admin-usage.js';
 import { identify } from './auth.js';
 import { adminRateLimit } from './limits.js';
 import { log } from '../lib/log.js';
@@ -53,6 +55,7 @@ export const admin = new Hono<AppEnv>();
 
 admin.use('*', adminRateLimit, identify('admin'), requireAdmin);
 admin.route('/keys', adminKeys);
+admin.route('/usage', adminUsage);
 
 admin.get('/prompts', async (c) => {
   const current = await catalogWriter(c.env).current();

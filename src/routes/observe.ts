@@ -14,5 +14,5 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const scope = scopeOf(c);
   await next();
   const outcome = finishRequest(scope, c.req.method, c.req.path, c.res, c.error);
-  countUsage(scope, outcome);
+  countUsage(scope, outcome, c.error);
 };

@@ -1,7 +1,44 @@
 /**
- * Usage counting (docs/observability.md, "Usage"): placeholder seam, filled in by the usage work.
+ * Usage counting (docs/observability.md, "Usage"): reads a finished request's record and adds it to
+ * this isolate's tally; flush.ts takes the tally to the UsageStore in the background. On the warm
+ * path this is a key string and a Map increment per counted call, and nothing when no call counts.
  */
-import type { RequestScope } from '../lib/scope.js';
 import type { Outcome } from '../lib/record.js';
+import type { RequestScope } from '../lib/scope.js';
+import { RpcError } from '../rpc/errors.js';
+import { arm, tally } from './flush.js';
+import { HOUR_MS } from './store.js';
 
-export function countUsage(_scope: RequestScope, _outcome: Outcome): void {}
+const GET = 'prompts/get';
+const COMPLETE = 'completion/complete';
+
+/**
+ * Counts one finished request. `error` is what app.onError answered, if anything: a JSON-RPC error
+ * raised before any call was read (a body that does not parse: -32700) still counts by its code.
+ */
+export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error): void {
+  if (!scope.cfg.usage) return;
+  const record = scope.record;
+  const hour = Math.floor(record.start / HOUR_MS);
+  const httpFailed = outcome.status >= 400;
+  let errors = 0;
+  let counted = false;
+  for (const call of record.calls) {
+    const code = call.errorCode;
+    if (code !== undefined) {
+      tally.error(hour, String(code));
+      errors += 1;
+    }
+    if (call.method !== GET && call.method !== COMPLETE) continue;
+    const client = record.client ? `${record.client.name}/${record.client.version}` : 'unknown';
+    const result = code !== undefined ? String(code) : httpFailed ? `http_${outcome.status}` : 'ok';
+    tally.add(hour, call.method, call.prompt ?? '', client, record.era ?? 'unknown', result);
+    counted = true;
+  }
+  // A failed request with no failed call read (a body that does not parse, a refusal, a 404 route).
+  if (errors === 0 && (httpFailed || error instanceof RpcError)) {
+    tally.error(hour, error instanceof RpcError ? String(error.code) : `http_${outcome.status}`);
+    errors = 1;
+  }
+  if (counted || errors > 0) arm(scope.env, scope.cfg.usageFlushMs, scope.waitUntil);
+}

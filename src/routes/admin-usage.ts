@@ -1,0 +1,61 @@
+/**
+ * GET /admin/usage: usage counts for operators (docs/observability.md, "Usage"), grouped by prompt
+ * or by client, from the UsageStore. Counts are hourly, so `from` (the start of the hour that holds
+ * `since`) says which hours the answer covers.
+ */
+import { Hono } from 'hono';
+import type { AppEnv } from '../env.js';
+import { usageSince, type UsageRow } from '../usage/query.js';
+import { HOUR_MS } from '../usage/store.js';
+import { ApiError } from './api-error.js';
+
+/** The default window: the last 24 hours. */
+const DEFAULT_WINDOW_MS = 24 * HOUR_MS;
+
+/** `since` as epoch ms: digits are epoch ms, anything else must be an ISO 8601 date or date-time. */
+export function parseSince(raw: string | undefined, now: number): number {
+  if (raw === undefined || raw === '') return now - DEFAULT_WINDOW_MS;
+  const ms = /^\d{1,15}$/.test(raw)
+    ? Number(raw)
+    : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)
+      ? Date.parse(raw)
+      : NaN;
+  if (!Number.isFinite(ms))
+    throw new ApiError(400, 'invalid_since', 'since must be an ISO 8601 date (2026-11-23T00:00:00Z) or epoch ms');
+  return ms;
+}
+
+export interface UsageTotals {
+  count: number;
+  ok: number;
+  failed: number;
+  byMethod: Record<string, number>;
+}
+
+function totalsOf(rows: readonly UsageRow[]): UsageTotals {
+  const totals: UsageTotals = { count: 0, ok: 0, failed: 0, byMethod: {} };
+  for (const r of rows) {
+    totals.count += r.count;
+    if (r.outcome === 'ok') totals.ok += r.count;
+    else totals.failed += r.count;
+    totals.byMethod[r.method] = (totals.byMethod[r.method] ?? 0) + r.count;
+  }
+  return totals;
+}
+
+export const adminUsage = new Hono<AppEnv>();
+
+adminUsage.get('/', async (c) => {
+  const since = parseSince(c.req.query('since'), Date.now());
+  const by = c.req.query('by') ?? 'prompt';
+  if (by !== 'prompt' && by !== 'client') throw new ApiError(400, 'invalid_by', 'by must be "prompt" or "client"');
+  const rows = await usageSince(c.env, { since, by });
+  c.header('cache-control', 'no-store');
+  return c.json({
+    since: new Date(since).toISOString(),
+    from: new Date(Math.floor(since / HOUR_MS) * HOUR_MS).toISOString(),
+    by,
+    rows,
+    totals: totalsOf(rows),
+  });
+});

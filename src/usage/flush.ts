@@ -1,0 +1,74 @@
+/**
+ * When an isolate's tally goes to the UsageStore. The first count after a flush arms the next one,
+ * USAGE_FLUSH_MS later, in the background of the request that counted it (waitUntil); there is one
+ * armed flush per isolate at a time, never one per request, and an idle isolate arms nothing.
+ *
+ * Why counts are exact within one flush interval: a count enters the tally synchronously when its
+ * response is ready. Either a flush is armed then (it takes the tally, this count included, at most
+ * USAGE_FLUSH_MS later), or none is and this count arms one. A flush disarms as it takes the tally,
+ * so a count made during its store call arms the next. A failed store call keeps its batch, under its
+ * id, and resends it whole with the next flush; the store applies each id once, so a batch whose
+ * answer was lost after it landed does not count twice. Nothing is dropped and nothing is doubled.
+ */
+import { log } from '../lib/log.js';
+import { datasetOf, writeUsageEvents } from './analytics.js';
+import type { SentBatch } from './store.js';
+import { usageStore } from './stub.js';
+import { Tally } from './tally.js';
+
+/** Failed batches kept for resending; past this many the newest are merged into one (each is bounded). */
+const MAX_RETAINED = 32;
+
+/** This isolate's name in batch ids (with a sequence number, unique per flush). */
+const ISOLATE = crypto.randomUUID();
+let sequence = 0;
+
+/** What this isolate counted since the last flush (count.ts adds to it). */
+export let tally = new Tally();
+/** Batches whose store call failed, resent whole with the next flush. */
+let retained: SentBatch[] = [];
+let armed = false;
+
+/** Arms the next flush if none is armed. */
+export function arm(env: Env, flushMs: number, waitUntil: (p: Promise<unknown>) => void): void {
+  if (armed) return;
+  armed = true;
+  waitUntil(new Promise((resolve) => setTimeout(resolve, flushMs)).then(() => flush(env)));
+}
+
+/** Sends the tally and any retained batches in one store call; also to Analytics Engine when bound. */
+export async function flush(env: Env): Promise<void> {
+  armed = false;
+  const sends = retained;
+  retained = [];
+  if (!tally.empty) {
+    sends.push({ id: `${ISOLATE}:${++sequence}`, batch: tally.batch() });
+    tally = new Tally();
+  }
+  if (sends.length === 0) return;
+  try {
+    await usageStore(env).add(sends);
+  } catch (e) {
+    log.warn('usage flush failed; resending with the next flush', { batches: sends.length, error: String(e) });
+    retained = sends.length <= MAX_RETAINED ? sends : mergeNewest(sends);
+    return;
+  }
+  const dataset = datasetOf(env);
+  if (dataset)
+    writeUsageEvents(
+      dataset,
+      sends.flatMap((s) => s.batch.usage),
+    );
+}
+
+/** Folds the batches past MAX_RETAINED - 1 into one under a new id (only reached after many failed flushes). */
+function mergeNewest(sends: SentBatch[]): SentBatch[] {
+  const merged = new Tally();
+  for (const s of sends.slice(MAX_RETAINED - 1)) merged.merge(s.batch);
+  return [...sends.slice(0, MAX_RETAINED - 1), { id: `${ISOLATE}:${++sequence}`, batch: merged.batch() }];
+}
+
+/** Whether counts are waiting for a flush (tests wait on the store, not on this). */
+export function pending(): boolean {
+  return armed || retained.length > 0 || !tally.empty;
+}

@@ -1,0 +1,52 @@
+/**
+ * Reading usage back (docs/observability.md, "Usage"): the admin API, the catalog page's sparklines
+ * and /status all ask the UsageStore through here, so none of them knows its tables. Counts are
+ * kept per UTC hour: `since` selects whole hours, from the hour that contains it.
+ */
+import { HOUR_MS } from './store.js';
+import { usageStore } from './stub.js';
+
+/**
+ * One grouped count. `key` is what the rows are grouped by: the prompt name (`by: 'prompt'`) or the
+ * client as `name/version` (`unknown` when the client did not name itself). `method` is
+ * `prompts/get` or `completion/complete`; `era` is `legacy` or `modern`; `outcome` is `ok` or the
+ * call's `error.type` (the JSON-RPC code as a string, `-32602`, or `http_<status>`).
+ */
+export interface UsageRow {
+  key: string;
+  method: string;
+  era: string;
+  outcome: string;
+  count: number;
+}
+
+const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
+
+/** Counts since `since` (epoch ms), grouped by prompt or client, method, era and outcome; largest first. */
+export async function usageSince(env: Env, opts: { since: number; by: 'prompt' | 'client' }): Promise<UsageRow[]> {
+  return usageStore(env).usage(hourOf(opts.since), opts.by);
+}
+
+/**
+ * prompts/get counts (every outcome) per prompt for each of the last `days` UTC days, oldest first
+ * and today last; a prompt not asked for in that time has no entry.
+ */
+export async function dailyUse(env: Env, days: number, now = Date.now()): Promise<Map<string, number[]>> {
+  const today = Math.floor(now / (24 * HOUR_MS));
+  const first = today - days + 1;
+  const out = new Map<string, number[]>();
+  for (const { prompt, day, count } of await usageStore(env).daily(first * 24)) {
+    if (day < first || day > today) continue;
+    let series = out.get(prompt);
+    if (!series) out.set(prompt, (series = new Array<number>(days).fill(0)));
+    series[day - first] = count;
+  }
+  return out;
+}
+
+/** Failed requests since `since` (epoch ms) by `error.type` (`-32602`, `http_404`, …), over every route. */
+export async function errorsSince(env: Env, since: number): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const row of await usageStore(env).errors(hourOf(since))) out[row.class] = row.count;
+  return out;
+}

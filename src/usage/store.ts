@@ -1,0 +1,139 @@
+/**
+ * UsageStore: the one Durable Object that keeps usage counts (docs/storage-schema.md), in SQLite as
+ * hourly rows. Isolates send their whole tally in one `add` per flush interval (usage/flush.ts), so
+ * this object sees one call per isolate per interval, never one per request. Old hours are pruned
+ * on write, at most once per hour.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import { configOf } from '../lib/config.js';
+
+/** Epoch ms in an hour bucket (bucket = floor(ms / HOUR_MS)). */
+export const HOUR_MS = 3_600_000;
+
+/** One counted tuple: [hour, method, prompt, client, era, outcome, count]. */
+export type UsageTuple = [number, string, string, string, string, string, number];
+/** One error class count: [hour, class, count]. */
+export type ErrorTuple = [number, string, number];
+
+/** What one isolate counted between two flushes. */
+export interface UsageBatch {
+  readonly usage: UsageTuple[];
+  readonly errors: ErrorTuple[];
+}
+
+/** A batch as sent: its id (isolate id and sequence) makes a resent batch land once. */
+export interface SentBatch {
+  readonly id: string;
+  readonly batch: UsageBatch;
+}
+
+/** How long the store remembers the ids of batches it applied (a resend comes within minutes). */
+const BATCH_ID_MS = 24 * HOUR_MS;
+
+/** A grouped count as the store answers it; `key` is the prompt or the client, as asked. */
+export interface StoredCount {
+  key: string;
+  method: string;
+  era: string;
+  outcome: string;
+  count: number;
+}
+
+export class UsageStore extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  /** The hour this instance last pruned in; pruning again within it finds nothing. */
+  private prunedHour = -1;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS usage (
+      hour INTEGER NOT NULL, method TEXT NOT NULL, prompt TEXT NOT NULL, client TEXT NOT NULL,
+      era TEXT NOT NULL, outcome TEXT NOT NULL, count INTEGER NOT NULL,
+      PRIMARY KEY (hour, method, prompt, client, era, outcome))`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS errors (
+      hour INTEGER NOT NULL, class TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (hour, class))`);
+    this.sql.exec('CREATE TABLE IF NOT EXISTS batches (id TEXT PRIMARY KEY, at INTEGER NOT NULL)');
+  }
+
+  /**
+   * Adds one flush's batches, all or nothing (one transaction). A batch whose id was applied before is
+   * skipped: a flush whose answer was lost after the commit resends it, and it must not count twice.
+   */
+  async add(batches: SentBatch[]): Promise<void> {
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      for (const { id, batch } of batches) {
+        if (this.sql.exec('SELECT 1 FROM batches WHERE id = ?', id).toArray().length) continue;
+        this.sql.exec('INSERT INTO batches VALUES (?, ?)', id, now);
+        this.apply(batch);
+      }
+    });
+    this.prune(now);
+  }
+
+  private apply(batch: UsageBatch): void {
+    for (const [hour, method, prompt, client, era, outcome, count] of batch.usage)
+      this.sql.exec(
+        `INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (hour, method, prompt, client, era, outcome) DO UPDATE SET count = count + excluded.count`,
+        hour,
+        method,
+        prompt,
+        client,
+        era,
+        outcome,
+        count,
+      );
+    for (const [hour, cls, count] of batch.errors)
+      this.sql.exec(
+        'INSERT INTO errors VALUES (?, ?, ?) ON CONFLICT (hour, class) DO UPDATE SET count = count + excluded.count',
+        hour,
+        cls,
+        count,
+      );
+  }
+
+  private prune(now: number): void {
+    const hour = Math.floor(now / HOUR_MS);
+    if (hour === this.prunedHour) return;
+    this.prunedHour = hour;
+    const oldest = hour - configOf(this.env).usageRetentionDays * 24;
+    this.sql.exec('DELETE FROM usage WHERE hour < ?', oldest);
+    this.sql.exec('DELETE FROM errors WHERE hour < ?', oldest);
+    this.sql.exec('DELETE FROM batches WHERE at < ?', now - BATCH_ID_MS);
+  }
+
+  /** Counts from `sinceHour` on, grouped by prompt or client, method, era and outcome. */
+  async usage(sinceHour: number, by: 'prompt' | 'client'): Promise<StoredCount[]> {
+    const key = by === 'client' ? 'client' : 'prompt';
+    return this.sql
+      .exec<{ key: string; method: string; era: string; outcome: string; count: number }>(
+        `SELECT ${key} AS key, method, era, outcome, SUM(count) AS count FROM usage WHERE hour >= ?
+         GROUP BY ${key}, method, era, outcome ORDER BY count DESC, key, method, era, outcome`,
+        sinceHour,
+      )
+      .toArray();
+  }
+
+  /** prompts/get counts per prompt and UTC day (day = floor(hour / 24)), from `sinceHour` on. */
+  async daily(sinceHour: number): Promise<{ prompt: string; day: number; count: number }[]> {
+    return this.sql
+      .exec<{ prompt: string; day: number; count: number }>(
+        `SELECT prompt, hour / 24 AS day, SUM(count) AS count FROM usage
+         WHERE hour >= ? AND method = 'prompts/get' GROUP BY prompt, day`,
+        sinceHour,
+      )
+      .toArray();
+  }
+
+  /** Error counts by class from `sinceHour` on. */
+  async errors(sinceHour: number): Promise<{ class: string; count: number }[]> {
+    return this.sql
+      .exec<{ class: string; count: number }>(
+        'SELECT class, SUM(count) AS count FROM errors WHERE hour >= ? GROUP BY class',
+        sinceHour,
+      )
+      .toArray();
+  }
+}
