@@ -4,10 +4,8 @@
  * and may fail alone; a shard or feed that does not answer is reported as
  * unknown, so /status stays cheap and never fails because of them.
  */
+import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
 import { changeFeed, shardCount, shardStub, type FanoutRecord } from './fanout.js';
-
-/** How long /status waits for any one object before calling it unknown. */
-const STATUS_CALL_MS = 2_000;
 
 export interface LiveCounts {
   /** Legacy sessions with a standalone GET stream. */
@@ -21,21 +19,10 @@ export interface LiveCounts {
   unknownShards: number;
 }
 
-/** Rejects when `p` takes longer than `ms`, so one stuck object cannot hold /status. */
-async function bounded<T>(p: Promise<T>, ms = STATUS_CALL_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)));
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export async function liveCounts(env: Env): Promise<LiveCounts> {
   const shards = shardCount(env);
   const results = await Promise.allSettled(
-    Array.from({ length: shards }, (_, i) => bounded(shardStub(env, i).counts())),
+    Array.from({ length: shards }, (_, i) => bounded(shardStub(env, i).counts(), STATUS_CALL_MS)),
   );
   const live: LiveCounts = { sessions: 0, listeners: 0, streams: 0, shards, unknownShards: 0 };
   for (const r of results) {
@@ -52,7 +39,7 @@ export async function liveCounts(env: Env): Promise<LiveCounts> {
 /** The last fan-out; null before the first, 'unknown' when the feed does not answer. */
 export async function lastFanout(env: Env): Promise<FanoutRecord | null | 'unknown'> {
   try {
-    return await bounded(changeFeed(env).lastFanout());
+    return await bounded(changeFeed(env).lastFanout(), STATUS_CALL_MS);
   } catch {
     return 'unknown';
   }

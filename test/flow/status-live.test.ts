@@ -4,9 +4,12 @@
  * size from the change feed. A shard that cannot answer is reported as
  * unknown, never a failed /status.
  */
-import { env, runInDurableObject, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, runInDurableObject, SELF } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import worker from '../../src/index.js';
 import { shardStub } from '../../src/session/fanout.js';
+import { flush } from '../../src/usage/flush.js';
+import { usageObject } from '../../src/usage/stub.js';
 import { flushFeed, holdFeed, runFeedAlarm } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { endListeners, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
@@ -33,7 +36,12 @@ interface Fanout {
   failed: number;
 }
 
-async function statusBody(): Promise<{ live: Live; lastFanout: Fanout | null }> {
+interface Errors {
+  since: string;
+  byClass: Record<string, number>;
+}
+
+async function statusBody(): Promise<{ live: Live; lastFanout: Fanout | null; errors: Errors | 'unknown' }> {
   const res = await SELF.fetch('https://gateway.test/status');
   expect(res.status).toBe(200);
   return res.json();
@@ -130,5 +138,37 @@ describe('GET /status last fan-out', () => {
     }
     expect(await flushFeed()).toBe(g);
     expect((await statusBody()).lastFanout).toMatchObject({ generation: g, shardFailures: 0 });
+  });
+});
+
+describe('GET /status errors by class', () => {
+  /** Through the Worker in this isolate, so its usage tally is the one flush() sends. */
+  const call = (url: string, init?: RequestInit) => worker.fetch(new Request(url, init), env, createExecutionContext());
+
+  it('counts the last hour’s failed requests by error.type, once flushed', async () => {
+    const before = (await statusBody()).errors as Errors;
+    expect(Date.now() - Date.parse(before.since)).toBeGreaterThanOrEqual(3_600_000);
+    expect(Date.now() - Date.parse(before.since)).toBeLessThan(7_200_000);
+    for (let i = 0; i < 3; i++) expect((await call('https://gateway.test/no-such-route')).status).toBe(404);
+    const bad = await call(MCP_URL, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{not json',
+    });
+    expect(bad.status).toBe(400);
+    await flush(env);
+    const after = ((await statusBody()).errors as Errors).byClass;
+    expect(after.http_404).toBe((before.byClass.http_404 ?? 0) + 3);
+    expect(after['-32700']).toBe((before.byClass['-32700'] ?? 0) + 1);
+  });
+
+  it('says unknown when the usage store fails, and still answers 200', async () => {
+    await runInDurableObject(usageObject(env), (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE errors RENAME TO e2'));
+    try {
+      expect((await statusBody()).errors).toBe('unknown');
+    } finally {
+      await runInDurableObject(usageObject(env), (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE e2 RENAME TO errors'));
+    }
+    expect((await statusBody()).errors).not.toBe('unknown');
   });
 });
