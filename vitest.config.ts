@@ -38,6 +38,9 @@ export default defineConfig({
               // of reach here. Failed admin tokens keep the production limit; tests that trip it use
               // their own CF-Connecting-IP (test/flow/hardening.test.ts). test/e2e/limits.test.ts runs
               // the wrangler.toml limits over real HTTP.
+              // The optional Analytics Engine dataset (wrangler.toml shows it commented out): bound here so every
+              // flush of the usage suites also writes to a real (local, write-only) binding.
+              analyticsEngineDatasets: { USAGE_EVENTS: { dataset: 'promptgate_usage' } },
               ratelimits: {
                 MCP_RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },
                 ADMIN_RATE_LIMIT: { simple: { limit: 1_000_000, period: 60 } },

@@ -16,6 +16,7 @@ const HARNESSES = [
   { file: 'aggregate.mjs', tsx: false },
   { file: 'instructions.mjs', tsx: true },
   { file: 'auth.mjs', tsx: true },
+  { file: 'usage.mjs', tsx: true },
 ];
 const MAX_HARNESS_LINES = 250;
 const MAX_FUNCTION_LINES = 80;

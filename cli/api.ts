@@ -4,8 +4,9 @@
 import type { SetDiff } from '../src/catalog/diff.js';
 import type { KeyInfo } from '../src/catalog/keys-table.js';
 import type { Issue, PromptRecord, VersionInfo } from '../src/catalog/types.js';
+import type { UsageAnswer } from '../src/routes/admin-usage.js';
 
-export type { KeyInfo };
+export type { KeyInfo, UsageAnswer };
 
 export class CliError extends Error {}
 
@@ -92,5 +93,13 @@ export class AdminClient {
 
   revokeKey(id: string): Promise<KeyInfo> {
     return this.call('DELETE', `/admin/keys/${encodeURIComponent(id)}`);
+  }
+
+  /** Usage counts since `since` (ISO or epoch ms; the gateway's default: 24 hours ago). */
+  usage(opts: { since?: string; by?: string }): Promise<UsageAnswer> {
+    const q = new URLSearchParams();
+    if (opts.since !== undefined) q.set('since', opts.since);
+    if (opts.by !== undefined) q.set('by', opts.by);
+    return this.call('GET', `/admin/usage?${q.toString()}`);
   }
 }

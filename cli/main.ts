@@ -1,6 +1,7 @@
 /**
  * `promptgate`: validate, push, pull, diff, history and rollback prompt files
- * against a gateway's admin API, and manage its API keys (keys.ts). Exit code
+ * against a gateway's admin API, manage its API keys (keys.ts) and read its
+ * usage counts (usage.ts). Exit code
  * 0 on success, 1 on any failure, 2 on a usage error.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { serializePrompt } from './serialize.js';
 import { AdminClient, type PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
 import { keysCommand, KeyUsageError } from './keys.js';
+import { usageCommand, UsageCommandError } from './usage.js';
 
 const USAGE = `promptgate <command> [options]
 
@@ -25,6 +27,9 @@ Commands:
                                     mint an API key (printed once: store it)
   keys list                         every key, without secrets
   keys revoke <id>                  revoke a key at once
+  usage [--since <when>] [--by prompt|client] [--json]
+                                    prompts/get and completion/complete counts (since: ISO, epoch ms,
+                                    or 90m / 24h / 7d ago; default 24h), as a table or the API's JSON
 
 Options:
   --url <url>      gateway base URL   (or PROMPTGATE_URL; default http://127.0.0.1:8787)
@@ -70,6 +75,9 @@ async function run(argv: string[]): Promise<void> {
       scope: { type: 'string', multiple: true },
       admin: { type: 'boolean' },
       'expires-in-days': { type: 'string' },
+      since: { type: 'string' },
+      by: { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -157,6 +165,8 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'keys':
       return keysCommand(client, args, values, out);
+    case 'usage':
+      return usageCommand(client, args, values, out);
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
@@ -170,6 +180,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`promptgate: ${e instanceof Error ? e.message : String(e)}\n`);
     return e instanceof UsageError ||
       e instanceof KeyUsageError ||
+      e instanceof UsageCommandError ||
       (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
       ? 2
       : 1;

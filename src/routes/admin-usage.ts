@@ -43,6 +43,17 @@ function totalsOf(rows: readonly UsageRow[]): UsageTotals {
   return totals;
 }
 
+/** The answer of GET /admin/usage (the CLI reads it too). */
+export interface UsageAnswer {
+  /** `since` as asked (or its default, 24 hours ago), ISO. */
+  since: string;
+  /** The start of the first hour counted: counts are hourly. */
+  from: string;
+  by: 'prompt' | 'client';
+  rows: UsageRow[];
+  totals: UsageTotals;
+}
+
 export const adminUsage = new Hono<AppEnv>();
 
 adminUsage.get('/', async (c) => {
@@ -51,11 +62,12 @@ adminUsage.get('/', async (c) => {
   if (by !== 'prompt' && by !== 'client') throw new ApiError(400, 'invalid_by', 'by must be "prompt" or "client"');
   const rows = await usageSince(c.env, { since, by });
   c.header('cache-control', 'no-store');
-  return c.json({
+  const answer: UsageAnswer = {
     since: new Date(since).toISOString(),
     from: new Date(Math.floor(since / HOUR_MS) * HOUR_MS).toISOString(),
     by,
     rows,
     totals: totalsOf(rows),
-  });
+  };
+  return c.json(answer);
 });

@@ -1,7 +1,7 @@
 /**
  * Usage counting (docs/observability.md, "Usage"): reads a finished request's record and adds it to
  * this isolate's tally; flush.ts takes the tally to the UsageStore in the background. On the warm
- * path this is a key string and a Map increment per counted call, and nothing when no call counts.
+ * path a counted call allocates nothing (tally.ts); a request with no counted call costs a loop.
  */
 import type { Outcome } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
@@ -30,9 +30,9 @@ export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error)
       errors += 1;
     }
     if (call.method !== GET && call.method !== COMPLETE) continue;
-    const client = record.client ? `${record.client.name}/${record.client.version}` : 'unknown';
     const result = code !== undefined ? String(code) : httpFailed ? `http_${outcome.status}` : 'ok';
-    tally.add(hour, call.method, call.prompt ?? '', client, record.era ?? 'unknown', result);
+    const client = record.client;
+    tally.add(hour, call.method, call.prompt ?? '', client?.name, client?.version, record.era ?? 'unknown', result);
     counted = true;
   }
   // A failed request with no failed call read (a body that does not parse, a refusal, a 404 route).

@@ -19,9 +19,10 @@ import { Tally } from './tally.js';
 /** Failed batches kept for resending; past this many the newest are merged into one (each is bounded). */
 const MAX_RETAINED = 32;
 
-/** This isolate's name in batch ids (with a sequence number, unique per flush). */
-const ISOLATE = crypto.randomUUID();
+/** This isolate's name in batch ids (with a sequence number, unique per flush); random values only in a handler. */
+let isolate: string | undefined;
 let sequence = 0;
+const nextId = () => `${(isolate ??= crypto.randomUUID())}:${++sequence}`;
 
 /** What this isolate counted since the last flush (count.ts adds to it). */
 export let tally = new Tally();
@@ -42,7 +43,7 @@ export async function flush(env: Env): Promise<void> {
   const sends = retained;
   retained = [];
   if (!tally.empty) {
-    sends.push({ id: `${ISOLATE}:${++sequence}`, batch: tally.batch() });
+    sends.push({ id: nextId(), batch: tally.batch() });
     tally = new Tally();
   }
   if (sends.length === 0) return;
@@ -53,19 +54,24 @@ export async function flush(env: Env): Promise<void> {
     retained = sends.length <= MAX_RETAINED ? sends : mergeNewest(sends);
     return;
   }
+  // After the store took the batch, so a resent batch is never written to AE twice. AE is best effort.
   const dataset = datasetOf(env);
-  if (dataset)
-    writeUsageEvents(
-      dataset,
-      sends.flatMap((s) => s.batch.usage),
-    );
+  try {
+    if (dataset)
+      writeUsageEvents(
+        dataset,
+        sends.flatMap((s) => s.batch.usage),
+      );
+  } catch (e) {
+    log.warn('usage events not written to Analytics Engine', { error: String(e) });
+  }
 }
 
 /** Folds the batches past MAX_RETAINED - 1 into one under a new id (only reached after many failed flushes). */
 function mergeNewest(sends: SentBatch[]): SentBatch[] {
   const merged = new Tally();
   for (const s of sends.slice(MAX_RETAINED - 1)) merged.merge(s.batch);
-  return [...sends.slice(0, MAX_RETAINED - 1), { id: `${ISOLATE}:${++sequence}`, batch: merged.batch() }];
+  return [...sends.slice(0, MAX_RETAINED - 1), { id: nextId(), batch: merged.batch() }];
 }
 
 /** Whether counts are waiting for a flush (tests wait on the store, not on this). */

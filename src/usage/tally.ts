@@ -1,7 +1,8 @@
 /**
- * One isolate's usage counts between two flushes: a Map from the counted tuple to its row, so a
- * repeated call costs one key string and one Map increment. Bounded: past MAX_ROWS distinct rows
- * (clients and unknown prompt names are chosen by callers) new tuples fold into `(other)`.
+ * One isolate's usage counts between two flushes. A repeat call allocates nothing: two Map lookups
+ * (prompt, then client name) and a scan of the few rows under them, comparing fields, then one
+ * increment; strings are built only for a new row. Bounded: past MAX_ROWS distinct rows (clients
+ * and unknown prompt names are chosen by callers) new tuples fold into `(other)`.
  */
 import type { ErrorTuple, UsageBatch, UsageTuple } from './store.js';
 
@@ -9,26 +10,64 @@ import type { ErrorTuple, UsageBatch, UsageTuple } from './store.js';
 export const MAX_ROWS = 2_000;
 /** Stands for the prompts and clients folded away once a tally is full. */
 export const OTHER = '(other)';
+/** The client of a call whose client did not name itself. */
+export const UNKNOWN_CLIENT = 'unknown';
+
+/** One row and the fields it is found by (the client's version apart from its label). */
+class Row {
+  constructor(
+    readonly hour: number,
+    readonly method: string,
+    /** undefined when the row was keyed by a whole label (a batch merged back). */
+    readonly version: string | undefined,
+    readonly era: string,
+    readonly outcome: string,
+    readonly tuple: UsageTuple,
+  ) {}
+}
 
 export class Tally {
-  readonly #usage = new Map<string, UsageTuple>();
+  /** prompt → client name (undefined: unknown) → rows. */
+  readonly #usage = new Map<string, Map<string | undefined, Row[]>>();
+  #rows = 0;
   readonly #errors = new Map<string, ErrorTuple>();
 
   get empty(): boolean {
-    return this.#usage.size === 0 && this.#errors.size === 0;
+    return this.#rows === 0 && this.#errors.size === 0;
   }
 
   /**
-   * +n under one tuple. The key is unambiguous without escaping: method, era and outcome come from
-   * fixed sets without `|`, and the two free-form fields are prefixed by their lengths.
+   * +n calls. `client` is the client's name and `version` its version (the label is `name/version`);
+   * a client that did not name itself is undefined. A label already joined comes with version undefined.
    */
-  add(hour: number, method: string, prompt: string, client: string, era: string, outcome: string, n = 1): void {
-    const key = `${hour}|${method}|${era}|${outcome}|${prompt.length}|${prompt}|${client}`;
-    const row = this.#usage.get(key);
-    if (row) row[6] += n;
-    else if (this.#usage.size < MAX_ROWS) this.#usage.set(key, [hour, method, prompt, client, era, outcome, n]);
-    else if (prompt !== OTHER || client !== OTHER) this.add(hour, method, OTHER, OTHER, era, outcome, n);
-    else this.#usage.set(key, [hour, method, prompt, client, era, outcome, n]);
+  add(
+    hour: number,
+    method: string,
+    prompt: string,
+    client: string | undefined,
+    version: string | undefined,
+    era: string,
+    outcome: string,
+    n = 1,
+  ): void {
+    let byClient = this.#usage.get(prompt);
+    const rows = byClient?.get(client);
+    if (rows)
+      for (const r of rows)
+        if (r.hour === hour && r.method === method && r.version === version && r.era === era && r.outcome === outcome) {
+          r.tuple[6] += n;
+          return;
+        }
+    if (this.#rows >= MAX_ROWS && (prompt !== OTHER || client !== OTHER))
+      return this.add(hour, method, OTHER, OTHER, undefined, era, outcome, n);
+    const label = client === undefined ? UNKNOWN_CLIENT : version === undefined ? client : `${client}/${version}`;
+    const row = new Row(hour, method, version, era, outcome, [hour, method, prompt, label, era, outcome, n]);
+    if (rows) rows.push(row);
+    else {
+      if (!byClient) this.#usage.set(prompt, (byClient = new Map<string | undefined, Row[]>()));
+      byClient.set(client, [row]);
+    }
+    this.#rows += 1;
   }
 
   /** +n failed requests of one class. */
@@ -41,13 +80,16 @@ export class Tally {
 
   /** Everything counted, as one store call's batch. */
   batch(): UsageBatch {
-    return { usage: [...this.#usage.values()], errors: [...this.#errors.values()] };
+    const usage: UsageTuple[] = [];
+    for (const byClient of this.#usage.values())
+      for (const rows of byClient.values()) for (const r of rows) usage.push(r.tuple);
+    return { usage, errors: [...this.#errors.values()] };
   }
 
-  /** Adds a batch back (a flush that failed): nothing counted is lost. */
+  /** Adds a batch back, by its joined client labels. */
   merge(batch: UsageBatch): void {
     for (const [hour, method, prompt, client, era, outcome, n] of batch.usage)
-      this.add(hour, method, prompt, client, era, outcome, n);
+      this.add(hour, method, prompt, client, undefined, era, outcome, n);
     for (const [hour, cls, n] of batch.errors) this.error(hour, cls, n);
   }
 }
