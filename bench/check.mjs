@@ -17,6 +17,7 @@ const HARNESSES = [
   { file: 'instructions.mjs', tsx: true },
   { file: 'auth.mjs', tsx: true },
   { file: 'usage.mjs', tsx: true },
+  { file: 'observe.mjs', tsx: true },
 ];
 const MAX_HARNESS_LINES = 250;
 const MAX_FUNCTION_LINES = 80;

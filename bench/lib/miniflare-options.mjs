@@ -23,10 +23,22 @@ export function ceilingOptions(build, wcfg, bodies) {
   return { ...workerOptions('ceiling', build, wcfg), bindings: bodies };
 }
 
+/**
+ * The Worker's stdout (one `request` log line per request, docs/observability.md) is read and
+ * dropped: printed, thousands of lines a second would cost the load generator's process, which
+ * shares the machine, and nothing in production prints them to a terminal. Warnings and errors
+ * (stderr) still show.
+ */
+function quietStdout(stdout, stderr) {
+  stdout.resume();
+  stderr.pipe(process.stderr);
+}
+
 /** Common to every gateway instance. */
 export function gatewayBaseOptions(build, wcfg, kvPrefix) {
   return {
     ...workerOptions('promptgate', build, wcfg),
+    handleRuntimeStdio: quietStdout,
     kvNamespaces: Object.fromEntries(wcfg.kv.map((b) => [b, `${kvPrefix}-${b.toLowerCase()}`])),
     durableObjects: wcfg.dos,
   };

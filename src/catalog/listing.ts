@@ -12,6 +12,8 @@
  * Pages are kept per view, never per token: principals who see the same
  * prompts share them.
  *
+ * The layer that answered goes on the request's record (`promptgate.cache`).
+ *
  * Provisional catalogs (the cold upstream merge, which shares its base's
  * generation) are never stored: a page must mean exactly its generation.
  */
@@ -195,10 +197,12 @@ export function listing(q: RequestScope, version: ProtocolVersion, cursor: unkno
     const catalog = cursor === undefined ? listMissing(q, warm, q.cfg.pageSize) : warm;
     if (catalog instanceof Promise)
       return catalog.then((c) => {
+        q.record.cache = 'isolate';
         const view = viewOf(q, c);
         return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
       });
     const view = viewOf(q, catalog);
+    q.record.cache = 'isolate';
     return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
   }
   return cold(q, version, cursor);
@@ -207,8 +211,12 @@ export function listing(q: RequestScope, version: ProtocolVersion, cursor: unkno
 async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown): Promise<Listing> {
   if (cursor === undefined || typeof cursor === 'string') {
     const hit = await fromEdge(q, version, cursor);
-    if (hit) return hit;
+    if (hit) {
+      q.record.cache = 'edge';
+      return hit;
+    }
   }
+  q.record.cache = 'kv';
   // A cold isolate has neither the catalog nor the upstream list yet: read both at once.
   const [loaded] = await Promise.all([
     currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil),

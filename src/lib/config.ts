@@ -40,6 +40,8 @@ export interface Config {
   readonly usageFlushMs: number;
   /** Hourly usage rows older than this many days are pruned by the UsageStore. */
   readonly usageRetentionDays: number;
+  /** A span per JSON-RPC call through Workers tracing (rpc/span.ts); "off" is the benchmark's baseline. */
+  readonly traceSpans: boolean;
   /** Undefined when the secret is unset; read it through signingSecretOf (one check, one error). */
   readonly signingSecret: string | undefined;
 }
@@ -160,6 +162,7 @@ export function configOf(env: Env): Config {
     usage: onOff(vars, 'USAGE'),
     usageFlushMs: int(vars, 'USAGE_FLUSH_MS', 10_000, 10, 25_000),
     usageRetentionDays: int(vars, 'USAGE_RETENTION_DAYS', 90, 1, 3650),
+    traceSpans: onOff(vars, 'TRACE_SPANS'),
     signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
   };
   cache.set(env, c);

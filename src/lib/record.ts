@@ -16,6 +16,20 @@ export interface ClientLabel {
   readonly version: string;
 }
 
+/** Longest name or version kept of a client's self-description: it is client input, and goes on every log line. */
+export const MAX_CLIENT_FIELD = 64;
+
+/** A clientInfo (initialize's, the modern `_meta` one, a session's) as a label; undefined unless its name is a string. */
+export function clientLabel(info: unknown): ClientLabel | undefined {
+  if (typeof info !== 'object' || info === null) return undefined;
+  const { name, version } = info as { name?: unknown; version?: unknown };
+  if (typeof name !== 'string') return undefined;
+  return {
+    name: name.slice(0, MAX_CLIENT_FIELD),
+    version: typeof version === 'string' ? version.slice(0, MAX_CLIENT_FIELD) : '',
+  };
+}
+
 /** One JSON-RPC request inside the HTTP request (a legacy batch has several). */
 export class CallFact {
   /** `gen_ai.prompt.name`: prompts/get's `name`, completion/complete's `ref.name`. */
@@ -36,6 +50,8 @@ export class RequestRecord {
   /** `mcp.protocol.version`: the negotiated (legacy) or enveloped (modern) revision. */
   version: string | undefined = undefined;
   client: ClientLabel | undefined = undefined;
+  /** `mcp.session.id`: the legacy session the request was served in (initialize: the one it opened). */
+  sessionId: string | undefined = undefined;
   /** W3C trace context from `_meta.traceparent`, once validated. */
   traceparent: string | undefined = undefined;
   tracestate: string | undefined = undefined;
@@ -52,6 +68,15 @@ export class RequestRecord {
     this.calls.push(fact);
     return fact;
   }
+}
+
+/**
+ * `error.type` (docs/observability.md): the JSON-RPC error code as a string when the request
+ * failed with one, else the HTTP status of a failed request (OTel's HTTP conventions), else undefined.
+ */
+export function errorTypeOf(code: number | undefined, status: number): string | undefined {
+  if (code !== undefined) return String(code);
+  return status >= 400 ? String(status) : undefined;
 }
 
 /** How the HTTP request ended, as routes/observe.ts hands it from the log line to usage counting. */

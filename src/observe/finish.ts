@@ -1,11 +1,18 @@
 /**
  * The end of a request: its status and error settle onto its record, and the
- * record becomes one log line (docs/observability.md).
+ * record becomes its one log line and, on /mcp and /prompts, its
+ * Server-Timing header (docs/observability.md). The spans were made by the
+ * calls themselves (rpc/span.ts).
  */
-import { log } from '../lib/log.js';
+import { NOBODY } from '../auth/principal.js';
 import type { Outcome } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
 import { RpcError } from '../rpc/errors.js';
+import { logRequest } from './log-line.js';
+import { serverTiming, withServerTiming } from './server-timing.js';
+
+/** The paths whose responses carry Server-Timing: the MCP endpoint and the CDN listings. */
+const TIMED = /^\/(mcp|prompts)(\/|$)/;
 
 export function finishRequest(
   scope: RequestScope,
@@ -13,11 +20,15 @@ export function finishRequest(
   path: string,
   res: Response,
   error: Error | undefined,
-): Outcome {
+): Outcome & { response: Response } {
   const record = scope.record;
   const last = record.calls.at(-1);
-  if (last && last.errorCode === undefined && error instanceof RpcError) last.errorCode = error.code;
+  // An HTTP error (app.onError answered it) ends the call it was raised for, if one was read.
+  const errorCode = error instanceof RpcError ? error.code : undefined;
+  if (last && last.errorCode === undefined) last.errorCode = errorCode;
   const durationMs = Date.now() - record.start;
-  log.info('request', { method, path, status: res.status, durationMs, mcpMethod: last?.method });
-  return { status: res.status, durationMs };
+  const principal = scope.principal === NOBODY ? undefined : scope.principal.id;
+  logRequest(record, { method, path, status: res.status, durationMs, principal, errorCode });
+  const response = TIMED.test(path) ? withServerTiming(res, serverTiming(record, durationMs)) : res;
+  return { status: res.status, durationMs, response };
 }

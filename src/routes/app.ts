@@ -124,9 +124,14 @@ app.onError((err, c) => {
   let http: HttpError;
   if (err instanceof HttpError) {
     http = err;
-    const fields = { status: err.status, code: err.code, error: err.message, principal: principalId(c) };
-    if (err.status >= 500) log.error('request failed', fields);
-    else log.warn('request rejected', { ...fields, method: c.req.method });
+    // A 4xx is the request's own log line (routes/observe.ts: status, error.type); a 5xx also says why.
+    if (err.status >= 500)
+      log.error('request failed', {
+        status: err.status,
+        code: err.code,
+        error: err.message,
+        principal: principalId(c),
+      });
   } else {
     const misconfigured = err instanceof ConfigError;
     log.error(misconfigured ? 'configuration error' : 'unhandled error', {

@@ -13,6 +13,8 @@ import { scopeOf } from './scope.js';
 export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const scope = scopeOf(c);
   await next();
-  const outcome = finishRequest(scope, c.req.method, c.req.path, c.res, c.error);
+  const { response, ...outcome } = finishRequest(scope, c.req.method, c.req.path, c.res, c.error);
+  // Only when Server-Timing had to re-wrap a response with immutable headers.
+  if (response !== c.res) c.res = response;
   countUsage(scope, outcome, c.error);
 };

@@ -16,6 +16,8 @@ import { ping, setLevel } from './methods/utility.js';
 import { modernResult } from './modern-result.js';
 import { log } from '../lib/log.js';
 import type { CallFact, RequestRecord } from '../lib/record.js';
+import { readTraceContext } from '../lib/trace-context.js';
+import { inSpan } from './span.js';
 
 const SHARED: Record<string, Handler> = {
   'prompts/list': listPrompts,
@@ -46,6 +48,8 @@ function asRpcError(e: unknown, method: string): RpcError {
 export function factOf(record: RequestRecord, msg: Extract<Message, { kind: 'request' }>): CallFact {
   const fact = record.call(msg.method, msg.id);
   fact.prompt = promptNameOf(msg.method, msg.params);
+  const meta = msg.params?._meta;
+  if (meta !== undefined) readTraceContext(record, meta);
   return fact;
 }
 
@@ -66,9 +70,9 @@ function reply(msg: Extract<Message, { kind: 'request' }>, ctx: CallContext, res
 }
 
 /**
- * Runs one request and returns its JSON-RPC reply as a string. A handler
- * that answers synchronously (a warm prompts/list) gets a synchronous reply:
- * no promise is made on the hot path.
+ * Runs one request and returns its JSON-RPC reply as a string, inside the
+ * call's span (span.ts). A handler that answers synchronously (a warm
+ * prompts/list) gets a synchronous reply: no promise is made on the hot path.
  */
 export function call(
   msg: Extract<Message, { kind: 'request' }>,
@@ -81,6 +85,15 @@ export function call(
     fact.errorCode = ErrorCode.MethodNotFound;
     return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
   }
+  return inSpan(run, handler, msg, ctx, fact);
+}
+
+function run(
+  handler: Handler,
+  msg: Extract<Message, { kind: 'request' }>,
+  ctx: CallContext,
+  fact: CallFact,
+): string | Promise<string> {
   const failed = (e: unknown): string => {
     // A modern method may end the exchange with an HTTP status (-32021 found only once an upstream was asked): app.onError answers it, with the id.
     if (e instanceof HttpError && ctx.era === 'modern') {

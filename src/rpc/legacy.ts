@@ -13,7 +13,7 @@ import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck, principalIdOf } from '../lib/caller.js';
 import { callContext } from './context.js';
 import { call, factOf } from './dispatch.js';
-import type { CallFact } from '../lib/record.js';
+import { clientLabel, type CallFact } from '../lib/record.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, RpcError } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
@@ -22,6 +22,9 @@ export const SESSION_HEADER = 'mcp-session-id';
 
 /** Largest clientInfo + capabilities (as JSON) a session keeps. */
 export const MAX_SESSION_STATE_BYTES = 16_384;
+
+/** A session id as logged (`mcp.session.id`): ours are 54 characters; a client's garbage is cut short. */
+const MAX_LOGGED_SESSION_ID = 64;
 
 /** An unsupported MCP-Protocol-Version header is a 400 (spec §2), in a body dual-era clients read as "legacy". */
 export function checkVersionHeader(value: string | undefined): void {
@@ -44,18 +47,31 @@ export function checkVersionHeader(value: string | undefined): void {
  * a session another principal opened is not found.
  */
 function requireSession(t: RequestScope, id?: RequestId): LegacyVersion | Promise<LegacyVersion> {
+  t.record.era = 'legacy';
   if (!t.sessionId)
     throw new HttpError(400, ErrorCode.Transport, 'Bad Request: Mcp-Session-Id header is required', { id });
-  return knownSession(t.secret, t.sessionId, principalIdOf(t.principal)) ?? askSession(t, t.sessionId, id);
+  t.record.sessionId = t.sessionId.slice(0, MAX_LOGGED_SESSION_ID);
+  return knownSession(t.secret, t.sessionId, principalIdOf(t.principal), t.record) ?? askSession(t, t.sessionId, id);
 }
 
 async function askSession(t: RequestScope, session: string, id: RequestId | undefined): Promise<LegacyVersion> {
-  const version = await checkSession(t.env, t.secret, session, t.cfg.sessionRecheckMs, principalIdOf(t.principal));
+  const version = await checkSession(
+    t.env,
+    t.secret,
+    session,
+    t.cfg.sessionRecheckMs,
+    principalIdOf(t.principal),
+    t.record,
+  );
   if (!version) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found', { id });
   return version;
 }
 
-async function initialize(t: RequestScope, msg: Extract<Message, { kind: 'request' }>): Promise<Response> {
+async function initialize(
+  t: RequestScope,
+  msg: Extract<Message, { kind: 'request' }>,
+  fact: CallFact,
+): Promise<Response> {
   if (t.sessionId)
     throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not carry Mcp-Session-Id', {
       id: msg.id,
@@ -64,8 +80,11 @@ async function initialize(t: RequestScope, msg: Extract<Message, { kind: 'reques
   try {
     init = readInitialize(msg.params);
   } catch (e) {
+    fact.errorCode = (e as RpcError).code;
     return jsonResponse(errorJson(msg.id, e as RpcError));
   }
+  t.record.client = clientLabel(init.clientInfo);
+  t.record.version = init.version;
   // What a session stores crosses into its Durable Object and back on every check: bounded.
   const stored = JSON.stringify({ clientInfo: init.clientInfo, capabilities: init.capabilities }).length;
   if (stored > MAX_SESSION_STATE_BYTES)
@@ -81,6 +100,7 @@ async function initialize(t: RequestScope, msg: Extract<Message, { kind: 'reques
     recheckMs: t.cfg.sessionRecheckMs,
     principal: principalIdOf(t.principal),
   });
+  t.record.sessionId = sessionId;
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
 }
 
@@ -121,7 +141,7 @@ export function legacyPost(t: RequestScope, body: unknown): Response | Promise<R
   const msg = readMessage(body);
   t.record.era = 'legacy';
   const fact = msg.kind === 'request' ? factOf(t.record, msg) : undefined;
-  if (msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg);
+  if (fact && msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg, fact);
   const version = requireSession(t, msg.kind === 'request' ? msg.id : undefined);
   return version instanceof Promise
     ? version.then((v) => inSession(t, msg, v, fact))

@@ -13,6 +13,7 @@ import { currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
 import {
   CLIENT_CAPABILITIES_META,
+  CLIENT_INFO_META,
   isModernVersion,
   MODERN_VERSION_META,
   MODERN_VERSIONS,
@@ -22,6 +23,7 @@ import {
 } from '../lib/versions.js';
 import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck } from '../lib/caller.js';
+import { clientLabel } from '../lib/record.js';
 import { callContext } from './context.js';
 import { call, factOf, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
@@ -41,6 +43,7 @@ function readVersion(t: RequestScope, msg: Request): ModernVersion {
     string,
     unknown
   >;
+  t.record.client = clientLabel(meta[CLIENT_INFO_META]);
   const version = meta[MODERN_VERSION_META];
   if (typeof version !== 'string')
     throw bad(msg, ErrorCode.InvalidParams, `Invalid params: _meta["${MODERN_VERSION_META}"] must be a string`);

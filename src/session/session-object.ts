@@ -21,6 +21,7 @@ import { eventId, parseEventId, type CatalogEvent } from './events.js';
 import { shardFor } from './fanout.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
 import { log } from '../lib/log.js';
+import { clientLabel, type ClientLabel } from '../lib/record.js';
 
 export interface SessionState {
   id: string;
@@ -70,8 +71,11 @@ export class SessionObject extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(now + init.ttlMs);
   }
 
-  /** Marks activity; false when the session has ended or never existed. */
-  async touch(): Promise<boolean> {
+  /**
+   * Marks activity; false when the session has ended or never existed, else its client's label
+   * (bounded: it crosses back on every check, and goes on the Worker's log lines).
+   */
+  async touch(): Promise<false | { client: ClientLabel | undefined }> {
     const s = await this.load();
     if (!s) return false;
     const now = Date.now();
@@ -79,7 +83,7 @@ export class SessionObject extends DurableObject<Env> {
       s.lastSeenAt = now;
       await this.ctx.storage.put('state', s);
     }
-    return true;
+    return { client: clientLabel(s.clientInfo) };
   }
 
   async setLogLevel(level: LoggingLevel): Promise<boolean> {

@@ -8,6 +8,10 @@
  * within `recheckMs`. The README ("Session checks") has the measurements
  * behind this trade-off; `recheckMs = 0` asks the Durable Object every time.
  *
+ * The memo also keeps the session's client label (lib/record.ts), from
+ * createSession or from the object's answer to a check, so a warm
+ * in-session request names its client with no extra round trip.
+ *
  * A session belongs to the principal that opened it (token.ts): every check
  * takes the caller's principal id, and another principal's id fails the
  * signature check like a forged one.
@@ -15,13 +19,25 @@
 import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedMap } from '../lib/memo.js';
 import { ANONYMOUS_ID } from '../lib/caller.js';
+import { clientLabel, type ClientLabel } from '../lib/record.js';
 import type { LegacyVersion } from '../lib/versions.js';
 import { mintSessionId, readSessionId, verifiedSessionId } from './token.js';
 
 /** Only the binding: sessions are reached by name through the generated `Env`. */
 export type SessionEnv = Pick<Env, 'SESSIONS'>;
 
-const liveUntil = new BoundedMap<string, number>(50_000);
+/** Where a check writes the session's client label (a RequestRecord is one). */
+export interface ClientSink {
+  client: ClientLabel | undefined;
+}
+
+/** Alive until `until` (epoch ms) as far as this isolate knows; one object per session, renewed in place. */
+interface Live {
+  until: number;
+  client: ClientLabel | undefined;
+}
+
+const live = new BoundedMap<string, Live>(50_000);
 const ended = new BoundedMap<string, true>(50_000);
 
 export function sessionStub(env: SessionEnv, id: string) {
@@ -45,18 +61,35 @@ export async function createSession(
   const id = await mintSessionId(secret, init.version, principal);
   await sessionStub(env, id).open({ ...state, id });
   // This isolate has just seen the object accept it: no need to ask again before the memo runs out.
-  if (recheckMs > 0) liveUntil.set(id, Date.now() + recheckMs);
+  if (recheckMs > 0) remember(id, Date.now() + recheckMs, clientLabel(init.clientInfo));
   return id;
+}
+
+function remember(id: string, until: number, client: ClientLabel | undefined): void {
+  const known = live.get(id);
+  if (known) {
+    known.until = until;
+    known.client = client;
+  } else live.set(id, { until, client });
 }
 
 /**
  * The revision of a session this isolate verified and saw alive less than
  * `recheckMs` ago; undefined when checkSession must decide. Synchronous: the
- * in-session hot path makes no promise.
+ * in-session hot path makes no promise and allocates nothing. `into` gets the
+ * session's client label.
  */
-export function knownSession(secret: string, id: string, principal: string = ANONYMOUS_ID): LegacyVersion | undefined {
+export function knownSession(
+  secret: string,
+  id: string,
+  principal: string = ANONYMOUS_ID,
+  into?: ClientSink,
+): LegacyVersion | undefined {
   const version = verifiedSessionId(secret, id, principal);
-  if (!version || ended.has(id) || (liveUntil.get(id) ?? 0) <= Date.now()) return undefined;
+  if (!version || ended.has(id)) return undefined;
+  const known = live.get(id);
+  if (known === undefined || known.until <= Date.now()) return undefined;
+  if (into) into.client = known.client;
   return version;
 }
 
@@ -67,17 +100,20 @@ export async function checkSession(
   id: string,
   recheckMs: number,
   principal: string = ANONYMOUS_ID,
+  into?: ClientSink,
 ): Promise<LegacyVersion | null> {
-  const known = knownSession(secret, id, principal);
+  const known = knownSession(secret, id, principal, into);
   if (known) return known;
   const version = await readSessionId(secret, id, principal);
   if (!version || ended.has(id)) return null;
   const now = Date.now();
-  if (!(await sessionStub(env, id).touch())) {
+  const touched = await sessionStub(env, id).touch();
+  if (touched === false) {
     markEnded(id);
     return null;
   }
-  if (recheckMs > 0) liveUntil.set(id, now + recheckMs);
+  if (into) into.client = touched.client;
+  if (recheckMs > 0) remember(id, now + recheckMs, touched.client);
   return version;
 }
 
@@ -91,6 +127,6 @@ export async function setSessionLogLevel(env: SessionEnv, id: string, level: Log
 }
 
 function markEnded(id: string): void {
-  liveUntil.delete(id);
+  live.delete(id);
   ended.set(id, true);
 }

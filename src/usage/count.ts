@@ -2,8 +2,9 @@
  * Usage counting (docs/observability.md, "Usage"): reads a finished request's record and adds it to
  * this isolate's tally; flush.ts takes the tally to the UsageStore in the background. On the warm
  * path a counted call allocates nothing (tally.ts); a request with no counted call costs a loop.
+ * Outcomes and error classes are `error.type`, as the log line names them (errorTypeOf).
  */
-import type { Outcome } from '../lib/record.js';
+import { errorTypeOf, type Outcome } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
 import { RpcError } from '../rpc/errors.js';
 import { arm, tally } from './flush.js';
@@ -20,7 +21,7 @@ export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error)
   if (!scope.cfg.usage) return;
   const record = scope.record;
   const hour = Math.floor(record.start / HOUR_MS);
-  const httpFailed = outcome.status >= 400;
+  const status = outcome.status;
   let errors = 0;
   let counted = false;
   for (const call of record.calls) {
@@ -30,15 +31,18 @@ export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error)
       errors += 1;
     }
     if (call.method !== GET && call.method !== COMPLETE) continue;
-    const result = code !== undefined ? String(code) : httpFailed ? `http_${outcome.status}` : 'ok';
+    const result = code === undefined && status < 400 ? 'ok' : errorTypeOf(code, status)!;
     const client = record.client;
     tally.add(hour, call.method, call.prompt ?? '', client?.name, client?.version, record.era ?? 'unknown', result);
     counted = true;
   }
   // A failed request with no failed call read (a body that does not parse, a refusal, a 404 route).
-  if (errors === 0 && (httpFailed || error instanceof RpcError)) {
-    tally.error(hour, error instanceof RpcError ? String(error.code) : `http_${outcome.status}`);
-    errors = 1;
+  if (errors === 0) {
+    const type = errorTypeOf(error instanceof RpcError ? error.code : undefined, status);
+    if (type !== undefined) {
+      tally.error(hour, type);
+      errors = 1;
+    }
   }
   if (counted || errors > 0) arm(scope.env, scope.cfg.usageFlushMs, scope.waitUntil);
 }

@@ -29,11 +29,17 @@ export let tally = new Tally();
 /** Batches whose store call failed, resent whole with the next flush. */
 let retained: SentBatch[] = [];
 let armed = false;
+/** When an armed flush is overdue: the runtime may cancel a waitUntil (30 s after the response), and a
+ * flush that never ran must not keep this isolate from arming another forever. */
+let overdue = 0;
+/** How long past its time an armed flush is given up on. */
+const GRACE_MS = 30_000;
 
 /** Arms the next flush if none is armed. */
 export function arm(env: Env, flushMs: number, waitUntil: (p: Promise<unknown>) => void): void {
-  if (armed) return;
+  if (armed && Date.now() < overdue) return;
   armed = true;
+  overdue = Date.now() + flushMs + GRACE_MS;
   waitUntil(new Promise((resolve) => setTimeout(resolve, flushMs)).then(() => flush(env)));
 }
 

@@ -10,7 +10,7 @@ import { usageStore } from './stub.js';
  * One grouped count. `key` is what the rows are grouped by: the prompt name (`by: 'prompt'`) or the
  * client as `name/version` (`unknown` when the client did not name itself). `method` is
  * `prompts/get` or `completion/complete`; `era` is `legacy` or `modern`; `outcome` is `ok` or the
- * call's `error.type` (the JSON-RPC code as a string, `-32602`, or `http_<status>`).
+ * call's `error.type` (the JSON-RPC code as a string, `-32602`, or the HTTP status of a failed request, `404`).
  */
 export interface UsageRow {
   key: string;
@@ -44,7 +44,7 @@ export async function dailyUse(env: Env, days: number, now = Date.now()): Promis
   return out;
 }
 
-/** Failed requests since `since` (epoch ms) by `error.type` (`-32602`, `http_404`, …), over every route. */
+/** Failed requests since `since` (epoch ms) by `error.type` (`-32602`, `404`, …), over every route. */
 export async function errorsSince(env: Env, since: number): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const row of await usageStore(env).errors(hourOf(since))) out[row.class] = row.count;

@@ -5,8 +5,8 @@
 import { env } from 'cloudflare:test';
 import { ANONYMOUS } from '../../src/auth/principal.js';
 import { configOf } from '../../src/lib/config.js';
-import type { AuthMethod, Principal, RequestScope } from '../../src/lib/scope.js';
 import { RequestRecord } from '../../src/lib/record.js';
+import type { AuthMethod, Principal, RequestScope } from '../../src/lib/scope.js';
 
 export function principal(
   id: string,

@@ -50,10 +50,13 @@ export async function legacyServer(
     notifyChanged: () => Promise<void>;
     /** The headers of every request it received, in order (which credentials reached it). */
     seen: IncomingHttpHeaders[];
+    /** The `_meta` of every prompts/get and completion/complete it answered, in order (what the gateway forwarded). */
+    metas: (Record<string, unknown> | undefined)[];
   }
 > {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Set<Server>();
+  const metas: (Record<string, unknown> | undefined)[] = [];
   let failing = false;
   const build = () => {
     const server = new Server(
@@ -73,6 +76,7 @@ export async function legacyServer(
         : { prompts: page };
     });
     server.setRequestHandler(GetPromptRequestSchema, (req) => {
+      metas.push(req.params._meta);
       const p = prompts.find((x) => x.name === req.params.name);
       if (!p) throw new McpError(-32602, `Unknown prompt ${req.params.name}`);
       for (const a of p.args ?? [])
@@ -82,6 +86,7 @@ export async function legacyServer(
       return { description: p.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
     });
     server.setRequestHandler(CompleteRequestSchema, (req) => {
+      metas.push(req.params._meta);
       const p = prompts.find((x) => x.name === (req.params.ref as { name?: string }).name);
       const values = (p?.args?.find((a) => a.name === req.params.argument.name)?.values ?? []).filter((v) =>
         v.startsWith(req.params.argument.value),
@@ -125,6 +130,7 @@ export async function legacyServer(
     sessions: () => transports.size,
     streams: () => streams,
     seen,
+    metas,
     dropSessions: () => transports.clear(),
     setFailing: (on) => void (failing = on),
     notifyChanged: async () =>

@@ -4,6 +4,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { log } from '../../src/lib/log.js';
+import { RequestRecord } from '../../src/lib/record.js';
+import { logRequest } from '../../src/observe/log-line.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -46,5 +48,59 @@ describe('log', () => {
     log.warn('request', { received: new Headers({ authorization: 'Bearer s3cret' }) });
     // At run time Headers serialises to {}: nothing of it is printed either.
     expect(warn).toEqual(['{"msg":"request","received":{}}']);
+  });
+});
+
+describe('the request line (observe/log-line.ts)', () => {
+  it('prints every field it can have, none hidden by the credential filter', () => {
+    const info = captured('log');
+    const record = new RequestRecord();
+    record.era = 'legacy';
+    record.version = '2025-11-25';
+    record.sessionId = 'sid';
+    record.client = { name: 'c', version: '1' };
+    record.traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+    record.cache = 'upstream';
+    record.upstream = 'up';
+    record.upstreamMs = 5;
+    record.call('prompts/list', 1);
+    const failed = record.call('prompts/get', 'x');
+    failed.prompt = 'p';
+    failed.errorCode = -32602;
+    logRequest(record, {
+      method: 'POST',
+      path: '/mcp',
+      status: 200,
+      durationMs: 3,
+      principal: 'key:k',
+      errorCode: undefined,
+    });
+    expect(info).toHaveLength(1);
+    const line = JSON.parse(info[0]!) as Record<string, unknown>;
+    expect(Object.keys(line).sort()).toEqual(
+      [
+        'msg',
+        'http.request.method',
+        'url.path',
+        'http.response.status_code',
+        'duration_ms',
+        'mcp.method.name',
+        'jsonrpc.request.id',
+        'gen_ai.prompt.name',
+        'mcp.protocol.version',
+        'mcp.session.id',
+        'error.type',
+        'rpc.response.status_code',
+        'promptgate.era',
+        'promptgate.client',
+        'promptgate.principal',
+        'promptgate.cache',
+        'promptgate.upstream',
+        'promptgate.upstream_ms',
+        'promptgate.calls',
+        'trace_id',
+      ].sort(),
+    );
+    expect(Object.values(line)).not.toContain('[redacted]');
   });
 });

@@ -26,7 +26,7 @@ describe('usage queries', () => {
   it('groups, selects hours by since, builds daily series and error classes; a resent batch lands once', async () => {
     const batch = {
       usage: rows,
-      errors: [[H, '-32602', 1] as [number, string, number], [H - 1, 'http_404', 2] as [number, string, number]],
+      errors: [[H, '-32602', 1] as [number, string, number], [H - 1, '404', 2] as [number, string, number]],
     };
     await usageStore(env).add([{ id: 'q:1', batch }]);
     await usageStore(env).add([{ id: 'q:1', batch }]);
@@ -46,7 +46,7 @@ describe('usage queries', () => {
     expect(daily.get('greet')).toEqual([0, 0, 0, 0, 0, 0, 9]);
     expect(daily.get('alpha')).toEqual([0, 0, 0, 0, 4, 0, 7]);
 
-    expect(await errorsSince(env, NOW - HOUR_MS)).toEqual({ '-32602': 1, http_404: 2 });
+    expect(await errorsSince(env, NOW - HOUR_MS)).toEqual({ '-32602': 1, '404': 2 });
     expect(await errorsSince(env, NOW)).toEqual({ '-32602': 1 });
   });
 });

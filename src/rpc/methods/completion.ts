@@ -23,6 +23,7 @@ export async function complete(params: Params, ctx: CallContext) {
   const context = params?.context as { arguments?: unknown } | undefined;
   if (typeof context === 'object' && context !== null) readArguments(context.arguments, ctx.cfg.limits);
   const { catalog, route } = await routeOf(ctx, ref.name);
+  ctx.record.cache = route.kind === 'remote' ? 'upstream' : 'isolate';
   if (route.kind === 'remote') return completeRemote(ctx, route.origin, params as Record<string, unknown>);
   return { completion: catalog.complete(ref.name, arg.name, arg.value) };
 }

@@ -32,7 +32,11 @@ const modernPages = new WeakMap<Listing, RawJson>();
 
 export async function getPrompt(params: Params, ctx: CallContext) {
   const { catalog, route } = await routeOf(ctx, params?.name);
-  if (route.kind === 'local') return catalog.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
+  if (route.kind === 'local') {
+    ctx.record.cache = 'isolate';
+    return catalog.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
+  }
+  ctx.record.cache = 'upstream';
   // The same limits as a local prompt, before anything goes upstream.
   readArguments(params?.arguments, ctx.cfg.limits);
   const relayed = await relayedParams(ctx, route.origin, params);

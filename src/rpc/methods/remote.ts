@@ -18,6 +18,12 @@ import { featuresOf } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
 import { ErrorCode, RpcError } from '../errors.js';
 import { isInputRequired, relayInputRequired } from './input-required.js';
+import { isRecord } from '../../lib/json.js';
+import { traceMeta } from '../../lib/trace-context.js';
+
+/** What the gateway itself put in `_meta` (input-required.ts: relayed capabilities); never the client's own. */
+const metaOf = (params: Record<string, unknown>): Record<string, unknown> =>
+  isRecord(params._meta) ? params._meta : {};
 
 const MAX_MESSAGES = 100;
 const MAX_RESULT_BYTES = 1_000_000;
@@ -36,10 +42,15 @@ async function forward(
   method: 'prompts/get' | 'completion/complete',
   params: Record<string, unknown>,
 ) {
-  const r = await upstreamStub(ctx.env, origin.upstream).forward(origin.upstream, method, params, {
-    asked,
-    original: origin.name,
-  });
+  // The client's trace continues upstream with a new parent id; nothing else of its `_meta` goes along.
+  const trace = traceMeta(ctx.record);
+  const sent = trace.traceparent === undefined ? params : { ...params, _meta: { ...metaOf(params), ...trace } };
+  const record = ctx.record;
+  record.upstream = origin.upstream;
+  const started = Date.now();
+  const r = await upstreamStub(ctx.env, origin.upstream)
+    .forward(origin.upstream, method, sent, { asked, original: origin.name })
+    .finally(() => (record.upstreamMs = Date.now() - started));
   if (r.ok) return r.result;
   if (r.code === ErrorCode.InvalidParams)
     throw new RpcError(

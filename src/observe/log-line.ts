@@ -1,0 +1,42 @@
+/**
+ * The one log line of a request (docs/observability.md, "The log line"):
+ * `msg: "request"` and the record's attributes (lib/attributes.ts) beside
+ * the HTTP ones, through lib/log.ts. A batch is named by its first call
+ * (`promptgate.calls` counts them) and fails with its first error.
+ */
+import { callAttributes } from '../lib/attributes.js';
+import { log } from '../lib/log.js';
+import type { CallFact, RequestRecord } from '../lib/record.js';
+
+export interface Ended {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly durationMs: number;
+  /** The principal's id once access control named one; never a credential. */
+  readonly principal: string | undefined;
+  /** The JSON-RPC code of an HTTP error raised before any call was read (a parse error, a bad envelope). */
+  readonly errorCode: number | undefined;
+}
+
+/** The call the line speaks of: the first that failed, else the first. */
+function callOf(calls: readonly CallFact[]): CallFact | undefined {
+  for (const c of calls) if (c.errorCode !== undefined) return c;
+  return calls[0];
+}
+
+export function requestFields(record: RequestRecord, end: Ended): Record<string, string | number> {
+  const fields: Record<string, string | number> = {
+    'http.request.method': end.method,
+    'url.path': end.path,
+    'http.response.status_code': end.status,
+    duration_ms: end.durationMs,
+  };
+  callAttributes(fields, record, callOf(record.calls), end.principal, end.status, end.errorCode);
+  if (record.calls.length > 1) fields['promptgate.calls'] = record.calls.length;
+  return fields;
+}
+
+export function logRequest(record: RequestRecord, end: Ended): void {
+  log.info('request', requestFields(record, end));
+}

@@ -1,0 +1,205 @@
+/**
+ * Usage counting through the real Worker, UsageStore and session objects: concurrent prompts/get and
+ * completion/complete from two clients in both eras are counted exactly once each flush has run; a
+ * flush that fails loses nothing; errors count by class; `since` and `by` select; bad input is a 400.
+ * Requests go through the Worker's fetch with their own execution contexts, so a test waits for the
+ * flushes themselves (waitOnExecutionContext), never for a duration.
+ */
+import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import worker from '../../src/index.js';
+import { datasetOf } from '../../src/usage/analytics.js';
+import { HOUR_MS } from '../../src/usage/store.js';
+import { usageObject, usageStore } from '../../src/usage/stub.js';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { envelope, initialize, LEGACY, modernHeaders, postInit, request } from '../helpers/protocol.js';
+import { ADMIN_TOKEN, MCP_URL, publish } from '../helpers/worker.js';
+
+/** A short flush interval; the tests wait on the flushes, so its length only sets how fast they run. */
+const usageEnv = { ...env, USAGE_FLUSH_MS: '20' } as unknown as Env;
+
+/** Every execution context handed out since the last settle(). */
+let contexts: ExecutionContext[] = [];
+
+async function send(url: string, init: RequestInit, e: Env = usageEnv): Promise<Response> {
+  const ctx = createExecutionContext();
+  contexts.push(ctx);
+  return worker.fetch(new Request(url, init), e, ctx);
+}
+
+/** Waits until every armed flush of the requests sent so far has run (each lives in some request's context). */
+async function settle(): Promise<void> {
+  const pending = contexts;
+  contexts = [];
+  await Promise.all(pending.map((ctx) => waitOnExecutionContext(ctx)));
+}
+
+async function usage(query = ''): Promise<any> {
+  const res = await send(`https://gateway.test/admin/usage${query}`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body;
+}
+
+/** The store's counts as a flat `key method era outcome → count` map, for exact comparison. */
+async function counts(by: 'prompt' | 'client'): Promise<Record<string, number>> {
+  const { rows } = await usage(`?by=${by}`);
+  return Object.fromEntries(rows.map((r: any) => [`${r.key} ${r.method} ${r.era} ${r.outcome}`, r.count]));
+}
+
+/** A modern POST from a client naming itself in `_meta`. */
+function modern(client: string, method: string, params: Record<string, unknown>) {
+  const info = { 'io.modelcontextprotocol/clientInfo': { name: client, version: '1' } };
+  const body = request(method, { ...params, _meta: envelope(info) });
+  const name = method === 'prompts/get' ? (params.name as string) : undefined;
+  return send(MCP_URL, { method: 'POST', headers: modernHeaders(method, name), body: JSON.stringify(body) });
+}
+
+/** A legacy session opened by a client with this name; `call` posts one request in it. */
+async function legacy(client: string) {
+  const res = await send(MCP_URL, postInit(initialize(LEGACY, {}, client)));
+  expect(res.status).toBe(200);
+  const id = res.headers.get('mcp-session-id')!;
+  const opts = { session: id, version: LEGACY };
+  const note = await send(MCP_URL, postInit({ jsonrpc: '2.0', method: 'notifications/initialized' }, opts));
+  expect(note.status).toBe(202);
+  return (method: string, params: Record<string, unknown>) => send(MCP_URL, postInit(request(method, params), opts));
+}
+
+const GET = { name: 'greet', arguments: { who: 'alice' } };
+const COMPLETE = { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'al' } };
+
+async function expectOk(res: Response) {
+  const body = (await res.json()) as any;
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  expect(body.error, JSON.stringify(body)).toBeUndefined();
+}
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS);
+});
+
+describe('usage counts', () => {
+  it('are exact under concurrent load from two clients in both eras, once one flush interval has passed', async () => {
+    // Every flush here also writes to the (local) Analytics Engine binding vitest.config.ts adds.
+    expect(datasetOf(usageEnv)).toBeDefined();
+    await settle();
+    const before = await counts('prompt');
+    const sessions = { a: await legacy('client-a'), b: await legacy('client-b') };
+    const N = 12;
+    const calls: Promise<Response>[] = [];
+    for (let i = 0; i < N; i++)
+      for (const c of ['a', 'b'] as const) {
+        calls.push(modern(`client-${c}`, 'prompts/get', GET), modern(`client-${c}`, 'completion/complete', COMPLETE));
+        calls.push(sessions[c]('prompts/get', GET), sessions[c]('completion/complete', COMPLETE));
+      }
+    // One failing get per client and era: a missing required argument is -32602.
+    calls.push(modern('client-a', 'prompts/get', { name: 'greet' }), sessions.b('prompts/get', { name: 'greet' }));
+    const responses = await Promise.all(calls);
+    await Promise.all(responses.slice(0, -2).map(expectOk));
+    await settle();
+
+    const after = await counts('prompt');
+    const added = Object.fromEntries(
+      Object.entries(after)
+        .map(([k, v]) => [k, v - (before[k] ?? 0)])
+        .filter(([, v]) => v !== 0),
+    );
+    expect(added).toEqual({
+      'greet prompts/get modern ok': 2 * N,
+      'greet prompts/get legacy ok': 2 * N,
+      'greet completion/complete modern ok': 2 * N,
+      'greet completion/complete legacy ok': 2 * N,
+      'greet prompts/get modern -32602': 1,
+      'greet prompts/get legacy -32602': 1,
+    });
+
+    const byClient = await counts('client');
+    expect(byClient['client-a/1 prompts/get modern ok']).toBe(N);
+    expect(byClient['client-b/1 completion/complete modern ok']).toBe(N);
+    expect(byClient['client-a/1 prompts/get modern -32602']).toBe(1);
+    expect(byClient['client-a/1 prompts/get legacy ok']).toBe(N);
+    expect(byClient['client-b/1 completion/complete legacy ok']).toBe(N);
+    expect(byClient['client-b/1 prompts/get legacy -32602']).toBe(1);
+  });
+
+  it('loses nothing when a flush fails: the batch is resent whole with the next flush', async () => {
+    await settle();
+    const before = (await counts('prompt'))['zeta prompts/get modern ok'] ?? 0;
+    // A real failure of the real object: its table is gone, so its add() throws until it is back.
+    await runInDurableObject(usageObject(env), (_o, state) => state.storage.sql.exec('ALTER TABLE usage RENAME TO u'));
+    await Promise.all(Array.from({ length: 5 }, () => modern('client-a', 'prompts/get', { name: 'zeta' })));
+    await settle();
+    await runInDurableObject(usageObject(env), (_o, state) => state.storage.sql.exec('ALTER TABLE u RENAME TO usage'));
+    expect((await counts('prompt'))['zeta prompts/get modern ok'] ?? 0).toBe(before);
+    // The next count arms the next flush, which carries the failed batch too.
+    await expectOk(await modern('client-a', 'prompts/get', { name: 'zeta' }));
+    await settle();
+    expect((await counts('prompt'))['zeta prompts/get modern ok']).toBe(before + 6);
+  });
+
+  it('counts failed requests by class, for /status', async () => {
+    await settle();
+    const since = Date.now();
+    const before = await usageStore(env).errors(Math.floor(since / HOUR_MS));
+    const was = (cls: string) => before.find((r) => r.class === cls)?.count ?? 0;
+    await send('https://gateway.test/nowhere', {});
+    await send('https://gateway.test/nowhere', {});
+    await modern('client-a', 'prompts/get', { name: 'no-such-prompt' });
+    await send(MCP_URL, { method: 'POST', headers: modernHeaders('prompts/list'), body: '{"jsonrpc":' });
+    await settle();
+    const { errorsSince } = await import('../../src/usage/query.js');
+    const after = await errorsSince(env, since);
+    expect(after['404']! - was('404')).toBe(2);
+    expect(after['-32602']! - was('-32602')).toBe(1);
+    expect(after['-32700']! - was('-32700')).toBe(1);
+  });
+
+  it('selects hours by since (ISO or epoch ms) and answers bad since or by with a 400', async () => {
+    const hour = Math.floor(Date.now() / HOUR_MS);
+    await usageStore(env).add([
+      {
+        id: 'since-test',
+        batch: { usage: [[hour - 30, 'prompts/get', 'old-one', 'x/1', 'modern', 'ok', 4]], errors: [] },
+      },
+    ]);
+    const has = (body: any) => body.rows.some((r: any) => r.key === 'old-one');
+    expect(has(await usage())).toBe(false); // default: the last 24 hours
+    const old = (hour - 31) * HOUR_MS;
+    const iso = await usage(`?since=${new Date(old).toISOString()}`);
+    expect(has(iso)).toBe(true);
+    expect(iso.since).toBe(new Date(old).toISOString());
+    expect(iso.totals.count).toBe(iso.rows.reduce((n: number, r: any) => n + r.count, 0));
+    expect(has(await usage(`?since=${old}`))).toBe(true);
+    expect(has(await usage(`?since=${(hour - 29) * HOUR_MS}`))).toBe(false);
+    expect((await usage(`?since=${old}&by=client`)).rows.some((r: any) => r.key === 'x/1')).toBe(true);
+
+    for (const [query, code] of [
+      ['?since=yesterday', 'invalid_since'],
+      ['?since=2026-13-45', 'invalid_since'],
+      ['?by=era', 'invalid_by'],
+    ]) {
+      const res = await send(`https://gateway.test/admin/usage${query}`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(res.status, query).toBe(400);
+      expect(((await res.json()) as any).error.code, query).toBe(code);
+    }
+    const anon = await send('https://gateway.test/admin/usage', {});
+    expect(anon.status).toBe(401);
+  });
+
+  it('does not count with USAGE=off', async () => {
+    await settle();
+    const before = (await counts('prompt'))['picture prompts/get modern ok'] ?? 0;
+    const off = { ...usageEnv, USAGE: 'off' } as unknown as Env;
+    const body = request('prompts/get', { name: 'picture', _meta: envelope() });
+    const init = { method: 'POST', headers: modernHeaders('prompts/get', 'picture'), body: JSON.stringify(body) };
+    await expectOk(await send(MCP_URL, init, off));
+    await expectOk(await send(MCP_URL, init));
+    await settle();
+    expect((await counts('prompt'))['picture prompts/get modern ok']).toBe(before + 1);
+  });
+});
