@@ -49,19 +49,39 @@ async function keyOf(q: RequestScope, generation: number, variant: string, path:
   };
 }
 
+/** When this isolate last wrote the colo's pointer for a catalog, and for how long it was good. */
+const pointed = new WeakMap<object, { at: number; ttlMs: number }>();
+
+/**
+ * Keeps the colo's pointer (catalog/edge.ts) alive while this isolate serves pages from memory, as
+ * listings do: rewritten at half the life it was written with, so cold isolates keep finding pages.
+ */
+function renewPointer(q: RequestScope, view: View, now = false): void {
+  const last = pointed.get(view.compiled);
+  const t = Date.now();
+  if (!now && last && t - last.at <= last.ttlMs / 2) return;
+  const ttlMs = Math.max(1000, q.cfg.catalogRefreshMs);
+  pointed.set(view.compiled, { at: t, ttlMs });
+  const pointer: Pointer = { generation: view.generation, ...view.contentHints(q.cfg.listTtlMs) };
+  if (view.compiled.groups.size) pointer.groups = [...view.compiled.groups].sort();
+  q.waitUntil(writePointer(originOf(q.url), pointer, ttlMs));
+}
+
+/** Pages this isolate made or fetched; the key also names the origin (pages name the gateway's own URL). */
 const pages = new BoundedMap<string, string>(256);
-const memoKey = (generation: number, variant: string, path: string) => `${generation}|${utcHour()}|${variant}|${path}`;
+const memoKey = (q: RequestScope, generation: number, variant: string, path: string) =>
+  `${originOf(q.url)}|${generation}|${utcHour()}|${variant}|${path}`;
 
 /**
  * The page at `path` for this viewer: from this isolate, the edge cache, or `build` (then kept in
- * both). `build` gets the catalog and the viewer's view of it.
+ * both). `build` gets the catalog and the viewer's view of it; undefined (no such page) is not kept.
  */
 export async function cachedPage(
   q: RequestScope,
   v: Viewer,
   path: string,
-  build: (view: View, catalog: Catalog) => Promise<string>,
-): Promise<string> {
+  build: (view: View, catalog: Catalog) => Promise<string | undefined>,
+): Promise<string | undefined> {
   let catalog = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   if (!catalog) {
     const pointer = await readPointer(originOf(q.url));
@@ -79,10 +99,11 @@ export async function cachedPage(
   // A merge made ahead of the writer, or content an upstream marked private: never shared.
   if (view.provisional || view.contentHints(q.cfg.listTtlMs).cacheScope === 'private') return build(view, catalog);
   const variant = variantOf(view.key, v);
-  const mk = memoKey(view.generation, variant, path);
+  const mk = memoKey(q, view.generation, variant, path);
   const known = pages.get(mk);
   if (known !== undefined) {
     q.record.cache = 'isolate';
+    renewPointer(q, view);
     return known;
   }
   const key = await keyOf(q, view.generation, variant, path);
@@ -93,12 +114,11 @@ export async function cachedPage(
     return hit;
   }
   const html = await build(view, catalog);
+  // Nothing to show (a name this view does not hold): not remembered, so never served from a cache.
+  if (html === undefined) return undefined;
   pages.set(mk, html);
-  const pointer: Pointer = { generation: view.generation, ...view.contentHints(q.cfg.listTtlMs) };
-  if (view.compiled.groups.size) pointer.groups = [...view.compiled.groups].sort();
-  q.waitUntil(
-    Promise.all([writePage(key, html), writePointer(originOf(q.url), pointer, Math.max(1000, q.cfg.catalogRefreshMs))]),
-  );
+  q.waitUntil(writePage(key, html));
+  renewPointer(q, view, true);
   return html;
 }
 

@@ -14,18 +14,13 @@ import { CLIENT_CAPABILITIES_META, MODERN_VERSION_META, MODERN_VERSIONS } from '
 import { callContext } from '../rpc/context.js';
 import { call } from '../rpc/dispatch.js';
 import { HttpError } from '../rpc/errors.js';
+import { dailyUse } from '../usage/query.js';
 import type { ArgumentRow, HealthRow, Preview, PreviewMessage, PromptCard, VersionRow } from '../web/types.js';
 
 const VERSION = MODERN_VERSIONS[0];
 const DAYS = 7;
 
-/**
- * Per-prompt prompts/get counts per UTC day, oldest first. The usage module (src/usage/query.ts,
- * `dailyUse(env, days)`) plugs in here; until it is merged every prompt shows an empty week.
- */
-const dailyUse = async (_env: Env, _days: number): Promise<Map<string, number[]>> => new Map();
-
-/** The usage of the current UTC hour, kept per isolate (pages are cached per hour too). */
+/** prompts/get counts per prompt and UTC day (usage/query.ts), kept per isolate for the hour (pages are cached per hour too). */
 let usageMemo: { hour: number; use: Promise<Map<string, number[]>> } | undefined;
 export const utcHour = () => Math.floor(Date.now() / 3_600_000);
 function usage(env: Env): Promise<Map<string, number[]>> {

@@ -87,12 +87,12 @@ web.get('/', async (c) => {
     const prompts = v.needsKey ? [] : await cardsOf(c.env, view);
     return render(IndexPage({ d: { ...chrome(c, catalog, v), prompts, filters: f } }));
   };
-  let html: string;
+  let html: string | undefined;
   if (filtered(filters)) {
     const { catalog, view } = await freshView(scope, v);
     html = await build(view, catalog, filters);
   } else html = await cachedPage(scope, v, '/', (view, catalog) => build(view, catalog));
-  return c.body(await personalise(html, v, c.env), 200, htmlHeaders(v, c));
+  return c.body(await personalise(html ?? '', v, c.env), 200, htmlHeaders(v, c));
 });
 
 /** The page for a name the viewer may not see: the same as for a name that does not exist. */
@@ -127,12 +127,12 @@ web.get('/p/:name', async (c) => {
       PromptPage({ d: { ...chrome(c, catalog, v), card, arguments: args, given, preview: shown, ...changes } }),
     );
   };
-  const { catalog, view } = await freshView(scope, v);
-  if (v.needsKey || !view.has(name)) return notFound(c, v, catalog, name);
-  const html = rendered
-    ? await build(view, catalog)
-    : await cachedPage(scope, v, `/p/${name}`, async (vw, cat) => (await build(vw, cat)) ?? '');
-  if (!html) return notFound(c, v, catalog, name);
+  let html: string | undefined;
+  if (rendered) {
+    const { catalog, view } = await freshView(scope, v);
+    html = await build(view, catalog);
+  } else html = await cachedPage(scope, v, `/p/${name}`, build);
+  if (html === undefined) return notFound(c, v, (await freshView(scope, v)).catalog, name);
   return c.body(await personalise(html, v, c.env), 200, htmlHeaders(v, c));
 });
 

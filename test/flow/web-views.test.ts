@@ -1,0 +1,125 @@
+/**
+ * The web catalog under real access control (OAuth JWTs from a local issuer key, as in
+ * views.test.ts): a viewer never sees on a page what it could not get over MCP (the index, the
+ * prompt page, its preview and completions), a viewer without a credential is asked for a key and
+ * sees nothing, and the viewer's name never reaches a page shared through the cache.
+ */
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PromptRecord } from '../../src/catalog/types.js';
+import { app } from '../../src/routes/app.js';
+import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
+import { publish } from '../helpers/worker.js';
+
+const ISSUER = 'https://idp.web.test';
+const text = (name: string, groups?: string[]): PromptRecord => ({
+  name,
+  description: `The ${name} prompt`,
+  ...(groups && { groups }),
+  arguments: [{ name: 'x', values: ['one', 'two'] }],
+  messages: [{ role: 'user', content: { type: 'text', text: `${name} says {{x}}` } }],
+});
+
+interface Who {
+  sub: string;
+  name: string;
+  groups: string[];
+}
+const alice: Who = { sub: 'alice', name: 'Alice Liddell', groups: ['eng'] };
+const carol: Who = { sub: 'carol', name: 'Carol Danvers', groups: ['eng', 'unrelated'] };
+const bob: Who = { sub: 'bob', name: 'Bob Dylan', groups: ['ops'] };
+
+let signer: Signer;
+/** Usage counting off: a counted failure arms a flush timer that waitOnExecutionContext would wait out. */
+const authEnv = () =>
+  ({
+    ...env,
+    AUTH: 'oauth',
+    OAUTH_ISSUERS: JSON.stringify([{ issuer: ISSUER, jwks: jwks(signer) }]),
+    USAGE: 'off',
+  }) as unknown as Env;
+
+async function page(path: string, who?: Who, accept = 'text/html') {
+  const headers: Record<string, string> = { accept };
+  if (who) {
+    const claims = { iss: ISSUER, aud: 'https://gateway.test/mcp', scope: 'prompts:read', ...who };
+    headers.authorization = `Bearer ${await sign(signer, claims)}`;
+  }
+  const ctx = createExecutionContext();
+  const res = await app.fetch(new Request(`https://gateway.test${path}`, { headers }), authEnv(), ctx);
+  const body = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, headers: res.headers, body };
+}
+const names = (html: string) => [...html.matchAll(/<li class="prompt" data-name="([^"]+)"/g)].map((m) => m[1]);
+
+beforeAll(async () => {
+  signer = await newSigner('web-views');
+  await publish([text('everyone'), text('eng_only', ['eng']), text('ops_only', ['ops'])]);
+});
+
+describe('what a viewer sees', () => {
+  it('the index lists exactly the prompts of its view', async () => {
+    expect(names((await page('/', alice)).body)).toEqual(['eng_only', 'everyone']);
+    expect(names((await page('/', bob)).body)).toEqual(['everyone', 'ops_only']);
+    // Filtered (uncached) pages follow the view too.
+    expect(names((await page('/?q=only', bob)).body)).toEqual(['everyone', 'ops_only']);
+    expect((await page('/?q=only', bob)).body).not.toContain('eng_only');
+  });
+
+  it("a grouped prompt's page, preview and completions exist for its group only, like an unknown name elsewhere", async () => {
+    const inside = await page('/p/eng_only', alice);
+    expect(inside.status).toBe(200);
+    expect(inside.body).toContain('<tr data-argument="x">');
+    expect((await page('/p/eng_only/preview?x=one', alice)).body).toContain(
+      '<pre class="text">eng_only says one</pre>',
+    );
+    expect(JSON.parse((await page('/p/eng_only/complete?argument=x&value=o', alice)).body)).toEqual({
+      values: ['one', 'two'],
+    });
+
+    const hidden = await page('/p/eng_only', bob);
+    const unknown = await page('/p/eng_onlx', bob);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.replaceAll('eng_only', 'eng_onlx')).toBe(unknown.body);
+    const hiddenPreview = await page('/p/eng_only/preview?x=one', bob);
+    expect(hiddenPreview.body).not.toContain('says one');
+    expect(hiddenPreview.body.replaceAll('eng_only', 'eng_onlx')).toBe(
+      (await page('/p/eng_onlx/preview?x=one', bob)).body,
+    );
+    expect(JSON.parse((await page('/p/eng_only/complete?argument=x&value=o', bob)).body)).toEqual({ values: [] });
+    expect((await page('/p/eng_only?x=one&render=1', bob)).status).toBe(404);
+  });
+
+  it('without a credential: the key form, no prompts, and nothing to preview or complete', async () => {
+    const index = await page('/');
+    expect(index.status).toBe(200);
+    expect(index.body).toContain('<form id="key-form"');
+    expect(index.body).toContain('<input type="password" id="api-key"');
+    expect(names(index.body)).toEqual([]);
+    expect((await page('/p/everyone')).status).toBe(404);
+    expect((await page('/p/everyone/preview?x=one')).status).toBe(401);
+    expect((await page('/p/everyone/complete?argument=x&value=o')).status).toBe(401);
+    // With one, no key form.
+    expect((await page('/', alice)).body).not.toContain('id="key-form"');
+    // The JSON stub is not guarded, as before.
+    expect(JSON.parse((await page('/', undefined, 'application/json')).body)).toMatchObject({ name: 'promptgate' });
+  });
+
+  it("names the viewer, and never in another viewer's page of the same view; private to the credential", async () => {
+    const a = await page('/', alice);
+    const c = await page('/', carol);
+    expect(names(c.body)).toEqual(names(a.body));
+    expect(a.body).toContain('<p id="viewer" class="viewer">Signed in as Alice Liddell</p>');
+    expect(c.body).toContain('<p id="viewer" class="viewer">Signed in as Carol Danvers</p>');
+    expect(c.body).not.toContain('Alice');
+    const pa = await page('/p/everyone', alice);
+    const pc = await page('/p/everyone', carol);
+    expect(pc.body).not.toContain('Alice');
+    expect(pa.body.replace('Alice Liddell', 'Carol Danvers')).toBe(pc.body);
+    for (const r of [a, c, pa]) {
+      expect(r.headers.get('cache-control')).toBe('private, no-cache');
+      expect(r.headers.get('vary')).toBe('Accept, Authorization');
+    }
+  });
+});
