@@ -158,7 +158,7 @@ describe('GET /status errors by class', () => {
     expect(bad.status).toBe(400);
     await flush(env);
     const after = ((await statusBody()).errors as Errors).byClass;
-    expect(after.http_404).toBe((before.byClass.http_404 ?? 0) + 3);
+    expect(after['404']).toBe((before.byClass['404'] ?? 0) + 3);
     expect(after['-32700']).toBe((before.byClass['-32700'] ?? 0) + 1);
   });
 
