@@ -33,6 +33,9 @@ export default defineConfig({
                 MAX_ARGUMENT_BYTES: '8192',
                 MAX_ARGUMENTS_BYTES: '16384',
                 MAX_RENDERED_BYTES: '65536',
+                // A flush is armed in the counting request's waitUntil: suites that wait on a request's execution
+                // context (waitOnExecutionContext) would wait out the 10 s default for every counted request.
+                USAGE_FLUSH_MS: '10',
               },
               // The suites send thousands of requests from one client: /mcp and /admin limits are out
               // of reach here. Failed admin tokens keep the production limit; tests that trip it use

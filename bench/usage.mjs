@@ -3,12 +3,13 @@
  * (code_review with its three arguments) on two gateway instances on Miniflare in the same
  * run, USAGE=on (wrangler.toml's settings, USAGE_FLUSH_MS 10000) and USAGE=off, in both eras:
  * legacy in session and 2026-07-28 stateless. The bare-Hono ceiling runs in the same rounds
- * for scale. Rounds are interleaved (the on/off order alternates); each figure is the median
+ * for scale. Each round measures ON and OFF twice, A B B A (which goes first alternates by
+ * round), so a slow spell of the shared machine weighs on both; each figure is the median
  * over rounds of on ÷ off in the same round, by req/s and by workerd CPU per request.
  * Target (issue 14): counting on stays >= 0.95x of counting off. At the end the ON instance
  * must have stored counts (it counted) and the OFF instance none.
  *
- * Knobs: USAGE_BENCH_SECONDS (5), USAGE_BENCH_ROUNDS (3), USAGE_BENCH_CONNECTIONS (10),
+ * Knobs: USAGE_BENCH_SECONDS (3, per measurement), USAGE_BENCH_ROUNDS (5), USAGE_BENCH_CONNECTIONS (10),
  * USAGE_BENCH_TIMEOUT_SECONDS (900). Prints a markdown table; writes bench/out/usage.json.
  */
 import assert from 'node:assert/strict';
@@ -31,8 +32,8 @@ import { startMiniflare } from './lib/start-target.mjs';
 import { median, round2 } from './lib/stats.mjs';
 import { readWranglerConfig } from './lib/wrangler-config.mjs';
 
-const SECONDS = envNum('USAGE_BENCH_SECONDS', 5, { min: 1 });
-const ROUNDS = envNum('USAGE_BENCH_ROUNDS', 3, { min: 1 });
+const SECONDS = envNum('USAGE_BENCH_SECONDS', 3, { min: 1 });
+const ROUNDS = envNum('USAGE_BENCH_ROUNDS', 5, { min: 1 });
 const [CONNECTIONS] = envConnections('USAGE_BENCH_CONNECTIONS', '10');
 const TIMEOUT_S = envNum('USAGE_BENCH_TIMEOUT_SECONDS', 900, { min: 30 });
 const TARGET = 0.95;
@@ -87,6 +88,14 @@ async function measure(plan, what) {
   return { ...r, cpuUs: ((cpuMs(plan.pid) - cpu0) * 1000) / r.total };
 }
 
+/** Two measurements of one target as one: requests over time, CPU over requests. */
+function pooled(runs) {
+  const total = runs.reduce((n, r) => n + r.total, 0);
+  const seconds = runs.reduce((n, r) => n + r.durationS, 0);
+  const cpuUs = runs.reduce((n, r) => n + r.cpuUs * r.total, 0) / total;
+  return { total, rps: total / seconds, p50: median(runs.map((r) => r.p50)), cpuUs };
+}
+
 /** The ON instance stored what it counted (within one flush interval); the OFF instance nothing. */
 async function checkCounted(on, off) {
   const totalOf = async (t) => {
@@ -107,7 +116,7 @@ async function checkCounted(on, off) {
 
 async function main() {
   const loadavgAtStart = os.loadavg();
-  log(`${ROUNDS} round(s) x 2 scenarios x 3 targets x ${SECONDS} s at ${CONNECTIONS} connections`);
+  log(`${ROUNDS} round(s) x 2 scenarios x (ceiling + 2 x on + 2 x off) x ${SECONDS} s at ${CONNECTIONS} connections`);
   const tmp = h.makeTempDir('promptgate-usage-bench-');
   const [wcfg, build, ceilingBuild] = await Promise.all([
     readWranglerConfig(h, { kv: ['PROMPTS'], dos: { USAGE_STORE: 'UsageStore', SESSIONS: 'SessionObject' } }),
@@ -126,11 +135,18 @@ async function main() {
   const rounds = [];
   for (let round = 0; round < ROUNDS; round++) {
     const m = {};
-    const order = round % 2 ? ['ceiling', 'off', 'on'] : ['ceiling', 'on', 'off'];
+    const [a, b] = round % 2 ? ['off', 'on'] : ['on', 'off'];
     for (const s of scenarios) {
-      m[s] = {};
-      for (const t of order) m[s][t] = await measure(plans[t][s], `${t} ${s} round ${round + 1}`);
-      log(`round ${round + 1} ${s}: ${order.map((t) => `${t} ${fmtInt(m[s][t].rps)} req/s`).join(', ')}`);
+      const what = (t) => `${t} ${s} round ${round + 1}`;
+      const ceilingRun = await measure(plans.ceiling[s], what('ceiling'));
+      // A B B A: a slow spell of the shared machine falls on both instances alike.
+      const runs = { [a]: [await measure(plans[a][s], what(a))], [b]: [await measure(plans[b][s], what(b))] };
+      runs[b].push(await measure(plans[b][s], what(b)));
+      runs[a].push(await measure(plans[a][s], what(a)));
+      m[s] = { ceiling: ceilingRun, on: pooled(runs.on), off: pooled(runs.off) };
+      log(
+        `round ${round + 1} ${s}: ${['ceiling', 'on', 'off'].map((t) => `${t} ${fmtInt(m[s][t].rps)} req/s`).join(', ')}`,
+      );
     }
     rounds.push(m);
   }
@@ -162,7 +178,7 @@ function summarize(scenarios, rounds) {
 
 function report(rows) {
   const lines = [
-    `warm prompts/get ${GET_PROMPT}, ${CONNECTIONS} connections, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s`,
+    `warm prompts/get ${GET_PROMPT}, ${CONNECTIONS} connections, medians of ${ROUNDS} rounds of A B B A x ${SECONDS} s`,
     '',
     '| Scenario | on req/s | off req/s | on p50 ms | off p50 ms | on CPU µs/req | off CPU µs/req | on ÷ off (req/s) | off ÷ on (CPU) | on / off x ceiling | target |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',

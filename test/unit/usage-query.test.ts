@@ -2,11 +2,11 @@
  * usage/query.ts against the real UsageStore (SQLite in Miniflare): grouping by prompt or client,
  * hour selection by `since`, the 7-day series for sparklines, errors by class, resent batch ids.
  */
-import { env } from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { dailyUse, errorsSince, usageSince } from '../../src/usage/query.js';
 import { HOUR_MS, type UsageTuple } from '../../src/usage/store.js';
-import { usageStore } from '../../src/usage/stub.js';
+import { usageObject, usageStore } from '../../src/usage/stub.js';
 
 const DAY = 24 * HOUR_MS;
 /** A fixed day boundary in the recent past, so retention keeps every row. */
@@ -48,5 +48,28 @@ describe('usage queries', () => {
 
     expect(await errorsSince(env, NOW - HOUR_MS)).toEqual({ '-32602': 1, '404': 2 });
     expect(await errorsSince(env, NOW)).toEqual({ '-32602': 1 });
+  });
+
+  it('prunes hours older than USAGE_RETENTION_DAYS on write', async () => {
+    const now = Math.floor(Date.now() / HOUR_MS);
+    const old = now - 90 * 24 - 1;
+    // The store prunes at most once an hour; this instance may have pruned already in this one.
+    await runInDurableObject(usageObject(env), (o) => void ((o as unknown as { prunedHour: number }).prunedHour = -1));
+    await usageStore(env).add([
+      {
+        id: 'prune:1',
+        batch: {
+          usage: [
+            [old, 'prompts/get', 'ancient', 'x/1', 'modern', 'ok', 1],
+            [old + 2, 'prompts/get', 'kept', 'x/1', 'modern', 'ok', 1],
+          ],
+          errors: [[old, 'pruned-class', 1]],
+        },
+      },
+    ]);
+    const keys = (await usageSince(env, { since: 0, by: 'prompt' })).map((r) => r.key);
+    expect(keys).toContain('kept');
+    expect(keys).not.toContain('ancient');
+    expect(await errorsSince(env, 0)).not.toHaveProperty('pruned-class');
   });
 });
