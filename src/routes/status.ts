@@ -7,6 +7,9 @@
  * once every change is announced), so a client can wait for a quiet feed.
  * `collisions` name prompts, so they follow the caller's view like every
  * listing: a caller that presents no valid credential sees only what everyone may.
+ * `live` counts open streams at the registry shards and `lastFanout` is the feed's
+ * last fan-out (session/live-status.ts), `errors` the failed requests by class over the
+ * last hour (usage/query.ts); a shard, feed or store that fails is reported unknown.
  */
 import { Hono, type Context } from 'hono';
 import { readGeneration } from '../catalog/store.js';
@@ -15,6 +18,10 @@ import { upstreamHealth } from '../catalog/upstreams/health.js';
 import { collisions } from '../catalog/catalog-writer.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { feedStatus } from '../session/fanout.js';
+import { lastFanout, liveCounts } from '../session/live-status.js';
+import { errorsSince } from '../usage/query.js';
+import { HOUR_MS } from '../usage/store.js';
+import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
 import { announce, authenticate } from '../auth/authenticate.js';
 import { ANONYMOUS } from '../auth/principal.js';
 import { currentCatalog } from '../catalog/store.js';
@@ -48,8 +55,24 @@ async function callerOf(c: Context<AppEnv>): Promise<Principal> {
   }
 }
 
+/**
+ * Failed requests by error.type over the last hour, as the usage store keeps them: whole UTC
+ * hours, so `since` is the start of the previous hour and the window is one to two hours.
+ * Counts reach the store within USAGE_FLUSH_MS. 'unknown' when the store does not answer.
+ */
+async function recentErrors(env: Env): Promise<{ since: string; byClass: Record<string, number> } | 'unknown'> {
+  const since = Math.floor((Date.now() - HOUR_MS) / HOUR_MS) * HOUR_MS;
+  try {
+    return { since: new Date(since).toISOString(), byClass: await bounded(errorsSince(env, since), STATUS_CALL_MS) };
+  } catch {
+    return 'unknown';
+  }
+}
+
 status.get('/', async (c) => {
   const writer = catalogWriter(c.env);
+  // The live figures start first and run alongside the rest; each reports 'unknown' rather than failing.
+  const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env)]);
   const [listed, local, feed] = await Promise.all([writer.upstreams(), writer.current(), feedStatus(c.env)]);
   const upstreams = upstreamHealth(await upstreamConfigs(c.env), listed);
   const [catalog, caller] = await Promise.all([
@@ -60,11 +83,15 @@ status.get('/', async (c) => {
   const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed }).filter((x) =>
     view.has(x.name),
   );
+  const [live, fanout, errors] = await liveFigures;
   return c.json({
     generation: await readGeneration(c.env.PROMPTS),
     auth: authStatus(c.env),
     feed,
     upstreams,
     collisions: clashes,
+    live,
+    lastFanout: fanout,
+    errors,
   });
 });

@@ -6,11 +6,12 @@
  * generation), deduplicates by generation, and fans out to every registry
  * shard in parallel. A fan-out with failures throws, so the alarm is retried
  * by the runtime; session objects drop generations they already delivered.
+ * The last attempt's size and duration are kept for /status.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
 import type { CatalogEvent } from './events.js';
-import { shardCount, shardStub, type DeliveryReport } from './fanout.js';
+import { shardCount, shardStub, type DeliveryReport, type FanoutRecord } from './fanout.js';
 import { log } from '../lib/log.js';
 
 export class ChangeFeed extends DurableObject<Env> {
@@ -47,7 +48,18 @@ export class ChangeFeed extends DurableObject<Env> {
       if (r.status === 'rejected') shardFailures += 1;
       else for (const k of Object.keys(total) as (keyof DeliveryReport)[]) total[k] += r.value[k];
     }
-    log.info('catalog change fanned out', { generation, shards, shardFailures, ...total, ms: Date.now() - started });
+    const durationMs = Date.now() - started;
+    log.info('catalog change fanned out', { generation, shards, shardFailures, ...total, ms: durationMs });
+    // Kept before a failure throws, so /status shows the attempt that is being retried.
+    const last: FanoutRecord = {
+      generation,
+      startedAt: new Date(started).toISOString(),
+      durationMs,
+      shards,
+      shardFailures,
+      ...total,
+    };
+    await this.ctx.storage.put('lastFanout', last);
     if (shardFailures || total.failed) throw new Error(`fan-out of generation ${generation} incomplete; retrying`);
     await this.ctx.storage.put('published', generation);
     // A change that arrived during the fan-out is still pending: it gets a window of its own.
@@ -60,5 +72,10 @@ export class ChangeFeed extends DurableObject<Env> {
       published: (await this.ctx.storage.get<number>('published')) ?? 0,
       pending: (await this.ctx.storage.get<number>('pending')) ?? null,
     };
+  }
+
+  /** The last fan-out attempt (null before the first), for /status. */
+  async lastFanout(): Promise<FanoutRecord | null> {
+    return (await this.ctx.storage.get<FanoutRecord>('lastFanout')) ?? null;
   }
 }

@@ -18,6 +18,22 @@ export interface DeliveryReport {
   failed: number;
 }
 
+/** What one shard holds now: legacy sessions with a standalone stream, and modern listen streams. */
+export interface ShardCounts {
+  sessions: number;
+  listeners: number;
+}
+
+/** The feed's last fan-out, kept for /status: when it started, how long it took and what it reached. */
+export interface FanoutRecord extends DeliveryReport {
+  generation: number;
+  startedAt: string;
+  durationMs: number;
+  shards: number;
+  /** Shards whose delivery call failed as a whole (the fan-out is then retried). */
+  shardFailures: number;
+}
+
 /** The shard count may grow between deploys but must not shrink (members of dropped shards would be missed). */
 export function shardCount(env: Env): number {
   return configOf(env).registryShards;

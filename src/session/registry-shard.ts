@@ -17,7 +17,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { CatalogEvent } from './events.js';
-import type { DeliveryReport } from './fanout.js';
+import type { DeliveryReport, ShardCounts } from './fanout.js';
 import { echoClose, sendFrame } from './sockets.js';
 
 const LISTENER = 'listener';
@@ -81,6 +81,12 @@ export class RegistryShard extends DurableObject<Env> {
       .exec<{ session: string }>('SELECT session FROM members ORDER BY session')
       .toArray()
       .map((r) => r.session);
+  }
+
+  /** What this shard holds now, for /status: two cheap reads, no calls out. */
+  async counts(): Promise<ShardCounts> {
+    const sessions = this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM members').toArray()[0]?.n ?? 0;
+    return { sessions, listeners: this.ctx.getWebSockets(LISTENER).length };
   }
 
   /**
