@@ -7,7 +7,6 @@ import { ANONYMOUS } from '../../src/auth/principal.js';
 import { configOf } from '../../src/lib/config.js';
 import { RequestRecord } from '../../src/lib/record.js';
 import type { AuthMethod, Principal, RequestScope } from '../../src/lib/scope.js';
-import { RequestRecord } from '../../src/lib/record.js';
 
 export function principal(
   id: string,
