@@ -6,6 +6,9 @@ import { defineConfig } from 'vitest/config';
 // CLI); `e2e` runs in Node against a real `wrangler dev` over HTTP.
 export default defineConfig({
   test: {
+    // One request line per request (docs/observability.md) is thousands of lines per run; the suites
+    // that check them read them through a console spy (test/flow/observe.test.ts), so the output drops them.
+    onConsoleLog: (log) => !log.includes('"msg":"request"'),
     projects: [
       {
         plugins: [

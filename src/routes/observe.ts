@@ -16,5 +16,7 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { response, ...outcome } = finishRequest(scope, c.req.method, c.req.path, c.res, c.error);
   // Only when Server-Timing had to re-wrap a response with immutable headers.
   if (response !== c.res) c.res = response;
-  countUsage(scope, outcome, c.error);
+  // Usage and error classes are the MCP endpoint's (docs/observability.md): /admin, /status and the
+  // pages are logged, not counted.
+  if (c.req.path.startsWith('/mcp')) countUsage(scope, outcome, c.error);
 };

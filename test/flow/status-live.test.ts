@@ -149,7 +149,16 @@ describe('GET /status errors by class', () => {
     const before = (await statusBody()).errors as Errors;
     expect(Date.now() - Date.parse(before.since)).toBeGreaterThanOrEqual(3_600_000);
     expect(Date.now() - Date.parse(before.since)).toBeLessThan(7_200_000);
-    for (let i = 0; i < 3; i++) expect((await call('https://gateway.test/no-such-route')).status).toBe(404);
+    const stale = {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'no-such-session',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'prompts/list' }),
+    };
+    for (let i = 0; i < 3; i++) expect((await call(MCP_URL, stale)).status).toBe(404);
     const bad = await call(MCP_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -158,7 +167,7 @@ describe('GET /status errors by class', () => {
     expect(bad.status).toBe(400);
     await flush(env);
     const after = ((await statusBody()).errors as Errors).byClass;
-    expect(after['404']).toBe((before.byClass['404'] ?? 0) + 3);
+    expect(after['-32001']).toBe((before.byClass['-32001'] ?? 0) + 3);
     expect(after['-32700']).toBe((before.byClass['-32700'] ?? 0) + 1);
   });
 

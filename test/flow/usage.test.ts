@@ -145,14 +145,27 @@ describe('usage counts', () => {
     const since = Date.now();
     const before = await usageStore(env).errors(Math.floor(since / HOUR_MS));
     const was = (cls: string) => before.find((r) => r.class === cls)?.count ?? 0;
-    await send('https://gateway.test/nowhere', {});
-    await send('https://gateway.test/nowhere', {});
+    // A legacy request under a session nobody opened: 404 with -32001, twice.
+    const stale = {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'no-such-session',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'prompts/list' }),
+    };
+    expect((await send(MCP_URL, stale)).status).toBe(404);
+    expect((await send(MCP_URL, stale)).status).toBe(404);
+    // Only /mcp is counted: a route that does not exist is logged, not counted.
+    expect((await send('https://gateway.test/nowhere', {})).status).toBe(404);
     await modern('client-a', 'prompts/get', { name: 'no-such-prompt' });
     await send(MCP_URL, { method: 'POST', headers: modernHeaders('prompts/list'), body: '{"jsonrpc":' });
     await settle();
     const { errorsSince } = await import('../../src/usage/query.js');
     const after = await errorsSince(env, since);
-    expect(after['404']! - was('404')).toBe(2);
+    expect(after['-32001']! - was('-32001')).toBe(2);
+    expect((after['404'] ?? 0) - was('404')).toBe(0);
     expect(after['-32602']! - was('-32602')).toBe(1);
     expect(after['-32700']! - was('-32700')).toBe(1);
   });
