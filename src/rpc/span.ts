@@ -61,13 +61,7 @@ function inside(
     annotate(span, ctx, fact);
     return out;
   }
-  return out.then(
-    (reply) => (annotate(span, ctx, fact), reply),
-    (e: unknown) => {
-      annotate(span, ctx, fact);
-      throw e;
-    },
-  );
+  return out.finally(() => annotate(span, ctx, fact));
 }
 
 /** Runs one call inside its span; no closure, and no promise added to a synchronous call. */

@@ -44,6 +44,23 @@ function Card({ p, hidden }: { p: PromptCard; hidden: boolean }) {
   );
 }
 
+/** A filter's select: every value, with "all" first (an empty value filters nothing). */
+function Choice(p: { id: string; label: string; all: string; values: string[]; selected: string | undefined }) {
+  return (
+    <div>
+      <label for={p.id}>{p.label}</label>
+      <select id={p.id} name={p.id}>
+        <option value="">{p.all}</option>
+        {p.values.map((v) => (
+          <option value={v} selected={v === p.selected}>
+            {v}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function Filters({ d }: { d: IndexData }) {
   const tags = [...new Set(d.prompts.flatMap((p) => p.tags))].sort();
   const sources = [...new Set(d.prompts.map((p) => p.source))].sort((a, b) =>
@@ -56,28 +73,8 @@ function Filters({ d }: { d: IndexData }) {
         <label for="search">Search</label>
         <input type="search" id="search" name="q" value={f.q} placeholder="name, title, description, tag" />
       </div>
-      <div>
-        <label for="tag">Tag</label>
-        <select id="tag" name="tag">
-          <option value="">All tags</option>
-          {tags.map((t) => (
-            <option value={t} selected={t === f.tag}>
-              {t}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label for="source">Source</label>
-        <select id="source" name="source">
-          <option value="">All sources</option>
-          {sources.map((s) => (
-            <option value={s} selected={s === f.source}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </div>
+      <Choice id="tag" label="Tag" all="All tags" values={tags} selected={f.tag} />
+      <Choice id="source" label="Source" all="All sources" values={sources} selected={f.source} />
       <button type="submit">Filter</button>
     </form>
   );

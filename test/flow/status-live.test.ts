@@ -14,6 +14,7 @@ import { flushFeed, holdFeed, runFeedAlarm } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { endListeners, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
 import { MCP_URL, openSession, openStream, publish } from '../helpers/worker.js';
+import { postInit, request } from '../helpers/protocol.js';
 
 interface Live {
   sessions: number;
@@ -149,15 +150,8 @@ describe('GET /status errors by class', () => {
     const before = (await statusBody()).errors as Errors;
     expect(Date.now() - Date.parse(before.since)).toBeGreaterThanOrEqual(3_600_000);
     expect(Date.now() - Date.parse(before.since)).toBeLessThan(7_200_000);
-    const stale = {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': 'no-such-session',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'prompts/list' }),
-    };
+    // A legacy request under a session nobody opened: 404 with -32001.
+    const stale = postInit(request('prompts/list'), { session: 'no-such-session' });
     for (let i = 0; i < 3; i++) expect((await call(MCP_URL, stale)).status).toBe(404);
     const bad = await call(MCP_URL, {
       method: 'POST',

@@ -145,16 +145,8 @@ describe('usage counts', () => {
     const since = Date.now();
     const before = await usageStore(env).errors(Math.floor(since / HOUR_MS));
     const was = (cls: string) => before.find((r) => r.class === cls)?.count ?? 0;
-    // A legacy request under a session nobody opened: 404 with -32001, twice.
-    const stale = {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': 'no-such-session',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'prompts/list' }),
-    };
+    // A legacy request under a session nobody opened: 404 with -32001.
+    const stale = postInit(request('prompts/list'), { session: 'no-such-session' });
     expect((await send(MCP_URL, stale)).status).toBe(404);
     expect((await send(MCP_URL, stale)).status).toBe(404);
     // Only /mcp is counted: a route that does not exist is logged, not counted.
