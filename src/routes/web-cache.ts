@@ -10,6 +10,7 @@
 import type { Catalog, View } from '../catalog/catalog.js';
 import { readPage, readPointer, writePage, writePointer, type PageKey, type Pointer } from '../catalog/edge.js';
 import { currentCatalog, peekCatalog } from '../catalog/store.js';
+import { listMissing } from '../catalog/upstreams/cold.js';
 import { computeViewKey } from '../catalog/views.js';
 import { BoundedMap } from '../lib/memo.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
@@ -95,6 +96,8 @@ export async function cachedPage(
     }
     catalog = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   }
+  // Upstreams never listed yet are listed first, as prompts/list does (synchronous when none is missing).
+  catalog = await listMissing(q, catalog, Number.MAX_SAFE_INTEGER);
   const view = viewOf(catalog, v);
   // A merge made ahead of the writer, or content an upstream marked private: never shared.
   if (view.provisional || view.contentHints(q.cfg.listTtlMs).cacheScope === 'private') return build(view, catalog);
@@ -124,6 +127,7 @@ export async function cachedPage(
 
 /** The catalog and view for an uncached page (filtered index, rendered preview). */
 export async function freshView(q: RequestScope, v: Viewer): Promise<{ catalog: Catalog; view: View }> {
-  const catalog = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  const current = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  const catalog = await listMissing(q, current, Number.MAX_SAFE_INTEGER);
   return { catalog, view: viewOf(catalog, v) };
 }

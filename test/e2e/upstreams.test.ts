@@ -167,6 +167,23 @@ describe('aggregation', () => {
     expect(done.completion.values).toEqual(['world', 'wombat']);
     await client.close();
   });
+  it('the catalog page lists upstream prompts and renders one through its upstream', async () => {
+    const html = { headers: { accept: 'text/html' } };
+    const index = await (await fetch(`${gw.url}/`, html)).text();
+    expect(index).toMatch(
+      /<li[^>]*data-name="legacy\.beta"[^>]*data-source="legacy"|<li[^>]*data-source="legacy"[^>]*data-name="legacy\.beta"/,
+    );
+    const page = await fetch(`${gw.url}/p/legacy.beta?who=wombat&render=1`, html);
+    expect(page.status).toBe(200);
+    // The upstream substituted the argument: the preview is its prompts/get answer, not a local rendering.
+    expect(await page.text()).toContain('beta wombat');
+    const fragment = await (await fetch(`${gw.url}/p/legacy.beta/preview?who=team`, html)).text();
+    expect(fragment).toContain('beta team');
+    const values = (await (await fetch(`${gw.url}/p/legacy.beta/complete?argument=who&value=wo`)).json()) as {
+      values: string[];
+    };
+    expect(values.values).toEqual(['world', 'wombat']);
+  });
   it('server-everything prompts appear namespaced; get and complete work through the gateway', async () => {
     const client = await connect();
     const names = (await listAll(client)).map((p) => p.name);
