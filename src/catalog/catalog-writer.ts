@@ -15,6 +15,7 @@
  * the history says even when no other write comes.
  */
 import { DurableObject } from 'cloudflare:workers';
+import { sha256Hex } from '../lib/hash.js';
 import { publishChange } from '../session/fanout.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
@@ -113,7 +114,7 @@ export class CatalogWriter extends DurableObject<Env> {
       for (const r of reports) {
         const prev = this.upstreamState(r.id);
         if (r.prompts) {
-          const digest = await sha256(canonical(r.prompts));
+          const digest = await sha256Hex(canonical(r.prompts));
           changed ||= prev?.digest !== digest || prev?.prefix !== r.prefix || !sameGroups(prev?.groups, r.groups);
           // New hints are not a list change, but the next snapshot must carry them (a scope may narrow).
           flipped ||= prev?.ok === false || !sameHints(prev?.hints, r.hints);
@@ -399,11 +400,6 @@ const sameGroups = (a: readonly string[] | undefined, b: readonly string[] | und
 
 const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) =>
   a?.ttlMs === b?.ttlMs && a?.cacheScope === b?.cacheScope;
-
-async function sha256(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** Names an upstream listing shares with a local prompt (or an earlier upstream): the first one listed wins. */
 export function collisions(

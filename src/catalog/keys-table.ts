@@ -5,6 +5,7 @@
  * the record; isolates learn of it within KEY_RECHECK_MS (auth/api-key.ts).
  */
 import { randomToken } from '../lib/base64url.js';
+import { sha256Hex } from '../lib/hash.js';
 import { parseKeyInput } from './key-input.js';
 import type { Issue } from './types.js';
 
@@ -57,9 +58,8 @@ interface Row {
 }
 
 /** The lookup key of a presented secret: hex SHA-256 of its UTF-8 bytes. */
-export async function keyDigest(secret: string): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret)));
-  return [...d].map((b) => b.toString(16).padStart(2, '0')).join('');
+export function keyDigest(secret: string): Promise<string> {
+  return sha256Hex(secret);
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -18,9 +18,10 @@
  * generation) are never stored: a page must mean exactly its generation.
  */
 import type { RequestScope } from '../lib/scope.js';
+import { sha256Hex } from '../lib/hash.js';
 import { originOf } from '../lib/url.js';
 import type { ProtocolVersion } from '../lib/versions.js';
-import type { Catalog, View } from './catalog.js';
+import type { View } from './catalog.js';
 import type { Compiled } from './compiled.js';
 import { readPage, readPointer, writePage, writePointer, type PageKey, type Pointer } from './edge.js';
 import { viewHints, type CacheHints } from './hints.js';
@@ -43,10 +44,7 @@ export function withHints(page: Listing): string {
   return `{"ttlMs":${page.hints.ttlMs},"cacheScope":"${page.hints.cacheScope}",${page.json.slice(1)}`;
 }
 
-async function hex16(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return [...digest.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
+const hex16 = (text: string) => sha256Hex(text, 16);
 
 /**
  * Pages whose content is private (an upstream said so) are also keyed by the caller: its principal
@@ -182,7 +180,6 @@ async function build(q: RequestScope, version: ProtocolVersion, rawCursor: unkno
 }
 
 /** The caller's view of a catalog: the catalog itself when it uses no groups (one branch). */
-const viewOf = (q: RequestScope, c: Catalog): View => (c.grouped ? c.viewFor(q.principal) : c);
 
 /**
  * The page of this revision's shape at this cursor (the request's own
@@ -198,10 +195,10 @@ export function listing(q: RequestScope, version: ProtocolVersion, cursor: unkno
     if (catalog instanceof Promise)
       return catalog.then((c) => {
         q.record.cache = 'isolate';
-        const view = viewOf(q, c);
+        const view = c.viewFor(q.principal);
         return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
       });
-    const view = viewOf(q, catalog);
+    const view = catalog.viewFor(q.principal);
     q.record.cache = 'isolate';
     return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
   }
@@ -223,6 +220,6 @@ async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown):
     cursor === undefined && upstreamConfigs(q.env),
   ]);
   const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize) : loaded;
-  const view = viewOf(q, catalog);
+  const view = catalog.viewFor(q.principal);
   return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
 }

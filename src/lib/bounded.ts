@@ -1,14 +1,19 @@
 /**
- * A wait with an upper bound, for reads that must not hold a response hostage (GET /status asks
- * several Durable Objects; one that hangs is reported as unknown instead of stalling the page).
+ * A wait with an upper bound, for work that must not hold a response hostage: upstream calls
+ * (catalog/upstreams/wire.ts), and GET /status, which asks several Durable Objects and reports one
+ * that hangs as unknown instead of stalling the page.
  */
 
-/** Rejects when `p` takes longer than `ms`. */
-export async function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
+/** Rejects with `late()` (default: an Error 'timeout') when `p` takes longer than `ms`. */
+export async function bounded<T>(
+  p: Promise<T>,
+  ms: number,
+  late: () => Error = () => new Error('timeout'),
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | null = null;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)));
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(late()), ms)));
   try {
-    return await Promise.race([p, late]);
+    return await Promise.race([p, deadline]);
   } finally {
     clearTimeout(timer);
   }

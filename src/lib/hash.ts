@@ -7,3 +7,9 @@ export function fnv1a(text: string): number {
   }
   return h >>> 0;
 }
+
+/** Hex SHA-256 of the UTF-8 text, or of its first `bytes` bytes (cache keys need no more than 16). */
+export async function sha256Hex(text: string, bytes = 32): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(d.subarray(0, bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+}

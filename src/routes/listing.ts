@@ -127,7 +127,7 @@ listings.get('/:name', async (c) => {
   const { env, cfg, waitUntil } = scope;
   const name = c.req.param('name');
   const catalog = await currentCatalog(env.PROMPTS, cfg.catalogRefreshMs, waitUntil);
-  const view = catalog.grouped ? catalog.viewFor(scope.principal) : catalog;
+  const view = catalog.viewFor(scope.principal);
   const prompt = view.describe(name, SHAPE);
   if (!prompt) throw new ApiError(404, 'unknown_prompt', `Unknown prompt "${name.slice(0, 100)}"`);
   const hints = view.cacheHints(cfg.listTtlMs);

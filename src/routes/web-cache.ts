@@ -13,6 +13,7 @@ import { currentCatalog, peekCatalog } from '../catalog/store.js';
 import { listMissing } from '../catalog/upstreams/cold.js';
 import { computeViewKey } from '../catalog/views.js';
 import { BoundedMap } from '../lib/memo.js';
+import { sha256Hex } from '../lib/hash.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
 import { ASSETS } from '../web/assets.js';
@@ -26,14 +27,9 @@ export interface Viewer {
 }
 
 /** The viewer's view of a catalog (the catalog itself when it uses no groups). */
-export const viewOf = (c: Catalog, v: Viewer): View => (c.grouped ? c.viewFor(v.principal) : c);
+export const viewOf = (c: Catalog, v: Viewer): View => c.viewFor(v.principal);
 
 const ASSET_TAG = `${ASSETS.css.name}+${ASSETS.js.name}`;
-
-async function digest(text: string): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return [...d.slice(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** The page's variant within a generation: the view key and the two flags that change its content. */
 const variantOf = (viewKey: string, v: Viewer) => `${viewKey}|${v.principal.admin ? 'a' : ''}|${v.needsKey ? 'k' : ''}`;
@@ -43,7 +39,7 @@ async function keyOf(q: RequestScope, generation: number, variant: string, path:
     origin: originOf(q.url),
     scope: 'private',
     principal: 'public',
-    view: await digest(`web/v1|${variant}`),
+    view: await sha256Hex(`web/v1|${variant}`, 16),
     generation,
     variant: `html/${utcHour()}/${ASSET_TAG}`,
     cursor: path,

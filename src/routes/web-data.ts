@@ -81,35 +81,35 @@ export function health(env: Env): Promise<HealthRow[]> {
   return rows;
 }
 
-/** One JSON-RPC call through /mcp's dispatch, modern era, in the request's scope. */
-async function rpc(scope: RequestScope, method: string, params: Record<string, unknown>): Promise<unknown> {
+type Reply = { result?: unknown; error?: { message?: string } };
+
+/**
+ * One JSON-RPC call through /mcp's dispatch, modern era, in the request's scope: its reply as
+ * prompts/get or completion/complete gives it. An HTTP error the method ends with (a capability
+ * the page does not have) is an error reply here too.
+ */
+async function rpc(scope: RequestScope, method: string, params: Record<string, unknown>): Promise<Reply> {
   const msg = {
     kind: 'request' as const,
     id: 'web',
     method,
     params: { ...params, _meta: { [MODERN_VERSION_META]: VERSION, [CLIENT_CAPABILITIES_META]: {} } },
   };
-  // A fact of its own, not the request record's: page previews are not MCP clients' use of a prompt.
-  const reply = JSON.parse(await call(msg, callContext(scope, 'modern', VERSION), new CallFact(method, msg.id))) as {
-    result?: unknown;
-    error?: { message?: string };
-  };
-  if (reply.error) throw new HttpError(200, 0, reply.error.message ?? 'error');
-  return reply.result;
+  try {
+    // A fact of its own, not the request record's: page previews are not MCP clients' use of a prompt.
+    return JSON.parse(await call(msg, callContext(scope, 'modern', VERSION), new CallFact(method, msg.id))) as Reply;
+  } catch (e) {
+    if (e instanceof HttpError) return { error: { message: e.message } };
+    throw e;
+  }
 }
 
 /** prompts/get's messages for these arguments, or the error it answered (as the preview shows it). */
 export async function preview(scope: RequestScope, name: string, args: Record<string, string>): Promise<Preview> {
-  try {
-    const r = (await rpc(scope, 'prompts/get', { name, arguments: args })) as {
-      messages: PreviewMessage[];
-      description?: string;
-    };
-    return { messages: r.messages, description: r.description };
-  } catch (e) {
-    if (e instanceof HttpError) return { error: e.message };
-    throw e;
-  }
+  const reply = await rpc(scope, 'prompts/get', { name, arguments: args });
+  if (reply.error) return { error: reply.error.message ?? 'error' };
+  const r = reply.result as { messages: PreviewMessage[]; description?: string };
+  return { messages: r.messages, description: r.description };
 }
 
 /** completion/complete's values for one argument (empty when the prompt or its upstream offers none). */
@@ -120,18 +120,13 @@ export async function complete(
   value: string,
   context: Record<string, string> = {},
 ): Promise<string[]> {
-  try {
-    const r = (await rpc(scope, 'completion/complete', {
-      ref: { type: 'ref/prompt', name },
-      argument: { name: argument, value },
-      ...(Object.keys(context).length ? { context: { arguments: context } } : {}),
-    })) as { completion?: { values?: unknown } };
-    const values = r.completion?.values;
-    return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
-  } catch (e) {
-    if (e instanceof HttpError) return [];
-    throw e;
-  }
+  const reply = await rpc(scope, 'completion/complete', {
+    ref: { type: 'ref/prompt', name },
+    argument: { name: argument, value },
+    ...(Object.keys(context).length ? { context: { arguments: context } } : {}),
+  });
+  const values = (reply.result as { completion?: { values?: unknown } } | undefined)?.completion?.values;
+  return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
 }
 
 /** The arguments table: declared arguments with their allowed values from completion/complete. */

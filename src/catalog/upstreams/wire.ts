@@ -4,6 +4,7 @@
  * SSE stream) within that deadline and the byte cap. No state: the client
  * (client.ts) owns connections and eras.
  */
+import { bounded } from '../../lib/bounded.js';
 import { MAX_REPLY_BYTES, readCapped } from './body.js';
 import { UpstreamError } from './errors.js';
 import { readSse, type UpstreamEvent } from './sse-reader.js';
@@ -117,19 +118,8 @@ export function unwrap(msg: Json): Json {
 }
 
 /** `p`, or a timeout error when the deadline passes first. */
-export async function withTimeout<T>(p: Promise<T>, d: Deadline | number, what: string): Promise<T> {
+export function withTimeout<T>(p: Promise<T>, d: Deadline | number, what: string): Promise<T> {
   const ms = typeof d === 'number' ? d : remaining(d);
   const total = typeof d === 'number' ? d : d.ms;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>(
-        (_, rej) =>
-          (timer = setTimeout(() => rej(new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`)), ms)),
-      ),
-    ]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
+  return bounded(p, ms, () => new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`));
 }

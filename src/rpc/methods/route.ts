@@ -7,21 +7,19 @@
  * rate-limited there): an upstream mounted without a prefix has no prefix to
  * route by, and a client may get a prompt it knows by name without listing first.
  */
-import type { Catalog, Route, View } from '../../catalog/catalog.js';
+import type { Route, View } from '../../catalog/catalog.js';
 import { listMissing } from '../../catalog/upstreams/cold.js';
 import type { CallContext } from '../context.js';
 
-const viewOf = (ctx: CallContext, c: Catalog): View => (c.grouped ? c.viewFor(ctx.principal) : c);
-
 export async function routeOf(ctx: CallContext, name: unknown): Promise<{ catalog: View; route: Route }> {
   const full = await ctx.catalog();
-  let catalog = viewOf(ctx, full);
+  let catalog = full.viewFor(ctx.principal);
   let route = catalog.route(name, ctx.cfg.separator);
   if (route.kind === 'local' && typeof name === 'string' && !catalog.has(name)) {
     // Any page size: the merged catalog is wanted at once, whatever its length.
     const merged = await listMissing(ctx, full, Number.MAX_SAFE_INTEGER);
     if (merged !== full) {
-      catalog = viewOf(ctx, merged);
+      catalog = merged.viewFor(ctx.principal);
       route = catalog.route(name, ctx.cfg.separator);
     }
   }
