@@ -108,7 +108,6 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   if (items.length === 0) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
   if (items.some((m) => (m as { method?: unknown })?.method === 'initialize'))
     throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch');
-  t.record.era = 'legacy';
   const version = await requireSession(t);
   t.record.version = version;
   if (!featuresOf(version).batches)
@@ -136,10 +135,10 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
 
 /** Synchronous for a warm in-session list (no promise on the hot path), like the modern entry. */
 export function legacyPost(t: RequestScope, body: unknown): Response | Promise<Response> {
+  t.record.era = 'legacy';
   checkVersionHeader(t.protocolVersion);
   if (Array.isArray(body)) return batch(t, body);
   const msg = readMessage(body);
-  t.record.era = 'legacy';
   const fact = msg.kind === 'request' ? factOf(t.record, msg) : undefined;
   if (fact && msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg, fact);
   const version = requireSession(t, msg.kind === 'request' ? msg.id : undefined);
