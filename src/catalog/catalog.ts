@@ -13,8 +13,8 @@ import type { CatalogSnapshot } from './types.js';
 import { View } from './view.js';
 import { ALL, groupsOfKey, viewKeyOf } from './views.js';
 
-export type { Route } from './view.js';
-export { View } from './view.js';
+export type { ListKind, Route } from './view.js';
+export { PROMPTS, View } from './view.js';
 
 /** Distinct views kept per generation: far more than deployments have team combinations. */
 const MAX_VIEWS = 1_000;

@@ -21,7 +21,7 @@ import type { RequestScope } from '../lib/scope.js';
 import { sha256Hex } from '../lib/hash.js';
 import { originOf } from '../lib/url.js';
 import type { ProtocolVersion } from '../lib/versions.js';
-import type { View } from './catalog.js';
+import { PROMPTS, type ListKind, type View } from './catalog.js';
 import type { Compiled } from './compiled.js';
 import { readPage, readPointer, writePage, writePointer, type PageKey, type Pointer } from './edge.js';
 import { viewHints, type CacheHints } from './hints.js';
@@ -74,6 +74,7 @@ async function fromEdge(
   q: RequestScope,
   version: ProtocolVersion,
   cursor: string | undefined,
+  kind: ListKind,
 ): Promise<Listing | undefined> {
   const origin = originOf(q.url);
   const pointer = await readPointer(origin);
@@ -88,7 +89,7 @@ async function fromEdge(
     principal: await callerOf(cacheScope, q),
     view: await viewSegment(view, grouped),
     generation,
-    variant: version,
+    variant: variantOf(kind, version),
     cursor,
   };
   const json = await readPage(key);
@@ -120,19 +121,29 @@ function renewPointer(q: RequestScope, view: View, state: Made): void {
   q.waitUntil(writePointer(originOf(q.url), pointer, pointerMs));
 }
 
-/** A page's name among its catalog's pages: revision and cursor. */
-function pageId(version: ProtocolVersion, cursor: string | undefined): string {
-  return cursor === undefined ? version : `${version}#${cursor}`;
+/** A page's shape among its generation's pages in the edge cache: its list kind and revision (prompts: the revision alone). */
+const variantOf = (kind: ListKind, version: ProtocolVersion): string => (kind.id ? `${kind.id}|${version}` : version);
+
+/** A page's name among its catalog's pages: kind, revision and cursor. */
+function pageId(kind: ListKind, version: ProtocolVersion, cursor: string | undefined): string {
+  const variant = variantOf(kind, version);
+  return cursor === undefined ? variant : `${variant}#${cursor}`;
 }
 
 /** A page this isolate already made for this view, or undefined. Synchronous: the warm path. */
-function knownPage(q: RequestScope, version: ProtocolVersion, cursor: unknown, view: View): Listing | undefined {
+function knownPage(
+  q: RequestScope,
+  version: ProtocolVersion,
+  cursor: unknown,
+  view: View,
+  kind: ListKind,
+): Listing | undefined {
   if (view.provisional) return undefined;
   const state = made.get(view);
   if (!state) return undefined;
   // A cursor that is not a string names no page: build() gives it the error it deserves.
   if (cursor !== undefined && typeof cursor !== 'string') return undefined;
-  const page = state.pages.get(pageId(version, cursor));
+  const page = state.pages.get(pageId(kind, version, cursor));
   if (page) renewPointer(q, view, state);
   return page;
 }
@@ -147,14 +158,20 @@ function stateOf(view: View): Made {
   return state;
 }
 
-async function build(q: RequestScope, version: ProtocolVersion, rawCursor: unknown, view: View): Promise<Listing> {
+async function build(
+  q: RequestScope,
+  version: ProtocolVersion,
+  rawCursor: unknown,
+  view: View,
+  kind: ListKind,
+): Promise<Listing> {
   const cursor = typeof rawCursor === 'string' ? rawCursor : undefined;
   const hints = view.cacheHints(q.cfg.listTtlMs);
   const { generation, key: viewKey } = view;
   // Not a cursor at all: listPage throws the -32602 it deserves; nothing is remembered.
   if (view.provisional || (rawCursor !== undefined && cursor === undefined))
     return {
-      json: await view.listPage(version, rawCursor, q.cfg.pageSize, q.secret),
+      json: await view.listPage(version, rawCursor, q.cfg.pageSize, q.secret, kind),
       generation,
       hints,
       view: viewKey,
@@ -162,9 +179,9 @@ async function build(q: RequestScope, version: ProtocolVersion, rawCursor: unkno
   const state = stateOf(view);
   renewPointer(q, view, state);
   // A forged or stale cursor, or one from another view, throws here, before anything is remembered.
-  const json = await view.listPage(version, rawCursor, q.cfg.pageSize, q.secret);
+  const json = await view.listPage(version, rawCursor, q.cfg.pageSize, q.secret, kind);
   const page: Listing = { json, generation, hints, view: viewKey };
-  state.pages.set(pageId(version, cursor), page);
+  state.pages.set(pageId(kind, version, cursor), page);
   const content = view.contentHints(q.cfg.listTtlMs);
   const key = async (): Promise<PageKey> => ({
     origin: originOf(q.url),
@@ -172,22 +189,25 @@ async function build(q: RequestScope, version: ProtocolVersion, rawCursor: unkno
     principal: await callerOf(content.cacheScope, q),
     view: await viewSegment(viewKey, view.compiled.groups.size > 0),
     generation,
-    variant: version,
+    variant: variantOf(kind, version),
     cursor,
   });
   q.waitUntil(key().then((k) => writePage(k, json)));
   return page;
 }
 
-/** The caller's view of a catalog: the catalog itself when it uses no groups (one branch). */
-
 /**
  * The page of this revision's shape at this cursor (the request's own
- * value, validated here), for the request `q`. A warm isolate answers
+ * value, validated here) of a list kind (prompts by default), for the request `q`. A warm isolate answers
  * synchronously from memory (no promise at all: this is the hot path of
  * every list); see the header for the rest.
  */
-export function listing(q: RequestScope, version: ProtocolVersion, cursor: unknown): Listing | Promise<Listing> {
+export function listing(
+  q: RequestScope,
+  version: ProtocolVersion,
+  cursor: unknown,
+  kind: ListKind = PROMPTS,
+): Listing | Promise<Listing> {
   const warm = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
   if (warm) {
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
@@ -196,18 +216,18 @@ export function listing(q: RequestScope, version: ProtocolVersion, cursor: unkno
       return catalog.then((c) => {
         q.record.cache = 'isolate';
         const view = c.viewFor(q.principal);
-        return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
+        return knownPage(q, version, cursor, view, kind) ?? build(q, version, cursor, view, kind);
       });
     const view = catalog.viewFor(q.principal);
     q.record.cache = 'isolate';
-    return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
+    return knownPage(q, version, cursor, view, kind) ?? build(q, version, cursor, view, kind);
   }
-  return cold(q, version, cursor);
+  return cold(q, version, cursor, kind);
 }
 
-async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown): Promise<Listing> {
+async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown, kind: ListKind): Promise<Listing> {
   if (cursor === undefined || typeof cursor === 'string') {
-    const hit = await fromEdge(q, version, cursor);
+    const hit = await fromEdge(q, version, cursor, kind);
     if (hit) {
       q.record.cache = 'edge';
       return hit;
@@ -221,5 +241,5 @@ async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown):
   ]);
   const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize) : loaded;
   const view = catalog.viewFor(q.principal);
-  return knownPage(q, version, cursor, view) ?? build(q, version, cursor, view);
+  return knownPage(q, version, cursor, view, kind) ?? build(q, version, cursor, view, kind);
 }

@@ -31,7 +31,54 @@ export interface PromptRecord {
   tags?: string[];
   /** Who sees it (docs/access-control.md): absent, every principal; else members of any of these, and admins. */
   groups?: string[];
+  /** `false`: never mirrored as a tool (docs/tools-mirror.md), whatever TOOLS_MIRROR_TAGS says. */
+  tool?: boolean;
   messages: MessageRecord[];
+}
+
+/**
+ * One file of a published skill. Its bytes live in KV by digest (`skills/files/<hex>`,
+ * catalog/skills/), so a file never changes under its digest and is cached forever.
+ */
+export interface SkillFileRecord {
+  /** Path under the skill's folder, `/`-separated: `SKILL.md`, `references/GUIDE.md`. */
+  path: string;
+  /** `sha256:` and 64 lowercase hex digits, of the raw bytes. */
+  digest: string;
+  size: number;
+  mimeType?: string;
+}
+
+/**
+ * A local skill (SEP-2640, docs/skills.md): a folder with `SKILL.md` and the files it references.
+ * Served at `skill://[<LOCAL_PREFIX>/]<name>/<path>`.
+ */
+export interface SkillRecord {
+  /** `frontmatter.name`: the final segment of the skill's path. */
+  name: string;
+  /** The `SKILL.md` front matter as JSON, verbatim (name and description at least). */
+  frontmatter: Record<string, unknown>;
+  /** Every file, `SKILL.md` included, sorted by path. */
+  files: SkillFileRecord[];
+  /** Who sees it; as for prompts. */
+  groups?: string[];
+}
+
+/** One file of an upstream skill, as clients see it: URI under the upstream's mount, digest and size as listed there. */
+export interface SkillResourceRecord {
+  uri: string;
+  digest: string;
+  size: number;
+}
+
+/** An upstream's skill as published here: its URIs rewritten under `skill://<mount>/`, metadata only. */
+export interface UpstreamSkill {
+  /** The `SKILL.md` URI clients see: `skill://<mount>/<the upstream's skill path>/SKILL.md`. */
+  uri: string;
+  frontmatter: Record<string, unknown>;
+  resources: SkillResourceRecord[] | 'dynamic';
+  /** The upstream, and its own URI for the same `SKILL.md`. */
+  origin: { upstream: string; uri: string };
 }
 
 /** Where an aggregated prompt really lives: its upstream and its name there. */
@@ -50,6 +97,8 @@ export interface UpstreamState {
   id: string;
   prefix: string;
   prompts: UpstreamPrompt[];
+  /** Its skills, when it declares the Skills extension (absent: it does not, or this listing predates skills). */
+  skills?: UpstreamSkill[];
   /** The upstream's configured groups: they also guard names it has not listed (Catalog.route). */
   groups?: string[];
   /** Digest of the listing itself; a change of anything else (health) is not a list change. */
@@ -66,6 +115,8 @@ export interface CatalogSnapshot {
   generation: number;
   updatedAt: string;
   prompts: PromptRecord[];
+  /** Local skills (absent in snapshots from before skills). */
+  skills?: SkillRecord[];
   /** Aggregated upstreams, with their last good listings. */
   upstreams?: UpstreamState[];
   /** When set (LOCAL_PREFIX), local prompts are published as `<localPrefix><separator><name>`. */

@@ -8,7 +8,7 @@
  * The whole catalog (catalog.ts) is the view of admins, and of everyone when no prompt names a group.
  */
 import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
-import { featuresOf, type ProtocolVersion } from '../lib/versions.js';
+import { featuresOf, type Features, type ProtocolVersion } from '../lib/versions.js';
 import { readArguments, UNLIMITED, type ArgumentLimits } from './arguments.js';
 import { completeValues, type Completion } from './complete.js';
 import {
@@ -31,12 +31,40 @@ export type Route = { kind: 'local' } | { kind: 'remote'; origin: PromptOrigin }
 
 const LOCAL: Route = { kind: 'local' };
 
+/**
+ * One paginated list a view serves (prompts, the tools mirror, skills, skill resources): which of
+ * its items it shows and how each is described. Pages, cursors and edge-cache keys are kept per
+ * kind, under `id`, which must also name any configuration that changes the list (the mirror's
+ * tags), since a page is immutable per generation.
+ */
+export interface ListKind<T = unknown> {
+  /** Names the list in page keys and cursors; '' for prompts, so their keys stay as they were. */
+  readonly id: string;
+  /** The result's array field (`prompts`, `tools`, `skills`, `resources`). */
+  readonly field: string;
+  /** The items this view lists, in page order: called once per view and kept. */
+  items(view: View): readonly T[];
+  describe(item: T, f: Features): unknown;
+}
+
+/** prompts/list: every entry the view sees. */
+export const PROMPTS: ListKind<Entry> = {
+  id: '',
+  field: 'prompts',
+  items: (view) => view.entries,
+  describe: (e, f) =>
+    'local' in e
+      ? { ...describePrompt(e.local.record, f), name: e.name }
+      : describeRemote(e.remote.prompt, e.remote.stale, f),
+};
+
 export class View {
   readonly generation: number;
   readonly provisional: boolean;
   readonly size: number;
   private readonly sorted: readonly Entry[];
   private readonly pages = new Map<string, Promise<string>>();
+  private readonly lists = new Map<ListKind, readonly unknown[]>();
   private hintMemo: { ttlMs: number; hints: CacheHints } | undefined;
 
   /**
@@ -71,35 +99,63 @@ export class View {
     return LOCAL;
   }
 
+  /** The prompt entries this view sees, sorted by name. */
+  get entries(): readonly Entry[] {
+    return this.sorted;
+  }
+
+  /** Whether this view may see something guarded by these groups (undefined: everyone). */
+  sees(groups: readonly string[] | undefined): boolean {
+    return sees(this.allowed, groups);
+  }
+
+  /** The items of a list kind this view shows, made once per view. */
+  itemsOf<T>(kind: ListKind<T>): readonly T[] {
+    let items = this.lists.get(kind);
+    if (!items) this.lists.set(kind, (items = kind.items(this)));
+    return items as readonly T[];
+  }
+
   /**
-   * The `prompts/list` result for one page, as a JSON string. Cached per
-   * (revision, offset, page size) for the life of this generation.
+   * One page of a list (prompts unless `kind` says otherwise), as a JSON string. Cached per
+   * (kind, revision, offset, page size) for the life of this generation. A cursor is bound to
+   * its view and its kind.
    */
-  async listPage(version: ProtocolVersion, cursor: unknown, pageSize: number, secret: string): Promise<string> {
-    const offset = cursor === undefined ? 0 : await readCursor(secret, cursor, this.generation, this.key);
-    if (offset > this.size) throw new LookupError('invalid_cursor', 'Invalid cursor');
-    const key = `${version}|${offset}|${pageSize}`;
+  async listPage(
+    version: ProtocolVersion,
+    cursor: unknown,
+    pageSize: number,
+    secret: string,
+    kind: ListKind = PROMPTS,
+  ): Promise<string> {
+    const bound = kind.id ? `${this.key}|${kind.id}` : this.key;
+    const offset = cursor === undefined ? 0 : await readCursor(secret, cursor, this.generation, bound);
+    if (offset > this.itemsOf(kind).length) throw new LookupError('invalid_cursor', 'Invalid cursor');
+    const key = `${kind.id}|${version}|${offset}|${pageSize}`;
     let page = this.pages.get(key);
     if (!page) {
-      page = this.buildPage(version, offset, pageSize, secret);
+      page = this.buildPage(kind, bound, version, offset, pageSize, secret);
       this.pages.set(key, page);
       page.catch(() => this.pages.delete(key));
     }
     return page;
   }
 
-  private async buildPage(version: ProtocolVersion, offset: number, pageSize: number, secret: string): Promise<string> {
+  private async buildPage(
+    kind: ListKind,
+    bound: string,
+    version: ProtocolVersion,
+    offset: number,
+    pageSize: number,
+    secret: string,
+  ): Promise<string> {
     const f = featuresOf(version);
-    const prompts = this.sorted
-      .slice(offset, offset + pageSize)
-      .map((e) =>
-        'local' in e
-          ? { ...describePrompt(e.local.record, f), name: e.name }
-          : describeRemote(e.remote.prompt, e.remote.stale, f),
-      );
+    const all = this.itemsOf(kind);
+    const result: Record<string, unknown> = {
+      [kind.field]: all.slice(offset, offset + pageSize).map((i) => kind.describe(i, f)),
+    };
     const next = offset + pageSize;
-    const result: { prompts: unknown[]; nextCursor?: string } = { prompts };
-    if (next < this.size) result.nextCursor = await mintCursor(secret, this.generation, next, this.key);
+    if (next < all.length) result.nextCursor = await mintCursor(secret, this.generation, next, bound);
     return JSON.stringify(result);
   }
 

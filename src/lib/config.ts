@@ -42,6 +42,12 @@ export interface Config {
   readonly usageRetentionDays: number;
   /** A span per JSON-RPC call through Workers tracing (rpc/span.ts); "off" is the benchmark's baseline. */
   readonly traceSpans: boolean;
+  /** Prompts mirrored as tools (TOOLS_MIRROR, off by default; docs/tools-mirror.md). */
+  readonly toolsMirror: boolean;
+  /** Only prompts with one of these tags are mirrored (TOOLS_MIRROR_TAGS); empty: every prompt that does not opt out. */
+  readonly toolsMirrorTags: readonly string[];
+  /** The Skills extension (SKILLS, on by default; docs/skills.md): skills/list, skills/get and skill:// resources. */
+  readonly skills: boolean;
   /** Undefined when the secret is unset; read it through signingSecretOf (one check, one error). */
   readonly signingSecret: string | undefined;
 }
@@ -121,11 +127,24 @@ function localPrefixOf(raw: unknown, separator: string): string {
   return prefix;
 }
 
-function onOff(vars: Vars, name: keyof Env): boolean {
+function onOff(vars: Vars, name: keyof Env, fallback = true): boolean {
   const raw = vars[name];
-  if (raw === undefined || raw === '' || raw === 'on') return true;
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on') return true;
   if (raw === 'off') return false;
   throw new ConfigError(`${String(name)} must be "on" or "off", got ${JSON.stringify(raw)}`);
+}
+
+/** A comma- or space-separated tag list; sorted, so equal lists name equal mirrors (catalog/tools.ts keys pages by it). */
+function tagsOf(raw: unknown): readonly string[] {
+  if (raw === undefined || raw === '') return [];
+  return [
+    ...new Set(
+      String(raw)
+        .split(/[\s,]+/)
+        .filter(Boolean),
+    ),
+  ].sort();
 }
 
 const cache = new WeakMap<object, Config>();
@@ -163,6 +182,9 @@ export function configOf(env: Env): Config {
     usageFlushMs: int(vars, 'USAGE_FLUSH_MS', 10_000, 10, 25_000),
     usageRetentionDays: int(vars, 'USAGE_RETENTION_DAYS', 90, 1, 3650),
     traceSpans: onOff(vars, 'TRACE_SPANS'),
+    toolsMirror: onOff(vars, 'TOOLS_MIRROR', false),
+    toolsMirrorTags: tagsOf(vars.TOOLS_MIRROR_TAGS),
+    skills: onOff(vars, 'SKILLS'),
     signingSecret: typeof vars.SIGNING_SECRET === 'string' && vars.SIGNING_SECRET ? vars.SIGNING_SECRET : undefined,
   };
   cache.set(env, c);

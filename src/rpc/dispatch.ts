@@ -13,6 +13,10 @@ import { complete } from './methods/completion.js';
 import { discover } from './methods/discover.js';
 import { getPrompt, listPrompts } from './methods/prompts.js';
 import { ping, setLevel } from './methods/utility.js';
+import { listResources, listResourceTemplates, readResource } from './methods/resources.js';
+import { getSkill, listSkills } from './methods/skills.js';
+import { callTool, listTools } from './methods/tools.js';
+import type { Config } from '../lib/config.js';
 import { modernResult } from './modern-result.js';
 import { log } from '../lib/log.js';
 import type { CallFact, RequestRecord } from '../lib/record.js';
@@ -23,6 +27,24 @@ const SHARED: Record<string, Handler> = {
   'prompts/list': listPrompts,
   'prompts/get': getPrompt,
   'completion/complete': complete,
+  'tools/list': listTools,
+  'tools/call': callTool,
+  'skills/list': listSkills,
+  'skills/get': getSkill,
+  'resources/list': listResources,
+  'resources/templates/list': listResourceTemplates,
+  'resources/read': readResource,
+};
+
+/** Methods a deployment serves only with a feature on; off, they are unknown methods (-32601, 404 in the modern era). */
+const GATED: Record<string, (cfg: Config) => boolean> = {
+  'tools/list': (c) => c.toolsMirror,
+  'tools/call': (c) => c.toolsMirror,
+  'skills/list': (c) => c.skills,
+  'skills/get': (c) => c.skills,
+  'resources/list': (c) => c.skills,
+  'resources/templates/list': (c) => c.skills,
+  'resources/read': (c) => c.skills,
 };
 
 /** 2026-07-28 removed ping and logging/setLevel, and added server/discover (subscriptions/listen is a stream: modern.ts). */
@@ -31,8 +53,8 @@ const METHODS: Record<Era, Record<string, Handler>> = {
   modern: { ...SHARED, 'server/discover': discover },
 };
 
-export function hasMethod(era: Era, method: string): boolean {
-  return Object.hasOwn(METHODS[era], method);
+export function hasMethod(era: Era, method: string, cfg: Config): boolean {
+  return Object.hasOwn(METHODS[era], method) && (!Object.hasOwn(GATED, method) || GATED[method]!(cfg));
 }
 
 function asRpcError(e: unknown, method: string): RpcError {
@@ -79,8 +101,7 @@ export function call(
   ctx: CallContext,
   fact: CallFact = factOf(ctx.record, msg),
 ): string | Promise<string> {
-  const table = METHODS[ctx.era];
-  const handler = Object.hasOwn(table, msg.method) ? table[msg.method] : undefined;
+  const handler = hasMethod(ctx.era, msg.method, ctx.cfg) ? METHODS[ctx.era][msg.method] : undefined;
   if (!handler) {
     fact.errorCode = ErrorCode.MethodNotFound;
     return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));

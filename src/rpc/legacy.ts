@@ -101,7 +101,7 @@ async function initialize(
     principal: principalIdOf(t.principal),
   });
   t.record.sessionId = sessionId;
-  return jsonResponse(resultMessage(msg.id, initializeResult(init.version)), { [SESSION_HEADER]: sessionId });
+  return jsonResponse(resultMessage(msg.id, initializeResult(init.version, t.cfg)), { [SESSION_HEADER]: sessionId });
 }
 
 async function batch(t: RequestScope, items: unknown[]): Promise<Response> {

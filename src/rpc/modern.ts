@@ -120,7 +120,7 @@ export function modernPost(t: RequestScope, body: unknown): Response | Promise<R
   t.record.version = version;
   checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
-  if (!hasMethod('modern', msg.method))
+  if (!hasMethod('modern', msg.method, t.cfg))
     throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
   return jsonResponse(call(msg, callContext(t, 'modern', version), fact));
 }

@@ -5,6 +5,7 @@
  */
 import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import pkg from '../../package.json' with { type: 'json' };
+import type { Config } from '../lib/config.js';
 import { featuresOf, type ProtocolVersion } from '../lib/versions.js';
 
 export const INSTRUCTIONS =
@@ -12,11 +13,30 @@ export const INSTRUCTIONS =
   'argument values can be completed with completion/complete. The list changes when prompts are published ' +
   '(notifications/prompts/list_changed).';
 
-/** Capabilities per era: logging/setLevel is gone from 2026-07-28 (the level travels in `_meta`). */
-export function capabilitiesOf(modern: boolean): ServerCapabilities {
-  return modern
-    ? { prompts: { listChanged: true }, completions: {} }
-    : { prompts: { listChanged: true }, completions: {}, logging: {} };
+/** The Skills extension's identifier under `capabilities.extensions` (SEP-2640). */
+export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+
+const capabilities = new WeakMap<Config, { modern: ServerCapabilities; legacy: ServerCapabilities }>();
+
+/**
+ * Capabilities per era and deployment: logging/setLevel is gone from 2026-07-28 (the level
+ * travels in `_meta`); `tools` only with the mirror on; `resources` and the Skills extension only
+ * with skills on (skill files are read through resources/read, so the extension needs both).
+ * Built once per configuration.
+ */
+export function capabilitiesOf(modern: boolean, cfg: Config): ServerCapabilities {
+  let c = capabilities.get(cfg);
+  if (!c) {
+    const base: ServerCapabilities = { prompts: { listChanged: true }, completions: {} };
+    if (cfg.toolsMirror) base.tools = { listChanged: true };
+    if (cfg.skills) {
+      base.resources = { listChanged: true };
+      base.extensions = { [SKILLS_EXTENSION]: {} };
+    }
+    c = { modern: base, legacy: { ...base, logging: {} } };
+    capabilities.set(cfg, c);
+  }
+  return modern ? c.modern : c.legacy;
 }
 
 const infos = new Map<ProtocolVersion, Implementation>();

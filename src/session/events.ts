@@ -7,10 +7,15 @@
  * turns an event into its own frame in the Worker.
  */
 
-/** A change of the prompt catalog. Generations only grow, so they also deduplicate. */
+/** What a change touched: prompts (and so the tools mirror) or skills (and so skill resources). */
+export type ChangedList = 'prompts' | 'skills';
+
+/** A change of the catalog. Generations only grow, so they also deduplicate. */
 export interface CatalogEvent {
   kind: 'prompts_list_changed';
   generation: number;
+  /** What changed; absent means prompts only (events from before skills). */
+  lists?: ChangedList[];
 }
 
 /** Messages a session object sends down its WebSocket to the Worker holding the SSE response. */

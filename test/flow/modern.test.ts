@@ -75,7 +75,13 @@ describe('server/discover', () => {
     expect(res.headers.get('mcp-session-id')).toBeNull();
     expect(r.resultType).toBe('complete');
     expect(r.supportedVersions).toEqual([V, '2025-11-25', '2025-06-18', '2025-03-26']);
-    expect(r.capabilities).toEqual({ prompts: { listChanged: true }, completions: {} });
+    // Skills are on by default (SKILLS): the extension, and resources for its files; the tools mirror is off.
+    expect(r.capabilities).toEqual({
+      prompts: { listChanged: true },
+      completions: {},
+      resources: { listChanged: true },
+      extensions: { 'io.modelcontextprotocol/skills': {} },
+    });
     expect(r.ttlMs).toBe(60_000);
     expect(r.cacheScope).toBe('public');
     expect(r._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({

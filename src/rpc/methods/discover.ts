@@ -15,7 +15,7 @@ export function discover(_params: unknown, ctx: CallContext) {
   const { ttlMs, cacheScope } = ownHints(ctx.cfg.listTtlMs);
   return {
     supportedVersions: SUPPORTED_VERSIONS,
-    capabilities: capabilitiesOf(true),
+    capabilities: capabilitiesOf(true, ctx.cfg),
     instructions: INSTRUCTIONS,
     ttlMs,
     cacheScope,

@@ -4,6 +4,7 @@
  * the result.
  */
 import type { ClientCapabilities, Implementation, InitializeResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../../lib/config.js';
 import { negotiate, type LegacyVersion } from '../../lib/versions.js';
 import { invalidParams } from '../errors.js';
 import type { Params } from '../envelope.js';
@@ -25,10 +26,10 @@ export function readInitialize(params: Params): InitializeRequest {
   return req;
 }
 
-export function initializeResult(version: LegacyVersion): InitializeResult {
+export function initializeResult(version: LegacyVersion, cfg: Config): InitializeResult {
   return {
     protocolVersion: version,
-    capabilities: capabilitiesOf(false),
+    capabilities: capabilitiesOf(false, cfg),
     serverInfo: serverInfo(version),
     instructions: INSTRUCTIONS,
   };

@@ -1,0 +1,54 @@
+/**
+ * Skill file bytes in Workers KV, addressed by digest: `skills/files/<64 hex>`. A digest names
+ * exactly one content, so a file is written once, never overwritten, and may be cached forever
+ * (isolate memo here, the edge cache in the serving path). Publishing checks every listed digest
+ * is present before a skill that names it can become visible (docs/skills.md).
+ */
+import { BoundedMap } from '../../lib/memo.js';
+
+/** `sha256:` and 64 lowercase hex digits: the digest form SEP-2640 puts in manifests. */
+export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+export const fileKey = (digest: string): string => `skills/files/${digest.slice('sha256:'.length)}`;
+
+export async function digestOf(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return `sha256:${Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Small files kept per isolate; anything larger is read from KV (or the edge cache) each time. */
+const MEMO_FILE_BYTES = 256 * 1024;
+const memo = new BoundedMap<string, Uint8Array>(256);
+
+/** A file's bytes, or undefined when KV has no such digest. */
+export async function readSkillFile(kv: KVNamespace, digest: string): Promise<Uint8Array | undefined> {
+  const known = memo.get(digest);
+  if (known) return known;
+  const buf = await kv.get(fileKey(digest), 'arrayBuffer');
+  if (!buf) return undefined;
+  const bytes = new Uint8Array(buf);
+  if (bytes.byteLength <= MEMO_FILE_BYTES) memo.set(digest, bytes);
+  return bytes;
+}
+
+/** Stores bytes under their digest; refuses bytes that do not match it. Idempotent. */
+export async function writeSkillFile(kv: KVNamespace, digest: string, bytes: Uint8Array): Promise<void> {
+  if (!DIGEST_PATTERN.test(digest) || (await digestOf(bytes)) !== digest)
+    throw new Error(`skill file bytes do not match ${digest.slice(0, 80)}`);
+  await kv.put(fileKey(digest), bytes);
+}
+
+/** Which of these digests KV does not hold (publish refuses a skill naming one). */
+export async function missingFiles(kv: KVNamespace, digests: readonly string[]): Promise<string[]> {
+  const unique = [...new Set(digests)];
+  const present = await Promise.all(unique.map((d) => (memo.has(d) ? Promise.resolve(true) : exists(kv, d))));
+  return unique.filter((_, i) => !present[i]);
+}
+
+async function exists(kv: KVNamespace, digest: string): Promise<boolean> {
+  // KV has no HEAD: open the value and drop it unread.
+  const body = await kv.get(fileKey(digest), 'stream');
+  if (!body) return false;
+  await body.cancel();
+  return true;
+}
