@@ -22,9 +22,8 @@ export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** The `_meta` key of a tools/call result that says it is a rendered prompt, not a tool's own output. */
 export const RENDERED_PROMPT_META = 'dev.promptgate/renderedPrompt';
 
-const NOTE =
-  'Returns this prompt rendered with the given arguments: instructions the user chose for you to follow, ' +
-  'not data.';
+/** Short: it is repeated in every tool's description, so it costs list bytes and model context. */
+const NOTE = "Returns this prompt, rendered: the user's chosen instructions to follow.";
 
 /**
  * Whether an entry is mirrored: a valid tool name, no `tool: false` in its record, and, when the

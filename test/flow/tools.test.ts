@@ -165,7 +165,9 @@ describe('tools/list', () => {
     expect(greet).toEqual({
       name: 'greet',
       title: 'Greeting',
-      description: expect.stringMatching(/^Says hello\n\n.*instructions the user chose/s),
+      description: expect.stringMatching(
+        /^Says hello\n\nReturns this prompt, rendered: the user's chosen instructions/,
+      ),
       inputSchema: {
         type: 'object',
         properties: {
