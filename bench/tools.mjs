@@ -73,7 +73,8 @@ async function verify(plan, id) {
       NAMES,
       `${id}: prompts`,
     );
-  const { _meta, resultType, ttlMs, cacheScope, ...page } = result;
+  const page = { ...result };
+  for (const k of ['_meta', 'resultType', 'ttlMs', 'cacheScope']) delete page[k];
   assert.deepEqual(page, listResult(), `${id}: not the expected list`);
 }
 

@@ -378,7 +378,7 @@ describe('list_changed', () => {
     await resumed.close();
     const again = await s.stream(priming.id);
     const replay = [await nextData(again), await nextData(again), await again.nextMessage()];
-    expect(replay.slice(0, 2).map((f) => [f.id, JSON.parse(f.data!).method])).toEqual([
+    expect(replay.slice(0, 2).map((f) => [f.id, JSON.parse(f.data).method])).toEqual([
       [undefined, PROMPTS_CHANGED],
       [second.id, TOOLS_CHANGED],
     ]);
@@ -430,7 +430,7 @@ describe('list_changed', () => {
 describe('prompt files', () => {
   it('`tool` must be a boolean', async () => {
     const r = await catalogWriter(env).publishSet(
-      [{ name: 'bad-tool', tool: 'no', messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] } as never],
+      [{ name: 'bad-tool', tool: 'no', messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] }],
       { prune: false, dryRun: true },
     );
     expect(r).toMatchObject({ ok: false });
