@@ -23,8 +23,10 @@ import { principal, scope } from '../helpers/principals.js';
 import { modernPost, openSessionWith, postInit, request, streamHeaders } from '../helpers/protocol.js';
 import { MCP_URL, publish, readEvents, type EventStream } from '../helpers/worker.js';
 
-const ON = { ...env, TOOLS_MIRROR: 'on' } as Env;
-const TAGGED = { ...env, TOOLS_MIRROR: 'on', TOOLS_MIRROR_TAGS: 'docs, ops' } as Env;
+/** The test env with some vars changed: a new env object is a new configuration (lib/config.ts). */
+const withVars = (e: Env, vars: Record<string, string>): Env => ({ ...e, ...vars });
+const ON = withVars(env, { TOOLS_MIRROR: 'on' });
+const TAGGED = withVars(env, { TOOLS_MIRROR: 'on', TOOLS_MIRROR_TAGS: 'docs, ops' });
 
 const tagged = (name: string, tags: string[]): PromptRecord => ({
   ...FIXTURE_PROMPTS.find((p) => p.name === name)!,
@@ -377,17 +379,17 @@ describe('list_changed', () => {
     expect(await resumed.nextMessage()).toEqual(skills);
     await resumed.close();
     const again = await s.stream(priming.id);
-    const replay = [await nextData(again), await nextData(again), await again.nextMessage()];
-    expect(replay.slice(0, 2).map((f) => [f.id, JSON.parse(f.data).method])).toEqual([
+    const replayed = [await nextData(again), await nextData(again)];
+    expect(replayed.map((f) => [f.id, JSON.parse(f.data!).method])).toEqual([
       [undefined, PROMPTS_CHANGED],
       [second.id, TOOLS_CHANGED],
     ]);
-    expect(replay[2]).toEqual(skills);
+    expect(await again.nextMessage()).toEqual(skills);
     await again.close();
   });
 
   it('legacy GET stream with the mirror off: prompts only, as before', async () => {
-    const s = await legacy({ ...env, SKILLS: 'off' } as Env);
+    const s = await legacy(withVars(env, { SKILLS: 'off' }));
     const stream = await s.stream();
     await stream.next();
     const priming = await stream.next();
@@ -407,10 +409,10 @@ describe('list_changed', () => {
     const notifications = { promptsListChanged: true, toolsListChanged: true, resourcesListChanged: true };
     const listen = async (e: Env) => {
       const { init } = modernPost('subscriptions/listen', { notifications });
-      const stream = readEvents(await send({ ...e, LISTEN_MAX_MS: '60000' } as Env, init));
+      const stream = readEvents(await send(withVars(e, { LISTEN_MAX_MS: '60000' }), init));
       return { stream, ack: (await stream.nextMessage()).message };
     };
-    const off = await listen({ ...env, SKILLS: 'off' } as Env);
+    const off = await listen(withVars(env, { SKILLS: 'off' }));
     expect(off.ack.params.notifications).toEqual({ promptsListChanged: true });
     await off.stream.close();
     const on = await listen(ON);
