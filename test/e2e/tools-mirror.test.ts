@@ -3,7 +3,8 @@
  * TOOLS_MIRROR on and an SDK v1 upstream behind the aggregator: a tool-only client, the official
  * SDK v1 client (legacy era) and the SDK v2 client (modern era, 2026-07-28), finds every prompt
  * with `listTools` and uses each with `callTool`, getting what prompts/get gives; unknown tools are
- * refused; and a publish reaches each client as notifications/tools/list_changed.
+ * refused; a publish reaches each client as notifications/tools/list_changed; and an upstream
+ * prompt that asks for input (2026-07-28) is relayed through tools/call as through prompts/get.
  */
 import {
   Client as ModernClient,
@@ -16,7 +17,9 @@ import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextproto
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPromptDir } from '../../cli/fs-source.js';
+import { conformanceUpstream, INPUT_REQUIRED_PROMPT } from '../helpers/conformance-upstream.js';
 import { feedQuiet, streamWatch, waitUntil } from '../helpers/live.js';
+import { modernPost } from '../helpers/protocol.js';
 import { legacyServer, type Running } from '../helpers/upstreams.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
@@ -182,6 +185,61 @@ describe('SDK v2 client (modern era)', () => {
     await publishPrompt('tools_e2e_modern');
     await waitUntil(() => changed > 0, 'notifications/tools/list_changed');
     await sub.close();
+    await client.close();
+  });
+});
+
+describe('an upstream prompt that needs input from the client (2026-07-28 multi-round-trip requests)', () => {
+  let conf: Gateway;
+  let confUpstream: { url: string; close(): Promise<void> };
+  const name = `conf.${INPUT_REQUIRED_PROMPT}`;
+
+  beforeAll(async () => {
+    confUpstream = await conformanceUpstream(join(PROJECT_ROOT, 'test/fixtures/conformance/prompts'));
+    conf = await startGateway({
+      vars: {
+        TOOLS_MIRROR: 'on',
+        UPSTREAMS: JSON.stringify([{ id: 'conf', url: confUpstream.url, prefix: 'conf' }]),
+        UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await conf?.stop();
+    await confUpstream?.close();
+  });
+
+  /** One modern tools/call as a 2026-07-28 client sends it, declaring elicitation. */
+  async function modernCall(params: Record<string, unknown>) {
+    const { init } = modernPost('tools/call', { name, ...params }, { elicitation: { form: {} } });
+    const res = await fetch(conf.mcpUrl, init);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { result?: any; error?: any }).result;
+  }
+
+  it('relays the input requests as prompts/get does, and the retry is another tools/call', async () => {
+    const tools = await fetch(conf.mcpUrl, modernPost('tools/list').init).then((r) => r.json() as Promise<any>);
+    expect(tools.result.tools.map((t: { name: string }) => t.name)).toContain(name);
+    const first = await modernCall({});
+    expect(first.resultType).toBe('input_required');
+    expect(first.inputRequests.user_context).toMatchObject({ method: 'elicitation/create' });
+    const retry = await modernCall({
+      inputResponses: { user_context: { action: 'accept', content: { context: 'the incident of 12 May' } } },
+      requestState: first.requestState,
+    });
+    expect(retry).toMatchObject({
+      resultType: 'complete',
+      isError: false,
+      content: [{ type: 'text', text: 'Use this context: the incident of 12 May' }],
+      _meta: { 'dev.promptgate/renderedPrompt': { name, roles: ['user'] } },
+    });
+  });
+
+  it('a legacy client gets the same -32603 as from prompts/get, naming the revision it needs', async () => {
+    const client = new Client({ name: 'tools-e2e', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(conf.mcpUrl)));
+    await expect(client.callTool({ name, arguments: {} })).rejects.toThrow(/2026-07-28/);
     await client.close();
   });
 });
