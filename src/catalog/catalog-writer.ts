@@ -294,10 +294,13 @@ export class CatalogWriter extends DurableObject<Env> {
     const issues = validateSkillSet(skills);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
     const records = (skills as SkillRecord[]).map(normalizeSkill);
-    const missing = await missingFiles(
-      this.env.PROMPTS,
-      records.flatMap((r) => r.files.map((f) => f.digest)),
-    );
+    // A dry run only plans (the CLI shows the diff before it uploads anything).
+    const missing = opts.dryRun
+      ? []
+      : await missingFiles(
+          this.env.PROMPTS,
+          records.flatMap((r) => r.files.map((f) => f.digest)),
+        );
     if (missing.length)
       return {
         ok: false,
@@ -436,7 +439,11 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   /** `lists`: what the announced change touched (session/events.ts); the streams frame it per list. */
-  private async writeKv(generation: number, announce = true, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
+  private async writeKv(
+    generation: number,
+    announce = true,
+    lists: ChangedList[] = ['prompts'],
+  ): Promise<CatalogSnapshot> {
     const snap: CatalogSnapshot = {
       generation,
       updatedAt: new Date().toISOString(),

@@ -38,7 +38,6 @@ function promptName(c: Context<AppEnv>): string {
   return name;
 }
 
-
 export const admin = new Hono<AppEnv>();
 
 admin.use('*', adminRateLimit, identify('admin'), requireAdmin);
