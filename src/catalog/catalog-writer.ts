@@ -49,11 +49,21 @@ interface RowKind {
   readonly prefix: string;
   readonly noun: string;
   readonly list: ChangedList;
-  /** SQL: this kind's rows. */
-  readonly where: string;
+  /** SQL: whether the row named by `col` is of this kind. */
+  readonly where: (col: string) => string;
 }
-const PROMPT_ROWS: RowKind = { prefix: '', noun: 'prompt', list: 'prompts', where: "substr(name, 1, 6) <> 'skill:'" };
-const SKILL_ROWS: RowKind = { prefix: 'skill:', noun: 'skill', list: 'skills', where: "substr(name, 1, 6) = 'skill:'" };
+const PROMPT_ROWS: RowKind = {
+  prefix: '',
+  noun: 'prompt',
+  list: 'prompts',
+  where: (c) => `substr(${c}, 1, 6) <> 'skill:'`,
+};
+const SKILL_ROWS: RowKind = {
+  prefix: 'skill:',
+  noun: 'skill',
+  list: 'skills',
+  where: (c) => `substr(${c}, 1, 6) = 'skill:'`,
+};
 
 export type WriteResult =
   | { ok: true; generation: number; diff: SetDiff; versions: Record<string, number>; dryRun: boolean }
@@ -252,7 +262,7 @@ export class CatalogWriter extends DurableObject<Env> {
     const rows = this.sql
       .exec<Row>(
         `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions GROUP BY name) l
-         ON v.name = l.name AND v.version = l.version WHERE v.record IS NOT NULL AND v.${kind.where} ORDER BY v.name`,
+         ON v.name = l.name AND v.version = l.version WHERE v.record IS NOT NULL AND ${kind.where('v.name')} ORDER BY v.name`,
       )
       .toArray();
     return rows.map((r) => toStored<R>(r));

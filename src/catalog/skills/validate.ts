@@ -79,10 +79,10 @@ export function validateSkillSet(values: unknown[]): Issue[] {
   const issues: Issue[] = [];
   const names = new Set<string>();
   values.forEach((v, i) => {
-    issues.push(...validateSkill(v, `skills[${i}].`));
+    issues.push(...validateSkill(v, `skills[${i}]: `));
     const name = isRecord(v) ? v.name : undefined;
     if (typeof name === 'string') {
-      if (names.has(name)) issues.push({ path: `skills[${i}].name`, message: `duplicate skill "${name}"` });
+      if (names.has(name)) issues.push({ path: `skills[${i}]: name`, message: `duplicate skill "${name}"` });
       names.add(name);
     }
   });
