@@ -3,7 +3,7 @@
  */
 import type { SetDiff } from '../src/catalog/diff.js';
 import type { KeyInfo } from '../src/catalog/keys-table.js';
-import type { Issue, PromptRecord, VersionInfo } from '../src/catalog/types.js';
+import type { Issue, PromptRecord, SkillRecord, VersionInfo } from '../src/catalog/types.js';
 import type { UsageAnswer } from '../src/routes/admin-usage.js';
 
 export type { KeyInfo, UsageAnswer };
@@ -80,6 +80,67 @@ export class AdminClient {
 
   rollback(name: string, version: number): Promise<PublishResult> {
     return this.call('POST', `/admin/prompts/${encodeURIComponent(name)}/rollback`, { version });
+  }
+
+  // ---- skills (docs/skills.md) ----
+
+  /** Which of these file digests the gateway does not hold yet. */
+  async missingFiles(digests: string[]): Promise<string[]> {
+    return (await this.call<{ missing: string[] }>('POST', '/admin/skills/files/missing', { digests })).missing;
+  }
+
+  /** Uploads one file's bytes under their digest (the gateway checks they hash to it). */
+  async uploadFile(digest: string, bytes: Uint8Array): Promise<void> {
+    const res = await this.raw('PUT', `/admin/skills/files/${digest}`, bytes);
+    if (!res.ok) throw new CliError(`uploading ${digest} failed (HTTP ${res.status}): ${await res.text()}`);
+  }
+
+  /** A published file's bytes, for `pull`. */
+  async fetchFile(digest: string): Promise<Uint8Array> {
+    const res = await this.raw('GET', `/admin/skills/files/${digest}`);
+    if (!res.ok) throw new CliError(`fetching ${digest} failed (HTTP ${res.status})`);
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
+  publishSkills(skills: SkillRecord[], opts: { dryRun?: boolean; prune?: boolean } = {}): Promise<PublishResult> {
+    const q = new URLSearchParams();
+    if (opts.dryRun) q.set('dry_run', '1');
+    if (opts.prune) q.set('prune', '1');
+    return this.call('POST', `/admin/skills/publish?${q.toString()}`, { skills });
+  }
+
+  async listSkills(): Promise<(SkillRecord & { _version: number; _updatedAt: string })[]> {
+    return (
+      await this.call<{ skills: (SkillRecord & { _version: number; _updatedAt: string })[] }>('GET', '/admin/skills')
+    ).skills;
+  }
+
+  async skillHistory(name: string): Promise<(VersionInfo & { record: SkillRecord | null })[]> {
+    return (
+      await this.call<{ history: (VersionInfo & { record: SkillRecord | null })[] }>(
+        'GET',
+        `/admin/skills/${encodeURIComponent(name)}/history`,
+      )
+    ).history;
+  }
+
+  rollbackSkill(name: string, version: number): Promise<PublishResult> {
+    return this.call('POST', `/admin/skills/${encodeURIComponent(name)}/rollback`, { version });
+  }
+
+  private async raw(method: string, path: string, body?: Uint8Array): Promise<Response> {
+    try {
+      return await fetch(new URL(path, this.baseUrl), {
+        method,
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/octet-stream' }),
+        },
+        body,
+      });
+    } catch (e) {
+      throw new CliError(`cannot reach ${this.baseUrl}: ${String((e as Error).cause ?? e)}`);
+    }
   }
 
   /** The answer carries the secret: the only time it is ever shown. */

@@ -6,11 +6,14 @@ import { join, relative } from 'node:path';
 import { isPromptFile, loadPromptFiles, type FileSource, type LoadResult } from './files.js';
 import { CliError } from './api.js';
 
-function walk(dir: string, out: string[]): void {
-  for (const name of readdirSync(dir)) {
+/** Prompt files: everything but dotfiles, node_modules and skill folders (a folder with a SKILL.md: skills.ts). */
+function walk(dir: string, out: string[], root = dir): void {
+  const names = readdirSync(dir);
+  if (dir !== root && names.includes('SKILL.md')) return;
+  for (const name of names) {
     if (name.startsWith('.') || name === 'node_modules') continue;
     const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(full, out);
+    if (statSync(full).isDirectory()) walk(full, out, root);
     else out.push(full);
   }
 }

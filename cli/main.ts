@@ -11,18 +11,21 @@ import { canonical } from '../src/catalog/diff.js';
 import { serializePrompt } from './serialize.js';
 import { AdminClient, type PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
+import { loadValidSkills, pullSkills, pushSkills } from './skill-commands.js';
 import { keysCommand, KeyUsageError } from './keys.js';
 import { usageCommand, UsageCommandError } from './usage.js';
 
 const USAGE = `promptgate <command> [options]
 
 Commands:
-  validate <dir>                    check prompt files; errors name file, line and field
-  push <dir> [--dry-run] [--prune]  publish the directory atomically (--prune deletes prompts not in it)
-  pull <dir>                        write the published prompts as files into <dir>
+  validate <dir>                    check prompt files and skill folders; errors name file, line and field
+  push <dir> [--dry-run] [--prune]  publish the directory's prompts, then its skills (files first), each
+                                    set atomically (--prune deletes prompts and skills not in it)
+  pull <dir>                        write the published prompts and skills as files into <dir>
   diff <dir>                        what push --prune would change, field by field
-  history <name>                    every version of a prompt
-  rollback <name> <version>         republish an earlier version's exact text
+  history <name> [--skill]          every version of a prompt (or skill)
+  rollback <name> <version> [--skill]
+                                    republish an earlier version's exact text (or skill)
   keys create --name <name> [--group <g>]... [--scope <s>]... [--admin] [--expires-in-days <d>]
                                     mint an API key (printed once: store it)
   keys list                         every key, without secrets
@@ -70,6 +73,7 @@ async function run(argv: string[]): Promise<void> {
       token: { type: 'string' },
       'dry-run': { type: 'boolean' },
       prune: { type: 'boolean' },
+      skill: { type: 'boolean' },
       name: { type: 'string' },
       group: { type: 'string', multiple: true },
       scope: { type: 'string', multiple: true },
@@ -96,13 +100,22 @@ async function run(argv: string[]): Promise<void> {
     case 'validate': {
       need(1, '<dir>');
       const { records } = loadValidDir(args[0]!);
-      return out(`${records.length} prompt(s) in ${args[0]}/ are valid`);
+      const skills = loadValidSkills(args[0]!);
+      return out(`${records.length} prompt(s) and ${skills.records.length} skill(s) in ${args[0]}/ are valid`);
     }
     case 'push': {
       need(1, '<dir> [--dry-run] [--prune]');
       const dir = args[0]!;
       const { records, sources } = loadValidDir(dir);
+      const skills = loadValidSkills(dir);
       const api = client();
+      // Skills first: their files are uploaded and checked before anything is published.
+      const pushed = await pushSkills(api, skills, { dryRun: values['dry-run'], prune: values.prune });
+      printDiff(pushed.result, skills.sources, dir);
+      const s = pushed.result.diff;
+      out(
+        `skills${values['dry-run'] ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${pushed.uploaded} file(s) uploaded`,
+      );
       const plan = await api.publish(records, { dryRun: true, prune: values.prune });
       printDiff(plan, sources, dir);
       const { added, changed, removed, unchanged } = plan.diff;
@@ -132,7 +145,8 @@ async function run(argv: string[]): Promise<void> {
         }
         out(`  ${p.name} (version ${p._version}) → ${args[0]}/${file.path}`);
       }
-      return out(`pulled ${prompts.length} prompt(s)`);
+      const skills = await pullSkills(client(), args[0]!, out);
+      return out(`pulled ${prompts.length} prompt(s) and ${skills} skill(s)`);
     }
     case 'diff': {
       need(1, '<dir>');
@@ -148,7 +162,8 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'history': {
       need(1, '<name>');
-      for (const v of await client().history(args[0]!)) {
+      const api = client();
+      for (const v of values.skill ? await api.skillHistory(args[0]!) : await api.history(args[0]!)) {
         const by = v.by ? `  by ${v.by}` : '';
         out(`  v${v.version}  ${v.createdAt}  generation ${v.generation}${by}${v.deleted ? '  (deleted)' : ''}`);
       }
@@ -158,7 +173,8 @@ async function run(argv: string[]): Promise<void> {
       need(2, '<name> <version>');
       const version = Number(args[1]);
       if (!Number.isInteger(version) || version < 1) throw new UsageError('version must be a positive integer');
-      const r = await client().rollback(args[0]!, version);
+      const api = client();
+      const r = values.skill ? await api.rollbackSkill(args[0]!, version) : await api.rollback(args[0]!, version);
       return out(
         `${args[0]} restored from version ${version} as version ${Object.hasOwn(r.versions, args[0]!) ? r.versions[args[0]!] : '(unchanged: already current)'}`,
       );

@@ -50,7 +50,7 @@ async function publish(why: string): Promise<void> {
   try {
     const r = await pushDir(base, devToken(), dir);
     console.log(
-      `[promptgate] ${why}: published ${r.prompts} prompts from ${dir}/ as generation ${r.generation}; MCP endpoint ${base}/mcp`,
+      `[promptgate] ${why}: published ${r.prompts} prompts and ${r.skills} skills from ${dir}/ as generation ${r.generation}; MCP endpoint ${base}/mcp`,
     );
   } catch (e) {
     console.error(`[promptgate] ${why}: ${e instanceof Error ? e.message : String(e)}`);

@@ -21,19 +21,49 @@ import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
 import type { ListReport } from './upstreams/report.js';
 import { readGeneration, writeSnapshot } from './store.js';
-import type { CatalogSnapshot, Issue, PromptRecord, UpstreamState, VersionInfo } from './types.js';
+import type { CatalogSnapshot, Issue, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
+import type { ChangedList } from '../session/events.js';
+import { missingFiles } from './skills/file-store.js';
+import { normalizeSkill, validateSkillSet } from './skills/validate.js';
 import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { validatePrompt, validateSet } from './validate.js';
 import { log } from '../lib/log.js';
 
-export interface StoredPrompt {
-  record: PromptRecord;
+export interface Stored<R> {
+  record: R;
   version: number;
   generation: number;
   updatedAt: string;
 }
+
+export type StoredPrompt = Stored<PromptRecord>;
+
+/**
+ * What the writer keeps versions of. Both live in one `versions` table, so a change of either is
+ * one transaction and one generation; skill rows are named `skill:<name>`, which no prompt name
+ * can be (`:` is not allowed in one).
+ */
+interface RowKind {
+  readonly prefix: string;
+  readonly noun: string;
+  readonly list: ChangedList;
+  /** SQL: whether the row named by `col` is of this kind. */
+  readonly where: (col: string) => string;
+}
+const PROMPT_ROWS: RowKind = {
+  prefix: '',
+  noun: 'prompt',
+  list: 'prompts',
+  where: (c) => `substr(${c}, 1, 6) <> 'skill:'`,
+};
+const SKILL_ROWS: RowKind = {
+  prefix: 'skill:',
+  noun: 'skill',
+  list: 'skills',
+  where: (c) => `substr(${c}, 1, 6) = 'skill:'`,
+};
 
 export type WriteResult =
   | { ok: true; generation: number; diff: SetDiff; versions: Record<string, number>; dryRun: boolean }
@@ -201,27 +231,56 @@ export class CatalogWriter extends DurableObject<Env> {
 
   /** The current catalog: the latest version of every prompt that is not deleted. */
   async current(): Promise<StoredPrompt[]> {
-    const rows = this.sql
-      .exec<Row>(
-        `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions GROUP BY name) l
-         ON v.name = l.name AND v.version = l.version WHERE v.record IS NOT NULL ORDER BY v.name`,
-      )
-      .toArray();
-    return rows.map(toStored);
+    return this.latest<PromptRecord>(PROMPT_ROWS);
+  }
+
+  /** The current skills (docs/skills.md): the latest version of every skill that is not deleted. */
+  async currentSkills(): Promise<Stored<SkillRecord>[]> {
+    return this.latest<SkillRecord>(SKILL_ROWS);
   }
 
   async get(name: string): Promise<{ prompt: StoredPrompt | null; versions: VersionInfo[] }> {
-    const rows = this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', name).toArray();
-    const latest = rows.at(-1);
-    return { prompt: latest && latest.record !== null ? toStored(latest) : null, versions: rows.map(toInfo) };
+    const { latest, versions } = this.one<PromptRecord>(PROMPT_ROWS, name);
+    return { prompt: latest, versions };
+  }
+
+  async getSkill(name: string): Promise<{ skill: Stored<SkillRecord> | null; versions: VersionInfo[] }> {
+    const { latest, versions } = this.one<SkillRecord>(SKILL_ROWS, name);
+    return { skill: latest, versions };
   }
 
   /** Every version of one prompt, oldest first, with its full text (null for a deletion). */
   async history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
+    return this.versionsOf<PromptRecord>(PROMPT_ROWS, name);
+  }
+
+  async skillHistory(name: string): Promise<(VersionInfo & { record: SkillRecord | null })[]> {
+    return this.versionsOf<SkillRecord>(SKILL_ROWS, name);
+  }
+
+  private latest<R>(kind: RowKind): Stored<R>[] {
+    const rows = this.sql
+      .exec<Row>(
+        `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions GROUP BY name) l
+         ON v.name = l.name AND v.version = l.version WHERE v.record IS NOT NULL AND ${kind.where('v.name')} ORDER BY v.name`,
+      )
+      .toArray();
+    return rows.map((r) => toStored<R>(r));
+  }
+
+  private one<R>(kind: RowKind, name: string): { latest: Stored<R> | null; versions: VersionInfo[] } {
+    const rows = this.sql
+      .exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', kind.prefix + name)
+      .toArray();
+    const latest = rows.at(-1);
+    return { latest: latest && latest.record !== null ? toStored<R>(latest) : null, versions: rows.map(toInfo) };
+  }
+
+  private versionsOf<R>(kind: RowKind, name: string): (VersionInfo & { record: R | null })[] {
     return this.sql
-      .exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', name)
+      .exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', kind.prefix + name)
       .toArray()
-      .map((r) => ({ ...toInfo(r), record: r.record === null ? null : (JSON.parse(r.record) as PromptRecord) }));
+      .map((r) => ({ ...toInfo(r), record: r.record === null ? null : (JSON.parse(r.record) as R) }));
   }
 
   // ---- writes -----------------------------------------------------------
@@ -234,34 +293,78 @@ export class CatalogWriter extends DurableObject<Env> {
   async publishSet(prompts: unknown[], opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
     const issues = validateSet(prompts);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
-    return this.apply(prompts as PromptRecord[], opts.prune, opts.dryRun, opts.by);
+    return this.apply(PROMPT_ROWS, prompts as PromptRecord[], opts.prune, opts.dryRun, opts.by);
+  }
+
+  /**
+   * Publishes a set of skills atomically, like publishSet. Every file a skill names must already
+   * be in KV by its digest (uploaded first): a skill is never visible with bytes missing.
+   */
+  async publishSkills(skills: unknown[], opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
+    const issues = validateSkillSet(skills);
+    if (issues.length) return { ok: false, reason: 'invalid', issues };
+    const records = (skills as SkillRecord[]).map(normalizeSkill);
+    // A dry run only plans (the CLI shows the diff before it uploads anything).
+    const missing = opts.dryRun
+      ? []
+      : await missingFiles(
+          this.env.PROMPTS,
+          records.flatMap((r) => r.files.map((f) => f.digest)),
+        );
+    if (missing.length)
+      return {
+        ok: false,
+        reason: 'invalid',
+        issues: missing.map((d) => ({ path: d, message: 'no file with this digest was uploaded; upload it first' })),
+      };
+    return this.apply(SKILL_ROWS, records, opts.prune, opts.dryRun, opts.by);
   }
 
   /** `by`: who writes (recorded in the history), here and in remove and rollback. */
   async put(record: unknown, by?: string): Promise<WriteResult> {
     const issues = validatePrompt(record);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
-    return this.apply([record as PromptRecord], false, false, by);
+    return this.apply(PROMPT_ROWS, [record as PromptRecord], false, false, by);
   }
 
   async remove(name: string, by?: string): Promise<WriteResult> {
-    return this.mutate(async () => {
-      const cur = await this.current();
-      if (!cur.some((p) => p.record.name === name))
-        return { ok: false, reason: 'not_found', message: `No prompt named "${name}"` };
-      return this.commit(cur, [], [name], false, by);
-    });
+    return this.removeOf(PROMPT_ROWS, name, by);
+  }
+
+  async removeSkill(name: string, by?: string): Promise<WriteResult> {
+    return this.removeOf(SKILL_ROWS, name, by);
   }
 
   /** Restores the exact text of an earlier version as a new version. */
   async rollback(name: string, version: number, by?: string): Promise<WriteResult> {
+    return this.rollbackOf(PROMPT_ROWS, name, version, by);
+  }
+
+  /** Restores an earlier skill version; its files are still in KV (bytes by digest are never deleted). */
+  async rollbackSkill(name: string, version: number, by?: string): Promise<WriteResult> {
+    return this.rollbackOf(SKILL_ROWS, name, version, by);
+  }
+
+  private removeOf(kind: RowKind, name: string, by?: string): Promise<WriteResult> {
+    return this.mutate(async () => {
+      const cur = this.latest<{ name: string }>(kind);
+      if (!cur.some((p) => p.record.name === name))
+        return { ok: false, reason: 'not_found', message: `No ${kind.noun} named "${name}"` };
+      return this.commit(kind, cur, [], [name], false, by);
+    });
+  }
+
+  private rollbackOf(kind: RowKind, name: string, version: number, by?: string): Promise<WriteResult> {
     return this.mutate(async () => {
       const row = this.sql
-        .exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', name, version)
+        .exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', kind.prefix + name, version)
         .toArray()[0];
-      if (!row || row.record === null)
-        return { ok: false, reason: 'not_found', message: `Prompt "${name}" has no version ${version} with content` };
-      return this.commit(await this.current(), [JSON.parse(row.record) as PromptRecord], [], false, by);
+      if (!row || row.record === null) {
+        const noun = kind.noun[0]!.toUpperCase() + kind.noun.slice(1);
+        return { ok: false, reason: 'not_found', message: `${noun} "${name}" has no version ${version} with content` };
+      }
+      const record = JSON.parse(row.record) as { name: string };
+      return this.commit(kind, this.latest<{ name: string }>(kind), [record], [], false, by);
     });
   }
 
@@ -269,12 +372,18 @@ export class CatalogWriter extends DurableObject<Env> {
     await this.mutate(async () => this.resyncIfDirty());
   }
 
-  private apply(records: PromptRecord[], prune: boolean, dryRun: boolean, by?: string): Promise<WriteResult> {
+  private apply(
+    kind: RowKind,
+    records: { name: string }[],
+    prune: boolean,
+    dryRun: boolean,
+    by?: string,
+  ): Promise<WriteResult> {
     return this.mutate(async () => {
-      const cur = await this.current();
+      const cur = this.latest<{ name: string }>(kind);
       const incoming = new Set(records.map((r) => r.name));
       const removed = prune ? cur.filter((p) => !incoming.has(p.record.name)).map((p) => p.record.name) : [];
-      return this.commit(cur, records, removed, dryRun, by);
+      return this.commit(kind, cur, records, removed, dryRun, by);
     });
   }
 
@@ -287,8 +396,9 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   private async commit(
-    cur: StoredPrompt[],
-    upserts: PromptRecord[],
+    kind: RowKind,
+    cur: Stored<{ name: string }>[],
+    upserts: { name: string }[],
     removals: string[],
     dryRun: boolean,
     by: string | undefined,
@@ -307,8 +417,8 @@ export class CatalogWriter extends DurableObject<Env> {
     const byName = new Map(upserts.map((r) => [r.name, r]));
     const armed = this.armRetry();
     this.ctx.storage.transactionSync(() => {
-      const next = (name: string) =>
-        (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', name).one().v ??
+      const next = (row: string) =>
+        (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', row).one().v ??
           0) + 1;
       // A removal is a version too, with no record.
       const written: [string, string | null][] = [
@@ -316,11 +426,11 @@ export class CatalogWriter extends DurableObject<Env> {
         ...diff.removed.map((name): [string, null] => [name, null]),
       ];
       for (const [name, record] of written) {
-        const v = next(name);
+        const v = next(kind.prefix + name);
         versions.set(name, v);
         this.sql.exec(
           'INSERT INTO versions (name, version, generation, record, created_at, "by") VALUES (?, ?, ?, ?, ?, ?)',
-          name,
+          kind.prefix + name,
           v,
           generation,
           record,
@@ -330,18 +440,25 @@ export class CatalogWriter extends DurableObject<Env> {
       }
       this.setMeta('generation', String(generation));
       this.setMeta('dirty', '1');
+      this.setMeta('lists', kind.list);
     });
     await armed;
-    await this.writeKv(generation);
+    await this.writeKv(generation, true, [kind.list]);
     // Object.fromEntries defines own properties: "__proto__" stays an ordinary key.
     return { ok: true, generation, diff, versions: Object.fromEntries(versions), dryRun: false };
   }
 
-  private async writeKv(generation: number, announce = true): Promise<CatalogSnapshot> {
+  /** `lists`: what the announced change touched (session/events.ts); the streams frame it per list. */
+  private async writeKv(
+    generation: number,
+    announce = true,
+    lists: ChangedList[] = ['prompts'],
+  ): Promise<CatalogSnapshot> {
     const snap: CatalogSnapshot = {
       generation,
       updatedAt: new Date().toISOString(),
       prompts: (await this.current()).map((p) => p.record),
+      skills: (await this.currentSkills()).map((s) => s.record),
       upstreams: await this.upstreams(),
     };
     const { localPrefix, separator } = configOf(this.env);
@@ -351,7 +468,7 @@ export class CatalogWriter extends DurableObject<Env> {
     try {
       await writeSnapshot(this.env.PROMPTS, snap);
       // Idempotent by generation, so a retry after a partial failure never notifies twice.
-      if (announce) await publishChange(this.env, { kind: 'prompts_list_changed', generation });
+      if (announce) await publishChange(this.env, { kind: 'prompts_list_changed', generation, lists });
       this.setMeta('dirty', '0');
       await this.ctx.storage.deleteAlarm();
       return snap;
@@ -363,7 +480,9 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   private async resyncIfDirty(): Promise<void> {
-    if (this.meta('dirty') === '1') await this.writeKv(Number(this.meta('generation')));
+    // A write cut short announces what it was about; anything else (an upstream listing) as a prompt change.
+    if (this.meta('dirty') === '1')
+      await this.writeKv(Number(this.meta('generation')), true, listsOf(this.meta('lists')));
   }
 
   private meta(key: string): string | undefined {
@@ -385,9 +504,13 @@ function toInfo(r: Row): VersionInfo {
   };
 }
 
-function toStored(r: Row): StoredPrompt {
+function listsOf(meta: string | undefined): ChangedList[] {
+  return meta === 'skills' ? ['skills'] : ['prompts'];
+}
+
+function toStored<R>(r: Row): Stored<R> {
   return {
-    record: JSON.parse(r.record!) as PromptRecord,
+    record: JSON.parse(r.record!) as R,
     version: r.version,
     generation: r.generation,
     updatedAt: new Date(r.created_at).toISOString(),

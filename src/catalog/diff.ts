@@ -2,8 +2,6 @@
  * What a publish would change: added, changed, removed and unchanged names,
  * compared on a canonical JSON form (key order does not count as a change).
  */
-import type { PromptRecord } from './types.js';
-
 export interface SetDiff {
   added: string[];
   changed: string[];
@@ -22,9 +20,10 @@ export function canonical(value: unknown): string {
   );
 }
 
+/** Any named records: prompts and skills are compared alike. */
 export function diffSets(
-  before: ReadonlyMap<string, PromptRecord>,
-  upserts: readonly PromptRecord[],
+  before: ReadonlyMap<string, { name: string }>,
+  upserts: readonly { name: string }[],
   removals: readonly string[],
 ): SetDiff {
   const diff: SetDiff = { added: [], changed: [], removed: [], unchanged: [] };

@@ -15,7 +15,6 @@ import {
 } from '../catalog/upstreams/config.js';
 import { refreshUpstreams } from '../catalog/upstreams/refresh.js';
 import { configOf } from '../lib/config.js';
-import type { WriteResult } from '../catalog/catalog-writer.js';
 import { catalogWriter, upstreamStub } from '../catalog/stubs.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
 import type { AppEnv } from '../env.js';
@@ -23,10 +22,11 @@ import { ApiError } from './api-error.js';
 import { actor, requireAdmin } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 import { adminKeys } from './admin-keys.js';
+import { adminSkills } from './admin-skills.js';
+import { answer, flag } from './admin-answer.js';
 import { adminUsage } from './admin-usage.js';
 import { identify } from './auth.js';
 import { adminRateLimit } from './limits.js';
-import { log } from '../lib/log.js';
 
 /** Most prompts in one publish. */
 export const MAX_PUBLISH_PROMPTS = 2_000;
@@ -38,24 +38,12 @@ function promptName(c: Context<AppEnv>): string {
   return name;
 }
 
-const flag = (c: Context<AppEnv>, key: string) => ['1', 'true', 'yes'].includes((c.req.query(key) ?? '').toLowerCase());
-
-function answer(c: Context<AppEnv>, r: WriteResult) {
-  if (r.ok) {
-    if (!r.dryRun)
-      log.info('catalog written', { generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length });
-    return c.json(r);
-  }
-  if (r.reason === 'invalid')
-    throw new ApiError(422, 'invalid_prompts', `${r.issues.length} problem(s); nothing was written`, r.issues);
-  throw new ApiError(404, 'not_found', r.message);
-}
-
 export const admin = new Hono<AppEnv>();
 
 admin.use('*', adminRateLimit, identify('admin'), requireAdmin);
 admin.route('/keys', adminKeys);
 admin.route('/usage', adminUsage);
+admin.route('/skills', adminSkills);
 
 admin.get('/prompts', async (c) => {
   const current = await catalogWriter(c.env).current();

@@ -1,0 +1,52 @@
+/**
+ * The CLI's skill side (docs/skills.md): push uploads the files the gateway lacks, then publishes
+ * the records that name them; pull writes every published skill folder back byte for byte;
+ * history and rollback take `--skill`. main.ts calls these beside its prompt commands.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CliError, type AdminClient, type PublishResult } from './api.js';
+import { loadSkills, type SkillFiles } from './skills.js';
+
+/** Loads every skill folder of `dir`, or throws one error listing every problem. */
+export function loadValidSkills(dir: string): SkillFiles {
+  const loaded = loadSkills(dir);
+  if (loaded.issues.length)
+    throw new CliError(
+      `${loaded.issues.length} problem(s) in skills under ${dir}/, nothing published:\n${loaded.issues.map((i) => `  ${dir}/${i.path}: ${i.message}`).join('\n')}`,
+    );
+  return loaded;
+}
+
+/** Uploads only what the gateway does not hold (files are stored once, by digest). */
+export async function uploadMissing(api: AdminClient, skills: SkillFiles): Promise<number> {
+  const missing = await api.missingFiles([...skills.bytes.keys()]);
+  for (const digest of missing) await api.uploadFile(digest, skills.bytes.get(digest)!);
+  return missing.length;
+}
+
+/** Publishes the directory's skills, after their files; `dryRun` uploads nothing and returns the diff. */
+export async function pushSkills(
+  api: AdminClient,
+  skills: SkillFiles,
+  opts: { dryRun?: boolean; prune?: boolean },
+): Promise<{ result: PublishResult; uploaded: number }> {
+  if (opts.dryRun) return { result: await api.publishSkills(skills.records, opts), uploaded: 0 };
+  const uploaded = await uploadMissing(api, skills);
+  // Unchanged skills make no version and no generation: the writer compares them.
+  return { result: await api.publishSkills(skills.records, { prune: opts.prune }), uploaded };
+}
+
+/** Writes every published skill under `<dir>/skills/<name>/`, each file exactly as published. */
+export async function pullSkills(api: AdminClient, dir: string, out: (s: string) => void): Promise<number> {
+  const skills = await api.listSkills();
+  for (const s of skills) {
+    for (const f of s.files) {
+      const path = join(dir, 'skills', s.name, f.path);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, await api.fetchFile(f.digest));
+    }
+    out(`  skill ${s.name} (version ${s._version}) → ${dir}/skills/${s.name}/ (${s.files.length} file(s))`);
+  }
+  return skills.length;
+}

@@ -1,0 +1,122 @@
+/**
+ * Skill folders → skill records and their files (Node side; docs/skills.md). Any folder of the
+ * prompts directory that holds a `SKILL.md` is a skill, and everything under it is its files
+ * (never prompts). Digests are SHA-256 of the raw bytes, the form SEP-2640 manifests carry;
+ * records are validated with the Worker's own rules before anything is uploaded.
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { Issue, SkillFileRecord, SkillRecord } from '../src/catalog/types.js';
+import { normalizeSkill, validateSkill } from '../src/catalog/skills/validate.js';
+
+export interface SkillFiles {
+  records: SkillRecord[];
+  /** Every file's bytes, by digest: what an upload sends. */
+  bytes: Map<string, Uint8Array>;
+  /** Which folder each skill came from (relative to the directory): name → path. */
+  sources: Map<string, string>;
+  issues: Issue[];
+}
+
+const MIME: Record<string, string> = {
+  md: 'text/markdown',
+  txt: 'text/plain',
+  json: 'application/json',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  py: 'text/x-python',
+  js: 'text/javascript',
+  ts: 'text/x-typescript',
+  sh: 'text/x-shellscript',
+  html: 'text/html',
+  css: 'text/css',
+  csv: 'text/csv',
+  xml: 'application/xml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+};
+
+export const mimeOf = (path: string): string =>
+  MIME[path.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+
+const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+/** Folders under `dir` that hold a SKILL.md (not looking inside a skill for more). */
+export function skillFolders(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (at: string) => {
+    const names = readdirSync(at);
+    if (at !== dir && names.includes('SKILL.md')) return void found.push(at);
+    for (const n of names) {
+      if (n.startsWith('.') || n === 'node_modules') continue;
+      const full = join(at, n);
+      if (lstatSync(full).isDirectory()) walk(full);
+    }
+  };
+  walk(dir);
+  return found.sort();
+}
+
+/** Every regular file of a skill folder; dotfiles skipped, a symlink refused (it could point anywhere). */
+function filesOf(root: string, issues: Issue[], label: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string) => {
+    for (const n of readdirSync(at).sort()) {
+      if (n.startsWith('.')) continue;
+      const full = join(at, n);
+      const st = lstatSync(full);
+      if (st.isSymbolicLink())
+        issues.push({ path: `${label}/${relative(root, full)}`, message: 'symlinks are not published' });
+      else if (st.isDirectory()) walk(full);
+      else if (st.isFile()) out.push(full);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** The SKILL.md front matter as JSON, or a problem with its line. */
+function frontMatter(text: string): { value?: Record<string, unknown>; problem?: string } {
+  const m = /^(?:\uFEFF)?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!m) return { problem: 'SKILL.md needs YAML front matter (a block between --- lines at the top)' };
+  const doc = parseDocument(m[1]!);
+  if (doc.errors.length) return { problem: `front matter: ${doc.errors[0]!.message.split('\n')[0]}` };
+  const value = doc.toJS() as unknown;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { problem: 'front matter must be a mapping' };
+  return { value: value as Record<string, unknown> };
+}
+
+export function loadSkills(dir: string): SkillFiles {
+  const result: SkillFiles = { records: [], bytes: new Map(), sources: new Map(), issues: [] };
+  for (const folder of skillFolders(dir)) {
+    const label = relative(dir, folder).split('\\').join('/');
+    const issues: Issue[] = [];
+    const files: SkillFileRecord[] = [];
+    for (const full of filesOf(folder, issues, label)) {
+      const bytes = new Uint8Array(readFileSync(full));
+      const path = relative(folder, full).split('\\').join('/');
+      const digest = sha256(bytes);
+      result.bytes.set(digest, bytes);
+      files.push({ path, digest, size: bytes.byteLength, mimeType: mimeOf(path) });
+    }
+    const fm = frontMatter(readFileSync(join(folder, 'SKILL.md'), 'utf8'));
+    if (fm.problem) issues.push({ path: `${label}/SKILL.md`, message: fm.problem });
+    const record: SkillRecord = { name: basename(folder), frontmatter: fm.value ?? {}, files };
+    if (!fm.problem)
+      for (const i of validateSkill(record)) issues.push({ path: `${label}: ${i.path}`, message: i.message });
+    const prev = result.sources.get(record.name);
+    if (prev) issues.push({ path: label, message: `duplicate skill "${record.name}" (also in ${prev})` });
+    result.issues.push(...issues);
+    if (issues.length === 0) {
+      result.records.push(normalizeSkill(record));
+      result.sources.set(record.name, label);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,95 @@
+/**
+ * Validation of skill records (docs/skills.md), shared by the CLI (before anything is uploaded)
+ * and the writer (again, on publish). Names follow the Agent Skills rule; SKILL.md must be among
+ * the files and its front matter must name the skill; limits are SEP-2640's interoperability
+ * limits, so every host accepts what is published here.
+ */
+import { isRecord } from '../../lib/json.js';
+import type { Issue, SkillRecord } from '../types.js';
+import { groupProblems } from '../validate.js';
+import { DIGEST_PATTERN } from './file-store.js';
+
+/** Agent Skills names: lowercase letters, digits and single hyphens, 1-64, no hyphen at either end. */
+export const SKILL_NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
+/** SEP-2640 SKILL_LIMITS: hosts must accept skills up to these; servers should not publish beyond them. */
+export const SKILL_LIMITS = { files: 512, bytes: 16 * 1024 * 1024 } as const;
+/** Most skills in one publish. */
+export const MAX_PUBLISH_SKILLS = 500;
+const MAX_DESCRIPTION = 1024;
+const MAX_PATH = 512;
+const MAX_FRONTMATTER_BYTES = 64 * 1024;
+
+/** A file path inside a skill: relative, `/`-separated, no empty, `.` or `..` segments, no dotfiles. */
+function pathProblem(path: unknown): string | undefined {
+  if (typeof path !== 'string' || path === '') return 'must be a non-empty path';
+  if (path.length > MAX_PATH) return `longer than ${MAX_PATH} characters`;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (path.includes('\\') || /[\u0000-\u001f]/.test(path)) return 'must use / and no control characters';
+  if (path.split('/').some((s) => s === '' || s === '.' || s === '..' || s.startsWith('.')))
+    return 'must be relative, with no empty, ".", ".." or hidden segments';
+  return undefined;
+}
+
+export function validateSkill(value: unknown, at = ''): Issue[] {
+  const issues: Issue[] = [];
+  const fail = (path: string, message: string) => issues.push({ path: at + path, message });
+  if (!isRecord(value)) return [{ path: at || 'skill', message: 'must be an object' }];
+  const { name, frontmatter, files, groups } = value;
+  if (typeof name !== 'string' || !SKILL_NAME.test(name))
+    fail('name', 'must be a skill name: a-z 0-9 and single hyphens, 1-64 characters, no hyphen at either end');
+  if (!isRecord(frontmatter)) fail('frontmatter', 'must be the SKILL.md front matter as an object');
+  else {
+    if (frontmatter.name !== name) fail('frontmatter.name', `must equal the skill's folder name "${String(name)}"`);
+    const d = frontmatter.description;
+    if (typeof d !== 'string' || d.trim() === '') fail('frontmatter.description', 'required (a non-empty string)');
+    else if (d.length > MAX_DESCRIPTION) fail('frontmatter.description', `longer than ${MAX_DESCRIPTION} characters`);
+    if (JSON.stringify(frontmatter).length > MAX_FRONTMATTER_BYTES)
+      fail('frontmatter', `larger than ${MAX_FRONTMATTER_BYTES} bytes`);
+  }
+  for (const [p, m] of groupProblems(groups, 'groups')) fail(p, m);
+  if (!Array.isArray(files)) {
+    fail('files', 'must be a list of {path, digest, size}');
+    return issues;
+  }
+  if (files.length > SKILL_LIMITS.files) fail('files', `at most ${SKILL_LIMITS.files} files per skill`);
+  const seen = new Set<string>();
+  let total = 0;
+  files.forEach((f: unknown, i) => {
+    const p = `files[${i}]`;
+    if (!isRecord(f)) return fail(p, 'must be {path, digest, size}');
+    const problem = pathProblem(f.path);
+    if (problem) fail(`${p}.path`, problem);
+    else if (seen.has(f.path as string)) fail(`${p}.path`, `duplicate file "${String(f.path)}"`);
+    else seen.add(f.path as string);
+    if (typeof f.digest !== 'string' || !DIGEST_PATTERN.test(f.digest))
+      fail(`${p}.digest`, 'must be sha256: and 64 lowercase hex digits');
+    if (!Number.isSafeInteger(f.size) || (f.size as number) < 0) fail(`${p}.size`, 'must be a byte count');
+    else total += f.size as number;
+    if (f.mimeType !== undefined && (typeof f.mimeType !== 'string' || f.mimeType.length > 100))
+      fail(`${p}.mimeType`, 'must be a media type');
+  });
+  if (!seen.has('SKILL.md')) fail('files', 'must include SKILL.md');
+  if (total > SKILL_LIMITS.bytes) fail('files', `larger than ${SKILL_LIMITS.bytes} bytes in all (SEP-2640 limit)`);
+  return issues;
+}
+
+/** A whole publish: every skill, and no name twice. */
+export function validateSkillSet(values: unknown[]): Issue[] {
+  if (values.length > MAX_PUBLISH_SKILLS) return [{ path: 'skills', message: `at most ${MAX_PUBLISH_SKILLS} skills` }];
+  const issues: Issue[] = [];
+  const names = new Set<string>();
+  values.forEach((v, i) => {
+    issues.push(...validateSkill(v, `skills[${i}]: `));
+    const name = isRecord(v) ? v.name : undefined;
+    if (typeof name === 'string') {
+      if (names.has(name)) issues.push({ path: `skills[${i}]: name`, message: `duplicate skill "${name}"` });
+      names.add(name);
+    }
+  });
+  return issues;
+}
+
+/** The record as stored: files sorted by path, so equal skills compare equal. */
+export function normalizeSkill(r: SkillRecord): SkillRecord {
+  return { ...r, files: [...r.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+}

@@ -1,0 +1,102 @@
+/**
+ * /admin/skills: publishing skills (docs/skills.md). Files go first, by digest
+ * (`PUT /admin/skills/files/sha256:<hex>`, idempotent, verified, stored once in KV); then the
+ * records that name them are published through the CatalogWriter like prompts, every version
+ * kept. Mounted under /admin, behind its authentication and rate limits.
+ */
+import { Hono, type Context } from 'hono';
+import { catalogWriter } from '../catalog/stubs.js';
+import { DIGEST_PATTERN, missingFiles, readSkillFile, writeSkillFile } from '../catalog/skills/file-store.js';
+import { MAX_PUBLISH_SKILLS, SKILL_LIMITS, SKILL_NAME } from '../catalog/skills/validate.js';
+import type { AppEnv } from '../env.js';
+import { readCapped } from '../lib/body.js';
+import { actor } from './admin-auth.js';
+import { answer, flag } from './admin-answer.js';
+import { readJson } from './admin-json.js';
+import { ApiError } from './api-error.js';
+
+/** Most digests asked about in one `files/missing` call (a skill has at most 512 files). */
+const MAX_DIGESTS = 10_000;
+const FILE_ROUTE = '/files/:digest{sha256:[0-9a-f]{64}}';
+
+function skillName(c: Context<AppEnv>): string {
+  const name = c.req.param('name') ?? '';
+  if (!SKILL_NAME.test(name))
+    throw new ApiError(400, 'invalid_name', 'Skill names use a-z 0-9 and single hyphens (at most 64 characters)');
+  return name;
+}
+
+export const adminSkills = new Hono<AppEnv>();
+
+/** Which of these digests the gateway does not hold yet: the CLI uploads only those. */
+adminSkills.post('/files/missing', async (c) => {
+  const body = (await readJson(c)) as { digests?: unknown };
+  const digests = body?.digests;
+  if (!Array.isArray(digests) || digests.length > MAX_DIGESTS || !digests.every((d) => typeof d === 'string'))
+    throw new ApiError(400, 'invalid_body', `Body must be {"digests": [...]} with at most ${MAX_DIGESTS} digests`);
+  const bad = digests.find((d) => !DIGEST_PATTERN.test(d));
+  if (bad !== undefined) throw new ApiError(400, 'invalid_digest', `Not a sha256: digest: ${bad.slice(0, 80)}`);
+  return c.json({ missing: await missingFiles(c.env.PROMPTS, digests) });
+});
+
+/** One file's bytes under their digest; refused when the bytes do not hash to it. */
+adminSkills.put(FILE_ROUTE, async (c) => {
+  const digest = c.req.param('digest');
+  const tooLarge = () => new ApiError(413, 'too_large', `A skill file is at most ${SKILL_LIMITS.bytes} bytes`);
+  if (Number(c.req.header('content-length') ?? 0) > SKILL_LIMITS.bytes) throw tooLarge();
+  const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
+  const bytes = body ? await readCapped(body, SKILL_LIMITS.bytes, tooLarge) : new Uint8Array();
+  try {
+    await writeSkillFile(c.env.PROMPTS, digest, bytes);
+  } catch {
+    throw new ApiError(400, 'digest_mismatch', `The body does not hash to ${digest}`);
+  }
+  return c.json({ digest, size: bytes.byteLength });
+});
+
+/** The bytes of a file, for `promptgate pull`. */
+adminSkills.get(FILE_ROUTE, async (c) => {
+  const bytes = await readSkillFile(c.env.PROMPTS, c.req.param('digest'));
+  if (!bytes) throw new ApiError(404, 'not_found', 'No file with this digest');
+  return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } });
+});
+
+adminSkills.get('/', async (c) => {
+  const current = await catalogWriter(c.env).currentSkills();
+  return c.json({ skills: current.map((s) => ({ ...s.record, _version: s.version, _updatedAt: s.updatedAt })) });
+});
+
+/** The whole set, atomically, like POST /admin/publish: ?dry_run=1, ?prune=1. */
+adminSkills.post('/publish', async (c) => {
+  const body = (await readJson(c)) as { skills?: unknown };
+  if (!body || typeof body !== 'object' || !Array.isArray(body.skills))
+    throw new ApiError(400, 'invalid_body', 'Body must be {"skills": [...]}');
+  if (body.skills.length > MAX_PUBLISH_SKILLS)
+    throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_SKILLS} skills per publish`);
+  const opts = { prune: flag(c, 'prune'), dryRun: flag(c, 'dry_run'), by: actor(c) };
+  return answer(c, await catalogWriter(c.env).publishSkills(body.skills as unknown[], opts), 'skills');
+});
+
+adminSkills.get('/:name', async (c) => {
+  const { skill, versions } = await catalogWriter(c.env).getSkill(skillName(c));
+  if (!skill && versions.length === 0) throw new ApiError(404, 'not_found', `No skill named "${c.req.param('name')}"`);
+  return c.json({ skill: skill?.record ?? null, version: skill?.version ?? null, versions });
+});
+
+adminSkills.get('/:name/history', async (c) => {
+  const history = await catalogWriter(c.env).skillHistory(skillName(c));
+  if (history.length === 0) throw new ApiError(404, 'not_found', `No skill named "${c.req.param('name')}"`);
+  return c.json({ name: c.req.param('name'), history });
+});
+
+adminSkills.delete('/:name', async (c) =>
+  answer(c, await catalogWriter(c.env).removeSkill(skillName(c), actor(c)), 'skills'),
+);
+
+adminSkills.post('/:name/rollback', async (c) => {
+  const name = skillName(c);
+  const body = (await readJson(c)) as { version?: unknown };
+  if (!Number.isInteger(body?.version) || (body.version as number) < 1)
+    throw new ApiError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');
+  return answer(c, await catalogWriter(c.env).rollbackSkill(name, body.version as number, actor(c)), 'skills');
+});

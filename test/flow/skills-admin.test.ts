@@ -1,0 +1,163 @@
+/**
+ * Publishing skills through the admin API and the single writer (docs/skills.md): files by
+ * digest first (verified, idempotent), then records that name them, refused while any file is
+ * missing; every version kept, rollback, delete, prune, dry run; the KV snapshot carries them.
+ */
+import { env, SELF } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { digestOf, fileKey } from '../../src/catalog/skills/file-store.js';
+import { KV_KEYS, readGeneration } from '../../src/catalog/store.js';
+import type { CatalogSnapshot, SkillRecord } from '../../src/catalog/types.js';
+import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin } from '../helpers/worker.js';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+async function upload(bytes: Uint8Array, digest?: string): Promise<Response> {
+  return SELF.fetch(`${ADMIN_BASE}/skills/files/${digest ?? (await digestOf(bytes))}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/octet-stream' },
+    body: bytes,
+  });
+}
+
+/** A skill whose SKILL.md (and one reference) are made from `body`, uploaded or not. */
+async function skill(name: string, body: string, uploadFiles = true): Promise<SkillRecord> {
+  const md = enc(`---\nname: ${name}\ndescription: ${body}\n---\n\n# ${name}\n\n${body}\n`);
+  const ref = enc(`Reference for ${name}: ${body}`);
+  if (uploadFiles) for (const b of [md, ref]) expect((await upload(b)).status).toBe(200);
+  return {
+    name,
+    frontmatter: { name, description: body },
+    files: [
+      { path: 'SKILL.md', digest: await digestOf(md), size: md.byteLength, mimeType: 'text/markdown' },
+      { path: 'references/REF.md', digest: await digestOf(ref), size: ref.byteLength, mimeType: 'text/markdown' },
+    ],
+  };
+}
+
+const snapshot = async () => (await env.PROMPTS.get<CatalogSnapshot>(KV_KEYS.head, 'json'))!;
+
+describe('skill files', () => {
+  it('are stored once by digest, and bytes that do not hash to the digest are refused', async () => {
+    const bytes = enc('hello skill');
+    const digest = await digestOf(bytes);
+    const res = await upload(bytes);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ digest, size: bytes.byteLength });
+    expect(new Uint8Array((await env.PROMPTS.get(fileKey(digest), 'arrayBuffer'))!)).toEqual(bytes);
+    expect((await upload(bytes)).status).toBe(200);
+    const wrong = await upload(enc('something else'), digest);
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as any).error.code).toBe('digest_mismatch');
+    const got = await SELF.fetch(`${ADMIN_BASE}/skills/files/${digest}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(new Uint8Array(await got.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('files/missing names exactly the digests not uploaded', async () => {
+    const here = await digestOf(enc('present file'));
+    await upload(enc('present file'));
+    const absent = await digestOf(enc('never uploaded'));
+    const res = await admin('POST', '/skills/files/missing', { digests: [here, absent, absent] });
+    expect(await res.json()).toEqual({ missing: [absent] });
+    expect((await admin('POST', '/skills/files/missing', { digests: ['md5:x'] })).status).toBe(400);
+  });
+
+  it('need the admin token', async () => {
+    const res = await SELF.fetch(`${ADMIN_BASE}/skills/files/${await digestOf(enc('x'))}`, {
+      method: 'PUT',
+      body: enc('x'),
+    });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('publishing skills', () => {
+  it('refuses a skill whose files were not uploaded, and writes nothing', async () => {
+    const before = await readGeneration(env.PROMPTS);
+    const res = await admin('POST', '/skills/publish', { skills: [await skill('not-uploaded', 'lost bytes', false)] });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as any;
+    expect(body.error.code).toBe('invalid_skills');
+    expect(body.error.issues[0].message).toContain('upload it first');
+    expect(await readGeneration(env.PROMPTS)).toBe(before);
+    expect((await admin('GET', '/skills/not-uploaded')).status).toBe(404);
+  });
+
+  it('refuses invalid records with every problem named', async () => {
+    const good = await skill('fine-skill', 'ok');
+    const res = await admin('POST', '/skills/publish', {
+      skills: [
+        { ...good, name: 'Bad_Name' },
+        { ...good, frontmatter: { name: 'other', description: '' } },
+        { ...good, files: good.files.filter((f) => f.path !== 'SKILL.md') },
+        { ...good, files: [...good.files, { path: '../escape', digest: good.files[0]!.digest, size: 1 }] },
+      ],
+    });
+    expect(res.status).toBe(422);
+    const paths = ((await res.json()) as any).error.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'skills[0]: name',
+        'skills[1]: frontmatter.name',
+        'skills[1]: frontmatter.description',
+        'skills[2]: files',
+        'skills[3]: files[2].path',
+      ]),
+    );
+  });
+
+  it('publishes a set into the snapshot, keeps every version, rolls back, deletes and prunes', async () => {
+    const v1 = await skill('release-helper', 'first text');
+    const first = (await (await admin('POST', '/skills/publish', { skills: [v1] })).json()) as any;
+    expect(first.diff.added).toEqual(['release-helper']);
+    expect(first.versions).toEqual({ 'release-helper': 1 });
+    let snap = await snapshot();
+    expect(snap.generation).toBe(first.generation);
+    expect(snap.skills?.find((s) => s.name === 'release-helper')).toEqual(v1);
+    // Unchanged: no version, no generation.
+    const again = (await (await admin('POST', '/skills/publish', { skills: [v1] })).json()) as any;
+    expect(again.diff.unchanged).toEqual(['release-helper']);
+    expect(await readGeneration(env.PROMPTS)).toBe(first.generation);
+
+    const v2 = await skill('release-helper', 'second text');
+    const second = (await (await admin('POST', '/skills/publish', { skills: [v2] })).json()) as any;
+    expect(second.versions).toEqual({ 'release-helper': 2 });
+    const history = ((await (await admin('GET', '/skills/release-helper/history')).json()) as any).history;
+    expect(
+      history.map((h: { version: number; record: SkillRecord }) => [h.version, h.record.frontmatter.description]),
+    ).toEqual([
+      [1, 'first text'],
+      [2, 'second text'],
+    ]);
+    const rolled = (await (await admin('POST', '/skills/release-helper/rollback', { version: 1 })).json()) as any;
+    expect(rolled.versions).toEqual({ 'release-helper': 3 });
+    snap = await snapshot();
+    expect(snap.skills?.find((s) => s.name === 'release-helper')).toEqual(v1);
+
+    // A prompt named like a skill is a different thing: the two never share versions.
+    const p = await admin('PUT', '/prompts/release-helper', {
+      messages: [{ role: 'user', content: { type: 'text', text: 'a prompt' } }],
+    });
+    expect(((await p.json()) as any).versions).toEqual({ 'release-helper': 1 });
+
+    const other = await skill('other-skill', 'kept until pruned');
+    await admin('POST', '/skills/publish', { skills: [other] });
+    const dry = (await (await admin('POST', '/skills/publish?prune=1&dry_run=1', { skills: [v1] })).json()) as any;
+    expect(dry.diff.removed).toContain('other-skill');
+    expect((await snapshot()).skills?.some((s) => s.name === 'other-skill')).toBe(true);
+    await admin('POST', '/skills/publish?prune=1', { skills: [v1] });
+    expect((await snapshot()).skills?.map((s) => s.name)).toEqual(['release-helper']);
+
+    const del = await admin('DELETE', '/skills/release-helper');
+    expect(del.status).toBe(200);
+    expect((await snapshot()).skills).toEqual([]);
+    expect((await snapshot()).prompts.some((x) => x.name === 'release-helper')).toBe(true);
+    const gone = (await (await admin('GET', '/skills/release-helper')).json()) as any;
+    expect(gone.skill).toBeNull();
+    expect(gone.versions.at(-1).deleted).toBe(true);
+    expect((await admin('DELETE', '/skills/release-helper')).status).toBe(404);
+    expect((await admin('GET', '/skills/Bad_Name')).status).toBe(400);
+  });
+});

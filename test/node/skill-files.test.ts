@@ -1,0 +1,90 @@
+/**
+ * Skill folders (docs/skills.md): the shipped example loads; a folder with SKILL.md is a skill
+ * and never prompts; broken skills are refused with the folder, file and field named.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadPromptDir } from '../../cli/fs-source.js';
+import { loadSkills } from '../../cli/skills.js';
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'skills-'));
+  dirs.push(dir);
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, p)), { recursive: true });
+    writeFileSync(join(dir, p), text);
+  }
+  return dir;
+}
+
+const md = (name: string, description = 'Does a thing well.') =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`;
+
+describe('example skills', () => {
+  it('load without issues, every file with the digest and size of its bytes', () => {
+    const { records, issues } = loadSkills('prompts');
+    expect(issues).toEqual([]);
+    const notes = records.find((r) => r.name === 'release-notes')!;
+    expect(notes.frontmatter).toMatchObject({ name: 'release-notes', license: 'Apache-2.0' });
+    expect(notes.files.map((f) => f.path)).toEqual(['SKILL.md', 'references/STYLE.md', 'templates/release-notes.md']);
+    for (const f of notes.files) {
+      const bytes = readFileSync(join('prompts/skills/release-notes', f.path));
+      expect(f.digest).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+      expect(f.size).toBe(bytes.byteLength);
+    }
+  });
+  it('are never loaded as prompts', () => {
+    const { records, issues } = loadPromptDir('prompts');
+    expect(issues).toEqual([]);
+    expect(records.some((r) => /release|STYLE|SKILL/i.test(r.name))).toBe(false);
+  });
+});
+
+describe('skill folders', () => {
+  it('a folder with SKILL.md is a skill wherever it is; its markdown is not a prompt', () => {
+    const dir = tree({
+      'team/deep/pdf-forms/SKILL.md': md('pdf-forms'),
+      'team/deep/pdf-forms/references/FORMS.md': '---\nname: not_a_prompt\n---\n## user\nx',
+      'a_prompt.md': '---\nname: a_prompt\n---\n\n## user\n\nhello',
+    });
+    const skills = loadSkills(dir);
+    expect(skills.issues).toEqual([]);
+    expect(skills.records.map((r) => [r.name, r.files.map((f) => f.path)])).toEqual([
+      ['pdf-forms', ['SKILL.md', 'references/FORMS.md']],
+    ]);
+    expect(skills.sources.get('pdf-forms')).toBe('team/deep/pdf-forms');
+    expect(loadPromptDir(dir).records.map((r) => r.name)).toEqual(['a_prompt']);
+  });
+
+  it('refuses a name that is not the folder, a bad name, no description, no front matter, symlinks and twins', () => {
+    const dir = tree({
+      'one/SKILL.md': md('another-name'),
+      'Bad_Folder/SKILL.md': md('Bad_Folder'),
+      'quiet/SKILL.md': '---\nname: quiet\n---\n',
+      'bare/SKILL.md': '# no front matter',
+      'linked/SKILL.md': md('linked'),
+      'x/twin/SKILL.md': md('twin'),
+      'y/twin/SKILL.md': md('twin'),
+    });
+    symlinkSync('/etc/hostname', join(dir, 'linked/leak.txt'));
+    const { records, issues } = loadSkills(dir);
+    const text = issues.map((i) => `${i.path}: ${i.message}`);
+    expect(text).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^one: frontmatter\.name: must equal the skill's folder name "one"/),
+        expect.stringMatching(/^Bad_Folder: name: must be a skill name/),
+        expect.stringMatching(/^quiet: frontmatter\.description: required/),
+        expect.stringMatching(/^bare\/SKILL\.md: SKILL\.md needs YAML front matter/),
+        'linked/leak.txt: symlinks are not published',
+        expect.stringMatching(/^y\/twin: duplicate skill "twin" \(also in x\/twin\)/),
+      ]),
+    );
+    expect(records.map((r) => r.name)).toEqual(['twin']);
+  });
+});
