@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { digestOf, fileKey } from '../../src/catalog/skills/file-store.js';
 import { KV_KEYS, readGeneration } from '../../src/catalog/store.js';
 import type { CatalogSnapshot, SkillRecord } from '../../src/catalog/types.js';
-import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin } from '../helpers/worker.js';
+import { flushFeed } from '../helpers/feed.js';
+import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin, openSession, openStream } from '../helpers/worker.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -159,5 +160,28 @@ describe('publishing skills', () => {
     expect(gone.versions.at(-1).deleted).toBe(true);
     expect((await admin('DELETE', '/skills/release-helper')).status).toBe(404);
     expect((await admin('GET', '/skills/Bad_Name')).status).toBe(400);
+  });
+});
+
+describe('announcements', () => {
+  it('a skills publish is a resources change on connected streams; a prompts publish is a prompts change', async () => {
+    await flushFeed();
+    const session = await openSession();
+    const stream = await openStream(session);
+    await admin('POST', '/skills/publish', { skills: [await skill('announced-skill', 'one')] });
+    await flushFeed();
+    expect((await stream.nextMessage()).message).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/list_changed',
+    });
+    await admin('PUT', '/prompts/announced_prompt', {
+      messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+    });
+    await flushFeed();
+    expect((await stream.nextMessage()).message).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/prompts/list_changed',
+    });
+    await stream.close();
   });
 });
