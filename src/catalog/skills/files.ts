@@ -22,7 +22,7 @@ export async function skillFileBytes(q: RequestScope, digest: string): Promise<U
   }
   const origin = originOf(q.url);
   const hex = digest.slice('sha256:'.length);
-  const cached = undefined as Uint8Array | undefined; void readFileBytes;
+  const cached = await readFileBytes(origin, hex);
   if (cached) {
     q.record.cache = 'edge';
     keepSkillFile(digest, cached);
@@ -34,12 +34,12 @@ export async function skillFileBytes(q: RequestScope, digest: string): Promise<U
   return bytes;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Text types that decode as UTF-8 go as `text` (exactly these bytes, BOM kept); anything else as a base64 `blob`. */
 export function fileContents(file: LocalSkillFile, bytes: Uint8Array): FileContents {
   const { uri, mimeType } = file;
-  if (true) {
+  if (isTextual(mimeType)) {
     try {
       return { uri, mimeType, text: utf8.decode(bytes) };
     } catch {
