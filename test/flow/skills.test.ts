@@ -80,7 +80,11 @@ beforeAll(async () => {
 });
 
 /** A modern request through SELF with the standard headers; Mcp-Name from params.uri or params.name unless given. */
-async function modern(method: string, params: Record<string, unknown> = {}, headers: Record<string, string | null> = {}) {
+async function modern(
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string | null> = {},
+) {
   const h: Record<string, string | null> = { 'mcp-protocol-version': MODERN, 'mcp-method': method };
   const named = method === 'resources/read' ? params.uri : params.name;
   if (typeof named === 'string') h['mcp-name'] = named;
@@ -140,7 +144,10 @@ describe('capabilities', () => {
 
 describe('skills/list', () => {
   it('legacy: pages of the configured size, sorted by URI, cursors to the end; no hints', async () => {
-    const { pages, all } = await walk((cursor) => legacyResult('skills/list', cursor ? { cursor } : undefined), 'skills');
+    const { pages, all } = await walk(
+      (cursor) => legacyResult('skills/list', cursor ? { cursor } : undefined),
+      'skills',
+    );
     expect(pages.map((p) => p.skills.length)).toEqual([3, 2]);
     expect(all.map((e: any) => e.uri)).toEqual(VISIBLE);
     expect(pages[0].ttlMs).toBeUndefined();
@@ -155,7 +162,9 @@ describe('skills/list', () => {
   it('upstream skills carry their origin (and staleness) under a reverse-domain _meta key; local ones win a folder', async () => {
     const { all } = await walk((cursor) => legacyResult('skills/list', cursor ? { cursor } : undefined), 'skills');
     const gh = all.find((e: any) => e.uri === 'skill://gh/review/SKILL.md');
-    expect(gh._meta).toEqual({ 'dev.promptgate/origin': { upstream: 'gh', uri: 'skill://review/SKILL.md', stale: true } });
+    expect(gh._meta).toEqual({
+      'dev.promptgate/origin': { upstream: 'gh', uri: 'skill://review/SKILL.md', stale: true },
+    });
     expect(gh.resources.map((r: any) => r.uri)).toEqual(['skill://gh/review/SKILL.md', 'skill://gh/review/notes.md']);
     // Upstreams mounted where local skills live: a skill inside a local skill's folder is not served, and
     // reading its URIs reads the local skill's files, or nothing.
@@ -255,10 +264,18 @@ describe('resources/read', () => {
     }
   });
   it('text types that are UTF-8 come as text, anything else as a base64 blob, each with its type', async () => {
-    const read = async (path: string) => (await legacyResult('resources/read', { uri: `skill://pdf-tools/${path}` })).contents[0];
+    const read = async (path: string) =>
+      (await legacyResult('resources/read', { uri: `skill://pdf-tools/${path}` })).contents[0];
     const md = await read('SKILL.md');
-    expect(md).toEqual({ uri: 'skill://pdf-tools/SKILL.md', mimeType: 'text/markdown', text: expect.stringMatching(/^---\nname: pdf-tools\n/) });
-    expect(await read('references/FORMS.md')).toMatchObject({ mimeType: 'text/markdown', text: expect.stringContaining('— ü') });
+    expect(md).toEqual({
+      uri: 'skill://pdf-tools/SKILL.md',
+      mimeType: 'text/markdown',
+      text: expect.stringMatching(/^---\nname: pdf-tools\n/),
+    });
+    expect(await read('references/FORMS.md')).toMatchObject({
+      mimeType: 'text/markdown',
+      text: expect.stringContaining('— ü'),
+    });
     expect(await read('scripts/fill.py')).toMatchObject({ mimeType: 'text/x-python', text: 'print("fill")\n' });
     const png = await read('assets/logo.png');
     expect(png).toMatchObject({ mimeType: 'image/png', blob: expect.any(String) });
@@ -274,7 +291,12 @@ describe('resources/read', () => {
     expect(r).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: expect.any(String) });
   });
   it('an unknown URI: -32002 up to 2025-11-25, -32602 from 2026-07-28, the URI in data; never empty contents', async () => {
-    for (const uri of ['skill://pdf-tools/nope.md', 'skill://nope/SKILL.md', 'test://nonexistent', 'skill://pdf-tools']) {
+    for (const uri of [
+      'skill://pdf-tools/nope.md',
+      'skill://nope/SKILL.md',
+      'test://nonexistent',
+      'skill://pdf-tools',
+    ]) {
       const r = await s.call('resources/read', { uri });
       expect(r.body.error, uri).toMatchObject({ code: -32002, data: { uri } });
       const res = await modern('resources/read', { uri });
@@ -315,7 +337,11 @@ describe('views', () => {
         if (method === 'skills/get' && !uri.endsWith('SKILL.md')) continue;
         const hiddenErr = (await direct(undefined, method, { uri })).error;
         const missingErr = (await direct(undefined, method, { uri: missing })).error;
-        expect(hiddenErr, `${method} ${uri}`).toEqual({ ...missingErr, message: missingErr.message.replace(missing, uri), data: { uri } });
+        expect(hiddenErr, `${method} ${uri}`).toEqual({
+          ...missingErr,
+          message: missingErr.message.replace(missing, uri),
+          data: { uri },
+        });
         const legacy = (await s.call(method, { uri })).body.error;
         expect(legacy.data, `${method} ${uri}`).toEqual({ uri });
       }
@@ -333,7 +359,7 @@ describe('views', () => {
 });
 
 describe('SKILLS=off', () => {
-  const off = () => ({ ...env, SKILLS: 'off' }) as Env;
+  const off = () => ({ ...env, SKILLS: 'off' }) as unknown as Env;
   async function send(body: unknown, headers: Record<string, string>) {
     const ctx = createExecutionContext();
     const res = await app.fetch(

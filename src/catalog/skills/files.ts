@@ -11,7 +11,8 @@ import { keepSkillFile, knownSkillFile, readSkillFile } from './file-store.js';
 import type { LocalSkillFile } from './index.js';
 import { isTextual } from './mime.js';
 
-export type FileContents = { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string };
+export type FileContents =
+  { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string };
 
 /** The file's bytes, or undefined when KV has none yet (a publish from another location not yet visible here). */
 export async function skillFileBytes(q: RequestScope, digest: string): Promise<Uint8Array | undefined> {

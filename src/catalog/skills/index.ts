@@ -34,7 +34,12 @@ export interface LocalSkill extends SkillBase {
 
 export interface RemoteSkill extends SkillBase {
   /** `stale`: its upstream failed since this listing; `dir`/`originDir`: the skill's folder here and upstream. */
-  readonly remote: { readonly skill: UpstreamSkill; readonly stale: boolean; readonly dir: string; readonly originDir: string };
+  readonly remote: {
+    readonly skill: UpstreamSkill;
+    readonly stale: boolean;
+    readonly dir: string;
+    readonly originDir: string;
+  };
 }
 
 export type SkillEntry = LocalSkill | RemoteSkill;

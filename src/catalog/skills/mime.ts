@@ -43,7 +43,14 @@ export function mimeTypeOf(path: string): string {
   return (dot > 0 && TYPES[name.slice(dot + 1).toLowerCase()]) || 'application/octet-stream';
 }
 
-const TEXT_APPLICATIONS = new Set(['application/json', 'application/xml', 'application/yaml', 'application/toml', 'application/sql', 'application/javascript']);
+const TEXT_APPLICATIONS = new Set([
+  'application/json',
+  'application/xml',
+  'application/yaml',
+  'application/toml',
+  'application/sql',
+  'application/javascript',
+]);
 
 /** Whether a type is text by nature; the bytes must still decode as UTF-8 to be sent as `text`. */
 export function isTextual(mimeType: string): boolean {
