@@ -20,8 +20,6 @@ export const ErrorCode = {
   Transport: -32000,
   /** Unknown or ended session (SDK convention). */
   SessionNotFound: -32001,
-  /** Resource not found, up to 2025-11-25 (its resources page); 2026-07-28 uses InvalidParams (SEP-2164). */
-  ResourceNotFound: -32002,
   /** Modern era only: a standard header disagrees with the body, or is missing (400). */
   HeaderMismatch: -32020,
   /** Modern era only: the request lacks a client capability the method needs (400). */

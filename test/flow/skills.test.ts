@@ -172,7 +172,7 @@ describe('skills/list', () => {
     expect(all.map((e: any) => e.uri)).not.toContain('skill://pdf-tools/scripts/SKILL.md');
     const fill = await legacyResult('resources/read', { uri: 'skill://pdf-tools/scripts/fill.py' });
     expect(fill.contents[0].text).toBe('print("fill")\n');
-    expect((await s.call('resources/read', { uri: 'skill://alpha/x/SKILL.md' })).body.error.code).toBe(-32002);
+    expect((await s.call('resources/read', { uri: 'skill://alpha/x/SKILL.md' })).body.error.code).toBe(-32602);
     const alpha = all.find((e: any) => e.uri === 'skill://alpha/SKILL.md');
     expect(alpha._meta).toBeUndefined();
   });
@@ -290,7 +290,7 @@ describe('resources/read', () => {
     const r = await modernResult('resources/read', { uri: 'skill://alpha/SKILL.md' });
     expect(r).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: expect.any(String) });
   });
-  it('an unknown URI: -32002 up to 2025-11-25, -32602 from 2026-07-28, the URI in data; never empty contents', async () => {
+  it('an unknown URI: -32602 with exactly the URI as data, in both eras; never empty contents', async () => {
     for (const uri of [
       'skill://pdf-tools/nope.md',
       'skill://nope/SKILL.md',
@@ -298,10 +298,14 @@ describe('resources/read', () => {
       'skill://pdf-tools',
     ]) {
       const r = await s.call('resources/read', { uri });
-      expect(r.body.error, uri).toMatchObject({ code: -32002, data: { uri } });
+      expect(r.body.error, uri).toEqual({ code: -32602, message: expect.any(String), data: { uri } });
       const res = await modern('resources/read', { uri });
       expect(res.status).toBe(200);
-      expect(((await res.json()) as any).error, uri).toMatchObject({ code: -32602, data: { uri } });
+      expect(((await res.json()) as any).error, uri).toEqual({
+        code: -32602,
+        message: expect.any(String),
+        data: { uri },
+      });
     }
     expect((await s.call('resources/read', { uri: 42 })).body.error.code).toBe(-32602);
   });

@@ -27,12 +27,12 @@ export function listResourceTemplates(params: Params, ctx: CallContext): unknown
 }
 
 /**
- * Resource not found: -32602 from 2026-07-28 (SEP-2164), -32002 in the revisions up to 2025-11-25, whose
- * resources page defines that code; the URI in `data` either way.
+ * Resource not found: -32602 with exactly `{uri}` as data, in every revision. 2026-07-28 requires it
+ * (SEP-2164); the official SDK answers so on every revision too, and clients accept it as before
+ * (2025-11-25 named -32002, which clients are told to accept as well: they recognise `data.uri`).
  */
-function notFound(ctx: CallContext, uri: string): RpcError {
-  const code = ctx.era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
-  return new RpcError(code, `Resource not found: ${uri.length > 200 ? `${uri.slice(0, 200)}…` : uri}`, { uri });
+function notFound(uri: string): RpcError {
+  return invalidParams(`Resource not found: ${uri.length > 200 ? `${uri.slice(0, 200)}…` : uri}`, { uri });
 }
 
 export async function readResource(params: Params, ctx: CallContext): Promise<Record<string, unknown>> {
@@ -40,7 +40,7 @@ export async function readResource(params: Params, ctx: CallContext): Promise<Re
   if (typeof uri !== 'string') throw invalidParams('resources/read needs params.uri (a string)');
   const { view, found } = await lookupSkill(ctx, (v) => v.skillFile(uri));
   // A file of a skill outside the caller's view is answered exactly as one that does not exist.
-  if (!found) throw notFound(ctx, uri);
+  if (!found) throw notFound(uri);
   const hints = view.cacheHints(ctx.cfg.listTtlMs);
   if ('local' in found) {
     const bytes = await skillFileBytes(ctx, found.local.record.digest);
