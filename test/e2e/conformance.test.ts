@@ -32,6 +32,15 @@ const PROMPTS = [
   'prompts-get-with-image',
   'completion-complete',
 ];
+/**
+ * Skills (SEP-2640) and the resources they are served as: the fixture skill
+ * (test/fixtures/conformance/prompts/conformance-skill) is published with the
+ * prompts. The CLI runs extension scenarios only without --spec-version, and
+ * sep-2640-skills-directory skips (directoryRead is not declared).
+ */
+const SKILLS = ['resources-list', 'sep-2640-skills-enumeration', 'sep-2640-skills-manifest'];
+/** The resource scenarios of the 0.2.0 alpha that a skills server passes. */
+const RESOURCES_NEXT = ['resources-list', 'sep-2164-resource-not-found'];
 
 interface RunSpec {
   label: string;
@@ -47,7 +56,14 @@ const RUNS: RunSpec[] = [
     label: '0.1.16',
     build: 'current',
     baselines: ['expected-failures.yaml'],
-    applicable: ['server-initialize', 'ping', 'logging-set-level', ...PROMPTS, 'dns-rebinding-protection'],
+    applicable: [
+      'server-initialize',
+      'ping',
+      'logging-set-level',
+      ...PROMPTS,
+      'dns-rebinding-protection',
+      'resources-list',
+    ],
   },
   {
     label: '0.2.0-alpha.12',
@@ -62,6 +78,7 @@ const RUNS: RunSpec[] = [
       'dns-rebinding-protection',
       'server-stateless',
       'caching',
+      ...new Set([...RESOURCES_NEXT, ...SKILLS]),
     ],
   },
   {
@@ -69,7 +86,7 @@ const RUNS: RunSpec[] = [
     build: 'next',
     specVersion: '2026-07-28',
     baselines: ['expected-failures.yaml', 'expected-failures-2026.yaml'],
-    applicable: [...PROMPTS, 'dns-rebinding-protection', 'server-stateless', 'caching'],
+    applicable: [...PROMPTS, 'dns-rebinding-protection', 'server-stateless', 'caching', ...RESOURCES_NEXT],
   },
 ];
 
