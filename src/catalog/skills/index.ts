@@ -53,7 +53,7 @@ export interface SkillIndex {
   readonly sorted: readonly SkillEntry[];
   readonly byUri: ReadonlyMap<string, SkillEntry>;
   readonly files: ReadonlyMap<string, SkillFileRef>;
-  /** Upstream skill folders: files a `dynamic` skill does not list still route to its upstream. */
+  /** Folders of upstream `dynamic` skills: they list no files, so any URI inside routes to their upstream. */
   readonly remoteDirs: ReadonlyMap<string, RemoteSkill>;
   /** Every group a skill or a skill's upstream names. */
   readonly groups: ReadonlySet<string>;
@@ -140,7 +140,7 @@ export function indexSkills(
       const listed = s.resources === 'dynamic' ? [] : s.resources.map((r) => r.uri);
       dirs.add(s.remote.dir);
       entries.set(s.uri, s);
-      remoteDirs.set(s.remote.dir, s);
+      if (s.resources === 'dynamic') remoteDirs.set(s.remote.dir, s);
       for (const uri of new Set([s.uri, ...listed]))
         files.set(uri, {
           skill: s,
@@ -153,8 +153,8 @@ export function indexSkills(
 }
 
 /**
- * What a file URI names, when `sees` allows its skill. A URI under an upstream skill's folder that the
- * listing does not name (a `dynamic` skill's files) routes to that upstream, which has the last word.
+ * What a file URI names, when `sees` allows its skill. A listed skill serves what it lists (its manifest is
+ * complete); a URI inside a `dynamic` upstream skill's folder routes to that upstream, which has the last word.
  */
 export function findSkillFile(
   index: SkillIndex,
