@@ -1,6 +1,6 @@
 /**
- * End-to-end, skills (SEP-2640) published from files (test/fixtures/skills: two skill folders, one with
- * text and binary files, and a prompt) and served by a real `wrangler dev`, read with the official SDK
+ * End-to-end, skills (SEP-2640) from files (test/fixtures/skills: two skill folders, one with text and
+ * binary files, and a prompt) served by a real `wrangler dev`, read with the official SDK
  * v2 `SkillsClient` (`@modelcontextprotocol/client/ext/skills`), which checks every file it reads
  * against the skill's entry itself (listed, size, SHA-256 digest, and SKILL.md's front matter), in the
  * modern era and at 2025-11-25; and with the SDK v1 client's own resources methods and raw requests.
@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { seedFolder } from '../helpers/skill-seed.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/skills');
@@ -25,8 +26,9 @@ let gw: Gateway;
 const opened: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  // One entry per page: SkillsClient.list walks the cursors itself.
-  gw = await startGateway({ promptsDir: FIXTURES, pageSize: 1 });
+  // One entry per page: SkillsClient.list walks the cursors itself. The folder is laid out in KV as publishing
+  // lays it out (test/helpers/skill-seed.ts): publishing skills from files is another branch's (docs/skills.md).
+  gw = await startGateway({ promptsDir: false, seed: seedFolder(FIXTURES), pageSize: 1 });
 }, 120_000);
 
 afterEach(async () => {
