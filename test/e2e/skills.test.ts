@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { counts, runSuite } from '../conformance/suite.js';
 import { seedFolder } from '../helpers/skill-seed.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
@@ -126,6 +127,30 @@ describe.each(['modern', 'legacy'] as const)('SDK v2 SkillsClient, %s era', (era
     expect(prompts.map((p) => p.name)).toEqual(['greet']);
   });
 });
+
+/**
+ * The official suite's Skills scenarios (0.2.0 alpha; it runs extension scenarios at its default wires only)
+ * against this gateway, one entry per page: every check passes, except the directory checks, which skip
+ * because `directoryRead` is not declared.
+ */
+describe.each(['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'])(
+  'official conformance, %s',
+  (scenario) => {
+    it('passes every check it runs', async () => {
+      const run = await runSuite({ build: 'next', url: gw.mcpUrl, baselines: [], scenario });
+      const checks = run.scenarios.get(scenario);
+      expect(checks, run.output.slice(-2000)).toBeDefined();
+      expect(run.exitCode, run.output.slice(-2000)).toBe(0);
+      const bad = checks!.filter((c) => c.status !== 'SUCCESS' && c.status !== 'SKIPPED' && c.status !== 'INFO');
+      expect(bad, JSON.stringify(bad, null, 2)).toEqual([]);
+      if (scenario === 'sep-2640-skills-directory')
+        expect(checks!.filter((c) => c.status === 'SKIPPED').map((c) => c.id)).toContain(
+          'sep-2640-directory-read-method-registered',
+        );
+      else expect(counts(checks!)).toEqual({ passed: checks!.length, failed: 0 });
+    }, 120_000);
+  },
+);
 
 describe('SDK v1 client', () => {
   it('lists and reads skill resources, and calls skills/list and skills/get as plain requests', async () => {
