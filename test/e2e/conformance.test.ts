@@ -10,7 +10,7 @@
  *
  * Each run uses the CLI's own baseline (expected-failures*.yaml: scenarios
  * for tools, the suite's fixture resources, tasks and the suite's diagnostic
- * tools, each with its reason; the aggregator adds its own file), so any
+ * tools, each with its reason; each target adds its own file), so any
  * other failure, or a baseline entry that starts passing,
  * fails the run. Every scenario that applies to a prompts server is then
  * asserted on its own: at least one check passed, none failed or warned.
@@ -95,11 +95,11 @@ const RUNS: RunSpec[] = [
 
 /** Only through the aggregator: an upstream prompt answers input_required there. */
 const AGGREGATOR_ONLY = 'input-required-result-non-tool-request';
-/** Added to every run's baseline through the aggregator: what it cannot pass yet, with reasons. */
-const AGGREGATOR_BASELINE = 'expected-failures-aggregator.yaml';
-const AGGREGATOR_EXCUSED = (
-  parse(readFileSync(join(PROJECT_ROOT, 'test/conformance', AGGREGATOR_BASELINE), 'utf8')) as { server: string[] }
-).server;
+/** Added to every run's baseline of one target: what that target cannot pass yet, each with its reason. */
+const targetBaseline = (target: string) => `expected-failures-${target}.yaml`;
+const excusedFor = (target: string) =>
+  (parse(readFileSync(join(PROJECT_ROOT, 'test/conformance', targetBaseline(target)), 'utf8')) as { server: string[] })
+    .server;
 
 interface Target {
   name: 'direct' | 'aggregator';
@@ -161,7 +161,7 @@ beforeAll(async () => {
           build: r.build,
           url: t.gateway!.mcpUrl,
           specVersion: r.specVersion,
-          baselines: t.name === 'aggregator' ? [...r.baselines, AGGREGATOR_BASELINE] : r.baselines,
+          baselines: [...r.baselines, targetBaseline(t.name)],
           mustPass: t.name === 'aggregator' ? [AGGREGATOR_ONLY] : [],
         });
         t.results.set(r.label, run);
@@ -182,12 +182,11 @@ describe.each(targets)('official conformance, $name', (t) => {
       const run = t.results.get(r.label)!;
       expect(run.exitCode, run.output.slice(-4000)).toBe(0);
     });
-    const applicable =
-      t.name === 'aggregator'
-        ? [...r.applicable, ...(r.build === 'next' ? [AGGREGATOR_ONLY] : [])].filter(
-            (s) => !AGGREGATOR_EXCUSED.includes(s),
-          )
-        : r.applicable;
+    const excusedWhole = excusedFor(t.name);
+    const applicable = [
+      ...r.applicable,
+      ...(t.name === 'aggregator' && r.build === 'next' ? [AGGREGATOR_ONLY] : []),
+    ].filter((s) => !excusedWhole.includes(s));
     it.each(applicable)('%s passes with 0 failures (outside its tool-only checks, if any)', (scenario) => {
       const run = t.results.get(r.label)!;
       const checks = run.scenarios.get(scenario);
