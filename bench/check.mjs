@@ -18,6 +18,7 @@ const HARNESSES = [
   { file: 'auth.mjs', tsx: true },
   { file: 'usage.mjs', tsx: true },
   { file: 'observe.mjs', tsx: true },
+  { file: 'tools.mjs', tsx: true },
 ];
 const MAX_HARNESS_LINES = 250;
 const MAX_FUNCTION_LINES = 80;

@@ -29,8 +29,8 @@ export async function startMiniflare(h, options, name) {
   };
 }
 
-/** The official SDK McpServer, stateless, on node:http; resolves { url (of /mcp), pid }. */
-export async function startPeer(h) {
-  const { child, port } = await h.startPortChild([join(BENCH_DIR, 'targets', 'peer.mjs')], 'peer');
+/** The official SDK McpServer, stateless, on node:http; resolves { url (of /mcp), pid }. `args`: `--tools`. */
+export async function startPeer(h, args = []) {
+  const { child, port } = await h.startPortChild([join(BENCH_DIR, 'targets', 'peer.mjs'), ...args], 'peer');
   return { url: `http://127.0.0.1:${port}/mcp`, pid: child.pid };
 }

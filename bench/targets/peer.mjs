@@ -9,13 +9,17 @@
  * Prompts are registered with `registerPrompt` and a zod argsSchema.
  *
  * Run by run.mjs (lib/start-target.mjs) as a child process: prints `{"port":N}` on stdout once
- * listening on 127.0.0.1 (PORT env, default 0 = any free port).
+ * listening on 127.0.0.1 (PORT env, default 0 = any free port). With `--tools` (bench:tools) it
+ * also registers each prompt as a tool (`registerTool`, the same zod schema), the SDK's
+ * counterpart of the gateway's tools mirror.
  */
 import http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { PROMPTS, render } from '../lib/prompts.mjs';
+
+const TOOLS = process.argv.includes('--tools');
 
 function getServer() {
   const server = new McpServer({ name: 'sdk-peer', version: '1.0.0' });
@@ -25,13 +29,18 @@ function getServer() {
       // describe() last: in zod 4, .optional() returns a new schema without the description.
       argsSchema[a.name] = (a.required ? z.string() : z.string().optional()).describe(a.description);
     }
+    const rendered = (args) =>
+      p.messages.map((m) => ({ role: m.role, content: { type: 'text', text: render(m.content.text, args) } }));
     server.registerPrompt(p.name, { title: p.title, description: p.description, argsSchema }, async (args) => ({
       description: p.description,
-      messages: p.messages.map((m) => ({
-        role: m.role,
-        content: { type: 'text', text: render(m.content.text, args) },
-      })),
+      messages: rendered(args),
     }));
+    if (TOOLS)
+      server.registerTool(
+        p.name,
+        { title: p.title, description: p.description, inputSchema: argsSchema, annotations: { readOnlyHint: true } },
+        async (args) => ({ content: rendered(args).map((m) => m.content) }),
+      );
   }
   return server;
 }

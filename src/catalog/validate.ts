@@ -130,6 +130,8 @@ export function validatePrompt(input: unknown): Issue[] {
   if (input.tags !== undefined && !(Array.isArray(input.tags) && input.tags.every((t) => typeof t === 'string')))
     c.fail('tags', 'must be a list of strings');
   for (const [path, message] of groupProblems(input.groups, 'groups')) c.fail(path, message);
+  if (input.tool !== undefined && typeof input.tool !== 'boolean')
+    c.fail('tool', 'must be true or false (false: not mirrored as a tool)');
 
   const declared = new Set<string>();
   if (input.arguments !== undefined && !Array.isArray(input.arguments)) c.fail('arguments', 'must be a list');

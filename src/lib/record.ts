@@ -32,7 +32,7 @@ export function clientLabel(info: unknown): ClientLabel | undefined {
 
 /** One JSON-RPC request inside the HTTP request (a legacy batch has several). */
 export class CallFact {
-  /** `gen_ai.prompt.name`: prompts/get's `name`, completion/complete's `ref.name`. */
+  /** `gen_ai.prompt.name`: prompts/get's (and the mirror's tools/call's) `name`, completion/complete's `ref.name`. */
   prompt: string | undefined = undefined;
   /** The JSON-RPC error code of the reply, in-band or as an HTTP error; undefined on success. */
   errorCode: number | undefined = undefined;

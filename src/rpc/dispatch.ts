@@ -78,7 +78,7 @@ export function factOf(record: RequestRecord, msg: Extract<Message, { kind: 'req
 /** The prompt a call is about (`gen_ai.prompt.name`), when its params name one as a string. */
 function promptNameOf(method: string, params: Params): string | undefined {
   const name =
-    method === 'prompts/get'
+    method === 'prompts/get' || method === 'tools/call'
       ? params?.name
       : method === 'completion/complete'
         ? (params?.ref as { name?: unknown } | undefined)?.name

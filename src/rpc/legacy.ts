@@ -177,6 +177,8 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     keepaliveMs: t.cfg.sseKeepaliveMs,
     retryMs: t.cfg.sseRetryMs,
     stillValid: credentialCheck(t.principal),
+    tools: t.cfg.toolsMirror,
+    resources: t.cfg.skills,
   });
   if (opened.ok) return opened.response;
   if (opened.status === 404) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');

@@ -83,9 +83,12 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion): Pr
       errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')),
     );
   }
-  // Prompt-list changes are the only kind this server has.
-  const honored: Record<string, boolean> =
-    (requested as Record<string, unknown>).promptsListChanged === true ? { promptsListChanged: true } : {};
+  // The list changes this deployment has: prompts always, tools with the mirror on, resources with skills on.
+  const asked = requested as Record<string, unknown>;
+  const honored: Record<string, boolean> = {};
+  if (asked.promptsListChanged === true) honored.promptsListChanged = true;
+  if (asked.toolsListChanged === true && t.cfg.toolsMirror) honored.toolsListChanged = true;
+  if (asked.resourcesListChanged === true && t.cfg.skills) honored.resourcesListChanged = true;
   return openListenStream({
     env: t.env,
     listenId: msg.id,

@@ -6,11 +6,13 @@
  * generation), deduplicates by generation, and fans out to every registry
  * shard in parallel. A fan-out with failures throws, so the alarm is retried
  * by the runtime; session objects drop generations they already delivered.
- * The last attempt's size and duration are kept for /status.
+ * The last attempt's size and duration are kept for /status. What the folded
+ * changes touched (`lists`: prompts, skills) is folded too, so the one
+ * notification names every list any of them changed.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
-import type { CatalogEvent } from './events.js';
+import type { CatalogEvent, ChangedList } from './events.js';
 import { shardCount, shardStub, type DeliveryReport, type FanoutRecord } from './fanout.js';
 import { log } from '../lib/log.js';
 
@@ -22,21 +24,29 @@ export class ChangeFeed extends DurableObject<Env> {
    * retrying a change this object already queued also finds its alarm armed.
    */
   async publish(event: CatalogEvent): Promise<boolean> {
-    const got = await this.ctx.storage.get<number>(['published', 'pending']);
-    const published = got.get('published') ?? 0;
-    const pending = got.get('pending') ?? 0;
+    const got = await this.ctx.storage.get<number | ChangedList[]>(['published', 'pending', 'pendingLists']);
+    const published = (got.get('published') as number | undefined) ?? 0;
+    const pending = (got.get('pending') as number | undefined) ?? 0;
     const armed = (await this.ctx.storage.getAlarm()) !== null;
     const newer = event.generation > Math.max(published, pending);
-    if (newer) void this.ctx.storage.put('pending', event.generation);
+    if (newer) {
+      // Folded with what is still waiting for this window (absent lists: prompts, as before skills).
+      const waiting =
+        pending > published ? ((got.get('pendingLists') as ChangedList[] | undefined) ?? ['prompts']) : [];
+      const lists = [...new Set([...waiting, ...(event.lists ?? ['prompts'])])].sort();
+      void this.ctx.storage.put({ pending: event.generation, pendingLists: lists });
+    }
     if (!armed && (newer || pending > published))
       void this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
     return newer;
   }
 
   override async alarm(): Promise<void> {
-    const generation = await this.ctx.storage.get<number>('pending');
+    const got = await this.ctx.storage.get<number | ChangedList[]>(['pending', 'pendingLists']);
+    const generation = got.get('pending') as number | undefined;
     if (generation === undefined) return;
-    const event: CatalogEvent = { kind: 'prompts_list_changed', generation };
+    const lists = (got.get('pendingLists') as ChangedList[] | undefined) ?? ['prompts'];
+    const event: CatalogEvent = { kind: 'prompts_list_changed', generation, lists };
     const started = Date.now();
     const shards = shardCount(this.env);
     const results = await Promise.allSettled(
@@ -63,7 +73,8 @@ export class ChangeFeed extends DurableObject<Env> {
     if (shardFailures || total.failed) throw new Error(`fan-out of generation ${generation} incomplete; retrying`);
     await this.ctx.storage.put('published', generation);
     // A change that arrived during the fan-out is still pending: it gets a window of its own.
-    if ((await this.ctx.storage.get<number>('pending')) === generation) await this.ctx.storage.delete('pending');
+    if ((await this.ctx.storage.get<number>('pending')) === generation)
+      await this.ctx.storage.delete(['pending', 'pendingLists']);
     else await this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
   }
 

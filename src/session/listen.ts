@@ -2,8 +2,9 @@
  * The modern listen stream (`subscriptions/listen`, 2026-07-28).
  *
  * First frame: `notifications/subscriptions/acknowledged` with the honored
- * subset; then one `notifications/prompts/list_changed` per catalog change,
- * each tagged with the subscription id (the listen request's id); after
+ * subset; then, per catalog change, the list_changed notifications it means
+ * among the honored ones (changes.ts: prompts, the tools mirror, skill
+ * resources), each tagged with the subscription id (the listen request's id); after
  * LISTEN_MAX_MS the listen result, which tells the client the end was
  * deliberate. There is no resume in this revision, so nothing is stored
  * per listener: the Worker holds a hibernatable socket to a registry shard
@@ -18,6 +19,7 @@
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bridge, upgrade } from './bridge.js';
+import { changedMethods, type Announced } from './changes.js';
 import type { ListenerFrame } from './events.js';
 import { shardStub } from './fanout.js';
 import { SSE_HEADERS, sseEvent } from './sse.js';
@@ -51,13 +53,21 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
     }),
   );
   const end = () => message(o.endResult);
-  if (!o.honored.promptsListChanged) {
+  const announced: Announced = {
+    prompts: o.honored.promptsListChanged === true,
+    tools: o.honored.toolsListChanged === true,
+    resources: o.honored.resourcesListChanged === true,
+  };
+  if (!announced.prompts && !announced.tools && !announced.resources) {
     // Nothing this server could ever send: acknowledge and end at once rather than hold an empty stream.
     return new Response(new Blob([ack, end()]).stream(), { headers: SSE_HEADERS });
   }
-  const changed = message(
-    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed', params: { _meta: tag } }),
-  );
+  const frames = new Map<string, Uint8Array>();
+  const changed = (method: string): Uint8Array => {
+    let f = frames.get(method);
+    if (!f) frames.set(method, (f = message(JSON.stringify({ jsonrpc: '2.0', method, params: { _meta: tag } }))));
+    return f;
+  };
   const shard = Math.floor(Math.random() * o.shards);
   const connect = () => upgrade(shardStub(o.env, shard));
   // Subscribed before the ack goes out, so a change right after the ack is never missed.
@@ -75,10 +85,12 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
         // One rule for events and for `open` (first or after a reconnect): a generation newer than
         // any the client can have seen is a change it must hear about, once. A fan-out still under
         // way for an older change (the catalog the client listed) is therefore not announced.
+        // A change missed while reconnecting is not known by its lists: every honored one is announced.
         const g = frame.t === 'open' ? frame.generation : frame.event.generation;
         if (g > generation) {
           generation = g;
-          client.write(changed);
+          for (const m of changedMethods(frame.t === 'open' ? undefined : frame.event, announced))
+            client.write(changed(m));
         }
       },
     },

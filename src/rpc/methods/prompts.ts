@@ -2,9 +2,11 @@
  * prompts/list and prompts/get. List pages come pre-serialized from the
  * listing layer (isolate, edge cache or KV: catalog/listing.ts) as RawJson,
  * so a list never re-encodes prompts; the modern era's cache hints are
- * spliced in front of the page.
+ * spliced in front of the page. tools/list and tools/call (tools.ts) share
+ * both paths.
  */
 import { readArguments } from '../../catalog/arguments.js';
+import type { Route, View } from '../../catalog/catalog.js';
 import { listing, withHints, type Listing } from '../../catalog/listing.js';
 import { modernJson } from '../modern-result.js';
 import { RawJson, type Params } from '../envelope.js';
@@ -17,10 +19,11 @@ import { routeOf } from './route.js';
 export function listPrompts(params: Params, ctx: CallContext): RawJson | Promise<RawJson> {
   // The call context is a RequestScope as it is: nothing is allocated to ask.
   const page = listing(ctx, ctx.version, params?.cursor);
-  return page instanceof Promise ? page.then((p) => asResult(p, ctx)) : asResult(page, ctx);
+  return page instanceof Promise ? page.then((p) => listResult(p, ctx)) : listResult(page, ctx);
 }
 
-function asResult(page: Listing, ctx: CallContext): RawJson {
+/** A list page as the era's result (any list kind): legacy as it is, modern with its hints, built once per page. */
+export function listResult(page: Listing, ctx: CallContext): RawJson {
   if (ctx.era !== 'modern') return new RawJson(page.json);
   // Listing objects are stable per page in a warm isolate, so the modern form is built once per page.
   let modern = modernPages.get(page);
@@ -32,9 +35,23 @@ const modernPages = new WeakMap<Listing, RawJson>();
 
 export async function getPrompt(params: Params, ctx: CallContext) {
   const { catalog, route } = await routeOf(ctx, params?.name);
+  return renderPrompt(ctx, catalog, route, params);
+}
+
+/**
+ * A prompt rendered for the caller, once its name is routed (route.ts): a local one here, an
+ * upstream one fetched (an input-required answer relayed as it is). prompts/get and tools/call
+ * both render through this, so the two can never differ.
+ */
+export async function renderPrompt(
+  ctx: CallContext,
+  view: View,
+  route: Route,
+  params: Params,
+): Promise<Record<string, unknown>> {
   if (route.kind === 'local') {
     ctx.record.cache = 'isolate';
-    return catalog.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
+    return view.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
   }
   ctx.record.cache = 'upstream';
   // The same limits as a local prompt, before anything goes upstream.

@@ -26,6 +26,9 @@ const metaOf = (params: Record<string, unknown>): Record<string, unknown> =>
   isRecord(params._meta) ? params._meta : {};
 
 const MAX_MESSAGES = 100;
+
+/** The upstream's own -32602 for a prompt it was asked for (a missing argument, a name it no longer serves). */
+export class UpstreamInvalidParams extends RpcError {}
 const MAX_RESULT_BYTES = 1_000_000;
 
 /** `text` with the upstream's own name for the prompt, where it stands as a whole name, replaced by the client's. */
@@ -53,7 +56,7 @@ async function forward(
     .finally(() => (record.upstreamMs = Date.now() - started));
   if (r.ok) return r.result;
   if (r.code === ErrorCode.InvalidParams)
-    throw new RpcError(
+    throw new UpstreamInvalidParams(
       ErrorCode.InvalidParams,
       r.kind === 'rpc' ? inClientTerms(r.message, origin.name, asked) : r.message,
       r.data,
