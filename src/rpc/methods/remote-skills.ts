@@ -84,7 +84,7 @@ export async function readRemote(
   const base = asked.slice(0, asked.length - origin.uri.length + 'skill://'.length);
   const contents = (Array.isArray(r.result.contents) ? r.result.contents : [])
     .slice(0, MAX_CONTENTS)
-    .flatMap((c: unknown) => {
+    .flatMap((c: unknown): Record<string, unknown>[] => {
       if (!isRecord(c) || typeof c.uri !== 'string' || !c.uri.startsWith('skill://')) return [];
       const body =
         typeof c.text === 'string' ? { text: c.text } : typeof c.blob === 'string' ? { blob: c.blob } : undefined;
