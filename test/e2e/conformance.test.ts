@@ -2,10 +2,10 @@
  * The official MCP conformance suites against a real `wrangler dev`:
  * 0.1.x (2025-11-25 scenarios) and 0.2.0-alpha (adds 2026-07-28), the alpha
  * once at its default wires and once at 2026-07-28. Twice: direct, with the
- * fixture prompts and skill (test/fixtures/conformance/prompts) published with
+ * fixture prompts (test/fixtures/conformance/prompts) published with
  * `promptgate push`, and through
- * the aggregator, with the same fixtures (and an input_required prompt)
- * served by an official-SDK upstream mounted without a prefix and no local
+ * the aggregator, with the same fixtures (and an input_required prompt, and
+ * the fixture skill) served by an official-SDK upstream mounted without a prefix and no local
  * prompts at all.
  *
  * Each run uses the CLI's own baseline (expected-failures*.yaml: scenarios
@@ -37,9 +37,10 @@ const PROMPTS = [
 ];
 /**
  * Skills (SEP-2640) and the resources they are served as: the fixture skill
- * (test/fixtures/conformance/prompts/conformance-skill) is published with the
- * prompts. The CLI runs extension scenarios only without --spec-version, and
- * sep-2640-skills-directory skips (directoryRead is not declared).
+ * (test/fixtures/conformance/skills/conformance-skill), served by the upstream
+ * through the aggregator. The CLI runs extension scenarios only without
+ * --spec-version, and sep-2640-skills-directory skips (directoryRead is not
+ * declared).
  */
 const SKILLS = ['resources-list', 'sep-2640-skills-enumeration', 'sep-2640-skills-manifest'];
 /** The resource scenarios of the 0.2.0 alpha that a skills server passes. */
@@ -131,7 +132,7 @@ function summary(t: Target, label: string, run: SuiteRun): string {
 }
 
 beforeAll(async () => {
-  upstream = await conformanceUpstream(join(FIXTURES, 'prompts'));
+  upstream = await conformanceUpstream(join(FIXTURES, 'prompts'), join(FIXTURES, 'skills'));
   const [direct, aggregator] = await Promise.all([
     startGateway({ promptsDir: join(FIXTURES, 'aggregator-local') }).then(async (gw) => {
       // The fixtures are authored as prompt files and published the way a user publishes them.

@@ -6,8 +6,8 @@
  * answers `input_required` (an elicitation, with HMAC-signed requestState)
  * until the retry brings the input, as the conformance scenario
  * `input-required-result-non-tool-request` expects; and the fixture skills
- * (the folders with a SKILL.md in the same directory) with the SDK's own
- * Skills extension (`@modelcontextprotocol/server/ext/skills`).
+ * (the folders with a SKILL.md in `skillsDir`) with the SDK's own Skills
+ * extension (`@modelcontextprotocol/server/ext/skills`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -75,9 +75,12 @@ async function body(req: IncomingMessage): Promise<string> {
   return s;
 }
 
-export async function conformanceUpstream(promptsDir: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function conformanceUpstream(
+  promptsDir: string,
+  skillsDir: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const { records } = loadValidDir(promptsDir);
-  const skills = await SkillCatalog.load(memorySkillFiles(skillFiles(promptsDir)), { strict: true });
+  const skills = await SkillCatalog.load(memorySkillFiles(skillFiles(skillsDir)), { strict: true });
   const codec = createRequestStateCodec<{ round: number }>({
     key: 'conformance-upstream-request-state-key-0123456789',
   });

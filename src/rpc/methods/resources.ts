@@ -11,12 +11,13 @@ import { RESOURCES } from '../../catalog/skills/lists.js';
 import type { CallContext } from '../context.js';
 import type { Params } from '../envelope.js';
 import { ErrorCode, invalidParams, RpcError } from '../errors.js';
-import { asListResult } from './list-result.js';
+import { listResult } from './prompts.js';
 import { readRemote } from './remote-skills.js';
 import { lookupSkill } from './skill-lookup.js';
 
 export function listResources(params: Params, ctx: CallContext): unknown {
-  return asListResult(listing(ctx, ctx.version, params?.cursor, RESOURCES), ctx);
+  const page = listing(ctx, ctx.version, params?.cursor, RESOURCES);
+  return page instanceof Promise ? page.then((p) => listResult(p, ctx)) : listResult(page, ctx);
 }
 
 /** No templates: every skill file has its own URI. Nothing here depends on the caller: the gateway's own hints. */

@@ -7,11 +7,12 @@ import { describeSkill, SKILLS } from '../../catalog/skills/lists.js';
 import type { CallContext } from '../context.js';
 import type { Params } from '../envelope.js';
 import { invalidParams } from '../errors.js';
-import { asListResult } from './list-result.js';
+import { listResult } from './prompts.js';
 import { lookupSkill } from './skill-lookup.js';
 
 export function listSkills(params: Params, ctx: CallContext): unknown {
-  return asListResult(listing(ctx, ctx.version, params?.cursor, SKILLS), ctx);
+  const page = listing(ctx, ctx.version, params?.cursor, SKILLS);
+  return page instanceof Promise ? page.then((p) => listResult(p, ctx)) : listResult(page, ctx);
 }
 
 export async function getSkill(params: Params, ctx: CallContext): Promise<Record<string, unknown>> {
