@@ -77,10 +77,10 @@ async function body(req: IncomingMessage): Promise<string> {
 
 export async function conformanceUpstream(
   promptsDir: string,
-  skillsDir: string,
+  skillsDir?: string,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const { records } = loadValidDir(promptsDir);
-  const skills = await SkillCatalog.load(memorySkillFiles(skillFiles(skillsDir)), { strict: true });
+  const skills = await SkillCatalog.load(memorySkillFiles(skillsDir ? skillFiles(skillsDir) : {}), { strict: true });
   const codec = createRequestStateCodec<{ round: number }>({
     key: 'conformance-upstream-request-state-key-0123456789',
   });
