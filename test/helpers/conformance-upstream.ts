@@ -80,7 +80,7 @@ export async function conformanceUpstream(
   skillsDir?: string,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const { records } = loadValidDir(promptsDir);
-  const skills = await SkillCatalog.load(memorySkillFiles(skillsDir ? skillFiles(skillsDir) : {}), { strict: true });
+  const skills = skillsDir && (await SkillCatalog.load(memorySkillFiles(skillFiles(skillsDir)), { strict: true }));
   const codec = createRequestStateCodec<{ round: number }>({
     key: 'conformance-upstream-request-state-key-0123456789',
   });
@@ -91,7 +91,7 @@ export async function conformanceUpstream(
       { requestState: { verify: codec.verify.bind(codec) } },
     );
     for (const r of records) register(server, r);
-    skills.attach(server);
+    if (skills) skills.attach(server);
     server.registerPrompt(
       INPUT_REQUIRED_PROMPT,
       { description: 'Needs context from the user (multi-round-trip, 2026-07-28)' },
