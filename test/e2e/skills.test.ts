@@ -100,7 +100,7 @@ describe.each(['modern', 'legacy'] as const)('SDK v2 SkillsClient, %s era', (era
     expect((await skills.read(notes)).frontmatter).toEqual(notes.frontmatter);
   });
 
-  it('an unknown skill is -32602; an unlisted file is refused before any request, an unknown one is not found', async () => {
+  it('an unknown skill is -32602; an unlisted file is refused before any request, a missing one not found', async () => {
     const { client, skills } = await connect(era);
     await expect(skills.get('skill://nope/SKILL.md')).rejects.toMatchObject({ code: -32602 });
     const pdf = (await skills.get('skill://pdf-forms/SKILL.md')).skill;

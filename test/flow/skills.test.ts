@@ -159,7 +159,7 @@ describe('skills/list', () => {
     );
     expect(entry.resources.map((r: any) => r.uri)).toContain('skill://pdf-tools/SKILL.md');
   });
-  it('upstream skills carry their origin (and staleness) under a reverse-domain _meta key; local ones win a folder', async () => {
+  it('upstream skills carry origin and staleness under a reverse-domain _meta key; local skills win a folder', async () => {
     const { all } = await walk((cursor) => legacyResult('skills/list', cursor ? { cursor } : undefined), 'skills');
     const gh = all.find((e: any) => e.uri === 'skill://gh/review/SKILL.md');
     expect(gh._meta).toEqual({
@@ -326,7 +326,7 @@ describe('views', () => {
     return all.map((e: any) => e.uri);
   };
 
-  it('a skill outside the view is absent from both lists and unknown to every method, exactly like a missing one', async () => {
+  it('a skill outside the view is in no list and unknown to every method, exactly like a missing one', async () => {
     const hidden = ['skill://secret-eng/SKILL.md', 'skill://ops/deploy/SKILL.md'];
     for (const m of ['skills/list', 'resources/list'] as const) {
       expect(await listed(undefined, m)).toEqual(VISIBLE);

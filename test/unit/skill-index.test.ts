@@ -74,7 +74,7 @@ describe('skill index', () => {
     expect(findSkillFile(i, 'https://up/pdf/SKILL.md', all)).toBeUndefined();
   });
 
-  it('a folder has one owner: local skills first, then upstreams in order; malformed upstream skills are skipped', () => {
+  it('a folder has one owner: local skills first, then upstreams in order; malformed ones are skipped', () => {
     const i = indexSkills(
       [local('pdf', ['scripts/fill.py'])],
       [
