@@ -154,6 +154,34 @@ describe('digest checks and errors', () => {
   });
 });
 
+async function refresh(): Promise<void> {
+  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+  });
+  expect(res.status).toBe(200);
+}
+
+describe('failures isolated', () => {
+  it('a failing skills listing keeps the prompts and the last good skills (marked stale in /status)', async () => {
+    modern.setSkillsFailing(true);
+    try {
+      await refresh();
+      const gh = (await status()).github as unknown as Record<string, unknown>;
+      expect(gh).toMatchObject({ state: 'healthy', prompts: 1, skills: 1 });
+      expect(gh.skillsError).toMatch(/^rpc_error: skills are broken today/);
+      const { client, skills } = await connect('modern');
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('gh.hello');
+      const listing = await skills.list();
+      expect(listing.skills.map((x) => x.uri)).toContain('skill://gh/review/SKILL.md');
+    } finally {
+      modern.setSkillsFailing(false);
+    }
+    await refresh();
+    expect((await status()).github as unknown as Record<string, unknown>).not.toHaveProperty('skillsError');
+  });
+});
+
 describe("an upstream skill's change reaches connected clients", () => {
   it('as notifications/resources/list_changed on a legacy GET stream and a modern listen, with the new listing', async () => {
     await feedQuiet(gw.url);
