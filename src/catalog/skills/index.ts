@@ -33,7 +33,7 @@ export interface LocalSkill extends SkillBase {
 }
 
 export interface RemoteSkill extends SkillBase {
-  /** `stale`: its upstream failed since this listing; `dir`/`originDir`: the skill's folder here and upstream. */
+  /** `stale`: its upstream (or its skills listing) failed since this listing; `dir`/`originDir`: the skill's folder here and upstream. */
   readonly remote: {
     readonly skill: UpstreamSkill;
     readonly stale: boolean;
@@ -97,7 +97,7 @@ function remoteSkill(skill: UpstreamSkill, u: UpstreamState, groups: readonly st
     frontmatter: skill.frontmatter,
     resources: skill.resources,
     size: skill.resources === 'dynamic' ? undefined : skill.resources.find((r) => r.uri === skill.uri)?.size,
-    remote: { skill, stale: !u.ok, dir, originDir },
+    remote: { skill, stale: !u.ok || u.skillsError !== undefined, dir, originDir },
   };
   return entry;
 }

@@ -191,7 +191,7 @@ export async function listUpstream(client: UpstreamClient, u: UpstreamConfig): P
           (error: unknown) => ({ error }),
         )
       : { listing: { prompts: [] } },
-    skills ? listSkills(client, u, d) : ({} as SkillsOutcome),
+    skills ? listSkills(client, u, d) : {},
   ]);
   return { ...prompts, skills: listed };
 }
