@@ -20,9 +20,10 @@ import { publishChange } from '../session/fanout.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { CacheHints } from './hints.js';
 import type { ListReport } from './upstreams/report.js';
+import { nextSkills } from './upstreams/skills.js';
+import type { ChangedList } from '../session/events.js';
 import { readGeneration, writeSnapshot } from './store.js';
 import type { CatalogSnapshot, Issue, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
-import type { ChangedList } from '../session/events.js';
 import { missingFiles } from './skills/file-store.js';
 import { normalizeSkill, validateSkillSet } from './skills/validate.js';
 import { configOf } from '../lib/config.js';
@@ -135,17 +136,29 @@ export class CatalogWriter extends DurableObject<Env> {
    * The catalog changes (new generation, list_changed) only when a listing's
    * digest differs; a failure keeps the last good listing, marked stale, and
    * a stale/recovered flip makes a new generation without notifying anyone.
+   * Skills (upstreams declaring the extension) are part of the state too, listed and failing apart from
+   * the prompts (upstreams/skills.ts nextSkills); the event names which lists changed.
    */
   async upstreamsReported(reports: ListReport[]): Promise<{ changed: boolean; snapshot?: CatalogSnapshot }> {
     return this.mutate(async () => {
       let changed = false;
       let flipped = false;
+      const lists = new Set<ChangedList>();
       const stamp = new Date().toISOString();
       for (const r of reports) {
         const prev = this.upstreamState(r.id);
+        const skills = nextSkills(prev, r);
+        if (skills.changed) lists.add('skills');
+        // A skills listing that starts or stops failing is a new generation (stale marks), not a list change.
+        flipped ||= skills.changed || (prev?.skillsError === undefined) !== (skills.state.skillsError === undefined);
+        // A new prefix or new groups move or re-guard its skills too.
+        const moved = prev?.prefix !== r.prefix || !sameGroups(prev?.groups, r.groups);
+        if (moved && (prev?.skills?.length || skills.state.skills?.length)) lists.add('skills');
         if (r.prompts) {
           const digest = await sha256Hex(canonical(r.prompts));
-          changed ||= prev?.digest !== digest || prev?.prefix !== r.prefix || !sameGroups(prev?.groups, r.groups);
+          const promptsChanged = prev?.digest !== digest || moved;
+          if (promptsChanged) lists.add('prompts');
+          changed ||= promptsChanged;
           // New hints are not a list change, but the next snapshot must carry them (a scope may narrow).
           flipped ||= prev?.ok === false || !sameHints(prev?.hints, r.hints);
           const state: UpstreamState = {
@@ -156,6 +169,7 @@ export class CatalogWriter extends DurableObject<Env> {
             ok: true,
             lastSuccess: stamp,
             lastError: prev?.lastError ?? null,
+            ...skills.state,
           };
           if (r.hints) state.hints = r.hints;
           if (r.groups) state.groups = r.groups;
@@ -163,11 +177,18 @@ export class CatalogWriter extends DurableObject<Env> {
         } else {
           flipped ||= prev?.ok !== false;
           // Who sees the upstream follows its configuration at once, even while it fails: a visibility change.
+          if (!sameGroups(prev?.groups, r.groups)) lists.add('prompts');
           changed ||= !sameGroups(prev?.groups, r.groups);
           // The last good listing stays served (marked stale), and so do its hints: a failure never widens them.
-          const { groups: _old, ...kept } = prev ?? { prompts: [], digest: '', lastSuccess: null };
+          const {
+            groups: _old,
+            skills: _s,
+            skillsError: _e,
+            ...kept
+          } = prev ?? { prompts: [], digest: '', lastSuccess: null };
           this.saveUpstream({
             ...kept,
+            ...skills.state,
             ...(r.groups && { groups: r.groups }),
             id: r.id,
             prefix: r.prefix,
@@ -176,8 +197,9 @@ export class CatalogWriter extends DurableObject<Env> {
           });
         }
       }
+      changed ||= lists.has('skills');
       if (!changed && !flipped) return { changed };
-      return { changed, snapshot: await this.bump(changed) };
+      return { changed, snapshot: await this.bump(changed, [...lists].sort()) };
     });
   }
 
@@ -190,8 +212,9 @@ export class CatalogWriter extends DurableObject<Env> {
         .toArray()
         .map((r) => r.id);
       const removed = stored.filter((id) => !configured.has(id));
+      const hadSkills = removed.some((id) => this.upstreamState(id)?.skills?.length);
       for (const id of removed) this.sql.exec('DELETE FROM upstreams WHERE id = ?', id);
-      if (removed.length) await this.bump(true);
+      if (removed.length) await this.bump(true, hadSkills ? ['prompts', 'skills'] : ['prompts']);
       return { removed };
     });
   }
@@ -205,13 +228,14 @@ export class CatalogWriter extends DurableObject<Env> {
     this.sql.exec('INSERT OR REPLACE INTO upstreams VALUES (?, ?)', state.id, JSON.stringify(state));
   }
 
-  private async bump(announce: boolean): Promise<CatalogSnapshot> {
+  private async bump(announce: boolean, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
     const generation = await this.nextGeneration();
     const armed = this.armRetry();
     this.setMeta('generation', String(generation));
     this.setMeta('dirty', '1');
+    this.setMeta('lists', lists.join(','));
     await armed;
-    return this.writeKv(generation, announce);
+    return this.writeKv(generation, announce, lists);
   }
 
   /**
@@ -468,7 +492,12 @@ export class CatalogWriter extends DurableObject<Env> {
     try {
       await writeSnapshot(this.env.PROMPTS, snap);
       // Idempotent by generation, so a retry after a partial failure never notifies twice.
-      if (announce) await publishChange(this.env, { kind: 'prompts_list_changed', generation, lists });
+      if (announce)
+        await publishChange(this.env, {
+          kind: 'prompts_list_changed',
+          generation,
+          lists: lists.length ? lists : ['prompts'],
+        });
       this.setMeta('dirty', '0');
       await this.ctx.storage.deleteAlarm();
       return snap;
@@ -504,8 +533,10 @@ function toInfo(r: Row): VersionInfo {
   };
 }
 
+/** The lists a pending announcement is about (meta `lists`, comma-separated); prompts when unknown. */
 function listsOf(meta: string | undefined): ChangedList[] {
-  return meta === 'skills' ? ['skills'] : ['prompts'];
+  const lists = (meta ?? '').split(',').filter((l): l is ChangedList => l === 'prompts' || l === 'skills');
+  return lists.length ? lists : ['prompts'];
 }
 
 function toStored<R>(r: Row): Stored<R> {

@@ -6,6 +6,7 @@
 import { LookupError } from './errors.js';
 import { narrowHints, ownHints, type CacheHints } from './hints.js';
 import type { Arguments } from './arguments.js';
+import { indexSkills, type SkillIndex } from './skills/index.js';
 import { compileTemplate, render, renderedLength, templatedFields, type Template } from './template.js';
 import type { CatalogSnapshot, MessageRecord, PromptRecord, UpstreamPrompt } from './types.js';
 
@@ -45,7 +46,9 @@ export interface Compiled {
   readonly remote: ReadonlyMap<string, RemotePrompt>;
   /** Prefix → upstream, and who sees the names under it that it has not listed. */
   readonly prefixes: ReadonlyMap<string, { readonly id: string; readonly groups: readonly string[] | undefined }>;
-  /** Every group any prompt or upstream names; its identity is per generation (views.ts memoises on it). */
+  /** Local and upstream skills (skills/index.ts). */
+  readonly skills: SkillIndex;
+  /** Every group any prompt, skill or upstream names; its identity is per generation (views.ts memoises on it). */
   readonly groups: ReadonlySet<string>;
   /** The content's own hints (configured TTL narrowed by the upstreams'), before views: per TTL. */
   hints: { ttlMs: number; hints: CacheHints } | undefined;
@@ -96,6 +99,8 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
   }
   for (const e of entries) for (const g of e.groups ?? []) groups.add(g);
   for (const { groups: g } of prefixes.values()) for (const x of g ?? []) groups.add(x);
+  const skills = indexSkills(snapshot.skills ?? [], snapshot.upstreams ?? [], snapshot.localPrefix, groupsOf);
+  for (const g of skills.groups) groups.add(g);
   const sorted = entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return {
     snapshot,
@@ -105,6 +110,7 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
     byName,
     remote,
     prefixes,
+    skills,
     groups,
     hints: undefined,
   };

@@ -2,11 +2,13 @@
  * Listing pages in the edge cache (the Workers Cache API): the only module
  * that touches `caches.default`.
  *
- * Two kinds of entry, both under a reserved path of the gateway's own host:
+ * Three kinds of entry, all under a reserved path of the gateway's own host:
  *   …/__promptgate/pointer                       newest generation this colo has seen, and its hints;
  *                                                short-lived (CATALOG_REFRESH_MS, at least 1 s)
  *   …/__promptgate/pages/<scope>/<principal>/<view>/<generation>/<variant>?cursor=…
  *                                                one serialized list page; immutable, so long-lived
+ *   …/__promptgate/skill-files/<64 hex>          a skill file's bytes by digest (catalog/skills/files.ts):
+ *                                                a digest names one content forever, so cached for a year
  *
  * Pages are keyed by generation, so a publish needs no purge: the next
  * generation's keys are simply new, and old pages age out unread. Every
@@ -97,3 +99,35 @@ export function writePointer(origin: string, p: Pointer, maxAgeMs: number): Prom
 
 export const readPage = (k: PageKey) => read(pageUrl(k));
 export const writePage = (k: PageKey, json: string) => write(pageUrl(k), json, PAGE_TTL_S);
+
+/** A year: the longest lifetime worth asking for; a digest's bytes never change. */
+const FILE_TTL_S = 31_536_000;
+
+const fileUrl = (origin: string, hex: string) => `${origin}${BASE}/skill-files/${hex}`;
+
+/** A skill file's bytes by the hex of its digest, or undefined on a miss (or where the cache is absent). */
+export async function readFileBytes(origin: string, hex: string): Promise<Uint8Array | undefined> {
+  try {
+    const hit = await store()?.match(fileUrl(origin, hex));
+    return hit ? new Uint8Array(await hit.arrayBuffer()) : undefined;
+  } catch (e) {
+    log.warn('edge cache read failed', { error: String(e) });
+    return undefined;
+  }
+}
+
+export async function writeFileBytes(origin: string, hex: string, bytes: Uint8Array): Promise<void> {
+  try {
+    await store()?.put(
+      fileUrl(origin, hex),
+      new Response(bytes, {
+        headers: {
+          'content-type': 'application/octet-stream',
+          'cache-control': `public, max-age=${FILE_TTL_S}, immutable`,
+        },
+      }),
+    );
+  } catch (e) {
+    log.warn('edge cache write failed', { error: String(e) });
+  }
+}

@@ -99,6 +99,8 @@ export interface UpstreamState {
   prompts: UpstreamPrompt[];
   /** Its skills, when it declares the Skills extension (absent: it does not, or this listing predates skills). */
   skills?: UpstreamSkill[];
+  /** Why its last skills listing failed (`fault: message`); `skills` is then the last good listing, stale. */
+  skillsError?: string;
   /** The upstream's configured groups: they also guard names it has not listed (Catalog.route). */
   groups?: string[];
   /** Digest of the listing itself; a change of anything else (health) is not a list change. */

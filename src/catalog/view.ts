@@ -23,6 +23,7 @@ import { mintCursor, readCursor } from './cursor.js';
 import { LookupError } from './errors.js';
 import { viewHints, type CacheHints } from './hints.js';
 import { describePrompt, describeRemote, shapeContent } from './shape.js';
+import { findSkillFile, type SkillEntry, type SkillFileRef } from './skills/index.js';
 import type { PromptOrigin } from './types.js';
 import { sees } from './views.js';
 
@@ -174,6 +175,18 @@ export class View {
   /** The content's own hints, before views: whether a shared page must also be kept per caller (listing.ts). */
   contentHints(ttlMs: number): CacheHints {
     return contentHints(this.compiled, ttlMs);
+  }
+
+  /** The skill whose SKILL.md is at `uri`, when this view sees it (else exactly as unknown: undefined). */
+  skill(uri: unknown): SkillEntry | undefined {
+    if (typeof uri !== 'string') return undefined;
+    const s = this.compiled.skills.byUri.get(uri);
+    return s && sees(this.allowed, s.groups) ? s : undefined;
+  }
+
+  /** What a skill file URI names, when this view sees its skill (else undefined, as for an unknown URI). */
+  skillFile(uri: unknown): SkillFileRef | undefined {
+    return typeof uri === 'string' ? findSkillFile(this.compiled.skills, uri, (g) => sees(this.allowed, g)) : undefined;
   }
 
   /** Whether this view serves a prompt by that name (local or listed upstream). */

@@ -25,3 +25,11 @@ export function decodeBase64Url(s: string): Uint8Array | null {
 export function randomToken(bytes: number): string {
   return encodeBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
+
+/** Standard base64 with padding (resources/read `blob`); spread in chunks, since a call's argument count is bounded. */
+export function encodeBase64(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    parts.push(String.fromCharCode(...bytes.subarray(i, Math.min(i + 0x8000, bytes.length))));
+  return btoa(parts.join(''));
+}

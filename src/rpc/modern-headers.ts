@@ -10,8 +10,12 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
-/** Methods whose `params.name` is mirrored into Mcp-Name (prompts/get is the one this server has). */
-const NAMED = new Set(['prompts/get', 'tools/call']);
+/** Methods that name a primitive, and the param mirrored into Mcp-Name ("Mcp-Name: <params.name | params.uri>"). */
+const NAMED: ReadonlyMap<string, 'name' | 'uri'> = new Map([
+  ['prompts/get', 'name'],
+  ['tools/call', 'name'],
+  ['resources/read', 'uri'],
+]);
 
 /** The header's value with the sentinel decoded; undefined when the sentinel is malformed. */
 export function decodeHeaderValue(raw: string): string | undefined {
@@ -72,8 +76,9 @@ export function checkStandardHeaders(
       'Mcp-Method',
       `the Mcp-Method header says ${methodHeader.slice(0, 100)} but the body names ${method}`,
     );
-  if (!NAMED.has(method)) return;
-  const bodyName = params?.name;
+  const field = NAMED.get(method);
+  if (field === undefined) return;
+  const bodyName = params?.[field];
   const name = h.header('mcp-name');
   if (name === undefined) {
     if (typeof bodyName === 'string')

@@ -50,6 +50,8 @@ export interface SuiteOptions {
   baselines: string[];
   /** Baseline entries that must pass in this run (dropped from the merged baseline). */
   mustPass?: string[];
+  /** One scenario instead of the whole suite. */
+  scenario?: string;
 }
 
 function mergedBaseline(files: string[], mustPass: string[]): string[] {
@@ -63,7 +65,8 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteRun> {
   const dir = mkdtempSync(join(tmpdir(), 'promptgate-conformance-'));
   try {
     const out = join(dir, 'results');
-    const args = [join(PROJECT_ROOT, ENTRY[opts.build]), 'server', '--url', opts.url, '--suite', 'all'];
+    const args = [join(PROJECT_ROOT, ENTRY[opts.build]), 'server', '--url', opts.url];
+    args.push(...(opts.scenario ? ['--scenario', opts.scenario] : ['--suite', 'all']));
     if (opts.specVersion) args.push('--spec-version', opts.specVersion);
     const expected = mergedBaseline(opts.baselines, opts.mustPass ?? []);
     writeFileSync(join(dir, 'expected-failures.yaml'), stringify({ server: expected }));
@@ -86,7 +89,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteRun> {
       const name = entry.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
       scenarios.set(name, JSON.parse(readFileSync(join(out, entry, 'checks.json'), 'utf8')) as Check[]);
     }
-    const command = `node --import ./test/conformance/globsync-preload.mjs ${ENTRY[opts.build]} server --url <gateway>/mcp --suite all${opts.specVersion ? ` --spec-version ${opts.specVersion}` : ''} --expected-failures <baseline>`;
+    const command = `node --import ./test/conformance/globsync-preload.mjs ${ENTRY[opts.build]} server --url <gateway>/mcp ${opts.scenario ? `--scenario ${opts.scenario}` : '--suite all'}${opts.specVersion ? ` --spec-version ${opts.specVersion}` : ''} --expected-failures <baseline>`;
     return { command, exitCode, output, scenarios, expected };
   } finally {
     rmSync(dir, { recursive: true, force: true });

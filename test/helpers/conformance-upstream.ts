@@ -5,7 +5,9 @@
  * the direct run publishes, plus `test_input_required_result_prompt`, which
  * answers `input_required` (an elicitation, with HMAC-signed requestState)
  * until the retry brings the input, as the conformance scenario
- * `input-required-result-non-tool-request` expects.
+ * `input-required-result-non-tool-request` expects; and the fixture skills
+ * (the folders with a SKILL.md in `skillsDir`) with the SDK's own Skills
+ * extension (`@modelcontextprotocol/server/ext/skills`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +19,9 @@ import {
   inputRequired,
   McpServer,
 } from '@modelcontextprotocol/server';
+import { SkillCatalog, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import * as z from 'zod';
 import { loadValidDir } from '../../cli/fs-source.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
@@ -51,14 +56,31 @@ function register(server: McpServer, record: PromptRecord): void {
   }
 }
 
+/** Every file of every skill folder (a folder with a SKILL.md) of `dir`, keyed by its path under `dir`. */
+function skillFiles(dir: string): Record<string, Uint8Array> {
+  const files: Record<string, Uint8Array> = {};
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true }))
+      if (e.isDirectory()) walk(join(d, e.name));
+      else files[relative(dir, join(d, e.name)).split('\\').join('/')] = new Uint8Array(readFileSync(join(d, e.name)));
+  };
+  for (const e of readdirSync(dir, { withFileTypes: true }))
+    if (e.isDirectory() && existsSync(join(dir, e.name, 'SKILL.md'))) walk(join(dir, e.name));
+  return files;
+}
+
 async function body(req: IncomingMessage): Promise<string> {
   let s = '';
   for await (const chunk of req) s += chunk;
   return s;
 }
 
-export async function conformanceUpstream(promptsDir: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function conformanceUpstream(
+  promptsDir: string,
+  skillsDir?: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const { records } = loadValidDir(promptsDir);
+  const skills = skillsDir && (await SkillCatalog.load(memorySkillFiles(skillFiles(skillsDir)), { strict: true }));
   const codec = createRequestStateCodec<{ round: number }>({
     key: 'conformance-upstream-request-state-key-0123456789',
   });
@@ -69,6 +91,7 @@ export async function conformanceUpstream(promptsDir: string): Promise<{ url: st
       { requestState: { verify: codec.verify.bind(codec) } },
     );
     for (const r of records) register(server, r);
+    if (skills) skills.attach(server);
     server.registerPrompt(
       INPUT_REQUIRED_PROMPT,
       { description: 'Needs context from the user (multi-round-trip, 2026-07-28)' },

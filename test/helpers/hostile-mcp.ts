@@ -215,7 +215,8 @@ export const GENERATORS: Record<string, (r: Rng, w: World) => Case> = {
             id,
             r.pick([
               'tools/list',
-              'resources/read',
+              // resources/read and resources/list exist with SKILLS on (the default); subscriptions never do.
+              'resources/subscribe',
               'nope',
               '__proto__',
               'constructor',
@@ -428,7 +429,7 @@ export const GENERATORS: Record<string, (r: Rng, w: World) => Case> = {
         return mcpPost('versions', m.headers, `[${m.body}]`, rpcError(400, -32600, null));
       },
       () => {
-        const method = r.pick(['ping', 'logging/setLevel', 'initialize', 'resources/list', 'nope']);
+        const method = r.pick(['ping', 'logging/setLevel', 'initialize', 'resources/subscribe', 'nope']);
         const m = modernRequest(id, method);
         return mcpPost('versions', m.headers, m.body, rpcError(404, -32601, id));
       },

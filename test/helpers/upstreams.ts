@@ -5,7 +5,9 @@
  * - `modernServer`: SDK v2 `createMcpHandler` (2026-07-28, legacy stateless fallback);
  * - `sseServer`: SDK v1 HTTP+SSE (2024-11-05);
  * - `everything`: @modelcontextprotocol/server-everything in streamableHttp mode;
- * - `faultyServer`: hangs, 500s, garbage JSON, or closes mid-reply.
+ * - `faultyServer`: hangs, 500s, garbage JSON, or closes mid-reply;
+ * - `skillsServer`: SDK v2 `McpServer` with the Skills extension (`ext/skills`), modern
+ *   (`createMcpHandler`) or legacy sessionful, whose skill files may change while it runs.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -21,7 +23,8 @@ import {
   ListPromptsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { memorySkillFiles, SkillCatalog } from '@modelcontextprotocol/server/ext/skills';
 import * as z from 'zod';
 import { freePort, PROJECT_ROOT } from './wrangler-dev.js';
 
@@ -171,6 +174,113 @@ export async function modernServer(names: string[]): Promise<Running & { notifyC
     notifyChanged: () => void handler.notify.promptsChanged(),
     close: async () => {
       await handler.close();
+      await stop(http);
+    },
+  };
+}
+
+export interface SkillsUpstream extends Running {
+  /** The skill files, by path under the root (`<skill>/SKILL.md`); change them, then `reload()`. */
+  files: Record<string, string | Uint8Array>;
+  /** Re-scans the files (the SDK's `SkillCatalog.reload`) and announces resources/list_changed. */
+  reload(): Promise<void>;
+  /** `skills/list` answers an error while on (the prompts stay served). */
+  setSkillsFailing(on: boolean): void;
+  /** resources/read answers this text instead of the file while set (bytes that fail the manifest). */
+  setTampered(text: string | undefined): void;
+  /** How many skills/list and resources/read requests it received. */
+  calls: { skillsList: number; read: number };
+}
+
+/** A SKILL.md with front matter, for tests. */
+export const skillMd = (name: string, description: string, body = `# ${name}\n`) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}`;
+
+/**
+ * SDK v2 `McpServer` serving skills with the official Skills extension
+ * (`SkillCatalog.load(memorySkillFiles(files)).attach(server)`) and the given prompts. `legacy`:
+ * sessionful 2025-11-25 Streamable HTTP (web-standard transport; `reload()` notifies each session's
+ * GET stream); otherwise `createMcpHandler` (modern 2026-07-28, `handler.notify.resourcesChanged()`
+ * reaches `subscriptions/listen` streams).
+ */
+export async function skillsServer(
+  files: Record<string, string | Uint8Array>,
+  opts: { legacy?: boolean; prompts?: string[] } = {},
+): Promise<SkillsUpstream> {
+  const catalog = await SkillCatalog.load(memorySkillFiles(files), { onWarning: () => undefined });
+  const build = () => {
+    const server = new McpServer({ name: 'skills-upstream', version: '2.4.0' });
+    for (const name of opts.prompts ?? [])
+      server.registerPrompt(name, { description: `skills ${name}` }, () => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `skills upstream ${name}` } }],
+      }));
+    catalog.attach(server);
+    return server;
+  };
+  const handler = opts.legacy ? undefined : createMcpHandler(build);
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  let skillsFailing = false;
+  let tampered: string | undefined;
+  const calls = { skillsList: 0, read: 0 };
+  const serve = async (request: Request): Promise<Response> => {
+    if (handler) return handler.fetch(request);
+    const sid = request.headers.get('mcp-session-id');
+    let transport = sid ? sessions.get(sid) : undefined;
+    if (!transport) {
+      if (sid)
+        return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' } }), {
+          status: 404,
+        });
+      const t = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, t),
+      });
+      transport = t;
+      await build().connect(t);
+    }
+    return transport.handleRequest(request);
+  };
+  const { http, url } = await listen(async (req, res) => {
+    const raw = req.method === 'POST' ? await body(req) : undefined;
+    const msg = raw ? (JSON.parse(raw) as { id?: unknown; method?: string; params?: { uri?: string } }) : undefined;
+    if (msg?.method === 'skills/list') calls.skillsList += 1;
+    if (msg?.method === 'resources/read') calls.read += 1;
+    const rpc = (payload: unknown) =>
+      void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: msg?.id, ...(payload as object) }));
+    if (msg?.method === 'skills/list' && skillsFailing)
+      return rpc({ error: { code: -32603, message: 'skills are broken today' } });
+    if (msg?.method === 'resources/read' && tampered !== undefined)
+      return rpc({ result: { contents: [{ uri: msg.params?.uri, mimeType: 'text/markdown', text: tampered }] } });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    const response = await serve(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }));
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body)
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    res.end();
+  });
+  return {
+    url: `${url}/mcp`,
+    files,
+    calls,
+    reload: async () => {
+      await catalog.reload();
+      // Announced even when only a file's bytes changed (the SDK announces name/description changes itself).
+      if (handler) handler.notify.resourcesChanged();
+      else
+        await Promise.all(
+          [...sessions.values()].map((t) =>
+            t.send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' }).catch(() => undefined),
+          ),
+        );
+    },
+    setSkillsFailing: (on) => void (skillsFailing = on),
+    setTampered: (text) => void (tampered = text),
+    close: async () => {
+      await handler?.close();
+      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
       await stop(http);
     },
   };

@@ -52,3 +52,11 @@ async function exists(kv: KVNamespace, digest: string): Promise<boolean> {
   await body.cancel();
   return true;
 }
+
+/** The bytes this isolate already holds for a digest: no I/O (the serving path asks before the edge cache). */
+export const knownSkillFile = (digest: string): Uint8Array | undefined => memo.get(digest);
+
+/** Keeps bytes read from elsewhere (the edge cache) as `readSkillFile` keeps what it reads. */
+export function keepSkillFile(digest: string, bytes: Uint8Array): void {
+  if (bytes.byteLength <= MEMO_FILE_BYTES) memo.set(digest, bytes);
+}

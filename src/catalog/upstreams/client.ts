@@ -79,6 +79,8 @@ interface Connection {
   sse?: SseLink;
   /** Legacy only: `notifications/initialized` still on its way (see `request`). */
   initializing?: Promise<void>;
+  /** What the upstream declared (initialize or server/discover); absent when its answer did not say. */
+  capabilities?: Json;
 }
 
 const eraByOrigin = new Map<string, Era>();
@@ -129,9 +131,16 @@ export class UpstreamClient {
     return (await this.listing(maxPages)).prompts;
   }
 
+  /** What the upstream declared when the session began (connecting first if need be); `{}` when unknown. */
+  async capabilities(d: Deadline = deadline(this.opts.timeoutMs)): Promise<Json> {
+    return (await this.connect(d)).capabilities ?? {};
+  }
+
   /** Every prompt, plus the cache hints of the pages (modern upstreams; each page narrows them); all pages within one deadline. */
-  async listing(maxPages = 100): Promise<{ prompts: Json[]; hints?: CacheHints }> {
-    const d = deadline(this.opts.timeoutMs);
+  async listing(
+    maxPages = 100,
+    d: Deadline = deadline(this.opts.timeoutMs),
+  ): Promise<{ prompts: Json[]; hints?: CacheHints }> {
     const all: Json[] = [];
     const pageHints: (CacheHints | undefined)[] = [];
     let cursor: string | undefined;
@@ -154,11 +163,16 @@ export class UpstreamClient {
    * Follows the upstream's prompt-list changes until the stream ends or
    * `signal` aborts: a modern `subscriptions/listen`, the legacy standalone
    * GET stream, or the HTTP+SSE stream itself. 'unsupported' means the
-   * upstream offers no stream (polling remains).
+   * upstream offers no stream (polling remains). An upstream that declares
+   * the Skills extension announces a skills change as resources/list_changed
+   * (the SDK's `reload()` does): that is a change too, and a modern listen
+   * asks for it.
    */
   async listen(onListChanged: () => void, signal: AbortSignal): Promise<'unsupported' | 'ended'> {
     const conn = await this.connect(deadline(this.opts.timeoutMs));
-    const isChange = (method: unknown) => method === 'notifications/prompts/list_changed';
+    const skills = declaresSkills(conn.capabilities);
+    const isChange = (method: unknown) =>
+      method === 'notifications/prompts/list_changed' || (skills && method === 'notifications/resources/list_changed');
     if (conn.sse) {
       conn.sse.onNotification = (method) => isChange(method) && onListChanged();
       await Promise.race([conn.sse.done, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
@@ -169,7 +183,11 @@ export class UpstreamClient {
         ? await this.http(
             'POST',
             this.opts.url,
-            this.envelope('subscriptions/listen', { notifications: { promptsListChanged: true } }, conn),
+            this.envelope(
+              'subscriptions/listen',
+              { notifications: { promptsListChanged: true, ...(skills && { resourcesListChanged: true }) } },
+              conn,
+            ),
             this.modernHeaders('subscriptions/listen', {}),
             signal,
           )
@@ -232,8 +250,8 @@ export class UpstreamClient {
     if (res.ok) {
       // A legacy server without sessions may answer 200 with "method not found": that is not modern.
       try {
-        await reply(res, probe.id, d);
-        return { era: 'modern' };
+        const found = await reply(res, probe.id, d);
+        return { era: 'modern', ...(isJson(found.capabilities) && { capabilities: found.capabilities }) };
       } catch (e) {
         if (e instanceof UpstreamError && (e.kind === 'timeout' || e.fault === 'too_large')) throw e;
         return undefined;
@@ -314,6 +332,7 @@ export class UpstreamClient {
       era: 'legacy',
       sessionId: res.headers.get('mcp-session-id') ?? undefined,
       version: String(result.protocolVersion ?? LEGACY_VERSION),
+      ...(isJson(result.capabilities) && { capabilities: result.capabilities }),
     };
   }
 
@@ -353,6 +372,7 @@ export class UpstreamClient {
         d,
       );
       conn.version = String(init.protocolVersion ?? '2024-11-05');
+      if (isJson(init.capabilities)) conn.capabilities = init.capabilities;
       await sse.notify('notifications/initialized', (url, body) => this.http('POST', url, body, {}, d.signal));
     } catch (e) {
       sse.close();
@@ -410,6 +430,7 @@ export class UpstreamClient {
   private modernHeaders(method: string, params: Json): Record<string, string> {
     const h: Record<string, string> = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method };
     if (method === 'prompts/get' && typeof params.name === 'string') h['mcp-name'] = headerValue(params.name);
+    if (method === 'resources/read' && typeof params.uri === 'string') h['mcp-name'] = headerValue(params.uri);
     return h;
   }
 
@@ -472,6 +493,17 @@ export class UpstreamClient {
       );
     }
   }
+}
+
+/** The Skills extension's id (SEP-2640); the gateway's own declaration is rpc/server-info.ts (rpc imports catalog, not back). */
+const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+
+const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether capabilities declare the Skills extension (SEP-2640): `extensions['io.modelcontextprotocol/skills']` is an object. */
+export function declaresSkills(capabilities: Json | undefined): boolean {
+  const ext = capabilities?.extensions;
+  return isJson(ext) && isJson(ext[SKILLS_EXTENSION]);
 }
 
 /** The JSON-RPC error an upstream's HTTP error may carry, read within the byte cap; null when there is none. */

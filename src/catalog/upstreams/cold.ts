@@ -14,6 +14,7 @@ import { cachedUpstreamConfigs, upstreamConfigs, type UpstreamConfig } from './c
 import { describeFault } from './errors.js';
 import { upstreamAuth } from './oauth.js';
 import { reported, type ListReport } from './report.js';
+import { listUpstream } from './skills.js';
 import { log } from '../../lib/log.js';
 
 /** What the cold path needs of the request scope (the rpc call context is one too). */
@@ -60,11 +61,15 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
       const auth = upstreamAuth(u);
       const client = new UpstreamClient({ url, headers, timeoutMs, clientInfo: GATEWAY_CLIENT_INFO, auth });
       clients.push(client);
-      try {
-        return reported(u, separator, await client.listing());
-      } catch (e) {
-        return { id: u.id, prefix: u.prefix, error: describeFault(e), ...(u.groups && { groups: u.groups }) };
-      }
+      const { listing, error, skills } = await listUpstream(client, u);
+      if (listing) return { ...reported(u, separator, listing), ...skills };
+      return {
+        id: u.id,
+        prefix: u.prefix,
+        error: describeFault(error),
+        ...skills,
+        ...(u.groups && { groups: u.groups }),
+      };
     }),
   );
   // Then, after the response has gone: record the listings, close these sessions, and let each
@@ -96,6 +101,7 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
           id: r.id,
           prefix: r.prefix,
           prompts: r.prompts!,
+          ...(r.skills && { skills: r.skills }),
           ...(r.hints && { hints: r.hints }),
           ...(r.groups && { groups: r.groups }),
           digest: '',

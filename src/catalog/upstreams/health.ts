@@ -15,6 +15,10 @@ export interface UpstreamHealth {
   lastSuccess: string | null;
   lastError: string | null;
   fault: string | null;
+  /** Upstreams declaring the Skills extension: how many skills its last good listing has. */
+  skills?: number;
+  /** Why its last skills listing failed (its skills are then stale); the prompts may be healthy. */
+  skillsError?: string;
 }
 
 /** The health of each configured upstream (in configuration order), given the writer's listings. */
@@ -32,6 +36,9 @@ export function upstreamHealth(configs: readonly UpstreamConfig[], listed: reado
       lastError: s?.lastError ?? null,
       // The fault kind leads lastError (timeout, http_500, invalid_json, too_large, redirect_refused, closed, ...).
       fault: s && !s.ok && s.lastError ? (/^([a-z0-9_]+):/.exec(s.lastError)?.[1] ?? null) : null,
+      // Only for upstreams with skills, so /status reads as before for the others.
+      ...(s?.skills && { skills: s.skills.length }),
+      ...(s?.skillsError !== undefined && { skillsError: s.skillsError }),
     };
   });
 }

@@ -5,7 +5,7 @@
  * writer and the producers share the shape without importing one another.
  */
 import type { CacheHints } from '../hints.js';
-import type { UpstreamPrompt } from '../types.js';
+import type { UpstreamPrompt, UpstreamSkill } from '../types.js';
 import type { UpstreamConfig } from './config.js';
 import { sanitizeListing } from './sanitize.js';
 
@@ -14,6 +14,10 @@ export interface ListReport {
   id: string;
   prefix: string;
   prompts?: UpstreamPrompt[];
+  /** Its skills (upstreams declaring the Skills extension; skills.ts), listed apart from the prompts. */
+  skills?: UpstreamSkill[];
+  /** Why listing its skills failed: the writer keeps the last good skills listing, marked stale. */
+  skillsError?: string;
   /** The upstream's configured groups (UpstreamState.groups). */
   groups?: string[];
   /** The upstream's cache hints on that listing, when it sent any. */

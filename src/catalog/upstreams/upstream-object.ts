@@ -36,6 +36,7 @@ import { upstreamConfigs, type UpstreamConfig } from './config.js';
 import { describeFault } from './errors.js';
 import { grantKey, upstreamAuth } from './oauth.js';
 import { reported, type ListReport } from './report.js';
+import { clientUri, listUpstream, mountOf } from './skills.js';
 import { log } from '../../lib/log.js';
 
 export interface RefreshResult {
@@ -152,27 +153,24 @@ export class UpstreamObject extends DurableObject<Env> {
     const open = this.breakerOpen();
     const t0 = performance.now();
     let settled = 0;
-    const listing = open
-      ? null
-      : this.clientFor(u)
-          .listing()
-          .finally(() => void (settled = performance.now()));
+    // Prompts and (when declared) skills side by side; a failure of one never costs the other (skills.ts).
+    const listing = open ? null : listUpstream(this.clientFor(u), u).finally(() => void (settled = performance.now()));
     // The upstream operation's own duration: until the listing settled, not until this code got back to it.
     const took = () => Math.round((settled || performance.now()) - t0);
     await this.ctx.storage.put('id', id);
     await this.ctx.storage.setAlarm(Date.now() + cfg.upstreamPollMs);
     if (!listing) return { id, prefix: u.prefix, error: open!, ...(u.groups && { groups: u.groups }) };
-    try {
-      const report = { ...reported(u, cfg.separator, await listing), ms: took() };
+    const { listing: got, error: e, skills } = await listing;
+    if (got) {
+      const report = { ...reported(u, cfg.separator, got), ...skills, ms: took() };
       this.record(true);
       this.follow(u);
       return report;
-    } catch (e) {
-      const ms = took();
-      const error = this.failed(e);
-      log.warn('upstream list failed', { upstream: u.id, error, failures: this.failures, ms });
-      return { id, prefix: u.prefix, error, ms, ...(u.groups && { groups: u.groups }) };
     }
+    const ms = took();
+    const error = this.failed(e);
+    log.warn('upstream list failed', { upstream: u.id, error, failures: this.failures, ms });
+    return { id, prefix: u.prefix, error, ms, ...skills, ...(u.groups && { groups: u.groups }) };
   }
 
   /** Reads the prompts and reports them (or the failure) to the catalog writer. */
@@ -188,30 +186,46 @@ export class UpstreamObject extends DurableObject<Env> {
     return result;
   }
 
-  /** prompts/get or completion/complete on the upstream, with the upstream's own prompt name. */
+  /**
+   * prompts/get or completion/complete on the upstream, with the upstream's own prompt name; or
+   * resources/read (skill files, rpc/methods/remote-skills.ts) with the upstream's own URI, which must be
+   * the client's URI under this upstream's current mount (a moved or removed upstream serves nothing).
+   * The caller sends only what it built (the URI or name, arguments, trace context): never a credential.
+   */
   async forward(
     id: string,
-    method: 'prompts/get' | 'completion/complete',
+    method: 'prompts/get' | 'completion/complete' | 'resources/read',
     params: Record<string, unknown>,
     target: ForwardTarget,
   ): Promise<ForwardResult> {
     const u = await this.config(id);
-    const unknown = {
-      ok: false,
-      kind: 'unknown',
-      code: -32602,
-      message: `Unknown prompt "${target.asked.length > 100 ? `${target.asked.slice(0, 100)}…` : target.asked}"`,
-    } as const;
+    const shown = target.asked.length > 100 ? `${target.asked.slice(0, 100)}…` : target.asked;
+    const skill = method === 'resources/read';
+    const unknown = skill
+      ? ({
+          ok: false,
+          kind: 'unknown',
+          code: -32602,
+          message: `Resource not found: ${shown}`,
+          data: { uri: target.asked },
+        } as const)
+      : ({ ok: false, kind: 'unknown', code: -32602, message: `Unknown prompt "${shown}"` } as const);
     if (!u) return unknown;
-    const original = servedOriginal(u, configOf(this.env).separator, target.asked, target.original);
+    const original = skill
+      ? target.original.startsWith('skill://') && clientUri(mountOf(u), target.original) === target.asked
+        ? target.original
+        : null
+      : servedOriginal(u, configOf(this.env).separator, target.asked, target.original);
     if (original === null) return unknown;
     const open = this.breakerOpen();
     if (open)
       return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
     const named =
-      method === 'prompts/get'
-        ? { ...params, name: original }
-        : { ...params, ref: { ...(params.ref as Record<string, unknown>), name: original } };
+      method === 'resources/read'
+        ? { ...params, uri: original }
+        : method === 'prompts/get'
+          ? { ...params, name: original }
+          : { ...params, ref: { ...(params.ref as Record<string, unknown>), name: original } };
     try {
       const result = await this.clientFor(u).request(method, named);
       this.record(true);

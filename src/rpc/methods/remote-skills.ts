@@ -1,8 +1,15 @@
 /**
- * Reading an upstream skill's files (and entries) through the upstream that owns them: the URI
- * clients used, under `skill://<mount>/`, becomes the upstream's own URI. Upstream content is
- * untrusted: results are bounded and checked (docs/skills.md, "Aggregation").
+ * Reading an upstream skill's files through the upstream that owns them: the URI clients used, under
+ * `skill://<mount>/`, becomes the upstream's own URI (docs/upstreams.md, "Upstream skills"). Upstream
+ * content is untrusted: the result is bounded, only text or blob contents pass, their URIs are the
+ * client's again, and bytes the listing gave a digest and size for must match them, or nothing is passed
+ * on: a gateway must not serve content that fails its own manifest.
  */
+import { digestOf } from '../../catalog/skills/file-store.js';
+import type { SkillResourceRecord } from '../../catalog/types.js';
+import { upstreamStub } from '../../catalog/stubs.js';
+import { isRecord } from '../../lib/json.js';
+import { traceMeta } from '../../lib/trace-context.js';
 import type { CallContext } from '../context.js';
 import { ErrorCode, RpcError } from '../errors.js';
 
@@ -13,9 +20,89 @@ export interface SkillOrigin {
   uri: string;
 }
 
-/** resources/read of an upstream skill file: the upstream's `contents`, with URIs as the client asked. */
-export function readRemote(_ctx: CallContext, origin: SkillOrigin, asked: string): Promise<Record<string, unknown>> {
-  return Promise.reject(
-    new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" cannot serve ${asked.slice(0, 200)} yet`),
-  );
+/** The upstream's reply is already read within its 4 MiB cap; this bounds what is kept of it. */
+const MAX_RESULT_BYTES = 4 * 1024 * 1024;
+const MAX_CONTENTS = 16;
+/** Upstream "not found" answers keep their code: -32602 (SEP-2164, SDK 2.x) and -32002 (2025-11-25). */
+const NOT_FOUND = new Set([-32602, -32002]);
+
+const shown = (uri: string) => (uri.length > 200 ? `${uri.slice(0, 200)}…` : uri);
+
+/** The listed digest and size of the client's URI, when the catalog's listing of that upstream has them. */
+async function listed(ctx: CallContext, origin: SkillOrigin, asked: string): Promise<SkillResourceRecord | undefined> {
+  const u = (await ctx.catalog()).snapshot.upstreams?.find((x) => x.id === origin.upstream);
+  for (const s of u?.skills ?? [])
+    if (s.resources !== 'dynamic') {
+      const r = s.resources.find((x) => x.uri === asked);
+      if (r) return r;
+    }
+  return undefined;
+}
+
+function bytesOf(item: Record<string, unknown>): Uint8Array | undefined {
+  if (typeof item.text === 'string') return new TextEncoder().encode(item.text);
+  try {
+    return Uint8Array.from(atob(item.blob as string), (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * resources/read of an upstream skill file: the upstream's `contents`, with URIs as the client asked.
+ * Its `ttlMs`/`cacheScope` (modern upstreams) are passed along for the caller to narrow its own hints.
+ */
+export async function readRemote(
+  ctx: CallContext,
+  origin: SkillOrigin,
+  asked: string,
+): Promise<Record<string, unknown>> {
+  // The client's trace continues upstream; nothing else of the client's request goes along.
+  const trace = traceMeta(ctx.record);
+  const params = trace.traceparent === undefined ? { uri: origin.uri } : { uri: origin.uri, _meta: trace };
+  const record = ctx.record;
+  record.upstream = origin.upstream;
+  const started = Date.now();
+  const [r, expected] = await Promise.all([
+    upstreamStub(ctx.env, origin.upstream)
+      .forward(origin.upstream, 'resources/read', params, { asked, original: origin.uri })
+      .finally(() => (record.upstreamMs = Date.now() - started)),
+    listed(ctx, origin, asked),
+  ]);
+  if (!r.ok) {
+    if (NOT_FOUND.has(r.code)) throw new RpcError(r.code, `Resource not found: ${shown(asked)}`, { uri: asked });
+    throw new RpcError(
+      ErrorCode.InternalError,
+      r.kind === 'rpc' ? `Upstream "${origin.upstream}": ${r.message}` : r.message,
+      r.data,
+    );
+  }
+  const fail = (why: string) =>
+    new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" ${why} for ${shown(asked)}`, { uri: asked });
+  if (JSON.stringify(r.result).length > MAX_RESULT_BYTES) throw fail(`returned over ${MAX_RESULT_BYTES} bytes`);
+  // The upstream's URIs under its mount: `asked` is `skill://<mount>/<rest>` for `origin.uri` `skill://<rest>`.
+  const base = asked.slice(0, asked.length - origin.uri.length + 'skill://'.length);
+  const contents = (Array.isArray(r.result.contents) ? r.result.contents : [])
+    .slice(0, MAX_CONTENTS)
+    .flatMap((c: unknown): Record<string, unknown>[] => {
+      if (!isRecord(c) || typeof c.uri !== 'string' || !c.uri.startsWith('skill://')) return [];
+      const body =
+        typeof c.text === 'string' ? { text: c.text } : typeof c.blob === 'string' ? { blob: c.blob } : undefined;
+      if (!body) return [];
+      const item: Record<string, unknown> = { uri: c.uri === origin.uri ? asked : base + c.uri.slice(8) };
+      if (typeof c.mimeType === 'string' && c.mimeType.length <= 200) item.mimeType = c.mimeType;
+      return [{ ...item, ...body }];
+    });
+  if (expected) {
+    const item = contents.find((c) => c.uri === asked);
+    const bytes = item && bytesOf(item);
+    if (!bytes) throw fail('returned no content');
+    if (bytes.byteLength !== expected.size || (await digestOf(bytes)) !== expected.digest)
+      throw fail(`returned content not matching its listed digest ${expected.digest}`);
+  }
+  const out: Record<string, unknown> = { contents };
+  const { ttlMs, cacheScope } = r.result;
+  if (typeof ttlMs === 'number') out.ttlMs = ttlMs;
+  if (cacheScope === 'public' || cacheScope === 'private') out.cacheScope = cacheScope;
+  return out;
 }
