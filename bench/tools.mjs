@@ -19,11 +19,10 @@ import { fmtInt, fmtMs, fmtX } from './lib/format.mjs';
 import { createHarness } from './lib/harness.mjs';
 import { fetchText } from './lib/http.mjs';
 import { JSON_HEADERS, MODERN, MODERN_META, PROTOCOL, rpc, rpcResult } from './lib/jsonrpc.mjs';
-import { assertClean, load } from './lib/load.mjs';
+import { load, measureCpu, pooled } from './lib/load.mjs';
 import { openSession } from './lib/mcp-session.mjs';
 import { ceilingOptions, gatewayBaseOptions } from './lib/miniflare-options.mjs';
 import { environment, writeOut } from './lib/output.mjs';
-import { cpuMs } from './lib/proc.mjs';
 import { listResult, PROMPTS } from './lib/prompts.mjs';
 import { seedCatalog } from './lib/seed.mjs';
 import { startMiniflare, startPeer } from './lib/start-target.mjs';
@@ -78,20 +77,7 @@ async function verify(plan, id) {
   assert.deepEqual(page, listResult(), `${id}: not the expected list`);
 }
 
-async function measure(plan, what) {
-  const cpu0 = cpuMs(plan.pid);
-  const r = await load(h, plan, CONNECTIONS, SECONDS);
-  assertClean(r, what);
-  return { ...r, cpuUs: ((cpuMs(plan.pid) - cpu0) * 1000) / r.total };
-}
-
-/** Two measurements of one request kind as one: requests over time, CPU over requests. */
-function pooled(runs) {
-  const total = runs.reduce((n, r) => n + r.total, 0);
-  const seconds = runs.reduce((n, r) => n + r.durationS, 0);
-  const cpuUs = runs.reduce((n, r) => n + r.cpuUs * r.total, 0) / total;
-  return { total, rps: total / seconds, p50: median(runs.map((r) => r.p50)), cpuUs };
-}
+const measure = (plan, what) => measureCpu(h, plan, CONNECTIONS, SECONDS, what);
 
 /** One round of one era: ceiling, then prompts and tools A B B A, then (legacy) the peer's two lists. */
 async function round(plans, era, r) {

@@ -21,11 +21,10 @@ import { fmtInt, fmtMs, fmtX } from './lib/format.mjs';
 import { createHarness } from './lib/harness.mjs';
 import { fetchText } from './lib/http.mjs';
 import { JSON_HEADERS, MODERN, MODERN_META, PROTOCOL, rpc, rpcResult } from './lib/jsonrpc.mjs';
-import { assertClean, load } from './lib/load.mjs';
+import { load, measureCpu, pooled } from './lib/load.mjs';
 import { openSession } from './lib/mcp-session.mjs';
 import { ceilingOptions, gatewayBaseOptions } from './lib/miniflare-options.mjs';
 import { environment, writeOut } from './lib/output.mjs';
-import { cpuMs } from './lib/proc.mjs';
 import { GET_ARGS, GET_PROMPT, getResult, listResult } from './lib/prompts.mjs';
 import { seedCatalog } from './lib/seed.mjs';
 import { startMiniflare } from './lib/start-target.mjs';
@@ -81,20 +80,7 @@ async function verify(plan, id) {
   plan.expectBody = r.text;
 }
 
-async function measure(plan, what) {
-  const cpu0 = cpuMs(plan.pid);
-  const r = await load(h, plan, CONNECTIONS, SECONDS);
-  assertClean(r, what);
-  return { ...r, cpuUs: ((cpuMs(plan.pid) - cpu0) * 1000) / r.total };
-}
-
-/** Two measurements of one target as one: requests over time, CPU over requests. */
-function pooled(runs) {
-  const total = runs.reduce((n, r) => n + r.total, 0);
-  const seconds = runs.reduce((n, r) => n + r.durationS, 0);
-  const cpuUs = runs.reduce((n, r) => n + r.cpuUs * r.total, 0) / total;
-  return { total, rps: total / seconds, p50: median(runs.map((r) => r.p50)), cpuUs };
-}
+const measure = (plan, what) => measureCpu(h, plan, CONNECTIONS, SECONDS, what);
 
 /** The ON instance stored what it counted (within one flush interval); the OFF instance nothing. */
 async function checkCounted(on, off) {

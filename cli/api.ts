@@ -26,6 +26,18 @@ export interface NewKey {
   expiresInDays?: number;
 }
 
+export interface PublishOptions {
+  dryRun?: boolean;
+  prune?: boolean;
+}
+
+const query = (opts: PublishOptions): string => {
+  const q = new URLSearchParams();
+  if (opts.dryRun) q.set('dry_run', '1');
+  if (opts.prune) q.set('prune', '1');
+  return q.toString();
+};
+
 export class AdminClient {
   constructor(
     readonly baseUrl: string,
@@ -56,11 +68,8 @@ export class AdminClient {
     return json as T;
   }
 
-  publish(prompts: PromptRecord[], opts: { dryRun?: boolean; prune?: boolean } = {}): Promise<PublishResult> {
-    const q = new URLSearchParams();
-    if (opts.dryRun) q.set('dry_run', '1');
-    if (opts.prune) q.set('prune', '1');
-    return this.call('POST', `/admin/publish?${q.toString()}`, { prompts });
+  publish(prompts: PromptRecord[], opts: PublishOptions = {}): Promise<PublishResult> {
+    return this.call('POST', `/admin/publish?${query(opts)}`, { prompts });
   }
 
   async list(): Promise<(PromptRecord & { _version: number; _updatedAt: string })[]> {
@@ -102,11 +111,8 @@ export class AdminClient {
     return new Uint8Array(await res.arrayBuffer());
   }
 
-  publishSkills(skills: SkillRecord[], opts: { dryRun?: boolean; prune?: boolean } = {}): Promise<PublishResult> {
-    const q = new URLSearchParams();
-    if (opts.dryRun) q.set('dry_run', '1');
-    if (opts.prune) q.set('prune', '1');
-    return this.call('POST', `/admin/skills/publish?${q.toString()}`, { skills });
+  publishSkills(skills: SkillRecord[], opts: PublishOptions = {}): Promise<PublishResult> {
+    return this.call('POST', `/admin/skills/publish?${query(opts)}`, { skills });
   }
 
   async listSkills(): Promise<(SkillRecord & { _version: number; _updatedAt: string })[]> {

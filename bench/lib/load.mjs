@@ -5,7 +5,8 @@
  * body mismatch, connection error or timeout is not a measurement.
  */
 import autocannon from 'autocannon';
-import { percentile } from './stats.mjs';
+import { cpuMs } from './proc.mjs';
+import { median, percentile } from './stats.mjs';
 
 /** `plan`: { method, url, headers, body, expectBody }; `h.currentLoad` is the running instance. */
 export function load(h, { method = 'POST', url, headers, body, expectBody }, connections, seconds) {
@@ -55,4 +56,20 @@ export function assertClean(m, what) {
   if (m.timeouts) bad.push(`${m.timeouts} timeouts`);
   if (m.total === 0) bad.push('no responses at all');
   if (bad.length) throw new Error(`${what}: ${bad.join(', ')}`);
+}
+
+/** One clean measurement of `plan` with the target process's CPU per request (`cpuUs`). */
+export async function measureCpu(h, plan, connections, seconds, what) {
+  const cpu0 = cpuMs(plan.pid);
+  const r = await load(h, plan, connections, seconds);
+  assertClean(r, what);
+  return { ...r, cpuUs: ((cpuMs(plan.pid) - cpu0) * 1000) / r.total };
+}
+
+/** Several measurements of one target as one: requests over time, CPU over requests. */
+export function pooled(runs) {
+  const total = runs.reduce((n, r) => n + r.total, 0);
+  const seconds = runs.reduce((n, r) => n + r.durationS, 0);
+  const cpuUs = runs.reduce((n, r) => n + r.cpuUs * r.total, 0) / total;
+  return { total, rps: total / seconds, p50: median(runs.map((r) => r.p50)), cpuUs };
 }
