@@ -28,76 +28,32 @@ import { missingFiles } from './skills/file-store.js';
 import { normalizeSkill, validateSkillSet } from './skills/validate.js';
 import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
+import { PROMPT_ROWS, SKILL_ROWS, VersionsTable, type RowKind, type Stored } from './versions-table.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { validatePrompt, validateSet } from './validate.js';
 import { log } from '../lib/log.js';
 
-export interface Stored<R> {
-  record: R;
-  version: number;
-  generation: number;
-  updatedAt: string;
-}
-
+export type { Stored } from './versions-table.js';
 export type StoredPrompt = Stored<PromptRecord>;
-
-/**
- * What the writer keeps versions of. Both live in one `versions` table, so a change of either is
- * one transaction and one generation; skill rows are named `skill:<name>`, which no prompt name
- * can be (`:` is not allowed in one).
- */
-interface RowKind {
-  readonly prefix: string;
-  readonly noun: string;
-  readonly list: ChangedList;
-  /** SQL: whether the row named by `col` is of this kind. */
-  readonly where: (col: string) => string;
-}
-const PROMPT_ROWS: RowKind = {
-  prefix: '',
-  noun: 'prompt',
-  list: 'prompts',
-  where: (c) => `substr(${c}, 1, 6) <> 'skill:'`,
-};
-const SKILL_ROWS: RowKind = {
-  prefix: 'skill:',
-  noun: 'skill',
-  list: 'skills',
-  where: (c) => `substr(${c}, 1, 6) = 'skill:'`,
-};
 
 export type WriteResult =
   | { ok: true; generation: number; diff: SetDiff; versions: Record<string, number>; dryRun: boolean }
   | { ok: false; reason: 'invalid'; issues: Issue[] }
   | { ok: false; reason: 'not_found'; message: string };
 
-interface Row {
-  name: string;
-  version: number;
-  generation: number;
-  record: string | null;
-  created_at: number;
-  by: string | null;
-  [k: string]: SqlStorageValue;
-}
-
 const RETRY_MS = 5_000;
 
 export class CatalogWriter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly keys: KeysTable;
+  private readonly versions: VersionsTable;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS versions (
-      name TEXT NOT NULL, version INTEGER NOT NULL, generation INTEGER NOT NULL,
-      record TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (name, version))`);
+    this.versions = new VersionsTable(this.sql);
     this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
     this.sql.exec('CREATE TABLE IF NOT EXISTS upstreams (id TEXT PRIMARY KEY, state TEXT NOT NULL)');
-    // Objects created before versions recorded their author gain the column; their old rows read null.
-    if (!this.sql.exec("SELECT 1 FROM pragma_table_info('versions') WHERE name = 'by'").toArray().length)
-      this.sql.exec('ALTER TABLE versions ADD COLUMN "by" TEXT');
     this.keys = new KeysTable(this.sql);
   }
 
@@ -255,56 +211,31 @@ export class CatalogWriter extends DurableObject<Env> {
 
   /** The current catalog: the latest version of every prompt that is not deleted. */
   async current(): Promise<StoredPrompt[]> {
-    return this.latest<PromptRecord>(PROMPT_ROWS);
+    return this.versions.latest<PromptRecord>(PROMPT_ROWS);
   }
 
   /** The current skills (docs/skills.md): the latest version of every skill that is not deleted. */
   async currentSkills(): Promise<Stored<SkillRecord>[]> {
-    return this.latest<SkillRecord>(SKILL_ROWS);
+    return this.versions.latest<SkillRecord>(SKILL_ROWS);
   }
 
   async get(name: string): Promise<{ prompt: StoredPrompt | null; versions: VersionInfo[] }> {
-    const { latest, versions } = this.one<PromptRecord>(PROMPT_ROWS, name);
+    const { latest, versions } = this.versions.one<PromptRecord>(PROMPT_ROWS, name);
     return { prompt: latest, versions };
   }
 
   async getSkill(name: string): Promise<{ skill: Stored<SkillRecord> | null; versions: VersionInfo[] }> {
-    const { latest, versions } = this.one<SkillRecord>(SKILL_ROWS, name);
+    const { latest, versions } = this.versions.one<SkillRecord>(SKILL_ROWS, name);
     return { skill: latest, versions };
   }
 
   /** Every version of one prompt, oldest first, with its full text (null for a deletion). */
   async history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
-    return this.versionsOf<PromptRecord>(PROMPT_ROWS, name);
+    return this.versions.history<PromptRecord>(PROMPT_ROWS, name);
   }
 
   async skillHistory(name: string): Promise<(VersionInfo & { record: SkillRecord | null })[]> {
-    return this.versionsOf<SkillRecord>(SKILL_ROWS, name);
-  }
-
-  private latest<R>(kind: RowKind): Stored<R>[] {
-    const rows = this.sql
-      .exec<Row>(
-        `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions GROUP BY name) l
-         ON v.name = l.name AND v.version = l.version WHERE v.record IS NOT NULL AND ${kind.where('v.name')} ORDER BY v.name`,
-      )
-      .toArray();
-    return rows.map((r) => toStored<R>(r));
-  }
-
-  private one<R>(kind: RowKind, name: string): { latest: Stored<R> | null; versions: VersionInfo[] } {
-    const rows = this.sql
-      .exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', kind.prefix + name)
-      .toArray();
-    const latest = rows.at(-1);
-    return { latest: latest && latest.record !== null ? toStored<R>(latest) : null, versions: rows.map(toInfo) };
-  }
-
-  private versionsOf<R>(kind: RowKind, name: string): (VersionInfo & { record: R | null })[] {
-    return this.sql
-      .exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', kind.prefix + name)
-      .toArray()
-      .map((r) => ({ ...toInfo(r), record: r.record === null ? null : (JSON.parse(r.record) as R) }));
+    return this.versions.history<SkillRecord>(SKILL_ROWS, name);
   }
 
   // ---- writes -----------------------------------------------------------
@@ -371,7 +302,7 @@ export class CatalogWriter extends DurableObject<Env> {
 
   private removeOf(kind: RowKind, name: string, by?: string): Promise<WriteResult> {
     return this.mutate(async () => {
-      const cur = this.latest<{ name: string }>(kind);
+      const cur = this.versions.latest<{ name: string }>(kind);
       if (!cur.some((p) => p.record.name === name))
         return { ok: false, reason: 'not_found', message: `No ${kind.noun} named "${name}"` };
       return this.commit(kind, cur, [], [name], false, by);
@@ -380,15 +311,12 @@ export class CatalogWriter extends DurableObject<Env> {
 
   private rollbackOf(kind: RowKind, name: string, version: number, by?: string): Promise<WriteResult> {
     return this.mutate(async () => {
-      const row = this.sql
-        .exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', kind.prefix + name, version)
-        .toArray()[0];
-      if (!row || row.record === null) {
+      const record = this.versions.record<{ name: string }>(kind, name, version);
+      if (!record) {
         const noun = kind.noun[0]!.toUpperCase() + kind.noun.slice(1);
         return { ok: false, reason: 'not_found', message: `${noun} "${name}" has no version ${version} with content` };
       }
-      const record = JSON.parse(row.record) as { name: string };
-      return this.commit(kind, this.latest<{ name: string }>(kind), [record], [], false, by);
+      return this.commit(kind, this.versions.latest<{ name: string }>(kind), [record], [], false, by);
     });
   }
 
@@ -404,7 +332,7 @@ export class CatalogWriter extends DurableObject<Env> {
     by?: string,
   ): Promise<WriteResult> {
     return this.mutate(async () => {
-      const cur = this.latest<{ name: string }>(kind);
+      const cur = this.versions.latest<{ name: string }>(kind);
       const incoming = new Set(records.map((r) => r.name));
       const removed = prune ? cur.filter((p) => !incoming.has(p.record.name)).map((p) => p.record.name) : [];
       return this.commit(kind, cur, records, removed, dryRun, by);
@@ -435,33 +363,16 @@ export class CatalogWriter extends DurableObject<Env> {
       return { ok: true, generation: lastGeneration, diff, versions: {}, dryRun };
     }
     const generation = await this.nextGeneration();
-    const now = Date.now();
-    // A Map, not an object: a prompt may be named `__proto__` or `constructor`.
-    const versions = new Map<string, number>();
     const byName = new Map(upserts.map((r) => [r.name, r]));
+    // A removal is a version too, with no record.
+    const written: [string, string | null][] = [
+      ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
+      ...diff.removed.map((name): [string, null] => [name, null]),
+    ];
+    let versions = new Map<string, number>();
     const armed = this.armRetry();
     this.ctx.storage.transactionSync(() => {
-      const next = (row: string) =>
-        (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', row).one().v ??
-          0) + 1;
-      // A removal is a version too, with no record.
-      const written: [string, string | null][] = [
-        ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
-        ...diff.removed.map((name): [string, null] => [name, null]),
-      ];
-      for (const [name, record] of written) {
-        const v = next(kind.prefix + name);
-        versions.set(name, v);
-        this.sql.exec(
-          'INSERT INTO versions (name, version, generation, record, created_at, "by") VALUES (?, ?, ?, ?, ?, ?)',
-          kind.prefix + name,
-          v,
-          generation,
-          record,
-          now,
-          by ?? null,
-        );
-      }
+      versions = this.versions.add(kind, written, generation, by);
       this.setMeta('generation', String(generation));
       this.setMeta('dirty', '1');
       this.setMeta('lists', kind.list);
@@ -523,29 +434,10 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 }
 
-function toInfo(r: Row): VersionInfo {
-  return {
-    version: r.version,
-    generation: r.generation,
-    createdAt: new Date(r.created_at).toISOString(),
-    deleted: r.record === null,
-    by: r.by ?? null,
-  };
-}
-
 /** The lists a pending announcement is about (meta `lists`, comma-separated); prompts when unknown. */
 function listsOf(meta: string | undefined): ChangedList[] {
   const lists = (meta ?? '').split(',').filter((l): l is ChangedList => l === 'prompts' || l === 'skills');
   return lists.length ? lists : ['prompts'];
-}
-
-function toStored<R>(r: Row): Stored<R> {
-  return {
-    record: JSON.parse(r.record!) as R,
-    version: r.version,
-    generation: r.generation,
-    updatedAt: new Date(r.created_at).toISOString(),
-  };
 }
 
 /** Group lists as configured (order kept: reordering them is a configuration change too, and harmless). */

@@ -1,0 +1,149 @@
+/**
+ * Every version of every prompt and skill, in the CatalogWriter's SQLite (docs/storage-schema.md).
+ * Both live in one `versions` table, so a change of either is one transaction and one generation;
+ * skill rows are named `skill:<name>`, which no prompt name can be (`:` is not allowed in one).
+ * The writer decides when to write; this knows how rows are named, read and added.
+ */
+import type { ChangedList } from '../session/events.js';
+import type { VersionInfo } from './types.js';
+
+export interface Stored<R> {
+  record: R;
+  version: number;
+  generation: number;
+  updatedAt: string;
+}
+
+/** What a row holds: prompts or skills. */
+export interface RowKind {
+  readonly prefix: string;
+  readonly noun: string;
+  /** The list a change of this kind is announced as (session/events.ts). */
+  readonly list: ChangedList;
+  /** SQL: whether the row named by `col` is of this kind. */
+  readonly where: (col: string) => string;
+}
+
+export const PROMPT_ROWS: RowKind = {
+  prefix: '',
+  noun: 'prompt',
+  list: 'prompts',
+  where: (c) => `substr(${c}, 1, 6) <> 'skill:'`,
+};
+
+export const SKILL_ROWS: RowKind = {
+  prefix: 'skill:',
+  noun: 'skill',
+  list: 'skills',
+  where: (c) => `substr(${c}, 1, 6) = 'skill:'`,
+};
+
+interface Row {
+  name: string;
+  version: number;
+  generation: number;
+  record: string | null;
+  created_at: number;
+  by: string | null;
+  [k: string]: SqlStorageValue;
+}
+
+export class VersionsTable {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS versions (
+      name TEXT NOT NULL, version INTEGER NOT NULL, generation INTEGER NOT NULL,
+      record TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (name, version))`);
+    // Objects created before versions recorded their author gain the column; their old rows read null.
+    if (!sql.exec("SELECT 1 FROM pragma_table_info('versions') WHERE name = 'by'").toArray().length)
+      sql.exec('ALTER TABLE versions ADD COLUMN "by" TEXT');
+  }
+
+  /** The latest version of every record of this kind that is not deleted, by name. */
+  latest<R>(kind: RowKind): Stored<R>[] {
+    return this.sql
+      .exec<Row>(
+        `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions GROUP BY name) l
+         ON v.name = l.name AND v.version = l.version
+         WHERE v.record IS NOT NULL AND ${kind.where('v.name')} ORDER BY v.name`,
+      )
+      .toArray()
+      .map((r) => toStored<R>(r));
+  }
+
+  /** One name: its current record (null once deleted or never written) and every version's facts. */
+  one<R>(kind: RowKind, name: string): { latest: Stored<R> | null; versions: VersionInfo[] } {
+    const rows = this.rows(kind, name);
+    const last = rows.at(-1);
+    return { latest: last && last.record !== null ? toStored<R>(last) : null, versions: rows.map(toInfo) };
+  }
+
+  /** Every version of one name, oldest first, with its full record (null for a deletion). */
+  history<R>(kind: RowKind, name: string): (VersionInfo & { record: R | null })[] {
+    return this.rows(kind, name).map((r) => ({
+      ...toInfo(r),
+      record: r.record === null ? null : (JSON.parse(r.record) as R),
+    }));
+  }
+
+  /** One version's record, or undefined (no such version, or a deletion). */
+  record<R>(kind: RowKind, name: string, version: number): R | undefined {
+    const row = this.sql
+      .exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', kind.prefix + name, version)
+      .toArray()[0];
+    return row?.record ? (JSON.parse(row.record) as R) : undefined;
+  }
+
+  /**
+   * Adds the next version of each name (a null record marks a deletion); call inside the writer's
+   * transaction. A Map, not an object: a prompt may be named `__proto__` or `constructor`.
+   */
+  add(
+    kind: RowKind,
+    written: [string, string | null][],
+    generation: number,
+    by: string | undefined,
+  ): Map<string, number> {
+    const now = Date.now();
+    const versions = new Map<string, number>();
+    for (const [name, record] of written) {
+      const row = kind.prefix + name;
+      const v =
+        (this.sql.exec<{ v: number | null }>('SELECT MAX(version) AS v FROM versions WHERE name = ?', row).one().v ??
+          0) + 1;
+      versions.set(name, v);
+      this.sql.exec(
+        'INSERT INTO versions (name, version, generation, record, created_at, "by") VALUES (?, ?, ?, ?, ?, ?)',
+        row,
+        v,
+        generation,
+        record,
+        now,
+        by ?? null,
+      );
+    }
+    return versions;
+  }
+
+  private rows(kind: RowKind, name: string): Row[] {
+    return this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', kind.prefix + name).toArray();
+  }
+}
+
+function toInfo(r: Row): VersionInfo {
+  return {
+    version: r.version,
+    generation: r.generation,
+    createdAt: new Date(r.created_at).toISOString(),
+    deleted: r.record === null,
+    by: r.by ?? null,
+  };
+}
+
+function toStored<R>(r: Row): Stored<R> {
+  return {
+    record: JSON.parse(r.record!) as R,
+    version: r.version,
+    generation: r.generation,
+    updatedAt: new Date(r.created_at).toISOString(),
+  };
+}
