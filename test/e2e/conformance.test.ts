@@ -37,8 +37,9 @@ const PROMPTS = [
 ];
 /**
  * Skills (SEP-2640) and the resources they are served as: the fixture skill
- * (test/fixtures/conformance/skills/conformance-skill), served by the upstream
- * through the aggregator. The CLI runs extension scenarios only without
+ * (test/fixtures/conformance/prompts/skills/conformance-skill), published with
+ * the prompts by `promptgate push` (direct) and served by the upstream
+ * (through the aggregator). The CLI runs extension scenarios only without
  * --spec-version, and sep-2640-skills-directory skips (directoryRead is not
  * declared).
  */
@@ -132,7 +133,7 @@ function summary(t: Target, label: string, run: SuiteRun): string {
 }
 
 beforeAll(async () => {
-  upstream = await conformanceUpstream(join(FIXTURES, 'prompts'), join(FIXTURES, 'skills'));
+  upstream = await conformanceUpstream(join(FIXTURES, 'prompts'), join(FIXTURES, 'prompts/skills'));
   const [direct, aggregator] = await Promise.all([
     startGateway({ promptsDir: join(FIXTURES, 'aggregator-local') }).then(async (gw) => {
       // The fixtures are authored as prompt files and published the way a user publishes them.

@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { counts, runSuite } from '../conformance/suite.js';
-import { seedFolder } from '../helpers/skill-seed.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/skills');
@@ -27,9 +26,9 @@ let gw: Gateway;
 const opened: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  // One entry per page: SkillsClient.list walks the cursors itself. The folder is laid out in KV as publishing
-  // lays it out (test/helpers/skill-seed.ts): publishing skills from files is another branch's (docs/skills.md).
-  gw = await startGateway({ promptsDir: false, seed: seedFolder(FIXTURES), pageSize: 1 });
+  // One entry per page: SkillsClient.list walks the cursors itself. The folder (a prompt and two skill
+  // folders) is published as a user publishes it, with `promptgate push` (docs/skills.md).
+  gw = await startGateway({ promptsDir: FIXTURES, pageSize: 1 });
 }, 120_000);
 
 afterEach(async () => {

@@ -26,10 +26,8 @@ import { pushDir, type PushResult } from '../../cli/push.js';
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface GatewayOptions {
-  /** Prompt directory to publish at start (default: the project's `prompts/`); `false`: publish nothing. */
-  promptsDir?: string | false;
-  /** Writes the persist dir's local state before wrangler first starts (test/helpers/skill-seed.ts). */
-  seed?: (persistDir: string) => void;
+  /** Prompt directory to publish at start (default: the project's `prompts/`). */
+  promptsDir?: string;
   /** `PAGE_SIZE` var (default 50, the wrangler.toml value). */
   pageSize?: number;
   /** Extra `--var NAME:VALUE` overrides (values may contain ':'). */
@@ -312,7 +310,6 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const entry: Live = { pgid: 0, dir: root };
   live.add(entry);
   try {
-    opts.seed?.(persistDir);
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
@@ -320,7 +317,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       entry.pgid = run.pgid;
       try {
         await waitReady(url, run, opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
-        if (promptsDir) await pushDir(url, adminToken, promptsDir);
+        await pushDir(url, adminToken, promptsDir);
       } catch (e) {
         await stopRunning(run);
         entry.pgid = 0;
