@@ -9,6 +9,7 @@ import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Issue, SkillFileRecord, SkillRecord } from '../src/catalog/types.js';
+import { mimeTypeOf } from '../src/catalog/skills/mime.js';
 import { normalizeSkill, validateSkill } from '../src/catalog/skills/validate.js';
 
 export interface SkillFiles {
@@ -19,31 +20,6 @@ export interface SkillFiles {
   sources: Map<string, string>;
   issues: Issue[];
 }
-
-const MIME: Record<string, string> = {
-  md: 'text/markdown',
-  txt: 'text/plain',
-  json: 'application/json',
-  yaml: 'application/yaml',
-  yml: 'application/yaml',
-  py: 'text/x-python',
-  js: 'text/javascript',
-  ts: 'text/x-typescript',
-  sh: 'text/x-shellscript',
-  html: 'text/html',
-  css: 'text/css',
-  csv: 'text/csv',
-  xml: 'application/xml',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  svg: 'image/svg+xml',
-  pdf: 'application/pdf',
-};
-
-export const mimeOf = (path: string): string =>
-  MIME[path.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
 
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
@@ -103,7 +79,7 @@ export function loadSkills(dir: string): SkillFiles {
       const path = relative(folder, full).split('\\').join('/');
       const digest = sha256(bytes);
       result.bytes.set(digest, bytes);
-      files.push({ path, digest, size: bytes.byteLength, mimeType: mimeOf(path) });
+      files.push({ path, digest, size: bytes.byteLength, mimeType: mimeTypeOf(path) });
     }
     const fm = frontMatter(readFileSync(join(folder, 'SKILL.md'), 'utf8'));
     if (fm.problem) issues.push({ path: `${label}/SKILL.md`, message: fm.problem });

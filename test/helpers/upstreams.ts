@@ -10,8 +10,9 @@
  *   (`createMcpHandler`) or legacy sessionful, whose skill files may change while it runs.
  */
 import { spawn } from 'node:child_process';
+import { afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { body, listen, stop } from './http-server.js';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -142,6 +143,21 @@ export async function legacyServer(
   };
 }
 
+/** Serves one Node request with a Web-standard handler (the SDK 2.x servers), streaming its answer back. */
+async function relay(
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: string | undefined,
+  serve: (r: Request) => Promise<Response>,
+): Promise<void> {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+  const response = await serve(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }));
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+  res.end();
+}
+
 /** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */
 export async function modernServer(names: string[]): Promise<Running & { notifyChanged: () => void }> {
   const handler = createMcpHandler(() => {
@@ -159,15 +175,7 @@ export async function modernServer(names: string[]): Promise<Running & { notifyC
   });
   const { http, url } = await listen(async (req, res) => {
     const raw = req.method === 'POST' ? await body(req) : undefined;
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const response = await handler.fetch(
-      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }),
-    );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body)
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-    res.end();
+    await relay(req, res, raw, (r) => handler.fetch(r));
   });
   return {
     url: `${url}/mcp`,
@@ -253,13 +261,7 @@ export async function skillsServer(
       return rpc({ error: { code: -32603, message: 'skills are broken today' } });
     if (msg?.method === 'resources/read' && tampered !== undefined)
       return rpc({ result: { contents: [{ uri: msg.params?.uri, mimeType: 'text/markdown', text: tampered }] } });
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const response = await serve(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }));
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body)
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-    res.end();
+    await relay(req, res, raw, serve);
   });
   return {
     url: `${url}/mcp`,
@@ -418,5 +420,18 @@ export async function everything(): Promise<Running> {
       await new Promise((r) => setTimeout(r, 100));
       if (child.exitCode === null) child.kill('SIGKILL');
     },
+  };
+}
+
+/** Starts upstreams for one test file and closes every one of them after it. */
+export function closedAfterAll(): <T extends Running>(p: Promise<T>) => Promise<T> {
+  const running: Running[] = [];
+  afterAll(async () => {
+    await Promise.all(running.map((s) => s.close()));
+  });
+  return async (p) => {
+    const s = await p;
+    running.push(s);
+    return s;
   };
 }

@@ -2,7 +2,7 @@
  * The upstream client against real MCP servers of every era, and against
  * servers that fail in the ways real ones do.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import {
   everything,
@@ -14,20 +14,13 @@ import {
   type Fault,
   type LegacyPrompt,
   type Running,
+  closedAfterAll,
 } from '../helpers/upstreams.js';
 
 const clientInfo = { name: 'promptgate-test', version: '1' };
 const client = (url: string, timeoutMs = 2000) =>
   new UpstreamClient({ url: new URL(url), headers: {}, timeoutMs, clientInfo });
-const stopAfter: Running[] = [];
-afterAll(async () => {
-  await Promise.all(stopAfter.map((s) => s.close()));
-});
-async function started<T extends Running>(p: Promise<T>): Promise<T> {
-  const s = await p;
-  stopAfter.push(s);
-  return s;
-}
+const started = closedAfterAll();
 
 const LEGACY: LegacyPrompt[] = [
   { name: 'alpha', text: 'alpha' },

@@ -4,7 +4,7 @@
  * following and reading against real SDK 2.x servers with the official Skills extension, in both eras.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UpstreamClient } from '../../src/catalog/upstreams/client.js';
 import type { UpstreamConfig } from '../../src/catalog/upstreams/config.js';
 import {
@@ -18,17 +18,9 @@ import {
   SKILL_MAX_BYTES,
 } from '../../src/catalog/upstreams/skills.js';
 import type { UpstreamSkill } from '../../src/catalog/types.js';
-import { skillMd, skillsServer, type Running } from '../helpers/upstreams.js';
+import { closedAfterAll, skillMd, skillsServer } from '../helpers/upstreams.js';
 
-const stopAfter: Running[] = [];
-afterAll(async () => {
-  await Promise.all(stopAfter.map((s) => s.close()));
-});
-async function started<T extends Running>(p: Promise<T>): Promise<T> {
-  const s = await p;
-  stopAfter.push(s);
-  return s;
-}
+const started = closedAfterAll();
 
 const digest = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex')}`;
 const D = digest('x');
