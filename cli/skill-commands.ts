@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CliError, type AdminClient, type PublishResult } from './api.js';
+import { digestOf } from '../src/catalog/skills/file-store.js';
 import { loadSkills, type SkillFiles } from './skills.js';
 
 /** Loads every skill folder of `dir`, or throws one error listing every problem. */
@@ -44,7 +45,10 @@ export async function pullSkills(api: AdminClient, dir: string, out: (s: string)
     for (const f of s.files) {
       const path = join(dir, 'skills', s.name, f.path);
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, await api.fetchFile(f.digest));
+      const bytes = await api.fetchFile(f.digest);
+      // What is written must be what was published: the digest is checked, not trusted.
+      if ((await digestOf(bytes)) !== f.digest) throw new CliError(`${s.name}/${f.path}: the gateway sent other bytes`);
+      writeFileSync(path, bytes);
     }
     out(`  skill ${s.name} (version ${s._version}) → ${dir}/skills/${s.name}/ (${s.files.length} file(s))`);
   }

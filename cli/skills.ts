@@ -5,7 +5,7 @@
  * records are validated with the Worker's own rules before anything is uploaded.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Issue, SkillFileRecord, SkillRecord } from '../src/catalog/types.js';
@@ -68,6 +68,26 @@ function frontMatter(text: string): { value?: Record<string, unknown>; problem?:
   return { value: value as Record<string, unknown> };
 }
 
+/**
+ * Who sees a skill: `groups` in the folder's `.promptgate.yaml`. Kept out of SKILL.md, whose
+ * front matter clients see and verify; a dotfile, so never one of the skill's files.
+ */
+export const SIDECAR = '.promptgate.yaml';
+
+function sidecarGroups(folder: string, label: string, issues: Issue[]): unknown {
+  const path = join(folder, SIDECAR);
+  if (!existsSync(path)) return undefined;
+  const doc = parseDocument(readFileSync(path, 'utf8'));
+  const value = doc.errors.length ? undefined : (doc.toJS() as unknown);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    issues.push({ path: `${label}/${SIDECAR}`, message: 'must be a YAML mapping with `groups: [...]`' });
+    return undefined;
+  }
+  for (const key of Object.keys(value))
+    if (key !== 'groups') issues.push({ path: `${label}/${SIDECAR}: ${key}`, message: 'unknown setting' });
+  return (value as { groups?: unknown }).groups;
+}
+
 export function loadSkills(dir: string): SkillFiles {
   const result: SkillFiles = { records: [], bytes: new Map(), sources: new Map(), issues: [] };
   for (const folder of skillFolders(dir)) {
@@ -84,6 +104,8 @@ export function loadSkills(dir: string): SkillFiles {
     const fm = frontMatter(readFileSync(join(folder, 'SKILL.md'), 'utf8'));
     if (fm.problem) issues.push({ path: `${label}/SKILL.md`, message: fm.problem });
     const record: SkillRecord = { name: basename(folder), frontmatter: fm.value ?? {}, files };
+    const groups = sidecarGroups(folder, label, issues);
+    if (groups !== undefined) record.groups = groups as string[];
     if (!fm.problem)
       for (const i of validateSkill(record)) issues.push({ path: `${label}: ${i.path}`, message: i.message });
     const prev = result.sources.get(record.name);

@@ -42,11 +42,12 @@ describe('promptgate CLI with skills', () => {
   it('validate counts skills; pull writes the published skill back byte for byte', async () => {
     const v = await cli('validate', join(work, 'prompts'));
     expect(v.code, v.stderr).toBe(0);
-    expect(v.stdout).toMatch(/prompt\(s\) and 1 skill\(s\) in .* are valid/);
+    expect(v.stdout).toMatch(/prompt\(s\) and 2 skill\(s\) in .* are valid/);
     const pulled = join(work, 'pulled');
     const p = await cli('pull', pulled);
     expect(p.code, p.stderr).toBe(0);
     expect(p.stdout).toContain('skill release-notes (version 1)');
+    expect(p.stdout).toContain('skill commit-message-review (version 1)');
     const back = join(pulled, 'skills/release-notes');
     expect(filesUnder(back).sort()).toEqual(filesUnder(EXAMPLE).sort());
     for (const f of filesUnder(EXAMPLE)) expect(readFileSync(join(back, f))).toEqual(readFileSync(join(EXAMPLE, f)));
@@ -58,7 +59,7 @@ describe('promptgate CLI with skills', () => {
     writeFileSync(style, `${readFileSync(style, 'utf8')}\n- Credit outside contributors by handle.\n`);
     const push = await cli('push', join(work, 'prompts'));
     expect(push.code, push.stderr).toBe(0);
-    expect(push.stdout).toContain('skills: 0 added, 1 changed, 0 deleted, 0 unchanged; 1 file(s) uploaded');
+    expect(push.stdout).toContain('skills: 0 added, 1 changed, 0 deleted, 1 unchanged; 1 file(s) uploaded');
     const v2 = await published('release-notes');
     const changed = v2.files.find((f) => f.path === 'references/STYLE.md')!;
     expect(changed.digest).not.toBe(v1.files.find((f) => f.path === 'references/STYLE.md')!.digest);

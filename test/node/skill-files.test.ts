@@ -88,3 +88,19 @@ describe('skill folders', () => {
     expect(records.map((r) => r.name)).toEqual(['twin']);
   });
 });
+
+describe('who sees a skill', () => {
+  it("groups come from the folder's .promptgate.yaml, which is not one of its files; bad settings are named", () => {
+    const dir = tree({
+      'team-only/SKILL.md': md('team-only'),
+      'team-only/.promptgate.yaml': 'groups: [platform, sre]\n',
+      'odd/SKILL.md': md('odd'),
+      'odd/.promptgate.yaml': 'groups: []\nowner: me\n',
+    });
+    const { records, issues } = loadSkills(dir);
+    expect(records.map((r) => [r.name, r.groups, r.files.map((f) => f.path)])).toEqual([
+      ['team-only', ['platform', 'sre'], ['SKILL.md']],
+    ]);
+    expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(['odd/.promptgate.yaml: owner', 'odd: groups']));
+  });
+});
