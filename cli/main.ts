@@ -22,7 +22,7 @@ Commands:
   push <dir> [--dry-run] [--prune]  publish the directory's prompts, then its skills (files first), each
                                     set atomically (--prune deletes prompts and skills not in it)
   pull <dir>                        write the published prompts and skills as files into <dir>
-  diff <dir>                        what push --prune would change, field by field
+  diff <dir>                        what push --prune would change (prompts and skills), field by field
   history <name> [--skill]          every version of a prompt (or skill)
   rollback <name> <version> [--skill]
                                     republish an earlier version's exact text (or skill)
@@ -151,13 +151,31 @@ async function run(argv: string[]): Promise<void> {
     case 'diff': {
       need(1, '<dir>');
       const { records, sources } = loadValidDir(args[0]!);
+      const skills = loadValidSkills(args[0]!);
       const api = client();
-      const plan = await api.publish(records, { dryRun: true, prune: true });
-      const remote = new Map((await api.list()).map(({ _version: _v, _updatedAt: _u, ...r }) => [r.name, r]));
-      const local = new Map(records.map((r) => [r.name, r]));
-      printDiff(plan, sources, args[0]!);
-      for (const n of plan.diff.changed) out(`    ${n}: ${changedPaths(remote.get(n), local.get(n)).join(', ')}`);
-      if (!plan.diff.added.length && !plan.diff.changed.length && !plan.diff.removed.length) out('no differences');
+      const plans = [
+        {
+          plan: await api.publish(records, { dryRun: true, prune: true }),
+          sources,
+          local: records,
+          remote: await api.list(),
+        },
+        {
+          plan: await api.publishSkills(skills.records, { dryRun: true, prune: true }),
+          sources: skills.sources,
+          local: skills.records,
+          remote: await api.listSkills(),
+        },
+      ];
+      let same = true;
+      for (const p of plans) {
+        const remote = new Map(p.remote.map(({ _version: _v, _updatedAt: _u, ...r }) => [r.name, r]));
+        const local = new Map(p.local.map((r) => [r.name, r]));
+        printDiff(p.plan, p.sources, args[0]!);
+        for (const n of p.plan.diff.changed) out(`    ${n}: ${changedPaths(remote.get(n), local.get(n)).join(', ')}`);
+        same &&= !p.plan.diff.added.length && !p.plan.diff.changed.length && !p.plan.diff.removed.length;
+      }
+      if (same) out('no differences');
       return;
     }
     case 'history': {

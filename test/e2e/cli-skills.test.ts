@@ -57,6 +57,10 @@ describe('promptgate CLI with skills', () => {
     const v1 = await published('release-notes');
     const style = join(work, 'prompts/skills/release-notes/references/STYLE.md');
     writeFileSync(style, `${readFileSync(style, 'utf8')}\n- Credit outside contributors by handle.\n`);
+    const diff = await cli('diff', join(work, 'prompts'));
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/~ release-notes .*\n\s+release-notes: files\[1\]\.digest, files\[1\]\.size/);
+    expect(diff.stdout).not.toContain('no differences');
     const push = await cli('push', join(work, 'prompts'));
     expect(push.code, push.stderr).toBe(0);
     expect(push.stdout).toContain('skills: 0 added, 1 changed, 0 deleted, 1 unchanged; 1 file(s) uploaded');
