@@ -23,7 +23,10 @@ export interface SkillOrigin {
 /** The upstream's reply is already read within its 4 MiB cap; this bounds what is kept of it. */
 const MAX_RESULT_BYTES = 4 * 1024 * 1024;
 const MAX_CONTENTS = 16;
-/** Upstream "not found" answers keep their code: -32602 (SEP-2164, SDK 2.x) and -32002 (2025-11-25). */
+/**
+ * An upstream's "not found" (-32602 per SEP-2164 and SDK 2.x, -32002 from 2025-era servers) is answered
+ * as a local miss is: -32602 with `data: {uri}`, so a client sees one code whoever serves the skill.
+ */
 const NOT_FOUND = new Set([-32602, -32002]);
 
 const shown = (uri: string) => (uri.length > 200 ? `${uri.slice(0, 200)}…` : uri);
@@ -70,7 +73,8 @@ export async function readRemote(
     listed(ctx, origin, asked),
   ]);
   if (!r.ok) {
-    if (NOT_FOUND.has(r.code)) throw new RpcError(r.code, `Resource not found: ${shown(asked)}`, { uri: asked });
+    if (NOT_FOUND.has(r.code))
+      throw new RpcError(ErrorCode.InvalidParams, `Resource not found: ${shown(asked)}`, { uri: asked });
     throw new RpcError(
       ErrorCode.InternalError,
       r.kind === 'rpc' ? `Upstream "${origin.upstream}": ${r.message}` : r.message,
