@@ -10,6 +10,7 @@
  */
 import type { ArgumentLimits } from '../lib/config.js';
 import { LookupError } from './errors.js';
+import { clip } from '../lib/clip.js';
 
 export type { ArgumentLimits };
 
@@ -39,7 +40,7 @@ export function utf8Length(s: string): number {
   return n;
 }
 
-const shown = (name: string) => JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+const shown = (name: string) => JSON.stringify(clip(name, 64));
 
 /** One value against the per-value limit; returns its size. */
 export function checkValue(name: string, value: string, limits: ArgumentLimits): number {

@@ -57,34 +57,38 @@ function pageUrl(k: PageKey): string {
   return `${k.origin}${BASE}/pages/${path}${cursor}`;
 }
 
-async function read(url: string): Promise<string | undefined> {
+/** An entry's body as `as` reads it (text or bytes), or undefined on a miss or where the cache is absent. */
+async function read<T>(url: string, as: (r: Response) => Promise<T>): Promise<T | undefined> {
   try {
     const hit = await store()?.match(url);
-    return hit ? await hit.text() : undefined;
+    return hit ? await as(hit) : undefined;
   } catch (e) {
     log.warn('edge cache read failed', { error: String(e) });
     return undefined;
   }
 }
 
-async function write(url: string, body: string, maxAgeS: number): Promise<void> {
+const text = (r: Response) => r.text();
+
+async function write(url: string, body: BodyInit, contentType: string, cacheControl: string): Promise<void> {
   try {
     await store()?.put(
       url,
-      new Response(body, {
-        headers: { 'content-type': 'application/json', 'cache-control': `public, max-age=${maxAgeS}` },
-      }),
+      new Response(body, { headers: { 'content-type': contentType, 'cache-control': cacheControl } }),
     );
   } catch (e) {
     log.warn('edge cache write failed', { error: String(e) });
   }
 }
 
+const writeJson = (url: string, body: string, maxAgeS: number) =>
+  write(url, body, 'application/json', `public, max-age=${maxAgeS}`);
+
 export async function readPointer(origin: string): Promise<Pointer | undefined> {
-  const text = await read(pointerUrl(origin));
-  if (!text) return undefined;
+  const json = await read(pointerUrl(origin), text);
+  if (!json) return undefined;
   try {
-    const p = JSON.parse(text) as Pointer;
+    const p = JSON.parse(json) as Pointer;
     if (p.groups !== undefined && !(Array.isArray(p.groups) && p.groups.every((g) => typeof g === 'string')))
       return undefined;
     return Number.isInteger(p.generation) ? p : undefined;
@@ -94,11 +98,11 @@ export async function readPointer(origin: string): Promise<Pointer | undefined> 
 }
 
 export function writePointer(origin: string, p: Pointer, maxAgeMs: number): Promise<void> {
-  return write(pointerUrl(origin), JSON.stringify(p), Math.max(1, Math.ceil(maxAgeMs / 1000)));
+  return writeJson(pointerUrl(origin), JSON.stringify(p), Math.max(1, Math.ceil(maxAgeMs / 1000)));
 }
 
-export const readPage = (k: PageKey) => read(pageUrl(k));
-export const writePage = (k: PageKey, json: string) => write(pageUrl(k), json, PAGE_TTL_S);
+export const readPage = (k: PageKey) => read(pageUrl(k), text);
+export const writePage = (k: PageKey, json: string) => writeJson(pageUrl(k), json, PAGE_TTL_S);
 
 /** A year: the longest lifetime worth asking for; a digest's bytes never change. */
 const FILE_TTL_S = 31_536_000;
@@ -106,28 +110,8 @@ const FILE_TTL_S = 31_536_000;
 const fileUrl = (origin: string, hex: string) => `${origin}${BASE}/skill-files/${hex}`;
 
 /** A skill file's bytes by the hex of its digest, or undefined on a miss (or where the cache is absent). */
-export async function readFileBytes(origin: string, hex: string): Promise<Uint8Array | undefined> {
-  try {
-    const hit = await store()?.match(fileUrl(origin, hex));
-    return hit ? new Uint8Array(await hit.arrayBuffer()) : undefined;
-  } catch (e) {
-    log.warn('edge cache read failed', { error: String(e) });
-    return undefined;
-  }
-}
+export const readFileBytes = (origin: string, hex: string): Promise<Uint8Array | undefined> =>
+  read(fileUrl(origin, hex), async (r) => new Uint8Array(await r.arrayBuffer()));
 
-export async function writeFileBytes(origin: string, hex: string, bytes: Uint8Array): Promise<void> {
-  try {
-    await store()?.put(
-      fileUrl(origin, hex),
-      new Response(bytes, {
-        headers: {
-          'content-type': 'application/octet-stream',
-          'cache-control': `public, max-age=${FILE_TTL_S}, immutable`,
-        },
-      }),
-    );
-  } catch (e) {
-    log.warn('edge cache write failed', { error: String(e) });
-  }
-}
+export const writeFileBytes = (origin: string, hex: string, bytes: Uint8Array): Promise<void> =>
+  write(fileUrl(origin, hex), bytes, 'application/octet-stream', `public, max-age=${FILE_TTL_S}, immutable`);

@@ -26,6 +26,7 @@ import { describePrompt, describeRemote, shapeContent } from './shape.js';
 import { findSkillFile, type SkillEntry, type SkillFileRef } from './skills/index.js';
 import type { PromptOrigin } from './types.js';
 import { sees } from './views.js';
+import { clip } from '../lib/clip.js';
 
 /** Where prompts/get and completion/complete for a name go. */
 export type Route = { kind: 'local' } | { kind: 'remote'; origin: PromptOrigin };
@@ -243,11 +244,7 @@ export class View {
     if (typeof name !== 'string') throw new LookupError('invalid_argument', 'Prompt name must be a string');
     const p = this.compiled.byName.get(name);
     if (!p || !sees(this.allowed, p.groups))
-      throw new LookupError(
-        'unknown_prompt',
-        `Unknown prompt "${name.length > 100 ? `${name.slice(0, 100)}…` : name}"`,
-        { name },
-      );
+      throw new LookupError('unknown_prompt', `Unknown prompt "${clip(name, 100)}"`, { name });
     return p;
   }
 }

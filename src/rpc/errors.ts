@@ -9,6 +9,7 @@
  * "this server is modern" and would not fall back to `initialize`.
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { clip } from '../lib/clip.js';
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -90,3 +91,10 @@ export function toRpcError(e: unknown): RpcError {
 }
 
 export const invalidParams = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
+
+/**
+ * Resource not found: -32602 with exactly `{uri}` as data, in every revision, whoever serves it. 2026-07-28
+ * requires it (SEP-2164); the official SDK answers so on every revision too, and clients accept it
+ * (2025-11-25 named -32002, which clients are told to accept as well: they recognise `data.uri`).
+ */
+export const resourceNotFound = (uri: string) => invalidParams(`Resource not found: ${clip(uri, 200)}`, { uri });

@@ -27,7 +27,7 @@ export async function readSkillFile(kv: KVNamespace, digest: string): Promise<Ui
   const buf = await kv.get(fileKey(digest), 'arrayBuffer');
   if (!buf) return undefined;
   const bytes = new Uint8Array(buf);
-  if (bytes.byteLength <= MEMO_FILE_BYTES) memo.set(digest, bytes);
+  keepSkillFile(digest, bytes);
   return bytes;
 }
 
@@ -58,5 +58,6 @@ export const knownSkillFile = (digest: string): Uint8Array | undefined => memo.g
 
 /** Keeps bytes read from elsewhere (the edge cache) as `readSkillFile` keeps what it reads. */
 export function keepSkillFile(digest: string, bytes: Uint8Array): void {
+  // Small files only: an isolate's memory is shared by every request it serves.
   if (bytes.byteLength <= MEMO_FILE_BYTES) memo.set(digest, bytes);
 }

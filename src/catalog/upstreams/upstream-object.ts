@@ -38,6 +38,7 @@ import { grantKey, upstreamAuth } from './oauth.js';
 import { reported, type ListReport } from './report.js';
 import { clientUri, listUpstream, mountOf } from './skills.js';
 import { log } from '../../lib/log.js';
+import { clip } from '../../lib/clip.js';
 
 export interface RefreshResult {
   ok: boolean;
@@ -199,7 +200,7 @@ export class UpstreamObject extends DurableObject<Env> {
     target: ForwardTarget,
   ): Promise<ForwardResult> {
     const u = await this.config(id);
-    const shown = target.asked.length > 100 ? `${target.asked.slice(0, 100)}…` : target.asked;
+    const shown = clip(target.asked, 100);
     const skill = method === 'resources/read';
     const unknown = skill
       ? ({

@@ -8,10 +8,11 @@
 import { digestOf } from '../../catalog/skills/file-store.js';
 import type { SkillResourceRecord } from '../../catalog/types.js';
 import { upstreamStub } from '../../catalog/stubs.js';
+import { clip } from '../../lib/clip.js';
 import { isRecord } from '../../lib/json.js';
 import { traceMeta } from '../../lib/trace-context.js';
 import type { CallContext } from '../context.js';
-import { ErrorCode, RpcError } from '../errors.js';
+import { ErrorCode, resourceNotFound, RpcError } from '../errors.js';
 
 /** Where a skill URI really lives. */
 export interface SkillOrigin {
@@ -28,8 +29,6 @@ const MAX_CONTENTS = 16;
  * as a local miss is: -32602 with `data: {uri}`, so a client sees one code whoever serves the skill.
  */
 const NOT_FOUND = new Set([-32602, -32002]);
-
-const shown = (uri: string) => (uri.length > 200 ? `${uri.slice(0, 200)}…` : uri);
 
 /** The listed digest and size of the client's URI, when the catalog's listing of that upstream has them. */
 async function listed(ctx: CallContext, origin: SkillOrigin, asked: string): Promise<SkillResourceRecord | undefined> {
@@ -73,8 +72,7 @@ export async function readRemote(
     listed(ctx, origin, asked),
   ]);
   if (!r.ok) {
-    if (NOT_FOUND.has(r.code))
-      throw new RpcError(ErrorCode.InvalidParams, `Resource not found: ${shown(asked)}`, { uri: asked });
+    if (NOT_FOUND.has(r.code)) throw resourceNotFound(asked);
     throw new RpcError(
       ErrorCode.InternalError,
       r.kind === 'rpc' ? `Upstream "${origin.upstream}": ${r.message}` : r.message,
@@ -82,7 +80,9 @@ export async function readRemote(
     );
   }
   const fail = (why: string) =>
-    new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" ${why} for ${shown(asked)}`, { uri: asked });
+    new RpcError(ErrorCode.InternalError, `Upstream "${origin.upstream}" ${why} for ${clip(asked, 200)}`, {
+      uri: asked,
+    });
   if (JSON.stringify(r.result).length > MAX_RESULT_BYTES) throw fail(`returned over ${MAX_RESULT_BYTES} bytes`);
   // The upstream's URIs under its mount: `asked` is `skill://<mount>/<rest>` for `origin.uri` `skill://<rest>`.
   const base = asked.slice(0, asked.length - origin.uri.length + 'skill://'.length);

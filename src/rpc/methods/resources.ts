@@ -10,10 +10,10 @@ import { fileContents, skillFileBytes } from '../../catalog/skills/files.js';
 import { RESOURCES } from '../../catalog/skills/lists.js';
 import type { CallContext } from '../context.js';
 import type { Params } from '../envelope.js';
-import { ErrorCode, invalidParams, RpcError } from '../errors.js';
+import { ErrorCode, invalidParams, resourceNotFound, RpcError } from '../errors.js';
 import { listResult } from './prompts.js';
 import { readRemote } from './remote-skills.js';
-import { lookupSkill } from './skill-lookup.js';
+import { lookup } from './route.js';
 
 export function listResources(params: Params, ctx: CallContext): unknown {
   const page = listing(ctx, ctx.version, params?.cursor, RESOURCES);
@@ -27,21 +27,12 @@ export function listResourceTemplates(params: Params, ctx: CallContext): unknown
   return ctx.era === 'modern' ? { resourceTemplates: [], ...ownHints(ctx.cfg.listTtlMs) } : { resourceTemplates: [] };
 }
 
-/**
- * Resource not found: -32602 with exactly `{uri}` as data, in every revision. 2026-07-28 requires it
- * (SEP-2164); the official SDK answers so on every revision too, and clients accept it as before
- * (2025-11-25 named -32002, which clients are told to accept as well: they recognise `data.uri`).
- */
-function notFound(uri: string): RpcError {
-  return invalidParams(`Resource not found: ${uri.length > 200 ? `${uri.slice(0, 200)}…` : uri}`, { uri });
-}
-
 export async function readResource(params: Params, ctx: CallContext): Promise<Record<string, unknown>> {
   const uri = params?.uri;
   if (typeof uri !== 'string') throw invalidParams('resources/read needs params.uri (a string)');
-  const { view, found } = await lookupSkill(ctx, (v) => v.skillFile(uri));
+  const { view, found } = await lookup(ctx, (v) => v.skillFile(uri));
   // A file of a skill outside the caller's view is answered exactly as one that does not exist.
-  if (!found) throw notFound(uri);
+  if (!found) throw resourceNotFound(uri);
   const hints = view.cacheHints(ctx.cfg.listTtlMs);
   if ('local' in found) {
     const bytes = await skillFileBytes(ctx, found.local.record.digest);

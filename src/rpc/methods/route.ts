@@ -1,27 +1,36 @@
 /**
- * Where prompts/get and completion/complete for a name go, even before any
- * prompts/list, in the caller's view (catalog/views.ts): a name it may not
- * see is answered like an unknown one and never routed upstream. A name the
- * view does not know, while some enabled upstream has never been listed,
- * gets those upstreams listed first (the cold path prompts/list uses,
- * rate-limited there): an upstream mounted without a prefix has no prefix to
- * route by, and a client may get a prompt it knows by name without listing first.
+ * What a name or URI names in the caller's view (catalog/views.ts), even before any list: a name it
+ * may not see is answered like an unknown one and never routed upstream. A name the view does not
+ * know, while some enabled upstream has never been listed, gets those upstreams listed first (the
+ * cold path prompts/list uses, rate-limited there): an upstream mounted without a prefix has no
+ * prefix to route by, and a client may get a prompt or a skill it knows without listing first.
  */
 import type { Route, View } from '../../catalog/catalog.js';
 import { listMissing } from '../../catalog/upstreams/cold.js';
 import type { CallContext } from '../context.js';
 
-export async function routeOf(ctx: CallContext, name: unknown): Promise<{ catalog: View; route: Route }> {
+/** `find` answers undefined for what the view does not know; then never-listed upstreams are listed and it asks again. */
+export async function lookup<T>(
+  ctx: CallContext,
+  find: (view: View) => T | undefined,
+): Promise<{ view: View; found: T | undefined }> {
   const full = await ctx.catalog();
-  let catalog = full.viewFor(ctx.principal);
-  let route = catalog.route(name, ctx.cfg.separator);
-  if (route.kind === 'local' && typeof name === 'string' && !catalog.has(name)) {
-    // Any page size: the merged catalog is wanted at once, whatever its length.
-    const merged = await listMissing(ctx, full, Number.MAX_SAFE_INTEGER);
-    if (merged !== full) {
-      catalog = merged.viewFor(ctx.principal);
-      route = catalog.route(name, ctx.cfg.separator);
-    }
-  }
-  return { catalog, route };
+  const view = full.viewFor(ctx.principal);
+  const found = find(view);
+  if (found !== undefined) return { view, found };
+  // Any page size: the merged catalog is wanted at once, whatever its length.
+  const merged = await listMissing(ctx, full, Number.MAX_SAFE_INTEGER);
+  if (merged === full) return { view, found };
+  const again = merged.viewFor(ctx.principal);
+  return { view: again, found: find(again) };
+}
+
+/** Where prompts/get, completion/complete and tools/call for a name go. */
+export async function routeOf(ctx: CallContext, name: unknown): Promise<{ catalog: View; route: Route }> {
+  const known = (view: View): Route | undefined => {
+    const route = view.route(name, ctx.cfg.separator);
+    return route.kind === 'local' && typeof name === 'string' && !view.has(name) ? undefined : route;
+  };
+  const { view, found } = await lookup(ctx, known);
+  return { catalog: view, route: found ?? view.route(name, ctx.cfg.separator) };
 }

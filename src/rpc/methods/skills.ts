@@ -8,7 +8,8 @@ import type { CallContext } from '../context.js';
 import type { Params } from '../envelope.js';
 import { invalidParams } from '../errors.js';
 import { listResult } from './prompts.js';
-import { lookupSkill } from './skill-lookup.js';
+import { lookup } from './route.js';
+import { clip } from '../../lib/clip.js';
 
 export function listSkills(params: Params, ctx: CallContext): unknown {
   const page = listing(ctx, ctx.version, params?.cursor, SKILLS);
@@ -18,9 +19,9 @@ export function listSkills(params: Params, ctx: CallContext): unknown {
 export async function getSkill(params: Params, ctx: CallContext): Promise<Record<string, unknown>> {
   const uri = params?.uri;
   if (typeof uri !== 'string') throw invalidParams('skills/get needs params.uri (a string)');
-  const { view, found } = await lookupSkill(ctx, (v) => v.skill(uri));
+  const { view, found } = await lookup(ctx, (v) => v.skill(uri));
   // A skill outside the caller's view is answered exactly as one that does not exist.
-  if (!found) throw invalidParams(`Unknown skill ${uri.length > 200 ? `${uri.slice(0, 200)}…` : uri}`, { uri });
+  if (!found) throw invalidParams(`Unknown skill ${clip(uri, 200)}`, { uri });
   ctx.record.cache = 'isolate';
   const result = { skill: describeSkill(found) };
   return ctx.era === 'modern' ? { ...result, ...view.cacheHints(ctx.cfg.listTtlMs) } : result;

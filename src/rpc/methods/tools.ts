@@ -15,6 +15,7 @@ import { invalidParams } from '../errors.js';
 import { listResult, renderPrompt } from './prompts.js';
 import { UpstreamInvalidParams } from './remote.js';
 import { routeOf } from './route.js';
+import { clip } from '../../lib/clip.js';
 
 /** Synchronous when the page is already in this isolate, exactly as prompts/list. */
 export function listTools(params: Params, ctx: CallContext): RawJson | Promise<RawJson> {
@@ -25,7 +26,7 @@ export function listTools(params: Params, ctx: CallContext): RawJson | Promise<R
 /** Refused as prompts/get refuses an unknown prompt: a hidden, opted-out or unknown name gets the same words. */
 function unknownTool(name: unknown) {
   if (typeof name !== 'string') return invalidParams('Tool name must be a string');
-  return invalidParams(`Unknown tool "${name.length > 100 ? `${name.slice(0, 100)}…` : name}"`, { name });
+  return invalidParams(`Unknown tool "${clip(name, 100)}"`, { name });
 }
 
 /** A tool execution error (SEP-1303): the model reads what was wrong with its arguments and may retry. */
