@@ -6,25 +6,29 @@
  * `dispatch.ts` for what methods mean.
  */
 import { featuresOf, isLegacyVersion, LEGACY_VERSIONS, type LegacyVersion } from '../lib/versions.js';
-import { checkSession, createSession, endSession, knownSession, sessionStub } from '../session/sessions.js';
+import {
+  checkSession,
+  createSession,
+  endSession,
+  knownSession,
+  sessionInit,
+  sessionStub,
+} from '../session/sessions.js';
 import { openLegacyStream } from '../session/stream.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck, principalIdOf } from '../lib/caller.js';
 import { callContext } from './context.js';
 import { call, factOf } from './dispatch.js';
-import { clientLabel, type CallFact } from '../lib/record.js';
+import type { CallFact } from '../lib/record.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError, RpcError } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 
-/** Largest clientInfo + capabilities (as JSON) a session keeps. */
-export const MAX_SESSION_STATE_BYTES = 16_384;
-
-/** A session id as logged (`mcp.session.id`): ours are 54 characters; a client's garbage is cut short. */
-const MAX_LOGGED_SESSION_ID = 64;
+/** A session id as logged (`mcp.session.id`): ours are at most 190 characters; a client's garbage is cut short. */
+const MAX_LOGGED_SESSION_ID = 200;
 
 /** An unsupported MCP-Protocol-Version header is a 400 (spec §2), in a body dual-era clients read as "legacy". */
 export function checkVersionHeader(value: string | undefined): void {
@@ -83,24 +87,16 @@ async function initialize(
     fact.errorCode = (e as RpcError).code;
     return jsonResponse(errorJson(msg.id, e as RpcError));
   }
-  t.record.client = clientLabel(init.clientInfo);
   t.record.version = init.version;
-  // What a session stores crosses into its Durable Object and back on every check: bounded.
-  const stored = JSON.stringify({ clientInfo: init.clientInfo, capabilities: init.capabilities }).length;
-  if (stored > MAX_SESSION_STATE_BYTES)
-    throw new HttpError(
-      400,
-      ErrorCode.InvalidParams,
-      `Invalid params: clientInfo and capabilities together are ${stored} bytes; the limit is ${MAX_SESSION_STATE_BYTES}`,
-      { id: msg.id },
-    );
-  const sessionId = await createSession(t.env, t.secret, {
-    ...init,
-    ttlMs: t.cfg.sessionTtlMs,
+  // The id is the session: nothing is stored until the session has state to keep (session/sessions.ts).
+  const { id: sessionId, client } = await createSession(t.secret, {
+    version: init.version,
+    ...(init.clientInfo && { clientInfo: init.clientInfo }),
     recheckMs: t.cfg.sessionRecheckMs,
     principal: principalIdOf(t.principal),
   });
-  t.record.sessionId = sessionId;
+  t.record.client = client;
+  t.record.sessionId = sessionId.slice(0, MAX_LOGGED_SESSION_ID);
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version, t.cfg)), { [SESSION_HEADER]: sessionId });
 }
 
@@ -161,7 +157,8 @@ function inSession(
 export async function legacyDelete(t: RequestScope): Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   await requireSession(t);
-  if (!(await endSession(t.env, t.sessionId!)))
+  const init = await sessionInit(t.secret, t.sessionId!, principalIdOf(t.principal));
+  if (!init || !(await endSession(t.env, init)))
     throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
   return new Response(null, { status: 200 });
 }
@@ -170,6 +167,10 @@ export async function legacyDelete(t: RequestScope): Promise<Response> {
 export async function legacyGet(t: RequestScope, lastEventId: string | undefined): Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   const version = await requireSession(t);
+  // The stream needs the session's object: made now if nothing needed it before.
+  const init = await sessionInit(t.secret, t.sessionId!, principalIdOf(t.principal));
+  if (!init || !(await sessionStub(t.env, init.id).touch(init)))
+    throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
   const opened = await openLegacyStream({
     stub: () => sessionStub(t.env, t.sessionId!),
     lastEventId,

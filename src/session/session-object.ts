@@ -1,40 +1,47 @@
 /**
  * SessionObject: one Durable Object per legacy-era MCP session.
  *
- * Owns the session's durable state (negotiated revision, client info and
- * capabilities, log level, timestamps), its idle expiry by alarm, and its
+ * Made on first need, not at `initialize` (sessions.ts): the first call that
+ * needs state brings what the signed id says (SessionInit). Owns the
+ * session's durable state (negotiated revision, log level, timestamps), its
+ * idle expiry by alarm, a tombstone for a session ended before its id's TTL
+ * ran out, and its
  * standalone SSE stream: the Worker that holds the client's SSE response
  * talks to this object over a hibernatable WebSocket, so a connected but
  * silent client keeps no object awake. Everything a stream needs to survive
  * an eviction or restart is in storage (stream key, sequence, replay log) or
  * in the socket's attachment, never only in memory.
  *
- * Workers ask it only at initialize, DELETE, stream open, and when their
- * liveness memo runs out (SESSION_RECHECK_MS). `lastSeenAt` is written at most
+ * Workers ask it only at DELETE, `logging/setLevel`, stream open, and when
+ * their liveness memo runs out (SESSION_RECHECK_MS). `lastSeenAt` is written at most
  * every tenth of the TTL, so a chatty client is not a storage write per request.
  */
 import { DurableObject } from 'cloudflare:workers';
-import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { randomToken } from '../lib/base64url.js';
 import type { LegacyVersion } from '../lib/versions.js';
 import { eventId, parseEventId, type CatalogEvent } from './events.js';
 import { shardFor } from './fanout.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
 import { log } from '../lib/log.js';
-import { clientLabel, type ClientLabel } from '../lib/record.js';
+import { configOf } from '../lib/config.js';
 
 export interface SessionState {
   id: string;
   version: LegacyVersion;
-  clientInfo?: Implementation;
-  capabilities?: ClientCapabilities;
+  /** When the id was minted: `initialize` itself stores nothing. */
   createdAt: number;
   lastSeenAt: number;
   ttlMs: number;
   logLevel?: LoggingLevel;
 }
 
-export type SessionInit = Pick<SessionState, 'id' | 'version' | 'clientInfo' | 'capabilities' | 'ttlMs'>;
+/** What every call that needs the session's state brings, from the verified id (sessions.ts). */
+export interface SessionInit {
+  id: string;
+  version: LegacyVersion;
+  mintedAt: number;
+}
 
 /** The standalone GET stream: its key, last sequence number and last catalog generation delivered. */
 interface StreamState {
@@ -57,37 +64,50 @@ export const REPLAY_MAX_EVENTS = 100;
 export const REPLAY_MAX_AGE_MS = 60 * 60 * 1000;
 
 export class SessionObject extends DurableObject<Env> {
+  /** undefined: not read yet; null: no state (never made, expired, or ended). */
   private state: SessionState | null | undefined;
+  /** Ended before its id's TTL ran out: kept (until then) so a later call does not make it anew. */
+  private endedUntil: number | undefined;
 
   private async load(): Promise<SessionState | null> {
-    if (this.state === undefined) this.state = (await this.ctx.storage.get<SessionState>('state')) ?? null;
+    if (this.state === undefined) {
+      const got = await this.ctx.storage.get<SessionState | number>(['state', 'ended']);
+      this.state = (got.get('state') as SessionState | undefined) ?? null;
+      this.endedUntil = got.get('ended') as number | undefined;
+    }
     return this.state;
   }
 
-  async open(init: SessionInit): Promise<void> {
+  /**
+   * The session's state, made on first need from its id: alive unless it was ended, or its id is
+   * older than the TTL with no activity recorded (a session nobody touched after `initialize`).
+   */
+  private async ensure(init: SessionInit): Promise<SessionState | null> {
+    const s = await this.load();
+    if (s || this.endedUntil !== undefined) return s;
     const now = Date.now();
-    this.state = { ...init, createdAt: now, lastSeenAt: now };
+    const ttlMs = configOf(this.env).sessionTtlMs;
+    if (now >= init.mintedAt + ttlMs) return null;
+    this.state = { id: init.id, version: init.version, createdAt: init.mintedAt, lastSeenAt: now, ttlMs };
     await this.ctx.storage.put('state', this.state);
-    await this.ctx.storage.setAlarm(now + init.ttlMs);
+    await this.ctx.storage.setAlarm(now + ttlMs);
+    return this.state;
   }
 
-  /**
-   * Marks activity; false when the session has ended or never existed, else its client's label
-   * (bounded: it crosses back on every check, and goes on the Worker's log lines).
-   */
-  async touch(): Promise<false | { client: ClientLabel | undefined }> {
-    const s = await this.load();
+  /** Marks activity; false when the session has ended or expired. */
+  async touch(init: SessionInit): Promise<boolean> {
+    const s = await this.ensure(init);
     if (!s) return false;
     const now = Date.now();
     if (now - s.lastSeenAt > Math.min(60_000, s.ttlMs / 10)) {
       s.lastSeenAt = now;
       await this.ctx.storage.put('state', s);
     }
-    return { client: clientLabel(s.clientInfo) };
+    return true;
   }
 
-  async setLogLevel(level: LoggingLevel): Promise<boolean> {
-    const s = await this.load();
+  async setLogLevel(init: SessionInit, level: LoggingLevel): Promise<boolean> {
+    const s = await this.ensure(init);
     if (!s) return false;
     s.logLevel = level;
     await this.ctx.storage.put('state', s);
@@ -163,23 +183,36 @@ export class SessionObject extends DurableObject<Env> {
     return true;
   }
 
-  /** Ends the session and its streams; true when there was one to end. */
-  async end(): Promise<boolean> {
-    const s = await this.load();
+  /**
+   * Ends the session and its streams; true when there was one to end. A session ended before its
+   * id's TTL ran out leaves a tombstone until then (its id would otherwise still make it anew).
+   */
+  async end(init: SessionInit): Promise<boolean> {
+    const s = await this.ensure(init);
     this.closeStreams('ended');
-    await this.ctx.storage.deleteAlarm();
+    if (!s) return false;
     await this.ctx.storage.deleteAll();
     this.state = null;
-    if (s) await shardFor(this.env, s.id).remove(s.id);
-    return s !== null;
+    await shardFor(this.env, s.id).remove(s.id);
+    const until = s.createdAt + s.ttlMs;
+    if (Date.now() < until) {
+      this.endedUntil = until;
+      await this.ctx.storage.put('ended', until);
+      await this.ctx.storage.setAlarm(until);
+    } else await this.ctx.storage.deleteAlarm();
+    return true;
   }
 
   override async alarm(): Promise<void> {
     const s = await this.load();
-    if (!s) return;
+    if (!s) {
+      // A tombstone whose id has expired on its own: nothing needs to be kept.
+      if (this.endedUntil !== undefined && Date.now() >= this.endedUntil) await this.ctx.storage.deleteAll();
+      return;
+    }
     const expiresAt = s.lastSeenAt + s.ttlMs;
     if (Date.now() >= expiresAt) {
-      await this.end();
+      await this.end({ id: s.id, version: s.version, mintedAt: s.createdAt });
       log.info('session expired', { idleMs: Date.now() - s.lastSeenAt });
     } else {
       await this.ctx.storage.setAlarm(expiresAt);

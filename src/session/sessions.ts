@@ -1,6 +1,12 @@
 /**
  * The Worker's view of sessions: create, check, end.
  *
+ * Creating a session is minting its signed id (token.ts): no Durable Object
+ * is written, so `initialize` costs an HMAC. The session's object is made by
+ * the first call that needs state (a liveness recheck, `logging/setLevel`,
+ * the GET stream, DELETE), from what the id says (SessionInit); an id minted
+ * longer than the TTL ago whose object never came to be is expired.
+ *
  * A check is a signature check of the id (memoised) plus a per-isolate
  * liveness memo. Only when the memo is older than `recheckMs` does the
  * isolate ask the session's Durable Object (which also records activity).
@@ -8,20 +14,17 @@
  * within `recheckMs`. The README ("Session checks") has the measurements
  * behind this trade-off; `recheckMs = 0` asks the Durable Object every time.
  *
- * The memo also keeps the session's client label (lib/record.ts), from
- * createSession or from the object's answer to a check, so a warm
- * in-session request names its client with no extra round trip.
- *
  * A session belongs to the principal that opened it (token.ts): every check
  * takes the caller's principal id, and another principal's id fails the
  * signature check like a forged one.
  */
-import type { ClientCapabilities, Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedMap } from '../lib/memo.js';
 import { ANONYMOUS_ID } from '../lib/caller.js';
 import { clientLabel, type ClientLabel } from '../lib/record.js';
 import type { LegacyVersion } from '../lib/versions.js';
-import { mintSessionId, readSessionId, verifiedSessionId } from './token.js';
+import type { SessionInit } from './session-object.js';
+import { mintSessionId, readSessionToken, verifiedToken, type SessionToken } from './token.js';
 
 /** Only the binding: sessions are reached by name through the generated `Env`. */
 export type SessionEnv = Pick<Env, 'SESSIONS'>;
@@ -31,46 +34,29 @@ export interface ClientSink {
   client: ClientLabel | undefined;
 }
 
-/** Alive until `until` (epoch ms) as far as this isolate knows; one object per session, renewed in place. */
-interface Live {
-  until: number;
-  client: ClientLabel | undefined;
-}
-
-const live = new BoundedMap<string, Live>(50_000);
+/** Alive until (epoch ms) as far as this isolate knows. */
+const live = new BoundedMap<string, number>(50_000);
 const ended = new BoundedMap<string, true>(50_000);
 
 export function sessionStub(env: SessionEnv, id: string) {
   return env.SESSIONS.getByName(id);
 }
 
+/** A new session's id and what it says of the client; nothing is stored anywhere. */
 export async function createSession(
-  env: SessionEnv,
   secret: string,
   init: {
     version: LegacyVersion;
     clientInfo?: Implementation;
-    capabilities?: ClientCapabilities;
-    ttlMs: number;
     recheckMs: number;
     /** The principal that opens it (lib/caller.ts principalIdOf); anonymous when absent. */
     principal?: string;
   },
-): Promise<string> {
-  const { recheckMs, principal, ...state } = init;
-  const id = await mintSessionId(secret, init.version, principal);
-  await sessionStub(env, id).open({ ...state, id });
-  // This isolate has just seen the object accept it: no need to ask again before the memo runs out.
-  if (recheckMs > 0) remember(id, Date.now() + recheckMs, clientLabel(init.clientInfo));
-  return id;
-}
-
-function remember(id: string, until: number, client: ClientLabel | undefined): void {
-  const known = live.get(id);
-  if (known) {
-    known.until = until;
-    known.client = client;
-  } else live.set(id, { until, client });
+): Promise<{ id: string; client: ClientLabel | undefined }> {
+  const id = await mintSessionId(secret, init.version, init.principal, { client: clientLabel(init.clientInfo) });
+  // Minted here, so alive: no need to ask anyone before the memo runs out.
+  if (init.recheckMs > 0) live.set(id, Date.now() + init.recheckMs);
+  return { id, client: verifiedToken(secret, id, init.principal)?.client };
 }
 
 /**
@@ -85,15 +71,22 @@ export function knownSession(
   principal: string = ANONYMOUS_ID,
   into?: ClientSink,
 ): LegacyVersion | undefined {
-  const version = verifiedSessionId(secret, id, principal);
-  if (!version || ended.has(id)) return undefined;
-  const known = live.get(id);
-  if (known === undefined || known.until <= Date.now()) return undefined;
-  if (into) into.client = known.client;
-  return version;
+  const token = verifiedToken(secret, id, principal);
+  if (!token || ended.has(id)) return undefined;
+  const until = live.get(id);
+  if (until === undefined || until <= Date.now()) return undefined;
+  if (into) into.client = token.client;
+  return token.version;
 }
 
-/** The session's negotiated revision, or null when the id is forged, unknown or ended. */
+/** What a session's object needs to come to be, from its verified id. */
+const initOf = (id: string, token: SessionToken): SessionInit => ({
+  id,
+  version: token.version,
+  mintedAt: token.mintedAt,
+});
+
+/** The session's negotiated revision, or null when the id is forged, unknown, expired or ended. */
 export async function checkSession(
   env: SessionEnv,
   secret: string,
@@ -104,26 +97,35 @@ export async function checkSession(
 ): Promise<LegacyVersion | null> {
   const known = knownSession(secret, id, principal, into);
   if (known) return known;
-  const version = await readSessionId(secret, id, principal);
-  if (!version || ended.has(id)) return null;
+  const token = await readSessionToken(secret, id, principal);
+  if (!token || ended.has(id)) return null;
   const now = Date.now();
-  const touched = await sessionStub(env, id).touch();
-  if (touched === false) {
+  if (!(await sessionStub(env, id).touch(initOf(id, token)))) {
     markEnded(id);
     return null;
   }
-  if (into) into.client = touched.client;
-  if (recheckMs > 0) remember(id, now + recheckMs, touched.client);
-  return version;
+  if (into) into.client = token.client;
+  if (recheckMs > 0) live.set(id, now + recheckMs);
+  return token.version;
 }
 
-export async function endSession(env: SessionEnv, id: string): Promise<boolean> {
-  markEnded(id);
-  return sessionStub(env, id).end();
+/**
+ * What the session's object is made from, for calls that need its state (stream, log level,
+ * DELETE). Only after the id was checked for this principal (requireSession): null otherwise.
+ */
+export async function sessionInit(secret: string, id: string, principal: string = ANONYMOUS_ID) {
+  const token = await readSessionToken(secret, id, principal);
+  return token && initOf(id, token);
 }
 
-export async function setSessionLogLevel(env: SessionEnv, id: string, level: LoggingLevel): Promise<boolean> {
-  return sessionStub(env, id).setLogLevel(level);
+/** Ends the session; false when it had already ended or expired. */
+export async function endSession(env: SessionEnv, init: SessionInit): Promise<boolean> {
+  markEnded(init.id);
+  return sessionStub(env, init.id).end(init);
+}
+
+export async function setSessionLogLevel(env: SessionEnv, init: SessionInit, level: LoggingLevel): Promise<boolean> {
+  return sessionStub(env, init.id).setLogLevel(init, level);
 }
 
 function markEnded(id: string): void {

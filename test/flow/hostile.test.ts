@@ -127,7 +127,8 @@ beforeAll(async () => {
     s1: s1.id,
     s0: s0.id,
     ended: gone.id,
-    unknown: await mintSessionId('test-signing-secret', '2025-11-25'),
+    // Genuine but expired: minted longer than the TTL ago, never used since.
+    unknown: await mintSessionId('test-signing-secret', '2025-11-25', undefined, { now: Date.now() - 3_600_000 }),
     cursor,
     adminToken: ADMIN_TOKEN,
     nextIp: () => `10.${(++ip >> 16) & 255}.${(ip >> 8) & 255}.${ip & 255}`,

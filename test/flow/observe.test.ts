@@ -130,7 +130,7 @@ describe('the request line', () => {
     expect(requestLines()).toHaveLength(2);
   });
 
-  it('in-session requests name the client from the isolate memo when the session is not re-checked', async () => {
+  it('in-session requests name the client from the signed session id when the session is not re-checked', async () => {
     capture();
     const e = variant({ SESSION_RECHECK_MS: '60000' });
     const s = await openSessionWith(fetcher(e), MCP_URL);

@@ -1,11 +1,13 @@
 /**
- * Session state lives in the session's Durable Object: checked here
- * directly in storage, including idle expiry by alarm.
+ * Session state lives in the session's Durable Object, made on first need
+ * (not at initialize): checked here directly in storage, including idle
+ * expiry by alarm, and sessions that never had an object.
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../src/session/session-object.js';
 import { checkSession, endSession } from '../../src/session/sessions.js';
+import { mintSessionId, readSessionToken } from '../../src/session/token.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { expectError, openSession, post, publish, request } from '../helpers/worker.js';
 
@@ -17,16 +19,64 @@ beforeAll(async () => {
 });
 
 describe('session Durable Object', () => {
-  it('stores the negotiated version, client info and capabilities', async () => {
-    const s = await openSession('2025-06-18', { roots: { listChanged: true } });
-    const state = await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.get<SessionState>('state'));
-    expect(state).toMatchObject({
-      version: '2025-06-18',
-      clientInfo: { name: 'test', version: '1' },
-      capabilities: { roots: { listChanged: true } },
+  it('initialize stores nothing: the first request that needs state makes the object from the id', async () => {
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: { roots: { listChanged: true } },
+        clientInfo: { name: 'lazy', version: '7' },
+      },
     });
-    expect(state!.ttlMs).toBe(60_000);
+    const id = init.headers.get('mcp-session-id')!;
+    expect(init.status).toBe(200);
+    // The id carries the revision and the client's label, signed; no object has been written.
+    expect(await readSessionToken(SECRET, id)).toMatchObject({
+      version: '2025-06-18',
+      client: { name: 'lazy', version: '7' },
+    });
+    expect(await runInDurableObject(stubOf(id), (_o, ctx) => ctx.storage.list())).toEqual(new Map());
+    // SESSION_RECHECK_MS is 0 here, so this request asks the object, which comes to be.
+    expect((await post(request('ping'), { session: id, version: '2025-06-18' })).status).toBe(200);
+    const state = await runInDurableObject(stubOf(id), (_o, ctx) => ctx.storage.get<SessionState>('state'));
+    expect(state).toMatchObject({ id, version: '2025-06-18', ttlMs: 60_000 });
     expect(state!.lastSeenAt).toBeGreaterThanOrEqual(state!.createdAt);
+    expect(await runInDurableObject(stubOf(id), (_o, ctx) => ctx.storage.getAlarm())).toBeGreaterThan(Date.now());
+  });
+  it('a session never touched after initialize expires on its own: its id outlives the TTL, no object needed', async () => {
+    // Minted a TTL and a second ago, and never used since: nothing was ever stored for it.
+    const old = await mintSessionId(SECRET, '2025-11-25', undefined, { now: Date.now() - 61_000 });
+    await expectError(await post(request('ping'), { session: old }), 404, -32001);
+    // Asking did not bring it back to life, and left nothing behind.
+    expect(await runInDurableObject(stubOf(old), (_o, ctx) => ctx.storage.list())).toEqual(new Map());
+    // The same id minted inside the TTL is alive.
+    const fresh = await mintSessionId(SECRET, '2025-11-25', undefined, { now: Date.now() - 59_000 });
+    expect((await post(request('ping'), { session: fresh })).status).toBe(200);
+  });
+  it('a session deleted before its object ever existed stays deleted, then leaves nothing once its id expires', async () => {
+    const s = { id: await initializeOnly() };
+    expect(await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
+    expect((await fetchDelete(s.id)).status).toBe(200);
+    // Every later use is a 404 (this isolate knows at once; another one asks the object, as here).
+    await expectError(await post(request('ping'), { session: s.id }), 404, -32001);
+    const token = (await readSessionToken(SECRET, s.id))!;
+    expect(await stubOf(s.id).touch({ id: s.id, version: token.version, mintedAt: token.mintedAt })).toBe(false);
+    expect((await fetchDelete(s.id)).status).toBe(404);
+    // The tombstone lasts until the id would have expired anyway, then its alarm clears it.
+    const tomb = await runInDurableObject(stubOf(s.id), async (_o, ctx) => [
+      await ctx.storage.get<number>('ended'),
+      await ctx.storage.getAlarm(),
+    ]);
+    expect(tomb[0]).toBe(token.mintedAt + 60_000);
+    expect(tomb[1]).toBe(tomb[0]);
+    await runInDurableObject(stubOf(s.id), async (o, ctx) => {
+      await ctx.storage.put('ended', Date.now() - 1);
+      (o as unknown as { state: unknown }).state = undefined;
+    });
+    expect(await runDurableObjectAlarm(stubOf(s.id))).toBe(true);
+    expect(await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.list())).toEqual(new Map());
   });
   it('keeps the log level in storage', async () => {
     const s = await openSession();
@@ -63,16 +113,16 @@ describe('session Durable Object', () => {
     const a = await openSession();
     expect(await checkSession(env, SECRET, a.id, 60_000)).toBe('2025-11-25');
     // Ended behind this isolate's back (another isolate's DELETE): the memo still vouches, by design, for up to recheckMs.
-    await stubOf(a.id).end();
+    await stubOf(a.id).end(await initOf(a.id));
     expect(await checkSession(env, SECRET, a.id, 60_000)).toBe('2025-11-25');
     // Without a memo the object is asked and says no.
     const b = await openSession();
-    await stubOf(b.id).end();
+    await stubOf(b.id).end(await initOf(b.id));
     expect(await checkSession(env, SECRET, b.id, 60_000)).toBeNull();
     // Ended through this isolate: forgotten immediately, memo or not.
     const c = await openSession();
     expect(await checkSession(env, SECRET, c.id, 60_000)).toBe('2025-11-25');
-    await endSession(env, c.id);
+    await endSession(env, await initOf(c.id));
     expect(await checkSession(env, SECRET, c.id, 60_000)).toBeNull();
   });
   it('DELETE removes all state from storage', async () => {
@@ -80,10 +130,29 @@ describe('session Durable Object', () => {
     await post(request('ping'), { session: s.id });
     const res = await fetchDelete(s.id);
     expect(res.status).toBe(200);
-    expect(await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.list())).toEqual(new Map());
+    // Only the tombstone is left: when its id would have expired anyway.
+    const left = await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.list());
+    expect([...left.keys()]).toEqual(['ended']);
     await expectError(await post(request('ping'), { session: s.id }), 404, -32001);
   });
 });
+
+/** An `initialize` and nothing else (openSession also sends notifications/initialized, which asks the object here). */
+async function initializeOnly(): Promise<string> {
+  const res = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+  });
+  expect(res.status).toBe(200);
+  return res.headers.get('mcp-session-id')!;
+}
+
+async function initOf(id: string) {
+  const t = (await readSessionToken(SECRET, id))!;
+  return { id, version: t.version, mintedAt: t.mintedAt };
+}
 
 function fetchDelete(id: string) {
   return import('cloudflare:test').then(({ SELF }) =>

@@ -1,19 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { mintCursor, readCursor } from '../../src/catalog/cursor.js';
 import { encodeBase64Url } from '../../src/lib/base64url.js';
-import { mintSessionId, readSessionId } from '../../src/session/token.js';
+import { mintSessionId, readSessionId, readSessionToken } from '../../src/session/token.js';
 
 describe('session ids', () => {
   it('carry the negotiated version and verify only with the right secret', async () => {
     const id = await mintSessionId('s1', '2025-06-18');
-    expect(id).toMatch(/^[\x21-\x7e]{40,80}$/);
+    expect(id).toMatch(/^[\x21-\x7e]{50,90}$/);
     expect(await readSessionId('s1', id)).toBe('2025-06-18');
     const other = await mintSessionId('s2', '2025-03-26');
     expect(await readSessionId('s1', other)).toBeNull();
     // Same random part and MAC, different version digit: the MAC no longer matches.
     const parts = id.split('.');
-    expect(await readSessionId('s1', `${parts[0]}.2.${parts[2]}`)).toBeNull();
+    expect(await readSessionId('s1', [parts[0], '2', ...parts.slice(2)].join('.'))).toBeNull();
     expect(await readSessionId('s1', 'x'.repeat(200))).toBeNull();
+  });
+  it('carry the mint time and the client label, signed, and a long label is cut to keep the id small', async () => {
+    const now = Date.now() - 5_000;
+    const id = await mintSessionId('s1', '2025-11-25', undefined, { client: { name: 'ide', version: '1.2' }, now });
+    expect(await readSessionToken('s1', id)).toMatchObject({
+      version: '2025-11-25',
+      mintedAt: now,
+      client: { name: 'ide', version: '1.2' },
+    });
+    // A fresh isolate's view: the same answer from the id alone, with its signature checked.
+    const parts = id.split('.');
+    const forgedTime = [...parts.slice(0, 2), (now + 60_000).toString(36), ...parts.slice(3)].join('.');
+    const forgedLabel = [...parts.slice(0, 3), 'aWRl', parts[4]].join('.');
+    for (const f of [forgedTime, forgedLabel]) expect(await readSessionToken('s1', f)).toBeNull();
+    const long = await mintSessionId('s1', '2025-11-25', undefined, { client: { name: 'é'.repeat(64), version: 'v' } });
+    expect(long).toMatch(/^[\x21-\x7e]{60,200}$/);
+    expect((await readSessionToken('s1', long))!.client!.name.length).toBeLessThan(64);
+    const none = await mintSessionId('s1', '2025-11-25');
+    expect((await readSessionToken('s1', none))!.client).toBeUndefined();
   });
 });
 

@@ -3,7 +3,8 @@
  * the session's Durable Object, never only in the isolate.
  */
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import { setSessionLogLevel } from '../../session/sessions.js';
+import { principalIdOf } from '../../lib/caller.js';
+import { sessionInit, setSessionLogLevel } from '../../session/sessions.js';
 import { ErrorCode, invalidParams, RpcError } from '../errors.js';
 import type { Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
@@ -26,7 +27,8 @@ export function ping(): Record<string, never> {
 export async function setLevel(params: Params, ctx: CallContext): Promise<Record<string, never>> {
   const level = params?.level;
   if (!LEVELS.includes(level as LoggingLevel)) throw invalidParams(`level must be one of ${LEVELS.join(', ')}`);
-  if (!(await setSessionLogLevel(ctx.env, ctx.sessionId, level as LoggingLevel)))
+  const init = await sessionInit(ctx.secret, ctx.sessionId, principalIdOf(ctx.principal));
+  if (!init || !(await setSessionLogLevel(ctx.env, init, level as LoggingLevel)))
     throw new RpcError(ErrorCode.InternalError, 'Session ended while setting the log level');
   return {};
 }
