@@ -7,7 +7,7 @@
 import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
-import { expectError, openSession, post, publish, request, type Session } from '../helpers/worker.js';
+import { openSession, post, publish, request, type Session } from '../helpers/worker.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 
 const ADMIN = 'https://gateway.test/admin';
