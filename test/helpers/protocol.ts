@@ -8,8 +8,8 @@ import { expect } from 'vitest';
 export const ACCEPT = 'application/json, text/event-stream';
 export const LEGACY = '2025-11-25';
 export const MODERN = '2026-07-28';
-/** A session id as the gateway mints it: `<128-bit random>.<revision index>.<mac>` in base64url (src/session/token.ts). */
-export const SESSION_ID_SHAPE = /^[A-Za-z0-9_-]{22}\.\d\.[A-Za-z0-9_-]{22}$/;
+/** A session id as the gateway mints it: `<128-bit random>.<revision index>.<minted at>.<client label>.<mac>` (src/session/token.ts). */
+export const SESSION_ID_SHAPE = /^[A-Za-z0-9_-]{22}\.\d\.[0-9a-z]{1,11}\.[A-Za-z0-9_-]{0,128}\.[A-Za-z0-9_-]{22}$/;
 
 /** Anything that fetches: SELF.fetch, worker.fetch bound to an env, or the global fetch. */
 export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
