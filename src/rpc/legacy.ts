@@ -92,6 +92,7 @@ async function initialize(
   const { id: sessionId, client } = await createSession(t.secret, {
     version: init.version,
     ...(init.clientInfo && { clientInfo: init.clientInfo }),
+    ttlMs: t.cfg.sessionTtlMs,
     recheckMs: t.cfg.sessionRecheckMs,
     principal: principalIdOf(t.principal),
   });

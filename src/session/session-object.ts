@@ -29,8 +29,10 @@ import { configOf } from '../lib/config.js';
 export interface SessionState {
   id: string;
   version: LegacyVersion;
-  /** When the id was minted: `initialize` itself stores nothing. */
+  /** When the object was made (the first call that needed state; `initialize` stores nothing). */
   createdAt: number;
+  /** From the id: until when an ended session must be remembered (its tombstone). */
+  unusedUntil: number;
   lastSeenAt: number;
   ttlMs: number;
   logLevel?: LoggingLevel;
@@ -40,7 +42,7 @@ export interface SessionState {
 export interface SessionInit {
   id: string;
   version: LegacyVersion;
-  mintedAt: number;
+  unusedUntil: number;
 }
 
 /** The standalone GET stream: its key, last sequence number and last catalog generation delivered. */
@@ -86,9 +88,10 @@ export class SessionObject extends DurableObject<Env> {
     const s = await this.load();
     if (s || this.endedUntil !== undefined) return s;
     const now = Date.now();
+    if (now >= init.unusedUntil) return null;
     const ttlMs = configOf(this.env).sessionTtlMs;
-    if (now >= init.mintedAt + ttlMs) return null;
-    this.state = { id: init.id, version: init.version, createdAt: init.mintedAt, lastSeenAt: now, ttlMs };
+    const { id, version, unusedUntil } = init;
+    this.state = { id, version, unusedUntil, createdAt: now, lastSeenAt: now, ttlMs };
     await this.ctx.storage.put('state', this.state);
     await this.ctx.storage.setAlarm(now + ttlMs);
     return this.state;
@@ -194,7 +197,7 @@ export class SessionObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAll();
     this.state = null;
     await shardFor(this.env, s.id).remove(s.id);
-    const until = s.createdAt + s.ttlMs;
+    const until = s.unusedUntil;
     if (Date.now() < until) {
       this.endedUntil = until;
       await this.ctx.storage.put('ended', until);
@@ -212,7 +215,7 @@ export class SessionObject extends DurableObject<Env> {
     }
     const expiresAt = s.lastSeenAt + s.ttlMs;
     if (Date.now() >= expiresAt) {
-      await this.end({ id: s.id, version: s.version, mintedAt: s.createdAt });
+      await this.end(s);
       log.info('session expired', { idleMs: Date.now() - s.lastSeenAt });
     } else {
       await this.ctx.storage.setAlarm(expiresAt);

@@ -48,12 +48,16 @@ export async function createSession(
   init: {
     version: LegacyVersion;
     clientInfo?: Implementation;
+    ttlMs: number;
     recheckMs: number;
     /** The principal that opens it (lib/caller.ts principalIdOf); anonymous when absent. */
     principal?: string;
   },
 ): Promise<{ id: string; client: ClientLabel | undefined }> {
-  const id = await mintSessionId(secret, init.version, init.principal, { client: clientLabel(init.clientInfo) });
+  const id = await mintSessionId(secret, init.version, init.principal, {
+    client: clientLabel(init.clientInfo),
+    ttlMs: init.ttlMs,
+  });
   // Minted here, so alive: no need to ask anyone before the memo runs out.
   if (init.recheckMs > 0) live.set(id, Date.now() + init.recheckMs);
   return { id, client: verifiedToken(secret, id, init.principal)?.client };
@@ -83,7 +87,7 @@ export function knownSession(
 const initOf = (id: string, token: SessionToken): SessionInit => ({
   id,
   version: token.version,
-  mintedAt: token.mintedAt,
+  unusedUntil: token.unusedUntil,
 });
 
 /** The session's negotiated revision, or null when the id is forged, unknown, expired or ended. */

@@ -1,9 +1,9 @@
 /**
- * Signed session ids: `<128-bit random>.<revision index>.<minted at>.<client label>.<mac>`.
+ * Signed session ids: `<128-bit random>.<revision index>.<unused until>.<client label>.<mac>`.
  *
  * The id carries everything a session's requests need, signed: the
- * negotiated revision (to shape every response), the time it was minted (so
- * a session nobody ever touched again expires without an object to say so)
+ * negotiated revision (to shape every response), when it expires if never
+ * used (so a session nobody touched again expires without an object to say so)
  * and the client's label (name/version, for log lines and usage), so
  * `initialize` answers from the id alone and no Durable Object exists until
  * the session has state to keep (sessions.ts). Forged or garbage ids are a
@@ -25,8 +25,11 @@ import { versionAt, versionIndex, type LegacyVersion } from '../lib/versions.js'
 /** What a verified id says of its session. */
 export interface SessionToken {
   version: LegacyVersion;
-  /** Epoch ms: a session whose object never existed is expired TTL after this. */
-  mintedAt: number;
+  /**
+   * Epoch ms, the mint time plus the TTL then: a session whose object never came to be is expired
+   * from this moment. Signed, so a later change of the TTL cannot bring an ended session back.
+   */
+  unusedUntil: number;
   client: ClientLabel | undefined;
 }
 
@@ -34,6 +37,8 @@ const PURPOSE = 'session/v2';
 const SHAPE = /^([A-Za-z0-9_-]{22})\.(\d)\.([0-9a-z]{1,11})\.([A-Za-z0-9_-]{0,128})\.([A-Za-z0-9_-]{22})$/;
 /** A label is at most this many bytes in the id (128 base64url characters): the id stays a small header. */
 const MAX_LABEL_BYTES = 96;
+/** SESSION_TTL_SECONDS' default, for ids minted without one (tests, tools). */
+const DEFAULT_TTL_MS = 3_600_000;
 /** Ids this isolate verified, with the principal each was verified for. */
 const verified = new PerSecret<SessionToken & { principal: string }>(50_000);
 const enc = new TextEncoder();
@@ -63,13 +68,13 @@ export async function mintSessionId(
   secret: string,
   version: LegacyVersion,
   principal: string = ANONYMOUS_ID,
-  opts: { client?: ClientLabel; now?: number } = {},
+  opts: { client?: ClientLabel; ttlMs?: number; now?: number } = {},
 ): Promise<string> {
-  const mintedAt = opts.now ?? Date.now();
+  const unusedUntil = (opts.now ?? Date.now()) + (opts.ttlMs ?? DEFAULT_TTL_MS);
   const label = encodeLabel(opts.client);
-  const body = `${randomToken(16)}.${versionIndex(version)}.${mintedAt.toString(36)}.${label}`;
+  const body = `${randomToken(16)}.${versionIndex(version)}.${unusedUntil.toString(36)}.${label}`;
   const id = `${body}.${await mac(secret, PURPOSE, signed(body, principal))}`;
-  verified.for(secret).set(id, { version, mintedAt, client: decodeLabel(label), principal });
+  verified.for(secret).set(id, { version, unusedUntil, client: decodeLabel(label), principal });
   return id;
 }
 
@@ -93,7 +98,7 @@ export async function readSessionToken(
   if (!version) return null;
   const body = `${m[1]}.${m[2]}.${m[3]}.${m[4]}`;
   if (!safeEqual(await mac(secret, PURPOSE, signed(body, principal)), m[5]!)) return null;
-  const token = { version, mintedAt: parseInt(m[3]!, 36), client: decodeLabel(m[4]!) };
+  const token = { version, unusedUntil: parseInt(m[3]!, 36), client: decodeLabel(m[4]!) };
   verified.for(secret).set(id, { ...token, principal });
   return token;
 }

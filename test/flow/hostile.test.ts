@@ -128,7 +128,7 @@ beforeAll(async () => {
     s0: s0.id,
     ended: gone.id,
     // Genuine but expired: minted longer than the TTL ago, never used since.
-    unknown: await mintSessionId('test-signing-secret', '2025-11-25', undefined, { now: Date.now() - 3_600_000 }),
+    unknown: await mintSessionId('test-signing-secret', '2025-11-25', undefined, { now: Date.now() - 7_200_000 }),
     cursor,
     adminToken: ADMIN_TOKEN,
     nextIp: () => `10.${(++ip >> 16) & 255}.${(ip >> 8) & 255}.${ip & 255}`,

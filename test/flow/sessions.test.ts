@@ -47,12 +47,12 @@ describe('session Durable Object', () => {
   });
   it('a session never touched after initialize expires on its own: its id outlives the TTL, no object needed', async () => {
     // Minted a TTL and a second ago, and never used since: nothing was ever stored for it.
-    const old = await mintSessionId(SECRET, '2025-11-25', undefined, { now: Date.now() - 61_000 });
+    const old = await mintSessionId(SECRET, '2025-11-25', undefined, { ttlMs: 60_000, now: Date.now() - 61_000 });
     await expectError(await post(request('ping'), { session: old }), 404, -32001);
     // Asking did not bring it back to life, and left nothing behind.
     expect(await runInDurableObject(stubOf(old), (_o, ctx) => ctx.storage.list())).toEqual(new Map());
     // The same id minted inside the TTL is alive.
-    const fresh = await mintSessionId(SECRET, '2025-11-25', undefined, { now: Date.now() - 59_000 });
+    const fresh = await mintSessionId(SECRET, '2025-11-25', undefined, { ttlMs: 60_000, now: Date.now() - 59_000 });
     expect((await post(request('ping'), { session: fresh })).status).toBe(200);
   });
   it('a session deleted before its object ever existed stays deleted, then leaves nothing once its id expires', async () => {
@@ -62,14 +62,14 @@ describe('session Durable Object', () => {
     // Every later use is a 404 (this isolate knows at once; another one asks the object, as here).
     await expectError(await post(request('ping'), { session: s.id }), 404, -32001);
     const token = (await readSessionToken(SECRET, s.id))!;
-    expect(await stubOf(s.id).touch({ id: s.id, version: token.version, mintedAt: token.mintedAt })).toBe(false);
+    expect(await stubOf(s.id).touch({ id: s.id, version: token.version, unusedUntil: token.unusedUntil })).toBe(false);
     expect((await fetchDelete(s.id)).status).toBe(404);
     // The tombstone lasts until the id would have expired anyway, then its alarm clears it.
     const tomb = await runInDurableObject(stubOf(s.id), async (_o, ctx) => [
       await ctx.storage.get<number>('ended'),
       await ctx.storage.getAlarm(),
     ]);
-    expect(tomb[0]).toBe(token.mintedAt + 60_000);
+    expect(tomb[0]).toBe(token.unusedUntil);
     expect(tomb[1]).toBe(tomb[0]);
     await runInDurableObject(stubOf(s.id), async (o, ctx) => {
       await ctx.storage.put('ended', Date.now() - 1);
@@ -151,7 +151,7 @@ async function initializeOnly(): Promise<string> {
 
 async function initOf(id: string) {
   const t = (await readSessionToken(SECRET, id))!;
-  return { id, version: t.version, mintedAt: t.mintedAt };
+  return { id, version: t.version, unusedUntil: t.unusedUntil };
 }
 
 function fetchDelete(id: string) {

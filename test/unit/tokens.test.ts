@@ -20,7 +20,7 @@ describe('session ids', () => {
     const id = await mintSessionId('s1', '2025-11-25', undefined, { client: { name: 'ide', version: '1.2' }, now });
     expect(await readSessionToken('s1', id)).toMatchObject({
       version: '2025-11-25',
-      mintedAt: now,
+      unusedUntil: now + 3_600_000,
       client: { name: 'ide', version: '1.2' },
     });
     // A fresh isolate's view: the same answer from the id alone, with its signature checked.
