@@ -7,7 +7,7 @@ import type { ClientCapabilities, Implementation, InitializeResult } from '@mode
 import type { Config } from '../../lib/config.js';
 import { negotiate, type LegacyVersion } from '../../lib/versions.js';
 import { invalidParams } from '../errors.js';
-import type { Params } from '../envelope.js';
+import { RawJson, type Params } from '../envelope.js';
 import { capabilitiesOf, INSTRUCTIONS, serverInfo } from '../server-info.js';
 
 export interface InitializeRequest {
@@ -26,11 +26,21 @@ export function readInitialize(params: Params): InitializeRequest {
   return req;
 }
 
-export function initializeResult(version: LegacyVersion, cfg: Config): InitializeResult {
-  return {
-    protocolVersion: version,
-    capabilities: capabilitiesOf(false, cfg),
-    serverInfo: serverInfo(version),
-    instructions: INSTRUCTIONS,
-  };
+/** The result depends on the revision and the deployment's config only: serialized once per pair. */
+const results = new WeakMap<Config, Map<LegacyVersion, RawJson>>();
+
+export function initializeResult(version: LegacyVersion, cfg: Config): RawJson {
+  let byVersion = results.get(cfg);
+  if (!byVersion) results.set(cfg, (byVersion = new Map()));
+  let raw = byVersion.get(version);
+  if (!raw) {
+    const result: InitializeResult = {
+      protocolVersion: version,
+      capabilities: capabilitiesOf(false, cfg),
+      serverInfo: serverInfo(version),
+      instructions: INSTRUCTIONS,
+    };
+    byVersion.set(version, (raw = new RawJson(JSON.stringify(result))));
+  }
+  return raw;
 }
