@@ -31,7 +31,7 @@ const results = new WeakMap<Config, Map<LegacyVersion, RawJson>>();
 
 export function initializeResult(version: LegacyVersion, cfg: Config): RawJson {
   let byVersion = results.get(cfg);
-  if (!byVersion) results.set(cfg, (byVersion = new Map()));
+  if (!byVersion) results.set(cfg, (byVersion = new Map<LegacyVersion, RawJson>()));
   let raw = byVersion.get(version);
   if (!raw) {
     const result: InitializeResult = {
