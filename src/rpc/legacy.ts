@@ -168,12 +168,13 @@ export async function legacyDelete(t: RequestScope): Promise<Response> {
 export async function legacyGet(t: RequestScope, lastEventId: string | undefined): Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   const version = await requireSession(t);
-  // The stream needs the session's object: made now if nothing needed it before.
   const init = await sessionInit(t.secret, t.sessionId!, principalIdOf(t.principal));
-  if (!init || !(await sessionStub(t.env, init.id).touch(init)))
-    throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  if (!init) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
   const opened = await openLegacyStream({
-    stub: () => sessionStub(t.env, t.sessionId!),
+    env: t.env,
+    sessionId: init.id,
+    // A fresh stub per connect: the session's object says where the stream attaches (or that it ended).
+    place: (last) => sessionStub(t.env, init.id).openStream(init, last),
     lastEventId,
     priming: featuresOf(version).priming,
     keepaliveMs: t.cfg.sseKeepaliveMs,

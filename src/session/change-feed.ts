@@ -5,7 +5,7 @@
  * change inside it is folded into one notification of the newest
  * generation), deduplicates by generation, and fans out to every registry
  * shard in parallel. A fan-out with failures throws, so the alarm is retried
- * by the runtime; session objects drop generations they already delivered.
+ * by the runtime; shards drop generations they already announced.
  * The last attempt's size and duration are kept for /status. What the folded
  * changes touched (`lists`: prompts, skills) is folded too, so the one
  * notification names every list any of them changed.
@@ -52,7 +52,7 @@ export class ChangeFeed extends DurableObject<Env> {
     const results = await Promise.allSettled(
       Array.from({ length: shards }, (_, i) => shardStub(this.env, i).deliver(event)),
     );
-    const total: DeliveryReport = { listeners: 0, members: 0, delivered: 0, dropped: 0, failed: 0 };
+    const total: DeliveryReport = { listeners: 0, streams: 0, rowsWritten: 0 };
     let shardFailures = 0;
     for (const r of results) {
       if (r.status === 'rejected') shardFailures += 1;
@@ -70,7 +70,7 @@ export class ChangeFeed extends DurableObject<Env> {
       ...total,
     };
     await this.ctx.storage.put('lastFanout', last);
-    if (shardFailures || total.failed) throw new Error(`fan-out of generation ${generation} incomplete; retrying`);
+    if (shardFailures) throw new Error(`fan-out of generation ${generation} incomplete; retrying`);
     await this.ctx.storage.put('published', generation);
     // A change that arrived during the fan-out is still pending: it gets a window of its own.
     if ((await this.ctx.storage.get<number>('pending')) === generation)

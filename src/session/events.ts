@@ -18,27 +18,32 @@ export interface CatalogEvent {
   lists?: ChangedList[];
 }
 
-/** Messages a session object sends down its WebSocket to the Worker holding the SSE response. */
-export type StreamFrame =
-  /** First frame: the id the stream resumes from (or starts at). */
-  | { t: 'open'; id: string }
-  | { t: 'event'; id: string; event: CatalogEvent }
+/** Headers of a stream's upgrade request to its shard (stream.ts): no session header means a listen stream. */
+export const STREAM_SESSION_HEADER = 'x-promptgate-session';
+export const STREAM_SINCE_HEADER = 'x-promptgate-since';
+
+/**
+ * Messages a registry shard sends down its WebSockets to the Workers holding client streams,
+ * legacy GET streams and modern listen streams alike. A change is one frame, serialized once for
+ * every socket of the shard: each Worker frames it for its own stream (an event id, a tag).
+ */
+export type ShardFrame =
+  /** First frame: the newest generation the shard announced (a stream's starting position). */
+  | { t: 'open'; generation: number }
+  | { t: 'event'; event: CatalogEvent }
   /** The session ended or another stream replaced this one: close the client's stream. */
   | { t: 'end'; reason: 'ended' | 'replaced' };
 
-/** Event ids are `<stream key>.<sequence>`: unique within the session, and they name their stream. */
-export function eventId(streamKey: string, seq: number): string {
-  return `${streamKey}.${seq}`;
-}
-
-export function parseEventId(id: string): { key: string; seq: number } | null {
-  const m = /^([A-Za-z0-9_-]{1,32})\.(\d{1,12})$/.exec(id);
-  return m ? { key: m[1]!, seq: Number(m[2]) } : null;
-}
-
 /**
- * Messages a registry shard sends to the Worker holding a modern listen
- * stream. Listeners have no ids and no replay: `open` names the newest
- * generation the shard announced, which is all a reconnect needs.
+ * Event ids are `<stream key>.<catalog generation>`: a stream's position is the newest
+ * generation it delivered, so nothing per session is written per delivery. The key is the
+ * session's current stream's (unique within the session), so an id names its stream.
  */
-export type ListenerFrame = { t: 'open'; generation: number } | { t: 'event'; event: CatalogEvent };
+export function eventId(streamKey: string, generation: number): string {
+  return `${streamKey}.${generation}`;
+}
+
+export function parseEventId(id: string): { key: string; generation: number } | null {
+  const m = /^([A-Za-z0-9_-]{1,32})\.(\d{1,16})$/.exec(id);
+  return m ? { key: m[1]!, generation: Number(m[2]) } : null;
+}

@@ -8,20 +8,22 @@ import { configOf } from '../lib/config.js';
 import { fnv1a } from '../lib/hash.js';
 import type { CatalogEvent } from './events.js';
 
-/** What one shard's delivery reached; the feed adds them up for its log line. */
+/** What one shard's delivery reached and cost; the feed adds them up for its log line and /status. */
 export interface DeliveryReport {
   /** Modern listen streams told (0 on a retried generation). */
   listeners: number;
-  members: number;
-  delivered: number;
-  dropped: number;
-  failed: number;
+  /** Legacy GET streams told (0 on a retried generation). */
+  streams: number;
+  /** SQLite rows the delivery wrote: a few per shard, whatever the number of streams. */
+  rowsWritten: number;
 }
 
 /** What one shard holds now: legacy sessions with a standalone stream, and modern listen streams. */
 export interface ShardCounts {
   sessions: number;
   listeners: number;
+  /** The newest generation the shard announced: one behind the feed's `published` missed a fan-out. */
+  announced: number;
 }
 
 /** The feed's last fan-out, kept for /status: when it started, how long it took and what it reached. */
@@ -34,7 +36,7 @@ export interface FanoutRecord extends DeliveryReport {
   shardFailures: number;
 }
 
-/** The shard count may grow between deploys but must not shrink (members of dropped shards would be missed). */
+/** The shard count may grow between deploys but must not shrink (streams on dropped shards would be missed). */
 export function shardCount(env: Env): number {
   return configOf(env).registryShards;
 }
@@ -45,11 +47,6 @@ export function shardIndex(sessionId: string, shards: number): number {
 
 export function shardStub(env: Env, index: number) {
   return env.REGISTRY.getByName(`shard-${index}`);
-}
-
-/** The shard that holds a legacy session's membership. */
-export function shardFor(env: Env, sessionId: string) {
-  return shardStub(env, shardIndex(sessionId, shardCount(env)));
 }
 
 /** The one ChangeFeed every catalog change goes through. */

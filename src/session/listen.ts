@@ -20,7 +20,7 @@
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bridge, upgrade } from './bridge.js';
 import { changedMethods, type Announced } from './changes.js';
-import type { ListenerFrame } from './events.js';
+import type { ShardFrame } from './events.js';
 import { shardStub } from './fanout.js';
 import { SSE_HEADERS, sseEvent } from './sse.js';
 
@@ -74,7 +74,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
   const first = await connect();
   if (typeof first === 'number') throw new Error(`registry shard answered ${first} to a listen upgrade`);
   let generation = o.since;
-  return bridge<ListenerFrame>(
+  return bridge<ShardFrame>(
     first,
     {
       connect,
@@ -86,6 +86,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
         // any the client can have seen is a change it must hear about, once. A fan-out still under
         // way for an older change (the catalog the client listed) is therefore not announced.
         // A change missed while reconnecting is not known by its lists: every honored one is announced.
+        if (frame.t === 'end') return client.end();
         const g = frame.t === 'open' ? frame.generation : frame.event.generation;
         if (g > generation) {
           generation = g;

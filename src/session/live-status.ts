@@ -17,6 +17,8 @@ export interface LiveCounts {
   shards: number;
   /** Shards that did not answer: the counts above leave them out. */
   unknownShards: number;
+  /** The oldest generation any answering shard announced (null: none answered); older than the feed's `published` means a shard is behind. */
+  oldestAnnounced: number | null;
 }
 
 export async function liveCounts(env: Env): Promise<LiveCounts> {
@@ -24,12 +26,13 @@ export async function liveCounts(env: Env): Promise<LiveCounts> {
   const results = await Promise.allSettled(
     Array.from({ length: shards }, (_, i) => bounded(shardStub(env, i).counts(), STATUS_CALL_MS)),
   );
-  const live: LiveCounts = { sessions: 0, listeners: 0, streams: 0, shards, unknownShards: 0 };
+  const live: LiveCounts = { sessions: 0, listeners: 0, streams: 0, shards, unknownShards: 0, oldestAnnounced: null };
   for (const r of results) {
     if (r.status === 'rejected') live.unknownShards += 1;
     else {
       live.sessions += r.value.sessions;
       live.listeners += r.value.listeners;
+      live.oldestAnnounced = Math.min(live.oldestAnnounced ?? Infinity, r.value.announced);
     }
   }
   live.streams = live.sessions + live.listeners;

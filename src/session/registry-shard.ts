@@ -1,37 +1,50 @@
 /**
- * RegistryShard: who is listening, sharded so one catalog change fans out
- * shard by shard in parallel and no single object has to reach everyone.
+ * RegistryShard: where streams wait for catalog changes, sharded so one change fans out shard by
+ * shard in parallel and no single object holds everyone.
  *
- * Two kinds of member, one delivery:
- * - legacy sessions with a standalone stream, by a hash of the session id,
- *   kept in SQLite and called through their own session objects (which own
- *   event ids and replay); a member whose session is gone is dropped then,
- *   so the registry heals itself even if a removal was lost;
- * - modern listen streams, held directly as hibernatable WebSockets from the
- *   Workers serving them (a random shard each); no per-listener state, since
- *   2026-07-28 has no resume. Idle listeners cost nothing: the shard sleeps.
+ * Every stream is a hibernatable WebSocket from the Worker holding the client's SSE response:
+ * - legacy GET streams, tagged with their session (one per session: a new one replaces the old;
+ *   the session's object says which shard, and ends them on DELETE or expiry);
+ * - modern listen streams (a random shard each; no state, since 2026-07-28 has no resume).
+ * Idle streams cost nothing: the shard sleeps.
  *
- * The shard remembers the newest generation it announced, so a retried
- * fan-out never repeats a notification to listeners, and a reconnecting
- * listener learns whether it missed one.
+ * A change is one event for everyone: the shard writes it once to its event log (the replay a
+ * resuming legacy stream needs) and sends one frame, serialized once, to every socket. Nothing is
+ * written or called per session, so a change costs O(1) rows per shard, whatever the number of
+ * streams. The shard remembers the newest generation it announced, so a retried fan-out never
+ * repeats a notification, and a reconnecting stream learns whether it missed one.
  */
 import { DurableObject } from 'cloudflare:workers';
-import type { CatalogEvent } from './events.js';
+import {
+  STREAM_SESSION_HEADER,
+  STREAM_SINCE_HEADER,
+  type CatalogEvent,
+  type ChangedList,
+  type ShardFrame,
+} from './events.js';
 import type { DeliveryReport, ShardCounts } from './fanout.js';
-import { echoClose, sendFrame } from './sockets.js';
+import { closeSocket, echoClose, sendFrame } from './sockets.js';
 
 const LISTENER = 'listener';
+const STREAM = 'stream';
 
-/** Calls into session objects run this many at a time per shard. */
-const DELIVERY_CONCURRENCY = 200;
+/** Replay is bounded in count and age: enough to bridge a reconnect, not an archive. */
+export const REPLAY_MAX_EVENTS = 100;
+export const REPLAY_MAX_AGE_MS = 60 * 60 * 1000;
+
+/** What a missed change that the log no longer holds may have touched: every list. */
+const ALL_LISTS: ChangedList[] = ['prompts', 'skills'];
 
 export class RegistryShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS members (session TEXT PRIMARY KEY, joined_at INTEGER NOT NULL)');
-    ctx.storage.sql.exec(
+    const sql = ctx.storage.sql;
+    sql.exec(
       'CREATE TABLE IF NOT EXISTS announced (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)',
     );
+    sql.exec('CREATE TABLE IF NOT EXISTS events (generation INTEGER PRIMARY KEY, lists TEXT NOT NULL, at INTEGER)');
+    // Sessions used to be called one by one; their streams are sockets here now.
+    sql.exec('DROP TABLE IF EXISTS members');
   }
 
   private announced(): number {
@@ -41,75 +54,106 @@ export class RegistryShard extends DurableObject<Env> {
     );
   }
 
-  /** A modern listen stream's socket (the Worker holds the client's SSE response). */
+  /**
+   * A stream's socket. Legacy streams name their session and, resuming, the generation they last
+   * delivered: the events since then follow the `open` frame in the same turn, so none is missed.
+   */
   override async fetch(req: Request): Promise<Response> {
     if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket')
       return new Response('expected a WebSocket upgrade', { status: 426 });
+    const session = req.headers.get(STREAM_SESSION_HEADER);
+    const sinceHeader = req.headers.get(STREAM_SINCE_HEADER);
+    const since = sinceHeader === null ? undefined : Number(sinceHeader);
+    const announced = this.announced();
+    if (since !== undefined && !(since <= announced)) return new Response('unknown position', { status: 400 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.ctx.acceptWebSocket(server, [LISTENER]);
-    sendFrame(server, { t: 'open', generation: this.announced() });
+    if (session === null) this.ctx.acceptWebSocket(server, [LISTENER]);
+    else {
+      this.endStreams(session, 'replaced');
+      this.ctx.acceptWebSocket(server, [STREAM, session]);
+    }
+    sendFrame(server, { t: 'open', generation: announced });
+    if (since !== undefined && since < announced) for (const event of this.since(since)) sendFrame(server, event);
     return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** What a stream resuming at `since` missed, oldest first; one event for every list when the log no longer holds it. */
+  private since(since: number): ShardFrame[] {
+    const rows = this.ctx.storage.sql
+      .exec<{ generation: number; lists: string }>(
+        'SELECT generation, lists FROM events WHERE generation > ? AND at > ? ORDER BY generation',
+        since,
+        Date.now() - REPLAY_MAX_AGE_MS,
+      )
+      .toArray();
+    if (rows.length === 0)
+      return [{ t: 'event', event: { kind: 'prompts_list_changed', generation: this.announced(), lists: ALL_LISTS } }];
+    return rows.map((r) => ({
+      t: 'event',
+      event: { kind: 'prompts_list_changed', generation: r.generation, lists: JSON.parse(r.lists) as ChangedList[] },
+    }));
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
     echoClose(ws, code);
   }
 
-  /** Tells every listener, and returns how many; none when this generation was already announced (a retried fan-out). */
-  private announce(event: CatalogEvent): number {
-    if (event.generation <= this.announced()) return 0;
-    this.ctx.storage.sql.exec('INSERT OR REPLACE INTO announced (id, generation) VALUES (0, ?)', event.generation);
-    const listeners = this.ctx.getWebSockets(LISTENER);
-    for (const ws of listeners) sendFrame(ws, { t: 'event', event });
-    return listeners.length;
+  /** Ends a session's stream (DELETE, expiry, or its stream moved to another shard). */
+  async endSession(sessionId: string): Promise<void> {
+    this.endStreams(sessionId, 'ended');
   }
 
-  async add(sessionId: string): Promise<void> {
-    this.ctx.storage.sql.exec(
-      'INSERT OR IGNORE INTO members (session, joined_at) VALUES (?, ?)',
-      sessionId,
-      Date.now(),
-    );
+  private endStreams(sessionId: string, reason: 'ended' | 'replaced'): void {
+    for (const ws of this.ctx.getWebSockets(sessionId)) {
+      sendFrame(ws, { t: 'end', reason });
+      closeSocket(ws, 1000, reason);
+    }
   }
 
-  async remove(sessionId: string): Promise<void> {
-    this.ctx.storage.sql.exec('DELETE FROM members WHERE session = ?', sessionId);
-  }
-
-  async members(): Promise<string[]> {
-    return this.ctx.storage.sql
-      .exec<{ session: string }>('SELECT session FROM members ORDER BY session')
-      .toArray()
-      .map((r) => r.session);
-  }
-
-  /** What this shard holds now, for /status: two cheap reads, no calls out. */
+  /** What this shard holds now, for /status: socket counts and one small read. */
   async counts(): Promise<ShardCounts> {
-    const sessions = this.ctx.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM members').toArray()[0]?.n ?? 0;
-    return { sessions, listeners: this.ctx.getWebSockets(LISTENER).length };
+    return {
+      sessions: this.ctx.getWebSockets(STREAM).length,
+      listeners: this.ctx.getWebSockets(LISTENER).length,
+      announced: this.announced(),
+    };
   }
 
   /**
-   * Hands the event to every member's session object. A failed call is
-   * reported (and the whole fan-out retried by the feed); sessions ignore a
-   * generation they already have, so a retry never duplicates a notification.
+   * Announces a change to every stream of this shard: one log row, the announced mark and the
+   * log's trim, then one frame for all sockets. A generation already announced (a retried
+   * fan-out) sends nothing, so a retry never duplicates a notification.
    */
   async deliver(event: CatalogEvent): Promise<DeliveryReport> {
-    const listeners = this.announce(event);
-    const ids = await this.members();
-    const report: DeliveryReport = { listeners, members: ids.length, delivered: 0, dropped: 0, failed: 0 };
-    for (let i = 0; i < ids.length; i += DELIVERY_CONCURRENCY) {
-      const batch = ids.slice(i, i + DELIVERY_CONCURRENCY);
-      const results = await Promise.allSettled(batch.map((id) => this.env.SESSIONS.getByName(id).deliver(event)));
-      results.forEach((r, j) => {
-        if (r.status === 'rejected') report.failed += 1;
-        else if (r.value) report.delivered += 1;
-        else {
-          report.dropped += 1;
-          this.ctx.storage.sql.exec('DELETE FROM members WHERE session = ?', batch[j]!);
-        }
-      });
+    const report: DeliveryReport = { listeners: 0, streams: 0, rowsWritten: 0 };
+    if (event.generation <= this.announced()) return report;
+    const sql = this.ctx.storage.sql;
+    const lists = JSON.stringify(event.lists ?? ['prompts']);
+    // All or nothing: a failed delivery leaves the shard as it was, and the feed's retry does it whole.
+    report.rowsWritten = this.ctx.storage.transactionSync(
+      () =>
+        sql.exec(
+          'INSERT OR REPLACE INTO events (generation, lists, at) VALUES (?, ?, ?)',
+          event.generation,
+          lists,
+          Date.now(),
+        ).rowsWritten +
+        sql.exec('INSERT OR REPLACE INTO announced (id, generation) VALUES (0, ?)', event.generation).rowsWritten +
+        sql.exec(
+          'DELETE FROM events WHERE generation NOT IN (SELECT generation FROM events ORDER BY generation DESC LIMIT ?)',
+          REPLAY_MAX_EVENTS,
+        ).rowsWritten,
+    );
+    const frame = JSON.stringify({ t: 'event', event } satisfies ShardFrame);
+    for (const ws of this.ctx.getWebSockets()) {
+      try {
+        ws.send(frame);
+      } catch {
+        // Closing: its Worker reconnects and is replayed what it missed.
+      }
     }
+    report.listeners = this.ctx.getWebSockets(LISTENER).length;
+    report.streams = this.ctx.getWebSockets(STREAM).length;
     return report;
   }
 }

@@ -5,12 +5,10 @@
  * needs state brings what the signed id says (SessionInit). Owns the
  * session's durable state (negotiated revision, log level, timestamps), its
  * idle expiry by alarm, a tombstone for a session ended before its id's TTL
- * ran out, and its
- * standalone SSE stream: the Worker that holds the client's SSE response
- * talks to this object over a hibernatable WebSocket, so a connected but
- * silent client keeps no object awake. Everything a stream needs to survive
- * an eviction or restart is in storage (stream key, sequence, replay log) or
- * in the socket's attachment, never only in memory.
+ * ran out, and where its standalone stream lives: the stream key its event
+ * ids carry and the registry shard holding it (registry-shard.ts). Catalog
+ * changes never pass through here: the shard sends them to the stream, so a
+ * change costs nothing per session.
  *
  * Workers ask it only at DELETE, `logging/setLevel`, stream open, and when
  * their liveness memo runs out (SESSION_RECHECK_MS). `lastSeenAt` is written at most
@@ -20,9 +18,8 @@ import { DurableObject } from 'cloudflare:workers';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { randomToken } from '../lib/base64url.js';
 import type { LegacyVersion } from '../lib/versions.js';
-import { eventId, parseEventId, type CatalogEvent } from './events.js';
-import { shardFor } from './fanout.js';
-import { closeSocket, echoClose, sendFrame } from './sockets.js';
+import { parseEventId } from './events.js';
+import { shardCount, shardIndex, shardStub } from './fanout.js';
 import { log } from '../lib/log.js';
 import { configOf } from '../lib/config.js';
 
@@ -45,25 +42,14 @@ export interface SessionInit {
   unusedUntil: number;
 }
 
-/** The standalone GET stream: its key, last sequence number and last catalog generation delivered. */
+/** The session's standalone GET stream: the key its event ids carry, and the registry shard holding it. */
 interface StreamState {
   key: string;
-  seq: number;
-  generation: number;
+  shard: number;
 }
 
-interface LogEntry {
-  seq: number;
-  at: number;
-  event: CatalogEvent;
-}
-
-/** Replay entries are one key each (`log:<zero-padded seq>`), so a delivery writes one small entry, not the whole log. */
-const logKey = (seq: number) => `log:${String(seq).padStart(12, '0')}`;
-
-/** Replay is bounded in count and age: enough to bridge a reconnect, not an archive. */
-export const REPLAY_MAX_EVENTS = 100;
-export const REPLAY_MAX_AGE_MS = 60 * 60 * 1000;
+/** Where the Worker attaches a stream: the shard, the key of its ids, and (resuming) the generation it resumes after. */
+export type StreamPlace = { key: string; shard: number; since?: number };
 
 export class SessionObject extends DurableObject<Env> {
   /** undefined: not read yet; null: no state (never made, expired, or ended). */
@@ -122,68 +108,25 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * Opens (or resumes, with Last-Event-ID) the standalone stream as a
-   * WebSocket to the calling Worker. One stream per session: a new one
-   * replaces the old, whose Worker is told to close its client stream.
-   * 404: no such session. 400: a Last-Event-ID that is not this session's stream.
+   * Where the session's standalone stream attaches (session/stream.ts): asked when a stream opens,
+   * resumes or reconnects, never per delivery. A new stream gets a new key and the session's shard
+   * now; resuming, the Last-Event-ID must name this session's current stream. 404: no such
+   * session. 400: a Last-Event-ID that is not this session's stream.
    */
-  override async fetch(req: Request): Promise<Response> {
-    if (req.headers.get('upgrade')?.toLowerCase() !== 'websocket')
-      return new Response('expected a WebSocket upgrade', { status: 426 });
-    const s = await this.load();
-    if (!s) return new Response('session not found', { status: 404 });
-    const last = req.headers.get('last-event-id');
-    let stream = await this.ctx.storage.get<StreamState>('stream');
-    let replay: LogEntry[] = [];
-    if (last !== null) {
-      const at = parseEventId(last);
-      if (!stream || !at || at.key !== stream.key || at.seq > stream.seq)
-        return new Response('unknown Last-Event-ID', { status: 400 });
-      const now = Date.now();
-      const log = await this.ctx.storage.list<LogEntry>({ prefix: 'log:', start: logKey(at.seq + 1) });
-      replay = [...log.values()].filter((e) => now - e.at < REPLAY_MAX_AGE_MS);
-    } else {
-      const first = stream === undefined;
-      stream = { key: randomToken(6), seq: 0, generation: stream?.generation ?? 0 };
-      await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: 'log:' })).keys()]);
-      await this.ctx.storage.put('stream', stream);
-      if (first) await shardFor(this.env, s.id).add(s.id);
+  async openStream(init: SessionInit, lastEventId?: string): Promise<StreamPlace | 400 | 404> {
+    const s = await this.ensure(init);
+    if (!s) return 404;
+    const stream = await this.ctx.storage.get<StreamState>('stream');
+    if (lastEventId !== undefined) {
+      const at = parseEventId(lastEventId);
+      if (!stream || !at || at.key !== stream.key) return 400;
+      return { ...stream, since: at.generation };
     }
-    this.closeStreams('replaced');
-    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.ctx.acceptWebSocket(server);
-    server.serializeAttachment({ key: stream.key });
-    sendFrame(server, { t: 'open', id: last ?? eventId(stream.key, stream.seq) });
-    for (const e of replay) sendFrame(server, { t: 'event', id: eventId(stream.key, e.seq), event: e.event });
-    return new Response(null, { status: 101, webSocket: client });
-  }
-
-  /**
-   * Delivers a catalog change to this session's stream. Idempotent by
-   * generation, so a retried fan-out never duplicates a notification.
-   * Returns false when the session is gone (the registry then forgets it).
-   */
-  async deliver(event: CatalogEvent): Promise<boolean> {
-    // One read for both keys; a hibernated object wakes with an empty cache.
-    const got = await this.ctx.storage.get<SessionState | StreamState>(['state', 'stream']);
-    this.state ??= (got.get('state') as SessionState | undefined) ?? null;
-    if (!this.state) return false;
-    const stream = got.get('stream') as StreamState | undefined;
-    if (!stream || event.generation <= stream.generation) return true;
-    stream.seq += 1;
-    stream.generation = event.generation;
-    const entries: Record<string, StreamState | LogEntry> = {
-      stream,
-      [logKey(stream.seq)]: { seq: stream.seq, at: Date.now(), event },
-    };
-    const written = this.ctx.storage.put(entries);
-    if (stream.seq > REPLAY_MAX_EVENTS) void this.ctx.storage.delete(logKey(stream.seq - REPLAY_MAX_EVENTS));
-    // Sent while the write is in flight: the output gate holds the message until it is durable,
-    // so a client never sees an event id that a restart could hand out again.
-    for (const ws of this.ctx.getWebSockets())
-      sendFrame(ws, { t: 'event', id: eventId(stream.key, stream.seq), event });
-    await written;
-    return true;
+    const next: StreamState = { key: randomToken(6), shard: shardIndex(s.id, shardCount(this.env)) };
+    // The shard count grew since the last stream: the old shard would keep a stream nobody replaces.
+    if (stream && stream.shard !== next.shard) await shardStub(this.env, stream.shard).endSession(s.id);
+    await this.ctx.storage.put('stream', next);
+    return next;
   }
 
   /**
@@ -192,11 +135,11 @@ export class SessionObject extends DurableObject<Env> {
    */
   async end(init: SessionInit): Promise<boolean> {
     const s = await this.ensure(init);
-    this.closeStreams('ended');
     if (!s) return false;
+    const stream = await this.ctx.storage.get<StreamState>('stream');
     await this.ctx.storage.deleteAll();
     this.state = null;
-    await shardFor(this.env, s.id).remove(s.id);
+    if (stream) await shardStub(this.env, stream.shard).endSession(s.id);
     const until = s.unusedUntil;
     if (Date.now() < until) {
       this.endedUntil = until;
@@ -219,18 +162,6 @@ export class SessionObject extends DurableObject<Env> {
       log.info('session expired', { idleMs: Date.now() - s.lastSeenAt });
     } else {
       await this.ctx.storage.setAlarm(expiresAt);
-    }
-  }
-
-  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    // The Worker's client went away. The stream's state stays for a resume with Last-Event-ID.
-    echoClose(ws, code);
-  }
-
-  private closeStreams(reason: 'ended' | 'replaced'): void {
-    for (const ws of this.ctx.getWebSockets()) {
-      sendFrame(ws, { t: 'end', reason });
-      closeSocket(ws, 1000, reason);
     }
   }
 }

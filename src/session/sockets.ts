@@ -1,13 +1,12 @@
 /**
- * Writing and closing the sockets that carry stream frames between Durable
- * Objects (SessionObject, RegistryShard) and the Workers holding client
- * streams. They never throw: a socket that is already closing is the
+ * Writing and closing the sockets that carry stream frames between registry
+ * shards and the Workers holding client streams. They never throw: a socket that is already closing is the
  * Worker's to reconnect, and each object keeps what a reconnect needs.
  */
 
-import type { ListenerFrame, StreamFrame } from './events.js';
+import type { ShardFrame } from './events.js';
 
-export function sendFrame(ws: WebSocket, frame: StreamFrame | ListenerFrame): void {
+export function sendFrame(ws: WebSocket, frame: ShardFrame): void {
   try {
     ws.send(JSON.stringify(frame));
   } catch {

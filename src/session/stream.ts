@@ -8,18 +8,29 @@
  * changes.ts). They are written together, and only the last carries the event's id, so ids stay
  * unique and a resume with Last-Event-ID replays a whole event or none of it.
  *
- * On a reconnect the Worker resumes with the last id it delivered and the
- * session object replays from storage, so the client's stream carries on.
+ * The stream's socket goes to a registry shard, which sends every catalog
+ * change (registry-shard.ts); the session's object only says which shard and
+ * which key, at each connect. An event id is `<key>.<generation>`, so the
+ * position is the id itself: on a reconnect the Worker resumes with the last
+ * id it delivered, the shard replays what came after from its event log, and
+ * the client's stream carries on. Nothing is written per delivery.
  */
 import { bridge, upgrade } from './bridge.js';
 import { changedMethods, type Announced } from './changes.js';
-import type { CatalogEvent, StreamFrame } from './events.js';
-import type { SessionObject } from './session-object.js';
+import { eventId, STREAM_SESSION_HEADER, STREAM_SINCE_HEADER, type CatalogEvent, type ShardFrame } from './events.js';
+import { shardStub } from './fanout.js';
+import type { StreamPlace } from './session-object.js';
 import { sseEvent, sseRetry } from './sse.js';
 
 export interface StreamOptions {
-  /** A fresh stub per connection attempt: a stub to an object that was reset stays broken. */
-  stub: () => DurableObjectStub<SessionObject>;
+  env: Env;
+  sessionId: string;
+  /**
+   * Where the stream attaches, asked of the session's object at every connect (a fresh stub each
+   * time: a stub to an object that was reset stays broken), with the last id delivered when
+   * resuming; a number ends the stream (the session ended, or its stream was replaced).
+   */
+  place: (lastEventId: string | undefined) => Promise<StreamPlace | 400 | 404>;
   lastEventId: string | undefined;
   /** Send the priming event (id + empty data): only for clients at 2025-11-25 or later. */
   priming: boolean;
@@ -63,16 +74,28 @@ function framesOf(id: string, event: CatalogEvent, announced: Announced): Uint8A
 
 export async function openLegacyStream(opts: StreamOptions): Promise<OpenResult> {
   let lastId = opts.lastEventId;
+  let key = '';
+  /** The newest generation this stream delivered (or started at): older events are not news. */
+  let position: number | undefined;
   let opened = false;
   const announced: Announced = { prompts: true, tools: opts.tools, resources: opts.resources };
   // First connect: the client's Last-Event-ID, if any. After a drop: the last id this Worker delivered.
-  const connect = () => upgrade(opts.stub(), lastId !== undefined ? { 'last-event-id': lastId } : {});
+  const connect = async (): Promise<WebSocket | number> => {
+    const place = await opts.place(lastId);
+    if (typeof place === 'number') return place;
+    key = place.key;
+    if (place.since !== undefined) position = place.since;
+    return upgrade(shardStub(opts.env, place.shard), {
+      [STREAM_SESSION_HEADER]: opts.sessionId,
+      ...(position !== undefined && { [STREAM_SINCE_HEADER]: String(position) }),
+    });
+  };
   const first = await connect();
   if (typeof first === 'number') {
     if (first === 400 || first === 404) return { ok: false, status: first };
-    throw new Error(`session object answered ${first} to a stream upgrade`);
+    throw new Error(`registry shard answered ${first} to a stream upgrade`);
   }
-  const response = bridge<StreamFrame>(
+  const response = bridge<ShardFrame>(
     first,
     {
       connect,
@@ -80,12 +103,16 @@ export async function openLegacyStream(opts: StreamOptions): Promise<OpenResult>
       ...(opts.stillValid && { stillValid: opts.stillValid }),
       onFrame(frame, client) {
         if (frame.t === 'open') {
-          lastId ??= frame.id;
-          if (opts.priming && !opened) client.write(sseEvent({ id: frame.id, data: '' }));
+          position ??= frame.generation;
+          lastId = eventId(key, position);
+          if (opts.priming && !opened) client.write(sseEvent({ id: lastId, data: '' }));
           opened = true;
         } else if (frame.t === 'event') {
-          lastId = frame.id;
-          const bytes = framesOf(frame.id, frame.event, announced);
+          const g = frame.event.generation;
+          if (position !== undefined && g <= position) return;
+          position = g;
+          lastId = eventId(key, g);
+          const bytes = framesOf(lastId, frame.event, announced);
           if (bytes.length) client.write(bytes);
         } else {
           client.end();

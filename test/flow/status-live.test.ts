@@ -10,7 +10,7 @@ import worker from '../../src/index.js';
 import { shardStub } from '../../src/session/fanout.js';
 import { flush } from '../../src/usage/flush.js';
 import { usageObject } from '../../src/usage/stub.js';
-import { flushFeed, holdFeed, runFeedAlarm } from '../helpers/feed.js';
+import { feedStub, flushFeed, holdFeed, runFeedAlarm } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { endListeners, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
 import { MCP_URL, openSession, openStream, publish } from '../helpers/worker.js';
@@ -22,6 +22,7 @@ interface Live {
   streams: number;
   shards: number;
   unknownShards: number;
+  oldestAnnounced: number | null;
 }
 
 interface Fanout {
@@ -31,10 +32,8 @@ interface Fanout {
   shards: number;
   shardFailures: number;
   listeners: number;
-  members: number;
-  delivered: number;
-  dropped: number;
-  failed: number;
+  streams: number;
+  rowsWritten: number;
 }
 
 interface Errors {
@@ -75,6 +74,7 @@ describe('GET /status live counts', () => {
       streams: before.streams + 5,
       shards: 4,
       unknownShards: 0,
+      oldestAnnounced: (await feedStub().status()).published,
     });
     // A session ended leaves its shard at once; the listeners end with their lifetime.
     await endSession(a.id);
@@ -89,8 +89,10 @@ describe('GET /status live counts', () => {
 
   it('reports a shard that fails as unknown, and still answers 200', async () => {
     const before = (await statusBody()).live;
-    // A real failure inside the object: its members table is gone, so counting throws there.
-    await runInDurableObject(shardStub(env, 2), (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE members RENAME TO m2'));
+    // A real failure inside the object: its announced table is gone, so counting throws there.
+    await runInDurableObject(shardStub(env, 2), (_o, ctx) =>
+      ctx.storage.sql.exec('ALTER TABLE announced RENAME TO a2'),
+    );
     try {
       const broken = (await statusBody()).live;
       expect(broken.unknownShards).toBe(1);
@@ -98,7 +100,7 @@ describe('GET /status live counts', () => {
       expect(broken.sessions).toBeLessThanOrEqual(before.sessions);
     } finally {
       await runInDurableObject(shardStub(env, 2), (_o, ctx) =>
-        ctx.storage.sql.exec('ALTER TABLE m2 RENAME TO members'),
+        ctx.storage.sql.exec('ALTER TABLE a2 RENAME TO announced'),
       );
     }
     expect((await statusBody()).live.unknownShards).toBe(0);
@@ -115,9 +117,9 @@ describe('GET /status last fan-out', () => {
     const started = Date.now();
     expect(await flushFeed()).toBe(g);
     const last = (await statusBody()).lastFanout!;
-    expect(last).toMatchObject({ generation: g, shards: 4, shardFailures: 0, failed: 0 });
-    expect(last.members).toBeGreaterThanOrEqual(1);
-    expect(last.delivered).toBeGreaterThanOrEqual(1);
+    expect(last).toMatchObject({ generation: g, shards: 4, shardFailures: 0 });
+    expect(last.streams).toBeGreaterThanOrEqual(1);
+    expect(last.rowsWritten).toBeGreaterThanOrEqual(4);
     expect(last.durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(last.startedAt)).toBeGreaterThanOrEqual(started - 1000);
     await endSession(s.id);
@@ -127,15 +129,14 @@ describe('GET /status last fan-out', () => {
   it('records a fan-out that failed at a shard, with its failures', async () => {
     await holdFeed();
     const g = await publish(FIXTURE_PROMPTS);
-    await runInDurableObject(shardStub(env, 1), (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE members RENAME TO m2'));
+    // Its event log is gone, so logging the change throws there.
+    await runInDurableObject(shardStub(env, 1), (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE events RENAME TO e2'));
     try {
       await runFeedAlarm();
       const last = (await statusBody()).lastFanout!;
       expect(last).toMatchObject({ generation: g, shards: 4, shardFailures: 1 });
     } finally {
-      await runInDurableObject(shardStub(env, 1), (_o, ctx) =>
-        ctx.storage.sql.exec('ALTER TABLE m2 RENAME TO members'),
-      );
+      await runInDurableObject(shardStub(env, 1), (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE e2 RENAME TO events'));
     }
     expect(await flushFeed()).toBe(g);
     expect((await statusBody()).lastFanout).toMatchObject({ generation: g, shardFailures: 0 });

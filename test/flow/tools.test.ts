@@ -346,11 +346,15 @@ async function nextData(stream: EventStream) {
 }
 
 /** A change of skills only, as the writer announces one, through the real change feed. */
-async function publishSkillsChange(): Promise<void> {
+async function publishSkillsChange(): Promise<number> {
   const feed = await feedStatus(env);
   const generation = Math.max(await readGeneration(env.PROMPTS), feed.published, feed.pending ?? 0) + 1;
   expect(await publishChange(env, { kind: 'prompts_list_changed', generation, lists: ['skills'] })).toBe(true);
+  return generation;
 }
+
+/** The event id of generation `g` on the stream whose priming id is `priming` (`<key>.<generation>`). */
+const idAt = (priming: string, g: number) => priming.replace(/\.\d+$/, `.${g}`);
 
 describe('list_changed', () => {
   it('legacy GET stream: a prompts change is also a tools change; only the last frame carries the id', async () => {
@@ -358,19 +362,19 @@ describe('list_changed', () => {
     const stream = await s.stream();
     await stream.next();
     const priming = await stream.next();
-    await publish(RECORDS);
+    const g = await publish(RECORDS);
     const first = await nextData(stream);
     const second = await nextData(stream);
     expect(JSON.parse(first.data!)).toEqual({ jsonrpc: '2.0', method: PROMPTS_CHANGED });
     expect(first.id).toBeUndefined();
     expect(JSON.parse(second.data!)).toEqual({ jsonrpc: '2.0', method: TOOLS_CHANGED });
-    expect(second.id).toBe(priming.id!.replace(/\.0$/, '.1'));
+    expect(second.id).toBe(idAt(priming.id!, g));
     // A skills change: skill resources only (SKILLS is on by default), with the next id.
     await flushFeed();
-    await publishSkillsChange();
+    const gs = await publishSkillsChange();
     const skills = await stream.nextMessage();
     expect(skills).toEqual({
-      id: priming.id!.replace(/\.0$/, '.2'),
+      id: idAt(priming.id!, gs),
       message: { jsonrpc: '2.0', method: RESOURCES_CHANGED },
     });
     await stream.close();
@@ -396,11 +400,11 @@ describe('list_changed', () => {
     await flushFeed();
     await publishSkillsChange();
     await flushFeed();
-    await publish(RECORDS);
-    // The skills change (event .1) means nothing to this stream; the prompts change is one frame with its id.
+    const g = await publish(RECORDS);
+    // The skills change means nothing to this stream; the prompts change is one frame with its id.
     const only = await stream.nextMessage();
     expect(only.message).toEqual({ jsonrpc: '2.0', method: PROMPTS_CHANGED });
-    expect(only.id).toBe(priming.id!.replace(/\.0$/, '.2'));
+    expect(only.id).toBe(idAt(priming.id!, g));
     await stream.close();
   });
 
