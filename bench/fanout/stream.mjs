@@ -1,8 +1,8 @@
 /**
  * One standalone SSE stream (GET /mcp) of a legacy session, read through lib/sse.mjs with the
  * arrival time of the chunk each frame came in. `primed` resolves at the priming event
- * (`<key>.0`, empty data); every list_changed after it is timestamped into `events`, and an
- * event id out of sequence (`<key>.1`, `<key>.2`, …) is counted in `badIds`.
+ * (`<key>.<generation>`, empty data); every list_changed after it is timestamped into `events`,
+ * and an event id of another stream or not of a newer generation is counted in `badIds`.
  */
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
@@ -11,7 +11,7 @@ import { createSseParser } from '../lib/sse.mjs';
 import { LIST_CHANGED } from './settings.mjs';
 
 export function openStream(agent, mcpUrl, sid, signal, onFirstChange) {
-  const s = { sid, key: null, primedAt: NaN, events: [], badIds: 0, other: 0, ended: false, error: null };
+  const s = { sid, key: null, position: 0, primedAt: NaN, events: [], badIds: 0, other: 0, ended: false, error: null };
   s.primed = (async () => {
     const res = await request(mcpUrl, {
       method: 'GET',
@@ -44,10 +44,11 @@ function readFrames(s, body, signal, onFirstChange) {
       for (const f of parser.push(chunk)) {
         if (f.comment !== undefined || f.retry !== undefined) continue;
         if (f.id !== undefined && f.data === '' && s.key === null) {
-          // Priming event: `<key>.0`, empty data.
-          const m = /^(.+)\.0$/.exec(f.id);
+          // Priming event: `<key>.<generation>`, empty data.
+          const m = /^(.+)\.(\d+)$/.exec(f.id);
           if (!m) return rejectPrimed(new Error(`priming event with unexpected id ${f.id}`));
           s.key = m[1];
+          s.position = Number(m[2]);
           s.primedAt = at;
           resolvePrimed();
           continue;
@@ -73,8 +74,10 @@ function recordEvent(s, f, at, onFirstChange) {
     msg = JSON.parse(f.data ?? '');
   } catch {}
   if (msg?.method === LIST_CHANGED && f.event === 'message') {
-    // The first event after priming must be `<key>.1`, the next `<key>.2`, …
-    if (f.id !== `${s.key}.${s.events.length + 1}`) s.badIds += 1;
+    // Every event is `<key>.<generation>`, each generation newer than the last.
+    const g = f.id?.startsWith(`${s.key}.`) ? Number(f.id.slice(s.key.length + 1)) : NaN;
+    if (!(g > s.position)) s.badIds += 1;
+    else s.position = g;
     s.events.push({ at, id: f.id });
     if (s.events.length === 1) onFirstChange();
   } else {

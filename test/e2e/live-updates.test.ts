@@ -101,12 +101,14 @@ describe('raw streams over HTTP', () => {
     addPrompt('live_added_resume');
     await gw.publish(dir);
     // Wait for the fan-out (an event, not a guessed delay), then resume: the session replays what it missed.
-    expect((await witness.nextMessage(20_000)).message.method).toBe('notifications/prompts/list_changed');
+    const seen = await witness.nextMessage(20_000);
+    expect(seen.message.method).toBe('notifications/prompts/list_changed');
     await witness.close();
     const resumed = await openStream(session, priming.id);
     const { id, message } = await resumed.nextMessage(20_000);
     expect(message).toEqual({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
-    expect(id).toBe(priming.id!.replace(/\.0$/, '.1'));
+    // Ids are `<stream key>.<catalog generation>`: this stream's key, the change's generation.
+    expect(id).toBe(priming.id!.replace(/\.\d+$/, seen.id!.slice(seen.id!.lastIndexOf('.'))));
     await resumed.close();
   });
   it('keepalive comments arrive, and DELETE ends the stream', async () => {
