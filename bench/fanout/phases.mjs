@@ -18,6 +18,7 @@ import {
   OPEN_CONCURRENCY,
   PHASE_TIMEOUT_MS,
   SHARDS_OVERRIDE,
+  RECHECK_OVERRIDE,
   SIGNING_SECRET,
   ADMIN_TOKEN,
 } from './settings.mjs';
@@ -30,6 +31,7 @@ function options(build, wcfg, coalesceMs, logs) {
       ...wcfg.vars,
       NOTIFY_COALESCE_MS: String(coalesceMs),
       ...(SHARDS_OVERRIDE ? { REGISTRY_SHARDS: String(SHARDS_OVERRIDE) } : {}),
+      ...(RECHECK_OVERRIDE !== null ? { SESSION_RECHECK_MS: String(RECHECK_OVERRIDE) } : {}),
       SIGNING_SECRET,
       ADMIN_TOKEN,
       AUTH: 'none',

@@ -19,6 +19,14 @@ export const TIMEOUT_S = envNum('FANOUT_TIMEOUT_SECONDS', 600, { min: 10 });
  * is always Miniflare's default SQLite files under TMPDIR (in-memory objects have no SQL API,
  * which RegistryShard needs); point TMPDIR at a tmpfs to take the disk out of the picture.
  */
+/**
+ * Investigation knob: SESSION_RECHECK_MS override. 0 makes each session's notifications/initialized
+ * ask (and so make) its Durable Object before the streams attach, so the memory delta of attaching
+ * is the streams' alone.
+ */
+export const RECHECK_OVERRIDE = process.env.FANOUT_RECHECK_MS?.trim()
+  ? envNum('FANOUT_RECHECK_MS', 0, { min: 0 })
+  : null;
 export const SHARDS_OVERRIDE = process.env.FANOUT_SHARDS?.trim() ? envNum('FANOUT_SHARDS', 16, { min: 1 }) : null;
 /** Where the temp dir (build, Miniflare state) goes: TMPDIR as given (read before the harness repoints it). */
 export const TMP_BASE = os.tmpdir();
