@@ -105,7 +105,7 @@ export function reportText(r) {
     '',
     'Where the time goes (medians): admin write response = the catalog write (KV, and the CatalogWriter object where the build has one) + ChangeFeed.publish; "feed done at" = workerd timestamp of the ' +
       "ChangeFeed's `catalog change fanned out` log, relative to the PUT (includes the coalescing window); feed fan-out = that log's " +
-      'own `ms` (all shards delivered to all session objects).',
+      'own `ms` (every shard logged the change and sent it to its streams).',
     '',
     t.breakdown,
   ];

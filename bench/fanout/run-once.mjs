@@ -113,10 +113,9 @@ function deliveries(streams, t0, n, coalesceMs) {
 function feedFigures({ fan, wall0, t0 }) {
   if (!fan) return null;
   return {
-    members: fan.members,
-    delivered: fan.delivered,
-    dropped: fan.dropped,
-    failed: fan.failed,
+    streams: fan.streams,
+    listeners: fan.listeners,
+    rowsWritten: fan.rowsWritten,
     shards: fan.shards,
     shardFailures: fan.shardFailures,
     fanoutMs: fan.ms,
@@ -131,7 +130,7 @@ function logResult(h, tag, r, fan, memBefore, memAfter) {
   h.log(
     `${tag}: delivered ${r.delivered}/${r.n} (missing ${r.missing}, dup ${r.duplicates}, bad ids ${r.badIds}, stream errors ${r.streamErrors}); ` +
       `first ${fmtMs(r.firstMs)} p50 ${fmtMs(r.p50Ms)} p99 ${fmtMs(r.p99Ms)} last ${fmtMs(r.lastMs)} ms; ` +
-      `PUT ${fmtMs(r.putMs)} ms, feed fan-out ${fan ? `${fan.ms} ms (${fan.members} members, ${fan.delivered} delivered, ${fan.failed} failed)` : 'log missing'}; ` +
+      `PUT ${fmtMs(r.putMs)} ms, feed fan-out ${fan ? `${fan.ms} ms (${fan.shards} shards, ${fan.streams} streams, ${fan.rowsWritten} rows written)` : 'log missing'}; ` +
       `CPU during delivery: workerd ${fmtMs(cpu.workerdMs)} ms, node ${fmtMs(cpu.nodeMs)} ms in ${fmtMs(r.waitedMs)} ms; ` +
       `init ${Math.round(r.initMs)} ms, attach ${Math.round(r.attachMs)} ms; ${memBefore.source} RSS ${fmtMs(memBefore.rssMiB)} -> ${fmtMs(memAfter.rssMiB)} MiB`,
   );
