@@ -12,8 +12,11 @@ import {
   endSession,
   knownSession,
   sessionInit,
-  sessionStub,
+  sessionLiveness,
 } from '../session/sessions.js';
+import { parseEventId } from '../session/events.js';
+import { shardIndex } from '../session/fanout.js';
+import { isStreamKey, newStreamKey } from '../session/stream-key.js';
 import { openLegacyStream } from '../session/stream.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestScope } from '../lib/scope.js';
@@ -164,30 +167,44 @@ export async function legacyDelete(t: RequestScope): Promise<Response> {
   return new Response(null, { status: 200 });
 }
 
-/** GET: the session's standalone SSE stream, new or resumed with Last-Event-ID. */
+/** GET: the session's standalone SSE stream, new or resumed with Last-Event-ID. No Durable Object is written to open it. */
 export async function legacyGet(t: RequestScope, lastEventId: string | undefined): Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   const version = await requireSession(t);
   const init = await sessionInit(t.secret, t.sessionId!, principalIdOf(t.principal));
   if (!init) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
-  const opened = await openLegacyStream({
+  let key: string;
+  let since: number | undefined;
+  if (lastEventId !== undefined) {
+    const at = parseEventId(lastEventId);
+    if (!at || !(await isStreamKey(t.secret, init.id, at.key)))
+      throw new HttpError(
+        400,
+        ErrorCode.Transport,
+        "Bad Request: Last-Event-ID does not name an event of this session's stream",
+      );
+    ({ key, generation: since } = at);
+  } else key = await newStreamKey(t.secret, init.id);
+  const credential = credentialCheck(t.principal);
+  const session = sessionLiveness(t.env, init);
+  return openLegacyStream({
     env: t.env,
     sessionId: init.id,
-    // A fresh stub per connect: the session's object says where the stream attaches (or that it ended).
-    place: (last) => sessionStub(t.env, init.id).openStream(init, last),
-    lastEventId,
+    shard: shardIndex(init.id, t.cfg.registryShards),
+    key,
+    since,
     priming: featuresOf(version).priming,
     keepaliveMs: t.cfg.sseKeepaliveMs,
     retryMs: t.cfg.sseRetryMs,
-    stillValid: credentialCheck(t.principal),
+    // The session (DELETE elsewhere, expiry) and the credential: either ending ends the stream.
+    stillValid: credential ? () => allTrue(session(), credential()) : session,
     tools: t.cfg.toolsMirror,
     resources: t.cfg.skills,
   });
-  if (opened.ok) return opened.response;
-  if (opened.status === 404) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
-  throw new HttpError(
-    400,
-    ErrorCode.Transport,
-    "Bad Request: Last-Event-ID does not name an event of this session's stream",
-  );
+}
+
+function allTrue(a: boolean | Promise<boolean>, b: boolean | Promise<boolean>): boolean | Promise<boolean> {
+  if (a === false || b === false) return false;
+  if (a === true && b === true) return true;
+  return Promise.all([a, b]).then(([x, y]) => x && y);
 }

@@ -64,8 +64,8 @@ export class RegistryShard extends DurableObject<Env> {
     const session = req.headers.get(STREAM_SESSION_HEADER);
     const sinceHeader = req.headers.get(STREAM_SINCE_HEADER);
     const since = sinceHeader === null ? undefined : Number(sinceHeader);
+    if (since !== undefined && !Number.isSafeInteger(since)) return new Response('bad position', { status: 400 });
     const announced = this.announced();
-    if (since !== undefined && !(since <= announced)) return new Response('unknown position', { status: 400 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     if (session === null) this.ctx.acceptWebSocket(server, [LISTENER]);
     else {

@@ -5,20 +5,18 @@
  * needs state brings what the signed id says (SessionInit). Owns the
  * session's durable state (negotiated revision, log level, timestamps), its
  * idle expiry by alarm, a tombstone for a session ended before its id's TTL
- * ran out, and where its standalone stream lives: the stream key its event
- * ids carry and the registry shard holding it (registry-shard.ts). Catalog
- * changes never pass through here: the shard sends them to the stream, so a
- * change costs nothing per session.
+ * ran out. Its standalone stream is not here: it is a socket at the
+ * session's registry shard (registry-shard.ts), which this object ends on
+ * DELETE and expiry. Catalog changes never pass through here, so a change
+ * costs nothing per session.
  *
- * Workers ask it only at DELETE, `logging/setLevel`, stream open, and when
- * their liveness memo runs out (SESSION_RECHECK_MS). `lastSeenAt` is written at most
+ * Workers ask it only at DELETE, `logging/setLevel`, when their liveness
+ * memo runs out, and when a stream's session could have expired (SESSION_RECHECK_MS). `lastSeenAt` is written at most
  * every tenth of the TTL, so a chatty client is not a storage write per request.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import { randomToken } from '../lib/base64url.js';
 import type { LegacyVersion } from '../lib/versions.js';
-import { parseEventId } from './events.js';
 import { shardCount, shardIndex, shardStub } from './fanout.js';
 import { log } from '../lib/log.js';
 import { configOf } from '../lib/config.js';
@@ -41,15 +39,6 @@ export interface SessionInit {
   version: LegacyVersion;
   unusedUntil: number;
 }
-
-/** The session's standalone GET stream: the key its event ids carry, and the registry shard holding it. */
-interface StreamState {
-  key: string;
-  shard: number;
-}
-
-/** Where the Worker attaches a stream: the shard, the key of its ids, and (resuming) the generation it resumes after. */
-export type StreamPlace = { key: string; shard: number; since?: number };
 
 export class SessionObject extends DurableObject<Env> {
   /** undefined: not read yet; null: no state (never made, expired, or ended). */
@@ -108,25 +97,15 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * Where the session's standalone stream attaches (session/stream.ts): asked when a stream opens,
-   * resumes or reconnects, never per delivery. A new stream gets a new key and the session's shard
-   * now; resuming, the Last-Event-ID must name this session's current stream. 404: no such
-   * session. 400: a Last-Event-ID that is not this session's stream.
+   * Whether the session is alive, without recording activity: its stream's Worker asks when the
+   * session could first have expired, and then when its idle TTL would run out (session/stream.ts).
+   * Never makes the object: an id nobody used is alive until its `unusedUntil`.
    */
-  async openStream(init: SessionInit, lastEventId?: string): Promise<StreamPlace | 400 | 404> {
-    const s = await this.ensure(init);
-    if (!s) return 404;
-    const stream = await this.ctx.storage.get<StreamState>('stream');
-    if (lastEventId !== undefined) {
-      const at = parseEventId(lastEventId);
-      if (!stream || !at || at.key !== stream.key) return 400;
-      return { ...stream, since: at.generation };
-    }
-    const next: StreamState = { key: randomToken(6), shard: shardIndex(s.id, shardCount(this.env)) };
-    // The shard count grew since the last stream: the old shard would keep a stream nobody replaces.
-    if (stream && stream.shard !== next.shard) await shardStub(this.env, stream.shard).endSession(s.id);
-    await this.ctx.storage.put('stream', next);
-    return next;
+  async alive(init: SessionInit): Promise<false | { until: number }> {
+    const s = await this.load();
+    const now = Date.now();
+    if (s) return s.lastSeenAt + s.ttlMs > now && { until: s.lastSeenAt + s.ttlMs };
+    return this.endedUntil === undefined && init.unusedUntil > now && { until: init.unusedUntil };
   }
 
   /**
@@ -136,10 +115,10 @@ export class SessionObject extends DurableObject<Env> {
   async end(init: SessionInit): Promise<boolean> {
     const s = await this.ensure(init);
     if (!s) return false;
-    const stream = await this.ctx.storage.get<StreamState>('stream');
     await this.ctx.storage.deleteAll();
     this.state = null;
-    if (stream) await shardStub(this.env, stream.shard).endSession(s.id);
+    // Its stream, if it has one, is at its shard (session/stream.ts): ended there, now.
+    await shardStub(this.env, shardIndex(s.id, shardCount(this.env))).endSession(s.id);
     const until = s.unusedUntil;
     if (Date.now() < until) {
       this.endedUntil = until;

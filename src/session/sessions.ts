@@ -132,6 +132,27 @@ export async function setSessionLogLevel(env: SessionEnv, init: SessionInit, lev
   return sessionStub(env, init.id).setLogLevel(init, level);
 }
 
+/**
+ * A stream's keepalive check of its session: no call until the session could first have expired
+ * (its id's `unusedUntil`: no activity can end it sooner), then one when its idle TTL would run
+ * out. The session's object also ends the stream itself on DELETE and on expiry by alarm; this
+ * ends the stream of a session that never had an object.
+ */
+export function sessionLiveness(env: SessionEnv, init: SessionInit): () => boolean | Promise<boolean> {
+  let checkAt = init.unusedUntil;
+  return () => {
+    if (ended.has(init.id)) return false;
+    if (Date.now() < checkAt) return true;
+    return sessionStub(env, init.id)
+      .alive(init)
+      .then((r) => {
+        if (!r) markEnded(init.id);
+        else checkAt = r.until;
+        return r !== false;
+      });
+  };
+}
+
 function markEnded(id: string): void {
   live.delete(id);
   ended.set(id, true);

@@ -6,7 +6,8 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../src/session/session-object.js';
-import { checkSession, endSession } from '../../src/session/sessions.js';
+import { checkSession, endSession, sessionLiveness } from '../../src/session/sessions.js';
+import { waitFor } from '../helpers/feed.js';
 import { mintSessionId, readSessionToken } from '../../src/session/token.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { expectError, openSession, post, publish, request } from '../helpers/worker.js';
@@ -83,6 +84,26 @@ describe('session Durable Object', () => {
     await s.call('logging/setLevel', { level: 'error' });
     const state = await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.get<SessionState>('state'));
     expect(state!.logLevel).toBe('error');
+  });
+  it("a stream's liveness check asks nothing before the id could expire, and never records activity", async () => {
+    // A session nobody used: alive, without a call, until its id's unusedUntil; then its object says no.
+    const soon = await mintSessionId(SECRET, '2025-11-25', undefined, { ttlMs: 60_000, now: Date.now() - 59_950 });
+    const token = (await readSessionToken(SECRET, soon))!;
+    const check = sessionLiveness(env, { id: soon, version: token.version, unusedUntil: token.unusedUntil });
+    expect(check()).toBe(true);
+    await waitFor(() => Date.now() >= token.unusedUntil, 'the id expired');
+    expect(await check()).toBe(false);
+    expect(await runInDurableObject(stubOf(soon), (_o, ctx) => ctx.storage.list())).toEqual(new Map());
+    // A session whose object is alive: the check moves to its idle deadline and leaves lastSeenAt alone.
+    const s = await openSession();
+    const init = await initOf(s.id);
+    const seen = (await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.get<SessionState>('state')))!;
+    expect(await stubOf(s.id).alive(init)).toEqual({ until: seen.lastSeenAt + seen.ttlMs });
+    const again = (await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.get<SessionState>('state')))!;
+    expect(again.lastSeenAt).toBe(seen.lastSeenAt);
+    // Ended: no.
+    await endSession(env, init);
+    expect(await stubOf(s.id).alive(init)).toBe(false);
   });
   it('an idle session expires by alarm, and then answers 404', async () => {
     const s = await openSession();
