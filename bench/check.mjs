@@ -19,6 +19,7 @@ const HARNESSES = [
   { file: 'usage.mjs', tsx: true },
   { file: 'observe.mjs', tsx: true },
   { file: 'tools.mjs', tsx: true },
+  { file: 'model.mjs', tsx: false },
 ];
 const MAX_HARNESS_LINES = 250;
 const MAX_FUNCTION_LINES = 80;
