@@ -62,7 +62,7 @@ async function main() {
   );
 
   // Cold starts, each on a fresh instance, before anything else runs.
-  const { cold, coldMedian } = await coldStarts(h, gatewayBuild, wcfg, COLD_STARTS);
+  const { cold, coldMedian } = await coldStarts(h, gatewayBuild, wcfg, COLD_STARTS, ceilingBuild);
 
   log('starting targets…');
   const targets = await startTargets(h, gatewayBuild, ceilingBuild, wcfg);

@@ -1,6 +1,8 @@
 /**
- * Cold start, on fresh gateway instances: `new Miniflare()` → ready → first successful
- * `initialize`; then the first in-session request (the first Durable Object touch), the first
+ * Cold start, on fresh instances: `new Miniflare()` → ready → first successful response, for
+ * the gateway (`initialize`) and, alternating with it, for the bare-Hono ceiling Worker (its fixed
+ * answer): the ratio of the two is what the gateway's size, bindings and start-up work add. Then,
+ * for the gateway, the first in-session request, the first
  * `prompts/list` (catalog cold read) and a second, warm one. The catalog is seeded after the
  * `initialize` (which reads no KV), so seeding is not in the cold start.
  */
@@ -9,6 +11,7 @@ import { fetchText } from '../lib/http.mjs';
 import { JSON_HEADERS, PROTOCOL, rpcResult } from '../lib/jsonrpc.mjs';
 import { seedCatalog } from '../lib/seed.mjs';
 import { median, round2 } from '../lib/stats.mjs';
+import { ceilingOptions } from '../lib/miniflare-options.mjs';
 import { startMiniflare } from '../lib/start-target.mjs';
 import { samePrompts } from './checks.mjs';
 import { BODY } from './settings.mjs';
@@ -25,7 +28,7 @@ async function coldStart(h, build, wcfg, i) {
     const sid = init.headers['mcp-session-id'];
     await seedCatalog(inst.mf);
     const headers = { ...JSON_HEADERS, 'mcp-protocol-version': PROTOCOL, 'mcp-session-id': sid };
-    const ping = await fetchText(inst.url, { headers, body: BODY.ping }); // first in-session request: Durable Object touch
+    const ping = await fetchText(inst.url, { headers, body: BODY.ping }); // first in-session request
     rpcResult(ping, 'cold start: ping');
     const list1 = await fetchText(inst.url, { headers, body: BODY.list }); // first catalog use: KV read + compile + page build
     samePrompts(rpcResult(list1, 'cold start: first prompts/list'));
@@ -44,11 +47,30 @@ async function coldStart(h, build, wcfg, i) {
   }
 }
 
-/** `count` cold starts one after another; resolves { cold (every run), coldMedian (null when none) }. */
-export async function coldStarts(h, build, wcfg, count) {
+/** The bare Worker's cold start: new Miniflare() → its first answer to the same POST. */
+async function ceilingColdStart(h, ceilingBuild, wcfg, i) {
+  const t0 = performance.now();
+  const bodies = { CEILING_BODY: '{}', CEILING_GET_BODY: '{}' };
+  const inst = await startMiniflare(h, ceilingOptions(ceilingBuild, wcfg, bodies), `cold-start ceiling #${i}`);
+  try {
+    const first = await fetchText(inst.url, { body: BODY.initialize });
+    if (first.status !== 200) throw new Error(`cold start ceiling: HTTP ${first.status}`);
+    return performance.now() - t0;
+  } finally {
+    await inst.dispose();
+  }
+}
+
+/**
+ * `count` cold starts of each, alternating; resolves { cold (every gateway run, with the ceiling's
+ * beside it and their ratio), coldMedian (null when none) }.
+ */
+export async function coldStarts(h, build, wcfg, count, ceilingBuild) {
   const cold = [];
   for (let i = 1; i <= count; i++) {
-    cold.push(await coldStart(h, build, wcfg, i));
+    const ceilingColdMs = await ceilingColdStart(h, ceilingBuild, wcfg, i);
+    const run = await coldStart(h, build, wcfg, i);
+    cold.push({ ...run, ceilingColdMs, coldRatio: run.coldStartMs / ceilingColdMs });
     h.log(`cold start #${i}: ${JSON.stringify(cold.at(-1), (_k, v) => (typeof v === 'number' ? round2(v) : v))}`);
   }
   const coldMedian = cold.length

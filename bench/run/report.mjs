@@ -63,8 +63,9 @@ function buildAndColdLines({ gatewayBuild: b, cold, coldMedian: m }) {
   if (m) {
     out.push(
       `Cold start (median of ${cold.length} fresh Miniflare instances): new Miniflare() → ready ${fmtMs(m.readyMs)} ms; ` +
-        `→ first successful initialize response ${fmtMs(m.coldStartMs)} ms (the initialize request itself ${fmtMs(m.initializeMs)} ms).`,
-      `First requests after start: first in-session ping (first Durable Object touch) ${fmtMs(m.firstPingMs)} ms; ` +
+        `→ first successful initialize response ${fmtMs(m.coldStartMs)} ms (the initialize request itself ${fmtMs(m.initializeMs)} ms); ` +
+        `the bare ceiling Worker's new Miniflare() → first response ${fmtMs(m.ceilingColdMs)} ms: ${fmtX(m.coldRatio)} (paired per run).`,
+      `First requests after start: first in-session ping ${fmtMs(m.firstPingMs)} ms; ` +
         `first prompts/list (catalog cold read from KV) ${fmtMs(m.firstListMs)} ms; second prompts/list (warm) ${fmtMs(m.secondListMs)} ms.`,
     );
   }

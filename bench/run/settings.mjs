@@ -69,7 +69,7 @@ const ALL_SCENARIOS = [
   // weigh on the other scenarios' instance (and not on one side of the session-check pair).
   {
     id: 'initialize',
-    label: 'initialize (session setup: new session + DO write each)',
+    label: 'initialize (session setup: a new signed session id each)',
     body: BODY.initialize,
     session: false,
     targets: ['ceiling', 'gateway-init', 'peer'],
