@@ -3,15 +3,22 @@
  * gateway's compatibility settings, and for the gateway its KV namespaces and every Durable
  * Object binding of wrangler.toml. Each harness adds its bindings (vars, secrets, overrides).
  */
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+/**
+ * The bundle is handed over as its one module, as `wrangler dev` does. Given only a scriptPath
+ * (`modules: true`), Miniflare parses the script in Node to find its imports before workerd
+ * starts: ~85 ms for the gateway's bundle and ~13 ms for the ceiling's on this machine, a cost
+ * of the harness that neither `wrangler dev` nor Cloudflare has, and which would dominate the
+ * cold-start figures.
+ */
 function workerOptions(name, build, wcfg) {
   return {
     name,
     host: '127.0.0.1',
     port: 0,
-    modules: true,
-    scriptPath: build.scriptPath,
+    modules: [{ type: 'ESModule', path: build.scriptPath, contents: readFileSync(build.scriptPath, 'utf8') }],
     modulesRoot: dirname(build.scriptPath),
     compatibilityDate: wcfg.compatibilityDate,
     compatibilityFlags: wcfg.compatibilityFlags,

@@ -17,10 +17,21 @@ import { ApiError } from './api-error.js';
 
 /** Most digests asked about in one `files/missing` call (a skill has at most 512 files). */
 const MAX_DIGESTS = 10_000;
-const FILE_ROUTE = '/files/:digest{sha256:[0-9a-f]{64}}';
+/**
+ * A plain parameter, checked by fileDigest(): a pattern in the route (`:digest{sha256:…}`) makes
+ * Hono's RegExpRouter refuse the whole app's route set, and every request then pays for the
+ * slower TrieRouter, plus a failed RegExpRouter build on each isolate's first request.
+ */
+const FILE_ROUTE = '/files/:digest';
 
-function skillName(c: Context<AppEnv>): string {
-  const name = c.req.param('name') ?? '';
+function fileDigest(c: Context<AppEnv>): string {
+  const digest = c.req.param('digest') ?? '';
+  if (!DIGEST_PATTERN.test(digest))
+    throw new ApiError(400, 'invalid_digest', `Not a sha256: digest: ${digest.slice(0, 80)}`);
+  return digest;
+}
+
+function skillName(name: string): string {
   if (!SKILL_NAME.test(name))
     throw new ApiError(400, 'invalid_name', 'Skill names use a-z 0-9 and single hyphens (at most 64 characters)');
   return name;
@@ -41,7 +52,7 @@ adminSkills.post('/files/missing', async (c) => {
 
 /** One file's bytes under their digest; refused when the bytes do not hash to it. */
 adminSkills.put(FILE_ROUTE, async (c) => {
-  const digest = c.req.param('digest');
+  const digest = fileDigest(c);
   const tooLarge = () => new ApiError(413, 'too_large', `A skill file is at most ${SKILL_LIMITS.bytes} bytes`);
   if (Number(c.req.header('content-length') ?? 0) > SKILL_LIMITS.bytes) throw tooLarge();
   const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
@@ -56,7 +67,7 @@ adminSkills.put(FILE_ROUTE, async (c) => {
 
 /** The bytes of a file, for `promptgate pull`. */
 adminSkills.get(FILE_ROUTE, async (c) => {
-  const bytes = await readSkillFile(c.env.PROMPTS, c.req.param('digest'));
+  const bytes = await readSkillFile(c.env.PROMPTS, fileDigest(c));
   if (!bytes) throw new ApiError(404, 'not_found', 'No file with this digest');
   return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } });
 });
@@ -77,24 +88,46 @@ adminSkills.post('/publish', async (c) => {
   return answer(c, await catalogWriter(c.env).publishSkills(body.skills as unknown[], opts), 'skills');
 });
 
-adminSkills.get('/:name', async (c) => {
-  const { skill, versions } = await catalogWriter(c.env).getSkill(skillName(c));
-  if (!skill && versions.length === 0) throw new ApiError(404, 'not_found', `No skill named "${c.req.param('name')}"`);
-  return c.json({ skill: skill?.record ?? null, version: skill?.version ?? null, versions });
-});
+/**
+ * `GET /<name>`, `GET /<name>/history` and `POST /<name>/rollback` are one wildcard per method,
+ * split here: beside `/publish` and `/files/…` as `/:name` routes, Hono's RegExpRouter refuses
+ * the app's whole route set, and every request to the gateway then pays for the slower
+ * TrieRouter (test/unit/router.test.ts). Anything else under the wildcard is a 404.
+ */
+function namePath(c: Context<AppEnv>): { name: string; rest: string } {
+  const path = c.req.path;
+  const tail = path.slice(path.indexOf('/skills/') + '/skills/'.length);
+  const slash = tail.indexOf('/');
+  const raw = slash < 0 ? tail : tail.slice(0, slash);
+  let name: string;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    name = raw; // a malformed escape: skillName() refuses it as an invalid name
+  }
+  return { name: skillName(name), rest: slash < 0 ? '' : tail.slice(slash) };
+}
 
-adminSkills.get('/:name/history', async (c) => {
-  const history = await catalogWriter(c.env).skillHistory(skillName(c));
-  if (history.length === 0) throw new ApiError(404, 'not_found', `No skill named "${c.req.param('name')}"`);
-  return c.json({ name: c.req.param('name'), history });
+adminSkills.get('/*', async (c) => {
+  const { name, rest } = namePath(c);
+  if (rest === '') {
+    const { skill, versions } = await catalogWriter(c.env).getSkill(name);
+    if (!skill && versions.length === 0) throw new ApiError(404, 'not_found', `No skill named "${name}"`);
+    return c.json({ skill: skill?.record ?? null, version: skill?.version ?? null, versions });
+  }
+  if (rest !== '/history') return c.notFound();
+  const history = await catalogWriter(c.env).skillHistory(name);
+  if (history.length === 0) throw new ApiError(404, 'not_found', `No skill named "${name}"`);
+  return c.json({ name, history });
 });
 
 adminSkills.delete('/:name', async (c) =>
-  answer(c, await catalogWriter(c.env).removeSkill(skillName(c), actor(c)), 'skills'),
+  answer(c, await catalogWriter(c.env).removeSkill(skillName(c.req.param('name')), actor(c)), 'skills'),
 );
 
-adminSkills.post('/:name/rollback', async (c) => {
-  const name = skillName(c);
+adminSkills.post('/*', async (c) => {
+  const { name, rest } = namePath(c);
+  if (rest !== '/rollback') return c.notFound();
   const body = (await readJson(c)) as { version?: unknown };
   if (!Number.isInteger(body?.version) || (body.version as number) < 1)
     throw new ApiError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');

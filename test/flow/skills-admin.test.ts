@@ -65,6 +65,19 @@ describe('skill files', () => {
     expect((await admin('POST', '/skills/files/missing', { digests: ['md5:x'] })).status).toBe(400);
   });
 
+  it('refuse a malformed digest in the path, storing nothing', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    for (const digest of ['sha256:abc', 'md5:' + 'a'.repeat(64), 'sha256:' + 'A'.repeat(64)]) {
+      const put = await upload(enc('x'), digest);
+      expect(put.status).toBe(400);
+      expect(((await put.json()) as any).error.code).toBe('invalid_digest');
+      expect(await env.PROMPTS.get(fileKey(digest))).toBeNull();
+      const get = await SELF.fetch(`${ADMIN_BASE}/skills/files/${digest}`, { headers: auth });
+      expect(get.status).toBe(400);
+      expect(((await get.json()) as any).error.code).toBe('invalid_digest');
+    }
+  });
+
   it('need the admin token', async () => {
     const res = await SELF.fetch(`${ADMIN_BASE}/skills/files/${await digestOf(enc('x'))}`, {
       method: 'PUT',
@@ -160,6 +173,9 @@ describe('publishing skills', () => {
     expect(gone.versions.at(-1).deleted).toBe(true);
     expect((await admin('DELETE', '/skills/release-helper')).status).toBe(404);
     expect((await admin('GET', '/skills/Bad_Name')).status).toBe(400);
+    expect((await admin('GET', '/skills/%E0%A4%A')).status).toBe(400);
+    expect((await admin('GET', '/skills/release-helper/versions')).status).toBe(404);
+    expect((await admin('POST', '/skills/release-helper/history', { version: 1 })).status).toBe(404);
   });
 });
 
