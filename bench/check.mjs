@@ -20,6 +20,7 @@ const HARNESSES = [
   { file: 'observe.mjs', tsx: true },
   { file: 'tools.mjs', tsx: true },
   { file: 'model.mjs', tsx: false },
+  { file: 'profile.mjs', tsx: true },
 ];
 const MAX_HARNESS_LINES = 250;
 const MAX_FUNCTION_LINES = 80;
