@@ -181,7 +181,10 @@ describe('registry shards restarted mid-stream', () => {
         await flushFeed();
       }
       // Every stream's Worker reconnected to its restarted shard.
-      for (const c of clients) await waitFor(async () => (await streamsAtShard(c.session.id)) === 1, 'stream back');
+      for (const c of clients) {
+        await waitFor(async () => (await streamsAtShard(c.session.id)) === 1, 'stream back');
+        expect(await streamsAtShard(c.session.id)).toBe(1);
+      }
       await tallyListeners(listeners, rounds);
       await tallyLegacy(clients, rounds);
     } finally {

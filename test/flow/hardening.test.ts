@@ -2,7 +2,7 @@
  * Defects found by trying the gateway as a hostile user would (issue 11,
  * item 7), each pinned by a test that failed before its fix: names that
  * are also Object.prototype members, deeply nested bodies, and the limits
- * on prompts/get arguments and rendered output (item 9, README "Limits").
+ * on prompts/get arguments and rendered output (docs/configuration.md "Limits").
  */
 import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';

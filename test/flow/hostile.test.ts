@@ -3,7 +3,7 @@
  * requests across /mcp (both eras), /prompts, /admin and /status, run
  * inside workerd against real KV and Durable Objects. Every request must
  * get the status and code its oracle (test/helpers/hostile-*.ts) derives
- * from the README "Errors" table, echo the id where one was readable, never
+ * from the docs/protocol.md "Errors" table, echo the id where one was readable, never
  * a 5xx, none slower than 1 s (a request over it is sent again alone, and
  * counts only if it is slow again); afterwards the catalog is unchanged and a
  * normal client still works.

@@ -1,6 +1,6 @@
 /**
  * Generated hostile requests, each with its oracle: the HTTP status and
- * the JSON-RPC code (or admin/listing error code) the README "Errors"
+ * the JSON-RPC code (or admin/listing error code) the docs/protocol.md "Errors"
  * table documents, and the id the reply must echo. A small seeded PRNG
  * (mulberry32) makes every run reproducible from its seed.
  *
