@@ -57,7 +57,8 @@ async function buildUnminified(tmp) {
 /** One CDP connection to the Worker's isolate; `send(method, params)` resolves its result. */
 async function inspect(port, worker) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-  const target = targets.find((t) => t.id.endsWith(`:${worker}`) || t.title?.includes(worker)) ?? targets.at(-1);
+  const target = targets.find((t) => t.id.endsWith(`:${worker}`));
+  if (!target) throw new Error(`no inspector target for ${worker}: ${targets.map((t) => t.id).join(', ')}`);
   const ws = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((ok, fail) => (ws.once('open', ok), ws.once('error', fail)));
   let next = 1;

@@ -17,11 +17,7 @@ import { ApiError } from './api-error.js';
 
 /** Most digests asked about in one `files/missing` call (a skill has at most 512 files). */
 const MAX_DIGESTS = 10_000;
-/**
- * A plain parameter, checked by fileDigest(): a pattern in the route (`:digest{sha256:…}`) makes
- * Hono's RegExpRouter refuse the whole app's route set, and every request then pays for the
- * slower TrieRouter, plus a failed RegExpRouter build on each isolate's first request.
- */
+/** A plain parameter, checked by fileDigest(), so a wrong-shaped digest is a 400 that says so, not a 404. */
 const FILE_ROUTE = '/files/:digest';
 
 function fileDigest(c: Context<AppEnv>): string {

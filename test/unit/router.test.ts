@@ -1,7 +1,8 @@
 /**
- * Every route of the app fits Hono's RegExpRouter. One route it cannot compile (a param pattern
- * that overlaps a sibling, like `:digest{sha256:…}` beside `:name`) silently moves the whole app
- * to the slower TrieRouter: each request then pays for it (docs/architecture.md, "Hot path").
+ * Every route of the app fits Hono's RegExpRouter. One route set it cannot compile (such as
+ * `/skills/:name/history` beside `/skills/files/:digest` for the same method) silently moves the
+ * whole app to the slower TrieRouter, and each request then pays for it (bench/RESULTS.md, "Where
+ * a warm request's time goes").
  */
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { describe, expect, it } from 'vitest';
