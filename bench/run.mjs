@@ -8,7 +8,7 @@
  * Prints a markdown table of medians and writes bench/out/latest.json.
  *
  * Knobs (env): BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_SCENARIOS,
- * BENCH_WARMUP_SECONDS, BENCH_COLD_STARTS, BENCH_DO_STORAGE, BENCH_TIMEOUT_SECONDS
+ * BENCH_WARMUP_SECONDS, BENCH_COLD_STARTS, BENCH_DO_STORAGE, BENCH_WORKER_LOGS, BENCH_TIMEOUT_SECONDS
  * (see README.md). The workload is in run/settings.mjs, the checks in run/checks.mjs.
  *
  * Everything it starts (Miniflare instances, the peer process, the temp dir)
@@ -19,6 +19,7 @@ import { buildCeiling, buildGateway } from './lib/build.mjs';
 import { kib } from './lib/format.mjs';
 import { createHarness } from './lib/harness.mjs';
 import { writeOut } from './lib/output.mjs';
+import { routeWorkerLogs } from './lib/worker-logs.mjs';
 import { readWranglerConfig } from './lib/wrangler-config.mjs';
 import { checksFor } from './run/checks.mjs';
 import { coldStarts } from './run/cold-start.mjs';
@@ -34,6 +35,7 @@ import {
   SCENARIOS,
   SECONDS,
   TIMEOUT_S,
+  WORKER_LOGS,
 } from './run/settings.mjs';
 import { startTargets } from './run/targets.mjs';
 
@@ -47,9 +49,10 @@ async function main() {
   const loadavgAtStart = os.loadavg();
   log(
     `${ROUNDS} round(s) x ${MEASUREMENTS_PER_ROUND} measurements of ${SECONDS} s at ${CONNECTIONS.join('/')} connections; ` +
-      `scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}; estimated ${Math.round(ESTIMATE_S)} s, global timeout ${TIMEOUT_S} s`,
+      `scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}; worker logs: ${WORKER_LOGS}; estimated ${Math.round(ESTIMATE_S)} s, global timeout ${TIMEOUT_S} s`,
   );
   const tmp = h.makeTempDir('promptgate-bench-');
+  routeWorkerLogs(WORKER_LOGS, tmp);
 
   log('building the gateway (wrangler deploy --dry-run) and the ceiling (esbuild)…');
   const [wcfg, gatewayBuild, ceilingBuild] = await Promise.all([

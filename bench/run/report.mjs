@@ -7,7 +7,16 @@ import os from 'node:os';
 import { cpuLine, fmtInt, fmtLoad, fmtMs as fmtMsDigits, fmtX, kib } from '../lib/format.mjs';
 import { environment } from '../lib/output.mjs';
 import { pkgVersion } from '../lib/paths.mjs';
-import { COLD_STARTS, CONNECTIONS, DO_STORAGE, ROUNDS, SCENARIOS, SECONDS, WARMUP_SECONDS } from './settings.mjs';
+import {
+  COLD_STARTS,
+  CONNECTIONS,
+  DO_STORAGE,
+  ROUNDS,
+  SCENARIOS,
+  SECONDS,
+  WARMUP_SECONDS,
+  WORKER_LOGS,
+} from './settings.mjs';
 
 const fmtMs = (n) => fmtMsDigits(n, 2);
 
@@ -80,7 +89,7 @@ export function reportText(r) {
     `Miniflare ${pkgVersion('miniflare')} on loopback, autocannon ${pkgVersion('autocannon')}, Node ${process.version}, ` +
       `${cpuLine()}; ${ROUNDS} interleaved round(s) of ${SECONDS} s per measurement; ` +
       `medians across rounds; "x ceiling" = median of per-round ratios to the ceiling in the same scenario and connection count. ` +
-      `Durable Object storage: ${DO_STORAGE}. Load average at start ${fmtLoad(r.loadavgAtStart)}, at end ${fmtLoad(os.loadavg())}.`,
+      `Durable Object storage: ${DO_STORAGE}. Worker stdout: ${WORKER_LOGS}. Load average at start ${fmtLoad(r.loadavgAtStart)}, at end ${fmtLoad(os.loadavg())}.`,
     '',
     table(r.rows),
     '',
@@ -103,6 +112,7 @@ export function reportJson(r) {
       warmupSeconds: WARMUP_SECONDS,
       coldStarts: COLD_STARTS,
       doStorage: DO_STORAGE,
+      workerLogs: WORKER_LOGS,
       scenarios: SCENARIOS.map((s) => s.id),
     },
     environment: environment(r.loadavgAtStart, [

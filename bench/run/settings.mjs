@@ -7,6 +7,7 @@ import { envConnections, envNum, envSelect } from '../lib/env.mjs';
 import { MODERN, MODERN_META, rpc } from '../lib/jsonrpc.mjs';
 import { initializeBody } from '../lib/mcp-session.mjs';
 import { GET_ARGS, GET_PROMPT } from '../lib/prompts.mjs';
+import { workerLogsMode } from '../lib/worker-logs.mjs';
 
 export const SECONDS = envNum('BENCH_SECONDS', 5, { min: 1, integer: true });
 export const ROUNDS = envNum('BENCH_ROUNDS', 3, { min: 1, integer: true });
@@ -17,6 +18,8 @@ export const DO_STORAGE = process.env.BENCH_DO_STORAGE || 'disk';
 if (!['disk', 'memory'].includes(DO_STORAGE))
   throw new Error(`BENCH_DO_STORAGE must be disk or memory, got ${JSON.stringify(DO_STORAGE)}`);
 export const CONNECTIONS = envConnections('BENCH_CONNECTIONS');
+/** The Workers' stdout: 'discard' (/dev/null, the default) or 'pipe' (read by this process), lib/worker-logs.mjs. */
+export const WORKER_LOGS = workerLogsMode();
 
 export const SIGNING_SECRET = 'bench-signing-secret-not-for-production';
 
