@@ -24,7 +24,7 @@ import { readWranglerConfig } from './lib/wrangler-config.mjs';
 import { checksFor } from './run/checks.mjs';
 import { coldStarts } from './run/cold-start.mjs';
 import { pairedRatios, summarize } from './run/ratios.mjs';
-import { reportJson, reportText } from './run/report.mjs';
+import { buildAndColdLines, reportJson, reportText } from './run/report.mjs';
 import { measureRounds, verifyAll, warmUp } from './run/rounds.mjs';
 import {
   COLD_STARTS,
@@ -66,6 +66,10 @@ async function main() {
 
   // Cold starts, each on a fresh instance, before anything else runs.
   const { cold, coldMedian } = await coldStarts(h, gatewayBuild, wcfg, COLD_STARTS, ceilingBuild);
+  if (ROUNDS === 0) {
+    console.log(buildAndColdLines({ gatewayBuild, cold, coldMedian }).join('\n'));
+    return;
+  }
 
   log('starting targets…');
   const targets = await startTargets(h, gatewayBuild, ceilingBuild, wcfg);

@@ -10,7 +10,8 @@ import { GET_ARGS, GET_PROMPT } from '../lib/prompts.mjs';
 import { workerLogsMode } from '../lib/worker-logs.mjs';
 
 export const SECONDS = envNum('BENCH_SECONDS', 5, { min: 1, integer: true });
-export const ROUNDS = envNum('BENCH_ROUNDS', 3, { min: 1, integer: true });
+/** 0: cold starts only (no warm targets, no load). */
+export const ROUNDS = envNum('BENCH_ROUNDS', 3, { min: 0, integer: true });
 export const WARMUP_SECONDS = envNum('BENCH_WARMUP_SECONDS', 1, { min: 0, integer: true });
 export const COLD_STARTS = envNum('BENCH_COLD_STARTS', 3, { min: 0, integer: true });
 /** Durable Object storage: 'disk' (Miniflare's default, SQLite files as under `wrangler dev`) or 'memory' (unsafeEphemeralDurableObjects). */
@@ -84,7 +85,7 @@ export const hasScenario = (id) => SCENARIOS.some((s) => s.id === id);
 export const MEASUREMENTS_PER_ROUND = SCENARIOS.reduce((n, s) => n + s.targets.length, 0) * CONNECTIONS.length;
 const WARMUPS = new Set(SCENARIOS.flatMap((s) => s.targets.map((t) => `${t}|${s.id}`))).size;
 export const ESTIMATE_S =
-  ROUNDS * MEASUREMENTS_PER_ROUND * (SECONDS + 1.5) + WARMUPS * (WARMUP_SECONDS + 1) + COLD_STARTS * 5 + 90;
+  ROUNDS * MEASUREMENTS_PER_ROUND * (SECONDS + 1.5) + WARMUPS * (WARMUP_SECONDS + 1) + (COLD_STARTS + 1) * 5 + 90;
 export const TIMEOUT_S = envNum('BENCH_TIMEOUT_SECONDS', Math.max(900, Math.ceil(ESTIMATE_S * 1.5)), {
   min: 10,
   integer: false,
