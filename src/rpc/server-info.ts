@@ -4,7 +4,7 @@
  * `_meta` share these, so the two eras can never describe different servers.
  */
 import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import pkg from '../../package.json' with { type: 'json' };
+import { version as packageVersion } from '../../package.json';
 import type { Config } from '../lib/config.js';
 import { featuresOf, type ProtocolVersion } from '../lib/versions.js';
 
@@ -46,7 +46,7 @@ export function serverInfo(version: ProtocolVersion): Implementation {
   let info = infos.get(version);
   if (!info) {
     const f = featuresOf(version);
-    info = { name: 'promptgate', version: pkg.version };
+    info = { name: 'promptgate', version: packageVersion };
     if (f.titles) info.title = 'promptgate';
     if (f.icons) {
       info.description = 'Shared MCP prompt templates for your organisation';
