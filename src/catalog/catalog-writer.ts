@@ -18,9 +18,8 @@ import { DurableObject } from 'cloudflare:workers';
 import { sha256Hex } from '../lib/hash.js';
 import { publishChange } from '../session/fanout.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
-import type { CacheHints } from './hints.js';
 import type { ListReport } from './upstreams/report.js';
-import { nextSkills } from './upstreams/skills.js';
+import { mergeReport } from './upstreams/merge-report.js';
 import type { ChangedList } from '../session/events.js';
 import { readGeneration, writeSnapshot } from './store.js';
 import type { CatalogSnapshot, Issue, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
@@ -30,6 +29,8 @@ import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { PROMPT_ROWS, SKILL_ROWS, VersionsTable, type RowKind, type Stored } from './versions-table.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
+import { UpstreamsTable } from './upstreams-table.js';
+import { collisions } from './collisions.js';
 import { validatePrompt, validateSet } from './validate.js';
 import { log } from '../lib/log.js';
 
@@ -47,14 +48,15 @@ export class CatalogWriter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly keys: KeysTable;
   private readonly versions: VersionsTable;
+  private readonly upstreamRows: UpstreamsTable;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.versions = new VersionsTable(this.sql);
     this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    this.sql.exec('CREATE TABLE IF NOT EXISTS upstreams (id TEXT PRIMARY KEY, state TEXT NOT NULL)');
     this.keys = new KeysTable(this.sql);
+    this.upstreamRows = new UpstreamsTable(this.sql);
   }
 
   // ---- API keys (keys-table.ts) -----------------------------------------
@@ -80,11 +82,7 @@ export class CatalogWriter extends DurableObject<Env> {
   /** Every configured upstream's last listing and health. */
   async upstreams(): Promise<UpstreamState[]> {
     const configured = new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
-    return this.sql
-      .exec<{ state: string }>('SELECT state FROM upstreams ORDER BY id')
-      .toArray()
-      .map((r) => JSON.parse(r.state) as UpstreamState)
-      .filter((u) => configured.has(u.id));
+    return this.upstreamRows.all().filter((u) => configured.has(u.id));
   }
 
   /**
@@ -102,58 +100,13 @@ export class CatalogWriter extends DurableObject<Env> {
       const lists = new Set<ChangedList>();
       const stamp = new Date().toISOString();
       for (const r of reports) {
-        const prev = this.upstreamState(r.id);
-        const skills = nextSkills(prev, r);
-        if (skills.changed) lists.add('skills');
-        // A skills listing that starts or stops failing is a new generation (stale marks), not a list change.
-        flipped ||= skills.changed || (prev?.skillsError === undefined) !== (skills.state.skillsError === undefined);
-        // A new prefix or new groups move or re-guard its skills too.
-        const moved = prev?.prefix !== r.prefix || !sameGroups(prev?.groups, r.groups);
-        if (moved && (prev?.skills?.length || skills.state.skills?.length)) lists.add('skills');
-        if (r.prompts) {
-          const digest = await sha256Hex(canonical(r.prompts));
-          const promptsChanged = prev?.digest !== digest || moved;
-          if (promptsChanged) lists.add('prompts');
-          changed ||= promptsChanged;
-          // New hints are not a list change, but the next snapshot must carry them (a scope may narrow).
-          flipped ||= prev?.ok === false || !sameHints(prev?.hints, r.hints);
-          const state: UpstreamState = {
-            id: r.id,
-            prefix: r.prefix,
-            prompts: r.prompts,
-            digest,
-            ok: true,
-            lastSuccess: stamp,
-            lastError: prev?.lastError ?? null,
-            ...skills.state,
-          };
-          if (r.hints) state.hints = r.hints;
-          if (r.groups) state.groups = r.groups;
-          this.saveUpstream(state);
-        } else {
-          flipped ||= prev?.ok !== false;
-          // Who sees the upstream follows its configuration at once, even while it fails: a visibility change.
-          if (!sameGroups(prev?.groups, r.groups)) lists.add('prompts');
-          changed ||= !sameGroups(prev?.groups, r.groups);
-          // The last good listing stays served (marked stale), and so do its hints: a failure never widens them.
-          const {
-            groups: _old,
-            skills: _s,
-            skillsError: _e,
-            ...kept
-          } = prev ?? { prompts: [], digest: '', lastSuccess: null };
-          this.saveUpstream({
-            ...kept,
-            ...skills.state,
-            ...(r.groups && { groups: r.groups }),
-            id: r.id,
-            prefix: r.prefix,
-            ok: false,
-            lastError: r.error ?? 'unknown error',
-          });
-        }
+        const digest = r.prompts ? await sha256Hex(canonical(r.prompts)) : undefined;
+        const merged = mergeReport(this.upstreamRows.get(r.id), r, digest, stamp);
+        this.upstreamRows.save(merged.state);
+        for (const l of merged.lists) lists.add(l);
+        changed ||= merged.changed;
+        flipped ||= merged.flipped;
       }
-      changed ||= lists.has('skills');
       if (!changed && !flipped) return { changed };
       return { changed, snapshot: await this.bump(changed, [...lists].sort()) };
     });
@@ -163,25 +116,12 @@ export class CatalogWriter extends DurableObject<Env> {
   async reconcileUpstreams(): Promise<{ removed: string[] }> {
     return this.mutate(async () => {
       const configured = new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
-      const stored = this.sql
-        .exec<{ id: string }>('SELECT id FROM upstreams')
-        .toArray()
-        .map((r) => r.id);
-      const removed = stored.filter((id) => !configured.has(id));
-      const hadSkills = removed.some((id) => this.upstreamState(id)?.skills?.length);
-      for (const id of removed) this.sql.exec('DELETE FROM upstreams WHERE id = ?', id);
+      const removed = this.upstreamRows.ids().filter((id) => !configured.has(id));
+      const hadSkills = removed.some((id) => this.upstreamRows.get(id)?.skills?.length);
+      for (const id of removed) this.upstreamRows.delete(id);
       if (removed.length) await this.bump(true, hadSkills ? ['prompts', 'skills'] : ['prompts']);
       return { removed };
     });
-  }
-
-  private upstreamState(id: string): UpstreamState | undefined {
-    const row = this.sql.exec<{ state: string }>('SELECT state FROM upstreams WHERE id = ?', id).toArray()[0];
-    return row ? (JSON.parse(row.state) as UpstreamState) : undefined;
-  }
-
-  private saveUpstream(state: UpstreamState): void {
-    this.sql.exec('INSERT OR REPLACE INTO upstreams VALUES (?, ?)', state.id, JSON.stringify(state));
   }
 
   private async bump(announce: boolean, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
@@ -438,26 +378,4 @@ export class CatalogWriter extends DurableObject<Env> {
 function listsOf(meta: string | undefined): ChangedList[] {
   const lists = (meta ?? '').split(',').filter((l): l is ChangedList => l === 'prompts' || l === 'skills');
   return lists.length ? lists : ['prompts'];
-}
-
-/** Group lists as configured (order kept: reordering them is a configuration change too, and harmless). */
-const sameGroups = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
-  (a ?? []).join(',') === (b ?? []).join(',');
-
-const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) =>
-  a?.ttlMs === b?.ttlMs && a?.cacheScope === b?.cacheScope;
-
-/** Names an upstream listing shares with a local prompt (or an earlier upstream): the first one listed wins. */
-export function collisions(
-  snap: Pick<CatalogSnapshot, 'prompts' | 'upstreams'>,
-): { name: string; upstream: string; winner: string }[] {
-  const owner = new Map<string, string>(snap.prompts.map((p) => [p.name, 'local']));
-  const out: { name: string; upstream: string; winner: string }[] = [];
-  for (const u of snap.upstreams ?? [])
-    for (const p of u.prompts) {
-      const first = owner.get(p.name);
-      if (first) out.push({ name: p.name, upstream: u.id, winner: first });
-      else owner.set(p.name, u.id);
-    }
-  return out;
 }

@@ -15,7 +15,7 @@ import { Hono, type Context } from 'hono';
 import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { upstreamHealth } from '../catalog/upstreams/health.js';
-import { collisions } from '../catalog/catalog-writer.js';
+import { collisions } from '../catalog/collisions.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { feedStatus } from '../session/fanout.js';
 import { lastFanout, liveCounts } from '../session/live-status.js';

@@ -1,6 +1,6 @@
 /**
- * The writer's side of upstream skills (catalog-writer.ts upstreamsReported, upstreams/skills.ts
- * nextSkills): skills are part of an upstream's state, a change of them is a new generation whose
+ * The writer's side of upstream skills (catalog-writer.ts upstreamsReported, upstreams/merge-report.ts,
+ * upstreams/skills.ts nextSkills): skills are part of an upstream's state, a change of them is a new generation whose
  * event names `skills`, a skills failure keeps the last good skills listing (marked) without a
  * list_changed, and a failure of either half never costs the other. The change feed's window is
  * held open so the event the writer published can be read as it is (test/helpers/feed.ts).

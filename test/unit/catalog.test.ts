@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog.js';
 import type { CatalogSnapshot, UpstreamState } from '../../src/catalog/types.js';
-import { collisions } from '../../src/catalog/catalog-writer.js';
+import { collisions } from '../../src/catalog/collisions.js';
 
 const local = (name: string) => ({
   name,
