@@ -16,7 +16,7 @@ export interface Merged {
   readonly state: UpstreamState;
   /** The lists whose contents or visibility changed. */
   readonly lists: ReadonlySet<ChangedList>;
-  /** The catalog changed: a new generation, announced. */
+  /** The catalog changed (some list did): a new generation, announced. */
   readonly changed: boolean;
   /** The snapshot changed but no list did: a new generation, not announced. */
   readonly flipped: boolean;
@@ -48,12 +48,12 @@ export function mergeReport(
   // A new prefix or new groups move or re-guard its skills too.
   const moved = prev?.prefix !== r.prefix || !sameGroups(prev?.groups, r.groups);
   if (moved && (prev?.skills?.length || skills.state.skills?.length)) lists.add('skills');
+  let state: UpstreamState;
   if (r.prompts && digest !== undefined) {
-    const promptsChanged = prev?.digest !== digest || moved;
-    if (promptsChanged) lists.add('prompts');
+    if (prev?.digest !== digest || moved) lists.add('prompts');
     // New hints are not a list change, but the next snapshot must carry them (a scope may narrow).
     flipped ||= prev?.ok === false || !sameHints(prev?.hints, r.hints);
-    const state: UpstreamState = {
+    state = {
       id: r.id,
       prefix: r.prefix,
       prompts: r.prompts,
@@ -65,22 +65,26 @@ export function mergeReport(
     };
     if (r.hints) state.hints = r.hints;
     if (r.groups) state.groups = r.groups;
-    return { state, lists, changed: promptsChanged || lists.has('skills'), flipped };
+  } else {
+    flipped ||= prev?.ok !== false;
+    // Who sees the upstream follows its configuration at once, even while it fails: a visibility change.
+    if (!sameGroups(prev?.groups, r.groups)) lists.add('prompts');
+    // The last good listing stays served (marked stale), and so do its hints.
+    const {
+      groups: _old,
+      skills: _s,
+      skillsError: _e,
+      ...kept
+    } = prev ?? { prompts: [], digest: '', lastSuccess: null };
+    state = {
+      ...kept,
+      ...skills.state,
+      ...(r.groups && { groups: r.groups }),
+      id: r.id,
+      prefix: r.prefix,
+      ok: false,
+      lastError: r.error ?? 'unknown error',
+    };
   }
-  flipped ||= prev?.ok !== false;
-  // Who sees the upstream follows its configuration at once, even while it fails: a visibility change.
-  const regrouped = !sameGroups(prev?.groups, r.groups);
-  if (regrouped) lists.add('prompts');
-  // The last good listing stays served (marked stale), and so do its hints.
-  const { groups: _old, skills: _s, skillsError: _e, ...kept } = prev ?? { prompts: [], digest: '', lastSuccess: null };
-  const state: UpstreamState = {
-    ...kept,
-    ...skills.state,
-    ...(r.groups && { groups: r.groups }),
-    id: r.id,
-    prefix: r.prefix,
-    ok: false,
-    lastError: r.error ?? 'unknown error',
-  };
-  return { state, lists, changed: regrouped || lists.has('skills'), flipped };
+  return { state, lists, changed: lists.size > 0, flipped };
 }
