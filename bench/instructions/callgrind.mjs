@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
+import { WORKERD, wrapWorkerd } from '../lib/workerd-wrapper.mjs';
 
 export function requireValgrind() {
   try {
@@ -21,14 +21,11 @@ export function requireValgrind() {
 
 /** Points Miniflare at a wrapper that runs workerd under callgrind, dumping into `tmp` as cg.<pid>. */
 export function useCallgrindWorkerd(tmp) {
-  const workerd = createRequire(import.meta.url).resolve('@cloudflare/workerd-linux-64/bin/workerd');
-  const wrapper = join(tmp, 'workerd-callgrind.sh');
-  writeFileSync(
-    wrapper,
-    `#!/bin/sh\nexec valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=${tmp}/cg.%p "${workerd}" "$@"\n`,
+  wrapWorkerd(
+    tmp,
+    'workerd-callgrind.sh',
+    `valgrind --tool=callgrind --smc-check=all-non-file --callgrind-out-file=${tmp}/cg.%p "${WORKERD}" "$@"`,
   );
-  chmodSync(wrapper, 0o755);
-  process.env.MINIFLARE_WORKERD_PATH = wrapper;
 }
 
 /** Starts a Miniflare whose workerd runs under callgrind; returns it with the pid of its callgrind process. */

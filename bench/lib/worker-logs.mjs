@@ -10,11 +10,9 @@
  * syscall), and nothing reads it. `pipe` keeps Miniflare's pipe, for comparison. stderr (warnings
  * and errors) is Miniflare's pipe either way.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { WORKERD, wrapWorkerd } from './workerd-wrapper.mjs';
 
-export const WORKER_LOGS_MODES = ['discard', 'pipe'];
+const WORKER_LOGS_MODES = ['discard', 'pipe'];
 
 export function workerLogsMode(name = 'BENCH_WORKER_LOGS') {
   const mode = process.env[name] || 'discard';
@@ -25,10 +23,5 @@ export function workerLogsMode(name = 'BENCH_WORKER_LOGS') {
 
 /** For `discard`, makes every workerd Miniflare starts from now on write its stdout to /dev/null. */
 export function routeWorkerLogs(mode, tmp) {
-  if (mode !== 'discard') return;
-  const workerd = createRequire(import.meta.url).resolve('@cloudflare/workerd-linux-64/bin/workerd');
-  const wrapper = join(tmp, 'workerd-stdout-null.sh');
-  writeFileSync(wrapper, `#!/bin/sh\nexec "${workerd}" "$@" >/dev/null\n`);
-  chmodSync(wrapper, 0o755);
-  process.env.MINIFLARE_WORKERD_PATH = wrapper;
+  if (mode === 'discard') wrapWorkerd(tmp, 'workerd-stdout-null.sh', `"${WORKERD}" "$@" >/dev/null`);
 }
