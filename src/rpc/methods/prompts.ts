@@ -13,7 +13,7 @@ import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 import { relayedParams, translateCapabilityError } from './input-required.js';
 import { getRemote } from './remote.js';
-import { routeOf } from './route.js';
+import { routeOf, warmRouteOf } from './route.js';
 
 /** Synchronous when the page is already in this isolate (see catalog/listing.ts). */
 export function listPrompts(params: Params, ctx: CallContext): RawJson | Promise<RawJson> {
@@ -33,9 +33,19 @@ export function listResult(page: Listing, ctx: CallContext): RawJson {
 
 const modernPages = new WeakMap<Listing, RawJson>();
 
-export async function getPrompt(params: Params, ctx: CallContext) {
-  const { catalog, route } = await routeOf(ctx, params?.name);
-  return renderPrompt(ctx, catalog, route, params);
+/** Synchronous for a local prompt of a warm isolate's catalog, like a warm list: no promise on the hot path. */
+export function getPrompt(
+  params: Params,
+  ctx: CallContext,
+): Record<string, unknown> | Promise<Record<string, unknown>> {
+  const warm = warmRouteOf(ctx, params?.name);
+  if (warm?.route.kind === 'local') return renderLocal(ctx, warm.catalog, params);
+  return routeOf(ctx, params?.name).then(({ catalog, route }) => renderPrompt(ctx, catalog, route, params));
+}
+
+function renderLocal(ctx: CallContext, view: View, params: Params): Record<string, unknown> {
+  ctx.record.cache = 'isolate';
+  return view.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
 }
 
 /**
@@ -49,10 +59,7 @@ export async function renderPrompt(
   route: Route,
   params: Params,
 ): Promise<Record<string, unknown>> {
-  if (route.kind === 'local') {
-    ctx.record.cache = 'isolate';
-    return view.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
-  }
+  if (route.kind === 'local') return renderLocal(ctx, view, params);
   ctx.record.cache = 'upstream';
   // The same limits as a local prompt, before anything goes upstream.
   readArguments(params?.arguments, ctx.cfg.limits);

@@ -6,6 +6,7 @@
  * prefix to route by, and a client may get a prompt or a skill it knows without listing first.
  */
 import type { Route, View } from '../../catalog/catalog.js';
+import { peekCatalog } from '../../catalog/store.js';
 import { listMissing } from '../../catalog/upstreams/cold.js';
 import type { CallContext } from '../context.js';
 
@@ -25,12 +26,32 @@ export async function lookup<T>(
   return { view: again, found: find(again) };
 }
 
+/** The route of a name the view knows; undefined for a local-looking name it does not have. */
+function knownRoute(view: View, name: unknown, separator: string): Route | undefined {
+  const route = view.route(name, separator);
+  return route.kind === 'local' && typeof name === 'string' && !view.has(name) ? undefined : route;
+}
+
+export interface Routed {
+  readonly catalog: View;
+  readonly route: Route;
+}
+
+/**
+ * A name this isolate's catalog already routes, answered without a promise (as a warm
+ * prompts/list is, catalog/listing.ts); undefined when the catalog must be loaded or the name is
+ * not known yet, and routeOf then takes the path that may list upstreams.
+ */
+export function warmRouteOf(ctx: CallContext, name: unknown): Routed | undefined {
+  const full = peekCatalog(ctx.env.PROMPTS, ctx.cfg.catalogRefreshMs, ctx.waitUntil);
+  if (!full) return undefined;
+  const view = full.viewFor(ctx.principal);
+  const route = knownRoute(view, name, ctx.cfg.separator);
+  return route && { catalog: view, route };
+}
+
 /** Where prompts/get, completion/complete and tools/call for a name go. */
-export async function routeOf(ctx: CallContext, name: unknown): Promise<{ catalog: View; route: Route }> {
-  const known = (view: View): Route | undefined => {
-    const route = view.route(name, ctx.cfg.separator);
-    return route.kind === 'local' && typeof name === 'string' && !view.has(name) ? undefined : route;
-  };
-  const { view, found } = await lookup(ctx, known);
+export async function routeOf(ctx: CallContext, name: unknown): Promise<Routed> {
+  const { view, found } = await lookup(ctx, (v) => knownRoute(v, name, ctx.cfg.separator));
   return { catalog: view, route: found ?? view.route(name, ctx.cfg.separator) };
 }
