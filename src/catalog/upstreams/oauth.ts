@@ -4,7 +4,7 @@
  * for the isolate (the Worker's cold path and the UpstreamObject share it)
  * and fetched once however many requests wait for it. It is refreshed a
  * minute before it expires (at half its life when it lives two minutes or
- * less), and dropped when the upstream answers 401 (client.ts retries once).
+ * less), and dropped when the upstream answers 401 (http.ts retries once).
  *
  * Never in an error, a log or /status: the secret and the tokens. A failing
  * token endpoint is reported by its status and OAuth error code only

@@ -4,7 +4,7 @@
  * POSTed there and its reply, like every notification, arrives on the
  * stream. One link per connection; replies are matched to requests by id.
  *
- * Apart from client.ts because nothing else there works this way: the
+ * Apart from http.ts because nothing else there works this way: the
  * Streamable HTTP eras answer each POST in its own response.
  */
 import { guardedFetch, sameOrigin } from './fetch-guard.js';

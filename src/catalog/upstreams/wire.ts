@@ -2,7 +2,7 @@
  * The wire level of the upstream client: header encoding, the deadline of
  * one upstream operation, and reading one JSON-RPC reply (plain JSON or an
  * SSE stream) within that deadline and the byte cap. No state: the client
- * (client.ts) owns connections and eras.
+ * (client.ts, handshake.ts, http.ts) own connections and eras.
  */
 import { bounded } from '../../lib/bounded.js';
 import { MAX_REPLY_BYTES, readCapped } from './body.js';

@@ -1,0 +1,187 @@
+/**
+ * Which era an upstream speaks, and opening a connection in it, falling back
+ * as the spec says: modern 2026-07-28 first (`server/discover`), then legacy
+ * Streamable HTTP (initialize, session id), then 2024-11-05 HTTP+SSE
+ * (sse-link.ts) when the initialize POST gets 400, 404 or 405. The era found
+ * is kept per origin for the isolate.
+ *
+ * On first contact the modern probe and the legacy initialize are sent
+ * together (`probe`), and `initialized` goes out without waiting for its 202
+ * (`initialized`): a cold legacy upstream costs two round trips, not four.
+ */
+import { SseLink } from './sse-link.js';
+import { errorBody, isJson, LEGACY_VERSION, type Connection, type Era, type UpstreamHttp } from './http.js';
+import { reply, UpstreamError, type Deadline } from './wire.js';
+
+/** Errors by which a modern server says "modern, but not like that" (-32022 aside: see tryModern). */
+const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32602]);
+
+const eraByOrigin = new Map<string, Era>();
+
+export class Handshake {
+  /** Ending a session a lost era probe opened (see `probe`); the client's close() waits for it. */
+  cleanup: Promise<unknown> | undefined;
+
+  constructor(private readonly http: UpstreamHttp) {}
+
+  /** A new connection in the era this origin spoke last, else in the first era that answers. */
+  async connect(d: Deadline): Promise<Connection> {
+    const { url } = this.http.opts;
+    const origin = url.origin + url.pathname;
+    const known = eraByOrigin.get(origin);
+    let conn: Connection | undefined;
+    if (known === undefined) conn = await this.probe(d);
+    else {
+      if (known === 'modern') conn = await this.tryModern(d);
+      if (!conn && known !== 'sse') conn = await this.tryLegacy(d);
+    }
+    if (!conn) conn = await this.openSse(d);
+    eraByOrigin.set(origin, conn.era);
+    return conn;
+  }
+
+  private async tryModern(d: Deadline): Promise<Connection | undefined> {
+    const probe = this.http.envelope('server/discover', {}, { era: 'modern' });
+    const res = await this.http.send(
+      'POST',
+      this.http.opts.url,
+      probe,
+      this.http.modernHeaders('server/discover', {}),
+      d.signal,
+    );
+    if (res.ok) {
+      // A legacy server without sessions may answer 200 with "method not found": that is not modern.
+      try {
+        const found = await reply(res, probe.id, d);
+        return { era: 'modern', ...(isJson(found.capabilities) && { capabilities: found.capabilities }) };
+      } catch (e) {
+        if (e instanceof UpstreamError && (e.kind === 'timeout' || e.fault === 'too_large')) throw e;
+        return undefined;
+      }
+    }
+    const body = (await errorBody(res)) as { error?: { code?: number } } | null;
+    // A recognised modern error means "modern, but not like that"; anything else means legacy.
+    if (res.status === 400 && MODERN_ERRORS.has(body?.error?.code ?? 0) && body?.error?.code !== -32022)
+      return { era: 'modern' };
+    return undefined;
+  }
+
+  /**
+   * First contact with an upstream of unknown era: the modern probe and the
+   * legacy initialize go out together, so a legacy upstream (most of them
+   * today) costs one round trip less than probing first. The spec's order of
+   * preference is kept: when the probe says modern, the legacy session that
+   * initialize may have opened is ended in the background and never used.
+   */
+  private async probe(d: Deadline): Promise<Connection | undefined> {
+    // `initialized` follows the initialize reply at once (harmless if modern wins).
+    const legacy = this.initialize(d).then((c) => {
+      if (c) this.initialized(c);
+      return c;
+    });
+    legacy.catch(() => undefined);
+    let modern: Connection | undefined;
+    try {
+      modern = await this.tryModern(d);
+    } catch (e) {
+      this.discard(legacy);
+      throw e;
+    }
+    if (modern) {
+      this.discard(legacy);
+      return modern;
+    }
+    return legacy;
+  }
+
+  /** Ends a legacy session opened by a probe that lost. */
+  private discard(legacy: Promise<Connection | undefined>): void {
+    this.cleanup = legacy
+      .then((c) =>
+        c?.sessionId
+          ? this.http
+              .send('DELETE', this.http.opts.url, undefined, { 'mcp-session-id': c.sessionId })
+              .then((r) => r.body?.cancel())
+          : undefined,
+      )
+      .catch(() => undefined);
+  }
+
+  private async tryLegacy(d: Deadline): Promise<Connection | undefined> {
+    const conn = await this.initialize(d);
+    if (conn) this.initialized(conn);
+    return conn;
+  }
+
+  /** initialize; undefined when the endpoint is not Streamable HTTP legacy (400, 404, 405). */
+  private async initialize(d: Deadline): Promise<Connection | undefined> {
+    const init = this.http.envelope('initialize', {
+      protocolVersion: LEGACY_VERSION,
+      capabilities: {},
+      clientInfo: this.http.opts.clientInfo,
+    });
+    const res = await this.http.send('POST', this.http.opts.url, init, {}, d.signal);
+    if (res.status === 400 || res.status === 404 || res.status === 405) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
+    }
+    const result = await reply(res, init.id, d);
+    return {
+      era: 'legacy',
+      sessionId: res.headers.get('mcp-session-id') ?? undefined,
+      version: String(result.protocolVersion ?? LEGACY_VERSION),
+      ...(isJson(result.capabilities) && { capabilities: result.capabilities }),
+    };
+  }
+
+  /**
+   * Sends `notifications/initialized` without waiting for its 202: the first
+   * real request goes out beside it, which saves a round trip on every cold
+   * legacy upstream (the spec asks the client to send the notification, and
+   * to wait for the initialize reply, which it has). The official SDK servers
+   * serve that request either way; a server that refuses requests until it
+   * has seen the notification gets the request again once the 202 is in
+   * (client.ts, `request`), so the worst case is the old sequence.
+   */
+  private initialized(conn: Connection): void {
+    conn.initializing = this.http
+      .send(
+        'POST',
+        this.http.opts.url,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        this.http.legacyHeaders(conn),
+      )
+      .then((note) => note.body?.cancel())
+      .catch(() => undefined)
+      .finally(() => {
+        conn.initializing = undefined;
+      });
+  }
+
+  /** 2024-11-05: the HTTP+SSE transport (sse-link.ts), then its own initialize handshake. */
+  private async openSse(d: Deadline): Promise<Connection> {
+    const { opts } = this.http;
+    const auth = opts.auth && { authorization: `Bearer ${await opts.auth.token(d.signal)}` };
+    const sse = await SseLink.open(opts.url, { ...opts.headers, ...auth }, this.http.fetch, d);
+    const conn: Connection = { era: 'sse', sse };
+    try {
+      const init = await this.http.exchange(
+        conn,
+        'initialize',
+        { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: opts.clientInfo },
+        d,
+      );
+      conn.version = String(init.protocolVersion ?? '2024-11-05');
+      if (isJson(init.capabilities)) conn.capabilities = init.capabilities;
+      await sse.notify('notifications/initialized', (url, body) => this.http.send('POST', url, body, {}, d.signal));
+    } catch (e) {
+      sse.close();
+      throw e;
+    }
+    return conn;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The HTTP side of one upstream: the request envelope and headers of each
+ * era, one exchange on an open connection, and every fetch, with the
+ * upstream's own bearer token (one fresh token and one retry on a 401).
+ *
+ * Only the headers configured for the upstream are sent, and its own OAuth
+ * token when it has an `oauth` entry (oauth.ts): never anything of the
+ * downstream client's (no credential passthrough), and only to the
+ * configured origin: redirects are refused (fetch-guard.ts). Replies are
+ * read with a byte cap (body.ts, wire.ts). Which era a connection speaks is
+ * decided by handshake.ts; this file only speaks it.
+ */
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CLIENT_CAPABILITIES_META,
+  CLIENT_INFO_META,
+  LATEST_LEGACY,
+  MODERN_VERSION_META,
+  MODERN_VERSIONS,
+} from '../../lib/versions.js';
+import { readCapped } from './body.js';
+import { guardedFetch } from './fetch-guard.js';
+import type { BearerSource } from './oauth.js';
+import type { SseLink } from './sse-link.js';
+import { headerValue, reply, UpstreamError, type Deadline, type Json } from './wire.js';
+
+export type Era = 'modern' | 'legacy' | 'sse';
+
+/** The revisions this client speaks upstream: the newest of each era the gateway itself serves. */
+export const MODERN_VERSION = MODERN_VERSIONS[0];
+export const LEGACY_VERSION = LATEST_LEGACY;
+
+export interface UpstreamClientOptions {
+  url: URL;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  clientInfo: Implementation;
+  fetch?: typeof fetch;
+  /** The upstream's own bearer token (client-credentials grant), sent as its Authorization. */
+  auth?: BearerSource;
+}
+
+/** An open connection to the upstream, in the era the handshake found. */
+export interface Connection {
+  era: Era;
+  sessionId?: string;
+  version?: string;
+  /** HTTP+SSE only: the stream replies and notifications arrive on. */
+  sse?: SseLink;
+  /** Legacy only: `notifications/initialized` still on its way (client.ts, `request`). */
+  initializing?: Promise<void>;
+  /** What the upstream declared (initialize or server/discover); absent when its answer did not say. */
+  capabilities?: Json;
+}
+
+export const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export class UpstreamHttp {
+  private nextId = 1;
+  readonly fetch: typeof fetch;
+
+  constructor(readonly opts: UpstreamClientOptions) {
+    this.fetch = opts.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  /** One request on `conn` and its result; an HTTP error carrying a JSON-RPC error becomes that error. */
+  async exchange(conn: Connection, method: string, params: Json, d: Deadline): Promise<Json> {
+    if (conn.sse)
+      return conn.sse.request(
+        this.envelope(method, params),
+        (url, body) => this.send('POST', url, body, {}, d.signal),
+        d,
+      );
+    const msg = this.envelope(method, params, conn);
+    const headers = conn.era === 'modern' ? this.modernHeaders(method, params) : this.legacyHeaders(conn);
+    const res = await this.send('POST', this.opts.url, msg, headers, d.signal);
+    if (!res.ok) {
+      const body = (await errorBody(res)) as { error?: { code: number; message: string; data?: unknown } } | null;
+      if (body?.error && res.status !== 404)
+        throw new UpstreamError('rpc', body.error.message, body.error.code, body.error.data);
+      throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
+    }
+    return reply(res, msg.id, d);
+  }
+
+  envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {
+    // Capabilities a caller relays for one request (a modern client's, for input_required); none otherwise, and never on the legacy wire.
+    const { [CLIENT_CAPABILITIES_META]: relayed = {}, ...meta } = (params._meta as Json | undefined) ?? {};
+    const { _meta: _given, ...rest } = params;
+    const p =
+      conn?.era === 'modern'
+        ? {
+            ...rest,
+            _meta: {
+              ...meta,
+              [MODERN_VERSION_META]: MODERN_VERSION,
+              [CLIENT_CAPABILITIES_META]: relayed,
+              [CLIENT_INFO_META]: this.opts.clientInfo,
+            },
+          }
+        : Object.keys(meta).length
+          ? { ...rest, _meta: meta }
+          : rest;
+    return { jsonrpc: '2.0', id: this.nextId++, method, params: p };
+  }
+
+  modernHeaders(method: string, params: Json): Record<string, string> {
+    const h: Record<string, string> = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method };
+    if (method === 'prompts/get' && typeof params.name === 'string') h['mcp-name'] = headerValue(params.name);
+    if (method === 'resources/read' && typeof params.uri === 'string') h['mcp-name'] = headerValue(params.uri);
+    return h;
+  }
+
+  legacyHeaders(conn: Pick<Connection, 'version' | 'sessionId'>): Record<string, string> {
+    const h: Record<string, string> = { 'mcp-protocol-version': conn.version ?? LEGACY_VERSION };
+    if (conn.sessionId) h['mcp-session-id'] = conn.sessionId;
+    return h;
+  }
+
+  /** One HTTP request to the upstream (JSON body when given), with its token; a refused token gets one retry. */
+  async send(
+    method: string,
+    url: URL,
+    body?: unknown,
+    extra: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<Response> {
+    const s = signal ?? AbortSignal.timeout(this.opts.timeoutMs);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const auth = this.opts.auth;
+    let token = auth && (await auth.token(s));
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.once(method, url, payload, extra, s, token);
+      // The upstream refused its token (revoked, expired early, keys rotated): one fresh token, one retry.
+      if (res.status !== 401 || !auth || token === undefined || attempt > 0) return res;
+      await res.body?.cancel().catch(() => undefined);
+      auth.rejected(token);
+      token = await auth.token(s);
+    }
+  }
+
+  private async once(
+    method: string,
+    url: URL,
+    payload: string | undefined,
+    extra: Record<string, string>,
+    signal: AbortSignal,
+    token: string | undefined,
+  ): Promise<Response> {
+    try {
+      return await guardedFetch(this.fetch, url, {
+        method,
+        headers: {
+          ...this.opts.headers,
+          ...(token !== undefined && { authorization: `Bearer ${token}` }),
+          accept: 'application/json, text/event-stream',
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          ...extra,
+        },
+        body: payload,
+        signal,
+      });
+    } catch (e) {
+      if (e instanceof UpstreamError) throw e;
+      const timedOut = (e as Error)?.name === 'TimeoutError' || (e as Error)?.name === 'AbortError';
+      throw new UpstreamError(
+        timedOut ? 'timeout' : 'http',
+        timedOut
+          ? `upstream did not answer ${method} within ${this.opts.timeoutMs} ms`
+          : `upstream unreachable: ${String(e)}`,
+      );
+    }
+  }
+}
+
+/** The JSON-RPC error an upstream's HTTP error may carry, read within the byte cap; null when there is none. */
+export async function errorBody(res: Response): Promise<unknown> {
+  try {
+    return JSON.parse(await readCapped(res, 64 * 1024)) as unknown;
+  } catch {
+    return null;
+  }
+}
