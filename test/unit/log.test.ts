@@ -42,12 +42,6 @@ describe('log', () => {
     expect(warn[0]).not.toContain('s3cret');
   });
 
-  it('redacts a credential field every time it is named, not only the first (names are remembered)', () => {
-    const warn = captured('warn');
-    for (let i = 0; i < 3; i++) log.warn('again', { apiToken: `s3cret${i}`, status: i });
-    expect(warn).toEqual([0, 1, 2].map((i) => `{"msg":"again","apiToken":"[redacted]","status":${i}}`));
-  });
-
   it('takes JSON values only: a Headers object does not type-check', () => {
     const warn = captured('warn');
     // @ts-expect-error Headers (a class with methods) is not a LogValue.
