@@ -8,31 +8,26 @@
  * the next generation, write the snapshot to KV, announce the change. Readers
  * keep reading KV at the edge and never touch this object.
  *
- * The versions are recorded with a dirty mark and a retry alarm armed first;
- * if the KV write or the announcement fails, or the object is restarted
- * half-way, KV is rewritten from SQLite and the change announced before the
- * next write or on that alarm, so KV and the announcements converge to what
- * the history says even when no other write comes.
+ * The versions are recorded with a dirty mark and a retry alarm armed first
+ * (snapshot-sync.ts): if the KV write or the announcement fails, or the
+ * object is restarted half-way, KV is rewritten from SQLite and the change
+ * announced before the next write or on that alarm.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { sha256Hex } from '../lib/hash.js';
-import { publishChange } from '../session/fanout.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { ListReport } from './upstreams/report.js';
 import { mergeReport } from './upstreams/merge-report.js';
 import type { ChangedList } from '../session/events.js';
-import { readGeneration, writeSnapshot } from './store.js';
 import type { CatalogSnapshot, Issue, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
 import { missingFiles } from './skills/file-store.js';
 import { normalizeSkill, validateSkillSet } from './skills/validate.js';
-import { configOf } from '../lib/config.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { PROMPT_ROWS, SKILL_ROWS, VersionsTable, type RowKind, type Stored } from './versions-table.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { UpstreamsTable } from './upstreams-table.js';
-import { collisions } from './collisions.js';
+import { SnapshotSync } from './snapshot-sync.js';
 import { validatePrompt, validateSet } from './validate.js';
-import { log } from '../lib/log.js';
 
 export type { Stored } from './versions-table.js';
 export type StoredPrompt = Stored<PromptRecord>;
@@ -42,21 +37,23 @@ export type WriteResult =
   | { ok: false; reason: 'invalid'; issues: Issue[] }
   | { ok: false; reason: 'not_found'; message: string };
 
-const RETRY_MS = 5_000;
-
 export class CatalogWriter extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
   private readonly keys: KeysTable;
   private readonly versions: VersionsTable;
   private readonly upstreamRows: UpstreamsTable;
+  private readonly sync: SnapshotSync;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    this.versions = new VersionsTable(this.sql);
-    this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    this.keys = new KeysTable(this.sql);
-    this.upstreamRows = new UpstreamsTable(this.sql);
+    const sql = ctx.storage.sql;
+    this.versions = new VersionsTable(sql);
+    this.keys = new KeysTable(sql);
+    this.upstreamRows = new UpstreamsTable(sql);
+    this.sync = new SnapshotSync(ctx, env, async () => ({
+      prompts: (await this.current()).map((p) => p.record),
+      skills: (await this.currentSkills()).map((s) => s.record),
+      upstreams: await this.upstreams(),
+    }));
   }
 
   // ---- API keys (keys-table.ts) -----------------------------------------
@@ -108,7 +105,7 @@ export class CatalogWriter extends DurableObject<Env> {
         flipped ||= merged.flipped;
       }
       if (!changed && !flipped) return { changed };
-      return { changed, snapshot: await this.bump(changed, [...lists].sort()) };
+      return { changed, snapshot: await this.sync.bump(changed, [...lists].sort()) };
     });
   }
 
@@ -119,32 +116,9 @@ export class CatalogWriter extends DurableObject<Env> {
       const removed = this.upstreamRows.ids().filter((id) => !configured.has(id));
       const hadSkills = removed.some((id) => this.upstreamRows.get(id)?.skills?.length);
       for (const id of removed) this.upstreamRows.delete(id);
-      if (removed.length) await this.bump(true, hadSkills ? ['prompts', 'skills'] : ['prompts']);
+      if (removed.length) await this.sync.bump(true, hadSkills ? ['prompts', 'skills'] : ['prompts']);
       return { removed };
     });
-  }
-
-  private async bump(announce: boolean, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
-    const generation = await this.nextGeneration();
-    const armed = this.armRetry();
-    this.setMeta('generation', String(generation));
-    this.setMeta('dirty', '1');
-    this.setMeta('lists', lists.join(','));
-    await armed;
-    return this.writeKv(generation, announce, lists);
-  }
-
-  /**
-   * Armed before anything is marked dirty, so a restart at any later point (inside the KV write,
-   * before or during the announcement) is finished by the alarm even if no other write ever comes.
-   * An alarm that finds nothing dirty does nothing.
-   */
-  private armRetry(): Promise<void> {
-    return this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
-  }
-
-  private async nextGeneration(): Promise<number> {
-    return Math.max(Date.now(), Number(this.meta('generation') ?? 0) + 1, (await readGeneration(this.env.PROMPTS)) + 1);
   }
 
   // ---- reads ------------------------------------------------------------
@@ -261,7 +235,7 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.mutate(async () => this.resyncIfDirty());
+    await this.mutate(async () => this.sync.resyncIfDirty());
   }
 
   private apply(
@@ -282,7 +256,7 @@ export class CatalogWriter extends DurableObject<Env> {
   /** One write at a time, in arrival order, with KV brought up to date first. */
   private mutate<T>(fn: () => Promise<T>): Promise<T> {
     return this.ctx.blockConcurrencyWhile(async () => {
-      await this.resyncIfDirty();
+      await this.sync.resyncIfDirty();
       return fn();
     });
   }
@@ -298,84 +272,21 @@ export class CatalogWriter extends DurableObject<Env> {
     const before = new Map(cur.map((p) => [p.record.name, p.record]));
     const diff = diffSets(before, upserts, removals);
     const changed = [...diff.added, ...diff.changed];
-    const lastGeneration = Number(this.meta('generation') ?? 0);
     if (dryRun || (changed.length === 0 && diff.removed.length === 0)) {
-      return { ok: true, generation: lastGeneration, diff, versions: {}, dryRun };
+      return { ok: true, generation: this.sync.lastGeneration(), diff, versions: {}, dryRun };
     }
-    const generation = await this.nextGeneration();
+    const generation = await this.sync.nextGeneration();
     const byName = new Map(upserts.map((r) => [r.name, r]));
     // A removal is a version too, with no record.
     const written: [string, string | null][] = [
       ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
       ...diff.removed.map((name): [string, null] => [name, null]),
     ];
-    let versions = new Map<string, number>();
-    const armed = this.armRetry();
-    this.ctx.storage.transactionSync(() => {
-      versions = this.versions.add(kind, written, generation, by);
-      this.setMeta('generation', String(generation));
-      this.setMeta('dirty', '1');
-      this.setMeta('lists', kind.list);
-    });
-    await armed;
-    await this.writeKv(generation, true, [kind.list]);
+    const versions = await this.sync.begin(generation, [kind.list], () =>
+      this.versions.add(kind, written, generation, by),
+    );
+    await this.sync.publish(generation, true, [kind.list]);
     // Object.fromEntries defines own properties: "__proto__" stays an ordinary key.
     return { ok: true, generation, diff, versions: Object.fromEntries(versions), dryRun: false };
   }
-
-  /** `lists`: what the announced change touched (session/events.ts); the streams frame it per list. */
-  private async writeKv(
-    generation: number,
-    announce = true,
-    lists: ChangedList[] = ['prompts'],
-  ): Promise<CatalogSnapshot> {
-    const snap: CatalogSnapshot = {
-      generation,
-      updatedAt: new Date().toISOString(),
-      prompts: (await this.current()).map((p) => p.record),
-      skills: (await this.currentSkills()).map((s) => s.record),
-      upstreams: await this.upstreams(),
-    };
-    const { localPrefix, separator } = configOf(this.env);
-    if (localPrefix) Object.assign(snap, { localPrefix, separator });
-    const clashes = collisions(snap);
-    if (clashes.length) log.warn('prompt name collisions: local prompts win', { generation, collisions: clashes });
-    try {
-      await writeSnapshot(this.env.PROMPTS, snap);
-      // Idempotent by generation, so a retry after a partial failure never notifies twice.
-      if (announce)
-        await publishChange(this.env, {
-          kind: 'prompts_list_changed',
-          generation,
-          lists: lists.length ? lists : ['prompts'],
-        });
-      this.setMeta('dirty', '0');
-      await this.ctx.storage.deleteAlarm();
-      return snap;
-    } catch (e) {
-      // History is recorded; KV and the announcement catch up before the next write or on this alarm.
-      await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
-      throw e;
-    }
-  }
-
-  private async resyncIfDirty(): Promise<void> {
-    // A write cut short announces what it was about; anything else (an upstream listing) as a prompt change.
-    if (this.meta('dirty') === '1')
-      await this.writeKv(Number(this.meta('generation')), true, listsOf(this.meta('lists')));
-  }
-
-  private meta(key: string): string | undefined {
-    return this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0]?.value;
-  }
-
-  private setMeta(key: string, value: string): void {
-    this.sql.exec('INSERT OR REPLACE INTO meta VALUES (?, ?)', key, value);
-  }
-}
-
-/** The lists a pending announcement is about (meta `lists`, comma-separated); prompts when unknown. */
-function listsOf(meta: string | undefined): ChangedList[] {
-  const lists = (meta ?? '').split(',').filter((l): l is ChangedList => l === 'prompts' || l === 'skills');
-  return lists.length ? lists : ['prompts'];
 }

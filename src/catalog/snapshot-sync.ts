@@ -1,0 +1,122 @@
+/**
+ * Keeps KV and the change announcements in step with the CatalogWriter's
+ * history (catalog-writer.ts), in that object's SQLite `meta` table
+ * (docs/storage-schema.md): the last generation, a dirty mark, and the lists
+ * the pending change touched.
+ *
+ * A write is begun (`begin`) with a retry alarm armed first and the dirty mark
+ * set beside the history it records; then `publish` writes the snapshot to KV,
+ * announces the change and clears the mark. If the KV write or the
+ * announcement fails, or the object is restarted half-way, `resyncIfDirty`
+ * (before the next write, or on that alarm) publishes again from the history,
+ * so KV and the announcements converge to what the history says even when no
+ * other write comes. Announcements are idempotent by generation, so a retry
+ * never notifies twice.
+ */
+import { log } from '../lib/log.js';
+import { configOf } from '../lib/config.js';
+import { publishChange } from '../session/fanout.js';
+import type { ChangedList } from '../session/events.js';
+import { collisions } from './collisions.js';
+import { readGeneration, writeSnapshot } from './store.js';
+import type { CatalogSnapshot } from './types.js';
+
+const RETRY_MS = 5_000;
+
+/** What a snapshot holds besides its generation: the history's current state. */
+export type SnapshotContent = Omit<CatalogSnapshot, 'generation' | 'updatedAt' | 'localPrefix' | 'separator'>;
+
+export class SnapshotSync {
+  private readonly sql: SqlStorage;
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly env: Env,
+    /** The current prompts, skills and upstream listings, read when a snapshot is written. */
+    private readonly content: () => Promise<SnapshotContent>,
+  ) {
+    this.sql = ctx.storage.sql;
+    this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+  }
+
+  /** The generation last begun (0 before the first write). */
+  lastGeneration(): number {
+    return Number(this.meta('generation') ?? 0);
+  }
+
+  /** Past every generation this object or KV has seen, and never behind the clock. */
+  async nextGeneration(): Promise<number> {
+    return Math.max(Date.now(), this.lastGeneration() + 1, (await readGeneration(this.env.PROMPTS)) + 1);
+  }
+
+  /**
+   * Marks `generation` as begun and dirty, in one transaction with `record` (the history's own rows).
+   * The retry alarm is armed before anything is marked dirty, so a restart at any later point (inside
+   * the KV write, before or during the announcement) is finished by the alarm even if no other write
+   * ever comes. An alarm that finds nothing dirty does nothing.
+   */
+  async begin<T>(generation: number, lists: ChangedList[], record: () => T): Promise<T> {
+    const armed = this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+    let recorded!: T;
+    this.ctx.storage.transactionSync(() => {
+      recorded = record();
+      this.setMeta('generation', String(generation));
+      this.setMeta('dirty', '1');
+      this.setMeta('lists', lists.join(','));
+    });
+    await armed;
+    return recorded;
+  }
+
+  /** A new generation of the same history (an upstream listing changed or went stale), published. */
+  async bump(announce: boolean, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
+    const generation = await this.nextGeneration();
+    await this.begin(generation, lists, () => undefined);
+    return this.publish(generation, announce, lists);
+  }
+
+  /** `lists`: what the announced change touched (session/events.ts); the streams frame it per list. */
+  async publish(generation: number, announce = true, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
+    const snap: CatalogSnapshot = { generation, updatedAt: new Date().toISOString(), ...(await this.content()) };
+    const { localPrefix, separator } = configOf(this.env);
+    if (localPrefix) Object.assign(snap, { localPrefix, separator });
+    const clashes = collisions(snap);
+    if (clashes.length) log.warn('prompt name collisions: local prompts win', { generation, collisions: clashes });
+    try {
+      await writeSnapshot(this.env.PROMPTS, snap);
+      if (announce)
+        await publishChange(this.env, {
+          kind: 'prompts_list_changed',
+          generation,
+          lists: lists.length ? lists : ['prompts'],
+        });
+      this.setMeta('dirty', '0');
+      await this.ctx.storage.deleteAlarm();
+      return snap;
+    } catch (e) {
+      // History is recorded; KV and the announcement catch up before the next write or on this alarm.
+      await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+      throw e;
+    }
+  }
+
+  /** Publishes a write that was cut short; nothing when none was. */
+  async resyncIfDirty(): Promise<void> {
+    // A write cut short announces what it was about; anything else (an upstream listing) as a prompt change.
+    if (this.meta('dirty') === '1') await this.publish(this.lastGeneration(), true, listsOf(this.meta('lists')));
+  }
+
+  private meta(key: string): string | undefined {
+    return this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0]?.value;
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.sql.exec('INSERT OR REPLACE INTO meta VALUES (?, ?)', key, value);
+  }
+}
+
+/** The lists a pending announcement is about (meta `lists`, comma-separated); prompts when unknown. */
+function listsOf(meta: string | undefined): ChangedList[] {
+  const lists = (meta ?? '').split(',').filter((l): l is ChangedList => l === 'prompts' || l === 'skills');
+  return lists.length ? lists : ['prompts'];
+}
