@@ -16,6 +16,7 @@
  * runs against one deadline of the configured timeout.
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { version } from '../../../package.json';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { Handshake } from './handshake.js';
 import { isJson, UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
@@ -26,8 +27,11 @@ import { deadline, parseJson, UpstreamError, withTimeout, type Deadline, type Js
 export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './wire.js';
 export type { Era, UpstreamClientOptions } from './http.js';
 
-/** How the gateway introduces itself to every upstream (its object and the cold listing path alike). */
-export const GATEWAY_CLIENT_INFO: Implementation = { name: 'promptgate', version: '0.1.0' };
+/**
+ * How the gateway introduces itself to every upstream (its object and the cold listing path alike),
+ * with the same version its own serverInfo names (rpc/server-info.ts).
+ */
+export const GATEWAY_CLIENT_INFO: Implementation = { name: 'promptgate', version };
 
 export class UpstreamClient {
   private conn: Connection | undefined;
