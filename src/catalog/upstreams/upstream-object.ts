@@ -31,6 +31,7 @@ import { configOf } from '../../lib/config.js';
 import type { CatalogSnapshot } from '../types.js';
 import { catalogWriter } from '../stubs.js';
 import { servedOriginal } from './access.js';
+import { Breaker } from './breaker.js';
 import { GATEWAY_CLIENT_INFO, UpstreamClient, UpstreamError } from './client.js';
 import { upstreamConfigs, type UpstreamConfig } from './config.js';
 import { describeFault } from './errors.js';
@@ -65,21 +66,15 @@ export interface ForwardTarget {
   original: string;
 }
 
-const BREAKER_THRESHOLD = 3;
-
 /** What the client is built from: any change means a new client. */
 const clientKey = (u: UpstreamConfig) =>
   JSON.stringify([u.url.href, u.headers, u.timeoutMs, u.oauth ? grantKey(u.id, u.oauth) : null]);
-const BREAKER_MAX_MS = 5 * 60_000;
 
 export class UpstreamObject extends DurableObject<Env> {
   private client: UpstreamClient | undefined;
-  private failures = 0;
-  private openUntil = 0;
+  private readonly breaker = new Breaker();
   /** The follow loop in progress, if any; aborting it ends the change stream and the loop at once. */
   private following: AbortController | undefined;
-  /** The last real fault, kept in front of the breaker's notice. */
-  private lastFault = '';
 
   private async config(id: string, fresh = false): Promise<UpstreamConfig | undefined> {
     const u = (await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled);
@@ -117,29 +112,12 @@ export class UpstreamObject extends DurableObject<Env> {
     return this.client;
   }
 
-  private breakerOpen(): string | null {
-    const wait = this.openUntil - Date.now();
-    return wait > 0
-      ? `${this.lastFault} (circuit open after ${this.failures} failures; next try in ${Math.ceil(wait / 1000)} s)`
-      : null;
-  }
-
+  /** A failed call: the breaker counts it, and the next call starts from a new client. */
   private failed(e: unknown): string {
-    this.record(false);
+    const fault = describeFault(e);
+    this.breaker.failed(fault);
     this.client = undefined;
-    this.lastFault = describeFault(e);
-    return this.lastFault;
-  }
-
-  private record(ok: boolean): void {
-    if (ok) {
-      this.failures = 0;
-      this.openUntil = 0;
-      return;
-    }
-    this.failures += 1;
-    if (this.failures >= BREAKER_THRESHOLD)
-      this.openUntil = Date.now() + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (this.failures - BREAKER_THRESHOLD));
+    return fault;
   }
 
   /**
@@ -151,7 +129,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const u = await this.config(id, true);
     if (!u) return { id, prefix: id, error: 'not configured or disabled' };
     const cfg = configOf(this.env);
-    const open = this.breakerOpen();
+    const open = this.breaker.refusal();
     const t0 = performance.now();
     let settled = 0;
     // Prompts and (when declared) skills side by side; a failure of one never costs the other (skills.ts).
@@ -164,13 +142,13 @@ export class UpstreamObject extends DurableObject<Env> {
     const { listing: got, error: e, skills } = await listing;
     if (got) {
       const report = { ...reported(u, cfg.separator, got), ...skills, ms: took() };
-      this.record(true);
+      this.breaker.succeeded();
       this.follow(u);
       return report;
     }
     const ms = took();
     const error = this.failed(e);
-    log.warn('upstream list failed', { upstream: u.id, error, failures: this.failures, ms });
+    log.warn('upstream list failed', { upstream: u.id, error, failures: this.breaker.failuresInARow, ms });
     return { id, prefix: u.prefix, error, ms, ...skills, ...(u.groups && { groups: u.groups }) };
   }
 
@@ -218,7 +196,7 @@ export class UpstreamObject extends DurableObject<Env> {
         : null
       : servedOriginal(u, configOf(this.env).separator, target.asked, target.original);
     if (original === null) return unknown;
-    const open = this.breakerOpen();
+    const open = this.breaker.refusal();
     if (open)
       return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
     const named =
@@ -229,7 +207,7 @@ export class UpstreamObject extends DurableObject<Env> {
           : { ...params, ref: { ...(params.ref as Record<string, unknown>), name: original } };
     try {
       const result = await this.clientFor(u).request(method, named);
-      this.record(true);
+      this.breaker.succeeded();
       return { ok: true, result };
     } catch (e) {
       if (e instanceof UpstreamError && e.kind === 'rpc')

@@ -1,0 +1,43 @@
+/**
+ * The circuit breaker of one upstream (upstream-object.ts). After
+ * BREAKER_THRESHOLD failed calls in a row it opens: the object stops calling
+ * the upstream for a backoff that starts at one second and doubles with
+ * every further failure, up to five minutes, and answers at once with the
+ * last real fault and when the next try is. One success closes it.
+ */
+
+export const BREAKER_THRESHOLD = 3;
+export const BREAKER_MAX_MS = 5 * 60_000;
+
+export class Breaker {
+  private failures = 0;
+  private openUntil = 0;
+  /** The last real fault, kept in front of the breaker's notice. */
+  private lastFault = '';
+
+  /** Failed calls in a row. */
+  get failuresInARow(): number {
+    return this.failures;
+  }
+
+  /** Why the upstream may not be called now (the last fault, then the breaker); null when it may. */
+  refusal(now = Date.now()): string | null {
+    const wait = this.openUntil - now;
+    return wait > 0
+      ? `${this.lastFault} (circuit open after ${this.failures} failures; next try in ${Math.ceil(wait / 1000)} s)`
+      : null;
+  }
+
+  /** A failed call, described (errors.ts): counted, and the breaker opened or its backoff doubled. */
+  failed(fault: string, now = Date.now()): void {
+    this.lastFault = fault;
+    this.failures += 1;
+    if (this.failures >= BREAKER_THRESHOLD)
+      this.openUntil = now + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (this.failures - BREAKER_THRESHOLD));
+  }
+
+  succeeded(): void {
+    this.failures = 0;
+    this.openUntil = 0;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * upstreams/breaker.ts: an upstream's circuit opens after three failures in a row, for a backoff
+ * that doubles from one second up to five minutes; the refusal names the last real fault first;
+ * one success closes it.
+ */
+import { describe, expect, it } from 'vitest';
+import { Breaker, BREAKER_MAX_MS } from '../../src/catalog/upstreams/breaker.js';
+
+const T0 = 1_000_000;
+
+describe('Breaker', () => {
+  it('stays closed for the first two failures and opens on the third, for one second', () => {
+    const b = new Breaker();
+    b.failed('timeout: first', T0);
+    b.failed('timeout: second', T0);
+    expect(b.refusal(T0)).toBeNull();
+    b.failed('http: upstream answered 502', T0);
+    expect(b.refusal(T0)).toBe('http: upstream answered 502 (circuit open after 3 failures; next try in 1 s)');
+    expect(b.refusal(T0 + 999)).not.toBeNull();
+    expect(b.refusal(T0 + 1000)).toBeNull();
+  });
+
+  it('doubles the backoff with every further failure, up to five minutes', () => {
+    const b = new Breaker();
+    const waits: number[] = [];
+    for (let i = 1; i <= 14; i++) {
+      b.failed(`fault ${i}`, T0);
+      const refusal = b.refusal(T0);
+      waits.push(refusal === null ? 0 : Number(/next try in (\d+) s/.exec(refusal)![1]));
+    }
+    expect(waits).toEqual([0, 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300]);
+    expect(BREAKER_MAX_MS).toBe(300_000);
+    expect(b.failuresInARow).toBe(14);
+  });
+
+  it('closes on one success, and counts from zero again', () => {
+    const b = new Breaker();
+    for (let i = 0; i < 5; i++) b.failed('timeout', T0);
+    b.succeeded();
+    expect(b.refusal(T0)).toBeNull();
+    expect(b.failuresInARow).toBe(0);
+    b.failed('timeout', T0);
+    b.failed('timeout', T0);
+    expect(b.refusal(T0)).toBeNull();
+  });
+});
