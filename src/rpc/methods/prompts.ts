@@ -34,32 +34,30 @@ export function listResult(page: Listing, ctx: CallContext): RawJson {
 const modernPages = new WeakMap<Listing, RawJson>();
 
 /** Synchronous for a local prompt of a warm isolate's catalog, like a warm list: no promise on the hot path. */
-export function getPrompt(
-  params: Params,
-  ctx: CallContext,
-): Record<string, unknown> | Promise<Record<string, unknown>> {
+export function getPrompt(params: Params, ctx: CallContext): Rendered | Promise<Rendered> {
   const warm = warmRouteOf(ctx, params?.name);
-  if (warm?.route.kind === 'local') return renderLocal(ctx, warm.catalog, params);
+  if (warm) return renderPrompt(ctx, warm.catalog, warm.route, params);
   return routeOf(ctx, params?.name).then(({ catalog, route }) => renderPrompt(ctx, catalog, route, params));
 }
 
-function renderLocal(ctx: CallContext, view: View, params: Params): Record<string, unknown> {
+type Rendered = Record<string, unknown>;
+
+/**
+ * A prompt rendered for the caller, once its name is routed (route.ts): a local one here, at once
+ * (it throws what is wrong with the arguments), an upstream one fetched (an input-required answer
+ * relayed as it is). prompts/get and tools/call both render through this, so the two can never differ.
+ */
+export function renderPrompt(ctx: CallContext, view: View, route: Route, params: Params): Rendered | Promise<Rendered> {
+  if (route.kind !== 'local') return renderRemote(ctx, route, params);
   ctx.record.cache = 'isolate';
   return view.get(params?.name, params?.arguments, ctx.version, ctx.cfg.limits);
 }
 
-/**
- * A prompt rendered for the caller, once its name is routed (route.ts): a local one here, an
- * upstream one fetched (an input-required answer relayed as it is). prompts/get and tools/call
- * both render through this, so the two can never differ.
- */
-export async function renderPrompt(
+async function renderRemote(
   ctx: CallContext,
-  view: View,
-  route: Route,
+  route: Extract<Route, { kind: 'remote' }>,
   params: Params,
-): Promise<Record<string, unknown>> {
-  if (route.kind === 'local') return renderLocal(ctx, view, params);
+): Promise<Rendered> {
   ctx.record.cache = 'upstream';
   // The same limits as a local prompt, before anything goes upstream.
   readArguments(params?.arguments, ctx.cfg.limits);
