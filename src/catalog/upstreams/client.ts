@@ -17,9 +17,10 @@
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../../package.json';
+import { isRecord } from '../../lib/json.js';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { Handshake } from './handshake.js';
-import { isJson, UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
+import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
 import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
 import { readSse } from './sse-reader.js';
 import { deadline, parseJson, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
@@ -188,5 +189,5 @@ const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 /** Whether capabilities declare the Skills extension (SEP-2640): `extensions['io.modelcontextprotocol/skills']` is an object. */
 export function declaresSkills(capabilities: Json | undefined): boolean {
   const ext = capabilities?.extensions;
-  return isJson(ext) && isJson(ext[SKILLS_EXTENSION]);
+  return isRecord(ext) && isRecord(ext[SKILLS_EXTENSION]);
 }

@@ -9,8 +9,9 @@
  * together (`probe`), and `initialized` goes out without waiting for its 202
  * (`initialized`): a cold legacy upstream costs two round trips, not four.
  */
+import { isRecord } from '../../lib/json.js';
 import { SseLink } from './sse-link.js';
-import { errorBody, isJson, LEGACY_VERSION, type Connection, type Era, type UpstreamHttp } from './http.js';
+import { errorBody, LEGACY_VERSION, type Connection, type Era, type UpstreamHttp } from './http.js';
 import { reply, UpstreamError, type Deadline } from './wire.js';
 
 /** Errors by which a modern server says "modern, but not like that" (-32022 aside: see tryModern). */
@@ -53,7 +54,7 @@ export class Handshake {
       // A legacy server without sessions may answer 200 with "method not found": that is not modern.
       try {
         const found = await reply(res, probe.id, d);
-        return { era: 'modern', ...(isJson(found.capabilities) && { capabilities: found.capabilities }) };
+        return { era: 'modern', ...(isRecord(found.capabilities) && { capabilities: found.capabilities }) };
       } catch (e) {
         if (e instanceof UpstreamError && (e.kind === 'timeout' || e.fault === 'too_large')) throw e;
         return undefined;
@@ -134,7 +135,7 @@ export class Handshake {
       era: 'legacy',
       sessionId: res.headers.get('mcp-session-id') ?? undefined,
       version: String(result.protocolVersion ?? LEGACY_VERSION),
-      ...(isJson(result.capabilities) && { capabilities: result.capabilities }),
+      ...(isRecord(result.capabilities) && { capabilities: result.capabilities }),
     };
   }
 
@@ -176,7 +177,7 @@ export class Handshake {
         d,
       );
       conn.version = String(init.protocolVersion ?? '2024-11-05');
-      if (isJson(init.capabilities)) conn.capabilities = init.capabilities;
+      if (isRecord(init.capabilities)) conn.capabilities = init.capabilities;
       await sse.notify('notifications/initialized', (url, body) => this.http.send('POST', url, body, {}, d.signal));
     } catch (e) {
       sse.close();

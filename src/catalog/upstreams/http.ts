@@ -53,8 +53,6 @@ export interface Connection {
   capabilities?: Json;
 }
 
-export const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export class UpstreamHttp {
   private nextId = 1;
   readonly fetch: typeof fetch;

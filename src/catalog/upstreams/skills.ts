@@ -5,6 +5,7 @@
  * untrusted: bounded like prompt listings, and an entry that is malformed, not `skill://` or over the
  * SEP's limits is skipped (logged). A skills failure never costs the prompts listing, nor the reverse.
  */
+import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
 import { canonical } from '../diff.js';
 import type { CacheHints } from '../hints.js';
@@ -74,14 +75,12 @@ function goodUri(v: unknown): v is string {
   return segments.length >= 2 && segments.every((s) => s !== '' && s !== '.' && s !== '..');
 }
 
-const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** One `skills/list` entry as published here, or why it is skipped. */
 export function mapSkill(mount: string, upstream: string, entry: unknown): UpstreamSkill | string {
-  if (!isJson(entry)) return 'entry is not an object';
+  if (!isRecord(entry)) return 'entry is not an object';
   const { uri, frontmatter, resources } = entry;
   if (!goodUri(uri) || !uri.endsWith(MANIFEST)) return 'uri is not a skill:// SKILL.md URI';
-  if (!isJson(frontmatter) || typeof frontmatter.name !== 'string' || typeof frontmatter.description !== 'string')
+  if (!isRecord(frontmatter) || typeof frontmatter.name !== 'string' || typeof frontmatter.description !== 'string')
     return 'frontmatter has no name and description';
   if (JSON.stringify(frontmatter).length > MAX_FRONTMATTER_BYTES)
     return `frontmatter over ${MAX_FRONTMATTER_BYTES} bytes`;
@@ -99,7 +98,7 @@ export function mapSkill(mount: string, upstream: string, entry: unknown): Upstr
   const seen = new Set<string>();
   let bytes = 0;
   for (const r of resources) {
-    if (!isJson(r) || !goodUri(r.uri) || !(r.uri === uri || r.uri.startsWith(dir))) return 'a file URI is malformed';
+    if (!isRecord(r) || !goodUri(r.uri) || !(r.uri === uri || r.uri.startsWith(dir))) return 'a file URI is malformed';
     if (typeof r.digest !== 'string' || !DIGEST.test(r.digest)) return 'a file digest is malformed';
     if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) return 'a file size is malformed';
     if (seen.has(r.uri)) return 'a file is listed twice';
@@ -132,7 +131,7 @@ export function mapSkills(u: Pick<UpstreamConfig, 'id' | 'prefix'>, entries: rea
               ? `past ${MAX_SKILLS_LISTING_BYTES} bytes of listing`
               : null;
     if (why !== null || typeof s === 'string') {
-      const at = isJson(e) && typeof e.uri === 'string' ? e.uri.slice(0, 200) : undefined;
+      const at = isRecord(e) && typeof e.uri === 'string' ? e.uri.slice(0, 200) : undefined;
       log.warn('upstream skill skipped', { upstream: u.id, uri: at, reason: why });
       continue;
     }
