@@ -78,8 +78,13 @@ export class CatalogWriter extends DurableObject<Env> {
 
   /** Every configured upstream's last listing and health. */
   async upstreams(): Promise<UpstreamState[]> {
-    const configured = new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
+    const configured = await this.enabledUpstreams();
     return this.upstreamRows.all().filter((u) => configured.has(u.id));
+  }
+
+  /** The ids of the upstreams configured and enabled now (read fresh, not from the isolate's copy). */
+  private async enabledUpstreams(): Promise<Set<string>> {
+    return new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
   }
 
   /**
@@ -112,7 +117,7 @@ export class CatalogWriter extends DurableObject<Env> {
   /** Drops the listings of upstreams no longer configured (after an admin change), announcing the change. */
   async reconcileUpstreams(): Promise<{ removed: string[] }> {
     return this.mutate(async () => {
-      const configured = new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
+      const configured = await this.enabledUpstreams();
       const removed = this.upstreamRows.ids().filter((id) => !configured.has(id));
       const hadSkills = removed.some((id) => this.upstreamRows.get(id)?.skills?.length);
       for (const id of removed) this.upstreamRows.delete(id);
@@ -275,17 +280,15 @@ export class CatalogWriter extends DurableObject<Env> {
     if (dryRun || (changed.length === 0 && diff.removed.length === 0)) {
       return { ok: true, generation: this.sync.lastGeneration(), diff, versions: {}, dryRun };
     }
-    const generation = await this.sync.nextGeneration();
     const byName = new Map(upserts.map((r) => [r.name, r]));
     // A removal is a version too, with no record.
     const written: [string, string | null][] = [
       ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
       ...diff.removed.map((name): [string, null] => [name, null]),
     ];
-    const versions = await this.sync.begin(generation, [kind.list], () =>
-      this.versions.add(kind, written, generation, by),
+    const { generation, recorded: versions } = await this.sync.write([kind.list], (g) =>
+      this.versions.add(kind, written, g, by),
     );
-    await this.sync.publish(generation, true, [kind.list]);
     // Object.fromEntries defines own properties: "__proto__" stays an ordinary key.
     return { ok: true, generation, diff, versions: Object.fromEntries(versions), dryRun: false };
   }

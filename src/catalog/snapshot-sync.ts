@@ -4,9 +4,9 @@
  * (docs/storage-schema.md): the last generation, a dirty mark, and the lists
  * the pending change touched.
  *
- * A write is begun (`begin`) with a retry alarm armed first and the dirty mark
- * set beside the history it records; then `publish` writes the snapshot to KV,
- * announces the change and clears the mark. If the KV write or the
+ * A write (`write`) is begun with a retry alarm armed first and the dirty
+ * mark set beside the history it records; then it is published: the snapshot
+ * written to KV, the change announced and the mark cleared. If the KV write or the
  * announcement fails, or the object is restarted half-way, `resyncIfDirty`
  * (before the next write, or on that alarm) publishes again from the history,
  * so KV and the announcements converge to what the history says even when no
@@ -44,8 +44,28 @@ export class SnapshotSync {
     return Number(this.meta('generation') ?? 0);
   }
 
+  /**
+   * One change: a new generation begun with `record` (the history's own rows for it, written in one
+   * transaction with the dirty mark), then published. Resolves what `record` returned.
+   */
+  async write<T>(
+    lists: ChangedList[],
+    record: (generation: number) => T,
+    announce = true,
+  ): Promise<{ generation: number; recorded: T; snapshot: CatalogSnapshot }> {
+    const generation = await this.nextGeneration();
+    const recorded = await this.begin(generation, lists, () => record(generation));
+    const snapshot = await this.publish(generation, announce, lists);
+    return { generation, recorded, snapshot };
+  }
+
+  /** A new generation of the same history (an upstream listing changed or went stale), published. */
+  async bump(announce: boolean, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
+    return (await this.write(lists, () => undefined, announce)).snapshot;
+  }
+
   /** Past every generation this object or KV has seen, and never behind the clock. */
-  async nextGeneration(): Promise<number> {
+  private async nextGeneration(): Promise<number> {
     return Math.max(Date.now(), this.lastGeneration() + 1, (await readGeneration(this.env.PROMPTS)) + 1);
   }
 
@@ -55,7 +75,7 @@ export class SnapshotSync {
    * the KV write, before or during the announcement) is finished by the alarm even if no other write
    * ever comes. An alarm that finds nothing dirty does nothing.
    */
-  async begin<T>(generation: number, lists: ChangedList[], record: () => T): Promise<T> {
+  private async begin<T>(generation: number, lists: ChangedList[], record: () => T): Promise<T> {
     const armed = this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
     let recorded!: T;
     this.ctx.storage.transactionSync(() => {
@@ -68,15 +88,8 @@ export class SnapshotSync {
     return recorded;
   }
 
-  /** A new generation of the same history (an upstream listing changed or went stale), published. */
-  async bump(announce: boolean, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
-    const generation = await this.nextGeneration();
-    await this.begin(generation, lists, () => undefined);
-    return this.publish(generation, announce, lists);
-  }
-
   /** `lists`: what the announced change touched (session/events.ts); the streams frame it per list. */
-  async publish(generation: number, announce = true, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
+  private async publish(generation: number, announce: boolean, lists: ChangedList[]): Promise<CatalogSnapshot> {
     const snap: CatalogSnapshot = { generation, updatedAt: new Date().toISOString(), ...(await this.content()) };
     const { localPrefix, separator } = configOf(this.env);
     if (localPrefix) Object.assign(snap, { localPrefix, separator });
