@@ -16,7 +16,7 @@ import { BoundedMap } from '../lib/memo.js';
 import { sha256Hex } from '../lib/hash.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
-import { ASSETS } from '../web/assets.js';
+import { webAssets } from '../web/assets.js';
 import { utcHour } from './web-data.js';
 
 /** Who the page is for: what decides its content besides the catalog. */
@@ -29,8 +29,6 @@ export interface Viewer {
 /** The viewer's view of a catalog (the catalog itself when it uses no groups). */
 export const viewOf = (c: Catalog, v: Viewer): View => c.viewFor(v.principal);
 
-const ASSET_TAG = `${ASSETS.css.name}+${ASSETS.js.name}`;
-
 /** The page's variant within a generation: the view key and the two flags that change its content. */
 const variantOf = (viewKey: string, v: Viewer) => `${viewKey}|${v.principal.admin ? 'a' : ''}|${v.needsKey ? 'k' : ''}`;
 
@@ -41,7 +39,7 @@ async function keyOf(q: RequestScope, generation: number, variant: string, path:
     principal: 'public',
     view: await sha256Hex(`web/v1|${variant}`, 16),
     generation,
-    variant: `html/${utcHour()}/${ASSET_TAG}`,
+    variant: `html/${utcHour()}/${webAssets().css.name}+${webAssets().js.name}`,
     cursor: path,
   };
 }

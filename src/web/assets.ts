@@ -1,7 +1,8 @@
 /**
  * The stylesheet and the script as immutable, content-addressed assets: each is named by a hash of
- * its text (FNV-1a, computed once per isolate when this module loads), so a page names the exact
- * version it was made with and browsers may keep it forever.
+ * its text (FNV-1a), so a page names the exact version it was made with and browsers may keep it
+ * forever. The names are computed on first use, once per isolate, not when the module loads: most
+ * isolates serve /mcp only, and hashing ~11 KB of text at start-up is work every cold start paid.
  */
 import { fnv1a } from '../lib/hash.js';
 import { JS } from './script.js';
@@ -13,15 +14,26 @@ export interface Asset {
   readonly type: string;
 }
 
+interface Assets {
+  readonly css: Asset;
+  readonly js: Asset;
+  readonly byName: ReadonlyMap<string, Asset>;
+}
+
 function asset(body: string, ext: string, type: string): Asset {
   return { name: `${fnv1a(body).toString(36)}.${ext}`, body, type };
 }
 
-export const ASSETS = {
-  css: asset(CSS, 'css', 'text/css; charset=utf-8'),
-  js: asset(JS, 'js', 'text/javascript; charset=utf-8'),
-} as const;
+let assets: Assets | undefined;
 
-const byName = new Map<string, Asset>(Object.values(ASSETS).map((a) => [a.name, a]));
+/** The two assets, named by their content. */
+export function webAssets(): Assets {
+  if (assets === undefined) {
+    const css = asset(CSS, 'css', 'text/css; charset=utf-8');
+    const js = asset(JS, 'js', 'text/javascript; charset=utf-8');
+    assets = { css, js, byName: new Map([css, js].map((a) => [a.name, a])) };
+  }
+  return assets;
+}
 
-export const assetNamed = (name: string): Asset | undefined => byName.get(name);
+export const assetNamed = (name: string): Asset | undefined => webAssets().byName.get(name);

@@ -7,7 +7,7 @@
  */
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
-import { ASSETS } from './assets.js';
+import { webAssets } from './assets.js';
 
 /** Where the route puts the viewer's name (personal: never inside a cached page). */
 export const VIEWER_SLOT = '<!--pg:viewer-->';
@@ -36,8 +36,8 @@ export function Layout(props: { title: string; generation: number; needsKey: boo
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <title>{props.title}</title>
-        <link rel="stylesheet" href={`/assets/${ASSETS.css.name}`} />
-        <script src={`/assets/${ASSETS.js.name}`} defer></script>
+        <link rel="stylesheet" href={`/assets/${webAssets().css.name}`} />
+        <script src={`/assets/${webAssets().js.name}`} defer></script>
       </head>
       <body data-generation={props.generation}>
         <a class="skip" href="#main">
