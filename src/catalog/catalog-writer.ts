@@ -15,15 +15,16 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { sha256Hex } from '../lib/hash.js';
-import { canonical, diffSets, type SetDiff } from './diff.js';
+import { canonical } from './diff.js';
 import type { ListReport } from './upstreams/report.js';
 import { mergeReport } from './upstreams/merge-report.js';
 import type { ChangedList } from '../session/events.js';
-import type { CatalogSnapshot, Issue, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
+import type { CatalogSnapshot, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
 import { missingFiles } from './skills/file-store.js';
 import { normalizeSkill, validateSkillSet } from './skills/validate.js';
 import { upstreamConfigs } from './upstreams/config.js';
-import { PROMPT_ROWS, SKILL_ROWS, VersionsTable, type RowKind, type Stored } from './versions-table.js';
+import { PROMPT_ROWS, SKILL_ROWS, VersionsTable, type Stored } from './versions-table.js';
+import { VersionedWrites, type WriteResult } from './versioned-writes.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { UpstreamsTable } from './upstreams-table.js';
 import { SnapshotSync } from './snapshot-sync.js';
@@ -31,17 +32,14 @@ import { validatePrompt, validateSet } from './validate.js';
 
 export type { Stored } from './versions-table.js';
 export type StoredPrompt = Stored<PromptRecord>;
-
-export type WriteResult =
-  | { ok: true; generation: number; diff: SetDiff; versions: Record<string, number>; dryRun: boolean }
-  | { ok: false; reason: 'invalid'; issues: Issue[] }
-  | { ok: false; reason: 'not_found'; message: string };
+export type { WriteResult } from './versioned-writes.js';
 
 export class CatalogWriter extends DurableObject<Env> {
   private readonly keys: KeysTable;
   private readonly versions: VersionsTable;
   private readonly upstreamRows: UpstreamsTable;
   private readonly sync: SnapshotSync;
+  private readonly writes: VersionedWrites;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -54,6 +52,7 @@ export class CatalogWriter extends DurableObject<Env> {
       skills: (await this.currentSkills()).map((s) => s.record),
       upstreams: await this.upstreams(),
     }));
+    this.writes = new VersionedWrites(this.versions, this.sync, (fn) => this.mutate(fn));
   }
 
   // ---- API keys (keys-table.ts) -----------------------------------------
@@ -167,7 +166,7 @@ export class CatalogWriter extends DurableObject<Env> {
   async publishSet(prompts: unknown[], opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
     const issues = validateSet(prompts);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
-    return this.apply(PROMPT_ROWS, prompts as PromptRecord[], opts.prune, opts.dryRun, opts.by);
+    return this.writes.apply(PROMPT_ROWS, prompts as PromptRecord[], opts.prune, opts.dryRun, opts.by);
   }
 
   /**
@@ -191,71 +190,36 @@ export class CatalogWriter extends DurableObject<Env> {
         reason: 'invalid',
         issues: missing.map((d) => ({ path: d, message: 'no file with this digest was uploaded; upload it first' })),
       };
-    return this.apply(SKILL_ROWS, records, opts.prune, opts.dryRun, opts.by);
+    return this.writes.apply(SKILL_ROWS, records, opts.prune, opts.dryRun, opts.by);
   }
 
   /** `by`: who writes (recorded in the history), here and in remove and rollback. */
   async put(record: unknown, by?: string): Promise<WriteResult> {
     const issues = validatePrompt(record);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
-    return this.apply(PROMPT_ROWS, [record as PromptRecord], false, false, by);
+    return this.writes.apply(PROMPT_ROWS, [record as PromptRecord], false, false, by);
   }
 
   async remove(name: string, by?: string): Promise<WriteResult> {
-    return this.removeOf(PROMPT_ROWS, name, by);
+    return this.writes.remove(PROMPT_ROWS, name, by);
   }
 
   async removeSkill(name: string, by?: string): Promise<WriteResult> {
-    return this.removeOf(SKILL_ROWS, name, by);
+    return this.writes.remove(SKILL_ROWS, name, by);
   }
 
   /** Restores the exact text of an earlier version as a new version. */
   async rollback(name: string, version: number, by?: string): Promise<WriteResult> {
-    return this.rollbackOf(PROMPT_ROWS, name, version, by);
+    return this.writes.rollback(PROMPT_ROWS, name, version, by);
   }
 
   /** Restores an earlier skill version; its files are still in KV (bytes by digest are never deleted). */
   async rollbackSkill(name: string, version: number, by?: string): Promise<WriteResult> {
-    return this.rollbackOf(SKILL_ROWS, name, version, by);
-  }
-
-  private removeOf(kind: RowKind, name: string, by?: string): Promise<WriteResult> {
-    return this.mutate(async () => {
-      const cur = this.versions.latest<{ name: string }>(kind);
-      if (!cur.some((p) => p.record.name === name))
-        return { ok: false, reason: 'not_found', message: `No ${kind.noun} named "${name}"` };
-      return this.commit(kind, cur, [], [name], false, by);
-    });
-  }
-
-  private rollbackOf(kind: RowKind, name: string, version: number, by?: string): Promise<WriteResult> {
-    return this.mutate(async () => {
-      const record = this.versions.record<{ name: string }>(kind, name, version);
-      if (!record) {
-        const noun = kind.noun[0]!.toUpperCase() + kind.noun.slice(1);
-        return { ok: false, reason: 'not_found', message: `${noun} "${name}" has no version ${version} with content` };
-      }
-      return this.commit(kind, this.versions.latest<{ name: string }>(kind), [record], [], false, by);
-    });
+    return this.writes.rollback(SKILL_ROWS, name, version, by);
   }
 
   override async alarm(): Promise<void> {
     await this.mutate(async () => this.sync.resyncIfDirty());
-  }
-
-  private apply(
-    kind: RowKind,
-    records: { name: string }[],
-    prune: boolean,
-    dryRun: boolean,
-    by?: string,
-  ): Promise<WriteResult> {
-    return this.mutate(async () => {
-      const cur = this.versions.latest<{ name: string }>(kind);
-      const incoming = new Set(records.map((r) => r.name));
-      const removed = prune ? cur.filter((p) => !incoming.has(p.record.name)).map((p) => p.record.name) : [];
-      return this.commit(kind, cur, records, removed, dryRun, by);
-    });
   }
 
   /** One write at a time, in arrival order, with KV brought up to date first. */
@@ -264,32 +228,5 @@ export class CatalogWriter extends DurableObject<Env> {
       await this.sync.resyncIfDirty();
       return fn();
     });
-  }
-
-  private async commit(
-    kind: RowKind,
-    cur: Stored<{ name: string }>[],
-    upserts: { name: string }[],
-    removals: string[],
-    dryRun: boolean,
-    by: string | undefined,
-  ): Promise<WriteResult> {
-    const before = new Map(cur.map((p) => [p.record.name, p.record]));
-    const diff = diffSets(before, upserts, removals);
-    const changed = [...diff.added, ...diff.changed];
-    if (dryRun || (changed.length === 0 && diff.removed.length === 0)) {
-      return { ok: true, generation: this.sync.lastGeneration(), diff, versions: {}, dryRun };
-    }
-    const byName = new Map(upserts.map((r) => [r.name, r]));
-    // A removal is a version too, with no record.
-    const written: [string, string | null][] = [
-      ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
-      ...diff.removed.map((name): [string, null] => [name, null]),
-    ];
-    const { generation, recorded: versions } = await this.sync.write([kind.list], (g) =>
-      this.versions.add(kind, written, g, by),
-    );
-    // Object.fromEntries defines own properties: "__proto__" stays an ordinary key.
-    return { ok: true, generation, diff, versions: Object.fromEntries(versions), dryRun: false };
   }
 }

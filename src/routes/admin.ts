@@ -7,12 +7,8 @@
  * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
 import { Hono, type Context } from 'hono';
-import {
-  forgetUpstreamConfig,
-  UpstreamConfigError,
-  UPSTREAMS_KEY,
-  validateUpstreams,
-} from '../catalog/upstreams/config.js';
+import { forgetUpstreamConfig, UPSTREAMS_KEY, validateUpstreams } from '../catalog/upstreams/config.js';
+import { UpstreamConfigError } from '../catalog/upstreams/schema.js';
 import { refreshUpstreams } from '../catalog/upstreams/refresh.js';
 import { configOf } from '../lib/config.js';
 import { catalogWriter, upstreamStub } from '../catalog/stubs.js';

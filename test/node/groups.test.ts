@@ -8,7 +8,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { loadPromptFiles, type FileSource } from '../../cli/files.js';
 import { serializePrompt } from '../../cli/serialize.js';
-import { parseUpstreams } from '../../src/catalog/upstreams/config.js';
+import { parseUpstreams } from '../../src/catalog/upstreams/parse.js';
 import { validatePrompt } from '../../src/catalog/validate.js';
 
 const source = (files: Record<string, string>): FileSource => ({

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
-import type { UpstreamOAuth } from '../../src/catalog/upstreams/config.js';
+import type { UpstreamOAuth } from '../../src/catalog/upstreams/schema.js';
 import { bearerSource, forgetTokens, refreshAt } from '../../src/catalog/upstreams/oauth.js';
 import { startAuthServer, type AuthServer } from '../helpers/auth-server.js';
 import { protectedMcpServer, type ProtectedMcp } from '../helpers/auth/protected-mcp.js';

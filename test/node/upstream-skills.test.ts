@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UpstreamClient } from '../../src/catalog/upstreams/client.js';
-import type { UpstreamConfig } from '../../src/catalog/upstreams/config.js';
+import type { UpstreamConfig } from '../../src/catalog/upstreams/schema.js';
 import {
   listUpstream,
   mapSkill,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isPrivateHost, nameAllowed, parseUpstreams } from '../../src/catalog/upstreams/config.js';
+import { parseUpstreams } from '../../src/catalog/upstreams/parse.js';
+import { nameAllowed } from '../../src/catalog/upstreams/schema.js';
+import { isPrivateHost } from '../../src/catalog/upstreams/ssrf.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
 import { sanitizeListing } from '../../src/catalog/upstreams/sanitize.js';
 

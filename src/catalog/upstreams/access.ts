@@ -8,7 +8,7 @@
  * Lookups are own-property only: an upstream prompt called `constructor`
  * or `__proto__` is a name like any other.
  */
-import { nameAllowed, type UpstreamConfig } from './config.js';
+import { nameAllowed, type UpstreamConfig } from './schema.js';
 import { namespaced } from './names.js';
 
 /** The name an upstream prompt is published under, before the prefix. */

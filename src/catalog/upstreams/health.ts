@@ -4,7 +4,7 @@
  * (healthy, stale, failing) and the configuration (disabled, never listed).
  */
 import type { UpstreamState } from '../types.js';
-import type { UpstreamConfig } from './config.js';
+import type { UpstreamConfig } from './schema.js';
 
 export interface UpstreamHealth {
   id: string;

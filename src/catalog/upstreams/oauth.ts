@@ -11,7 +11,7 @@
  * (fault `credentials`); the endpoint's own description could echo anything.
  */
 import { readCapped } from './body.js';
-import type { UpstreamConfig, UpstreamOAuth } from './config.js';
+import type { UpstreamConfig, UpstreamOAuth } from './schema.js';
 import { UpstreamError } from './errors.js';
 import { guardedFetch } from './fetch-guard.js';
 

@@ -6,7 +6,7 @@
  */
 import type { CacheHints } from '../hints.js';
 import type { UpstreamPrompt, UpstreamSkill } from '../types.js';
-import type { UpstreamConfig } from './config.js';
+import type { UpstreamConfig } from './schema.js';
 import { sanitizeListing } from './sanitize.js';
 
 /** One upstream's listing, or why there is none. */

@@ -6,7 +6,7 @@
  */
 import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
 import { publishedName } from './access.js';
-import { nameAllowed, type UpstreamConfig } from './config.js';
+import { nameAllowed, type UpstreamConfig } from './schema.js';
 import { safeIcons } from './sanitize-content.js';
 
 export const MAX_UPSTREAM_PROMPTS = 1_000;

@@ -11,7 +11,7 @@ import { canonical } from '../diff.js';
 import type { CacheHints } from '../hints.js';
 import type { SkillResourceRecord, UpstreamSkill, UpstreamState } from '../types.js';
 import { declaresSkills, type UpstreamClient } from './client.js';
-import type { UpstreamConfig } from './config.js';
+import type { UpstreamConfig } from './schema.js';
 import { describeFault, UpstreamError } from './errors.js';
 import { deadline, type Deadline, type Json } from './wire.js';
 

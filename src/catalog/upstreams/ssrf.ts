@@ -95,3 +95,20 @@ export function isLoopbackHost(hostname: string): boolean {
   const h = normalHost(hostname);
   return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
+
+/**
+ * The guard's verdict on a configured URL (an upstream's, an oauth tokenUrl): its problems, none
+ * when it may be called. https only; http and private addresses only to loopback, and only with
+ * `allowHttpLoopback` (UPSTREAM_ALLOW_HTTP_LOOPBACK, local development).
+ */
+export function guardUrl(url: URL, at: string, allowHttpLoopback: boolean): string[] {
+  const problems: string[] = [];
+  const loopback = isLoopbackHost(url.hostname);
+  if (url.protocol === 'http:' && !(loopback && allowHttpLoopback))
+    problems.push(`${at}: must be https (http only to loopback in development)`);
+  else if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`${at}: must be https`);
+  if (isPrivateHost(url.hostname) && !(loopback && allowHttpLoopback))
+    problems.push(`${at}: private, loopback and link-local addresses are not allowed`);
+  if (url.username || url.password) problems.push(`${at}: credentials belong in headers, not the URL`);
+  return problems;
+}

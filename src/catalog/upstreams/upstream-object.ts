@@ -30,16 +30,26 @@ import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
 import type { CatalogSnapshot } from '../types.js';
 import { catalogWriter } from '../stubs.js';
-import { servedOriginal } from './access.js';
 import { Breaker } from './breaker.js';
-import { GATEWAY_CLIENT_INFO, UpstreamClient, UpstreamError } from './client.js';
-import { upstreamConfigs, type UpstreamConfig } from './config.js';
+import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
+import { upstreamConfigs } from './config.js';
+import type { UpstreamConfig } from './schema.js';
 import { describeFault } from './errors.js';
+import { followChanges } from './follow.js';
+import {
+  callFailure,
+  renamed,
+  rpcFailure,
+  unknownTarget,
+  upstreamNameOf,
+  type ForwardMethod,
+  type ForwardResult,
+  type ForwardTarget,
+} from './forward.js';
 import { grantKey, upstreamAuth } from './oauth.js';
 import { reported, type ListReport } from './report.js';
-import { clientUri, listUpstream, mountOf } from './skills.js';
+import { listUpstream } from './skills.js';
 import { log } from '../../lib/log.js';
-import { clip } from '../../lib/clip.js';
 
 export interface RefreshResult {
   ok: boolean;
@@ -48,22 +58,6 @@ export interface RefreshResult {
   /** The listing's own duration (the upstream's timeout bounds it); absent when no upstream call was made. */
   ms?: number;
   snapshot?: CatalogSnapshot;
-}
-
-export type ForwardResult =
-  | { ok: true; result: Record<string, unknown> }
-  | {
-      ok: false;
-      kind: 'rpc' | 'timeout' | 'unavailable' | 'failed' | 'unknown';
-      code: number;
-      message: string;
-      data?: unknown;
-    };
-
-/** What a client asked for: its full name, and the catalog's guess at the upstream's own name. */
-export interface ForwardTarget {
-  asked: string;
-  original: string;
 }
 
 /** What the client is built from: any change means a new client. */
@@ -173,93 +167,36 @@ export class UpstreamObject extends DurableObject<Env> {
    */
   async forward(
     id: string,
-    method: 'prompts/get' | 'completion/complete' | 'resources/read',
+    method: ForwardMethod,
     params: Record<string, unknown>,
     target: ForwardTarget,
   ): Promise<ForwardResult> {
     const u = await this.config(id);
-    const shown = clip(target.asked, 100);
-    const skill = method === 'resources/read';
-    const unknown = skill
-      ? ({
-          ok: false,
-          kind: 'unknown',
-          code: -32602,
-          message: `Resource not found: ${shown}`,
-          data: { uri: target.asked },
-        } as const)
-      : ({ ok: false, kind: 'unknown', code: -32602, message: `Unknown prompt "${shown}"` } as const);
-    if (!u) return unknown;
-    const original = skill
-      ? target.original.startsWith('skill://') && clientUri(mountOf(u), target.original) === target.asked
-        ? target.original
-        : null
-      : servedOriginal(u, configOf(this.env).separator, target.asked, target.original);
-    if (original === null) return unknown;
+    const original = u ? upstreamNameOf(u, configOf(this.env).separator, method, target) : null;
+    if (!u || original === null) return unknownTarget(method, target.asked);
     const open = this.breaker.refusal();
     if (open)
       return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
-    const named =
-      method === 'resources/read'
-        ? { ...params, uri: original }
-        : method === 'prompts/get'
-          ? { ...params, name: original }
-          : { ...params, ref: { ...(params.ref as Record<string, unknown>), name: original } };
     try {
-      const result = await this.clientFor(u).request(method, named);
+      const result = await this.clientFor(u).request(method, renamed(method, params, original));
       this.breaker.succeeded();
       return { ok: true, result };
     } catch (e) {
-      if (e instanceof UpstreamError && e.kind === 'rpc')
-        return { ok: false, kind: 'rpc', code: e.code ?? -32603, message: e.message, data: e.data };
-      const fault = this.failed(e);
-      if (e instanceof UpstreamError && e.kind === 'timeout')
-        return {
-          ok: false,
-          kind: 'timeout',
-          code: -32603,
-          message: `Upstream "${id}" did not answer within ${u.timeoutMs} ms (timeout)`,
-        };
-      return { ok: false, kind: 'failed', code: -32603, message: `Upstream "${id}" failed: ${fault}` };
+      return rpcFailure(e) ?? callFailure(e, u, this.failed(e));
     }
   }
 
-  /**
-   * Re-lists whenever the upstream says its prompts changed, and at once
-   * when the stream drops; reconnects with backoff; stops if it offers no
-   * stream, or when `drop` aborts it (configuration changed).
-   */
+  /** Follows the upstream's change notifications (follow.ts) until `drop` aborts it; one loop at a time. */
   private follow(u: UpstreamConfig): void {
     if (this.following) return;
     const ctl = (this.following = new AbortController());
-    const { signal } = ctl;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const changed = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => void (signal.aborted || this.refresh(u.id)), 100);
-    };
-    const pause = (ms: number) =>
-      new Promise<void>((r) => {
-        const t = setTimeout(r, ms);
-        signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
-      });
-    void (async () => {
-      let backoff = 1000;
-      while (!signal.aborted) {
-        const started = Date.now();
-        const client = this.client ?? this.clientFor(u);
-        const outcome = await client.listen(changed, signal).catch(() => 'ended' as const);
-        if (outcome === 'unsupported' || signal.aborted) break;
-        // The stream dropped: find out now whether the upstream is still there (the poll may be minutes away).
-        if (Date.now() - started > 60_000) backoff = 1000;
-        else await pause(Math.min(backoff, 1000));
-        if (!signal.aborted) await this.refresh(u.id).catch(() => undefined);
-        await pause(backoff);
-        backoff = Math.min(backoff * 2, 60_000);
-      }
-      if (timer !== undefined) clearTimeout(timer);
+    void followChanges({
+      signal: ctl.signal,
+      listen: (changed, signal) => (this.client ?? this.clientFor(u)).listen(changed, signal),
+      relist: () => this.refresh(u.id),
+    }).finally(() => {
       if (this.following === ctl) this.following = undefined;
-    })();
+    });
   }
 
   override async alarm(): Promise<void> {

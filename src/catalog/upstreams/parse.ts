@@ -1,0 +1,154 @@
+/**
+ * The UPSTREAMS JSON (or the admin-set list) into validated upstream
+ * configurations (schema.ts). Every problem is reported with its field path
+ * ("UPSTREAMS[1].url: ..."), all of them at once, and a bad configuration
+ * fails loudly rather than silently dropping an upstream. Header values may
+ * name Worker secrets as ${SECRET_NAME}; they are resolved here and never
+ * logged. The URL passes the SSRF guard (ssrf.ts); redirects are never
+ * followed (fetch-guard.ts).
+ */
+import { groupProblems, NAME_PATTERN } from '../validate.js';
+import { parseOAuth, type OAuthParseOptions } from './parse-oauth.js';
+import { DEFAULT_TIMEOUT_MS, UpstreamConfigError, type UpstreamConfig } from './schema.js';
+import { guardUrl } from './ssrf.js';
+
+const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+export interface ParseOptions extends OAuthParseOptions {
+  readonly separator: string;
+  readonly localPrefix?: string;
+}
+
+type At = (field: string) => string;
+
+/** Header names lower-cased, `${SECRET}` references resolved (never echoed in a problem). */
+function headersOf(v: unknown, at: At, secrets: Record<string, unknown>, problems: string[]): Record<string, string> {
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (v === undefined) return headers;
+  if (typeof v !== 'object' || v === null) {
+    problems.push(`${at('headers')}: must be an object of strings`);
+    return headers;
+  }
+  for (const [k, value] of Object.entries(v)) {
+    if (typeof value !== 'string') {
+      problems.push(`${at(`headers.${k}`)}: must be a string`);
+      continue;
+    }
+    headers[k.toLowerCase()] = value.replace(/\$\{([A-Z0-9_]+)\}/g, (_m, name: string) => {
+      const secret = secrets[name];
+      if (typeof secret !== 'string') problems.push(`${at(`headers.${k}`)}: secret ${name} is not set`);
+      return typeof secret === 'string' ? secret : '';
+    });
+  }
+  return headers;
+}
+
+/** Null-prototype: a name such as `__proto__` or `constructor` is an entry like any other. */
+function aliasesOf(v: unknown, at: At, problems: string[]): Record<string, string> {
+  const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (v === undefined) return aliases;
+  if (typeof v !== 'object' || v === null) {
+    problems.push(`${at('aliases')}: must map upstream names to new names`);
+    return aliases;
+  }
+  for (const [from, to] of Object.entries(v)) {
+    if (typeof to !== 'string' || !NAME_PATTERN.test(to))
+      problems.push(`${at(`aliases.${from}`)}: must be a name (A-Z a-z 0-9 _ . -)`);
+    else aliases[from] = to;
+  }
+  return aliases;
+}
+
+function namesOf(v: unknown, at: string, problems: string[]): string[] | null {
+  if (v === undefined) return null;
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
+  problems.push(`${at}: must be a list of names (* and ? allowed)`);
+  return null;
+}
+
+/** The prefix is checked against the separator, the LOCAL_PREFIX and the prefixes taken so far. */
+function checkPrefix(prefix: unknown, at: At, opts: ParseOptions, taken: Set<string>, problems: string[]): void {
+  // "" mounts the upstream without a prefix (migrations): its names are published as they are, and a local prompt
+  // wins a clash. Several upstreams may be unprefixed (the first listed keeps a contested name).
+  if (prefix === '') return;
+  if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || prefix.includes(opts.separator))
+    problems.push(`${at('prefix')}: must use A-Z a-z 0-9 _ . - and must not contain the separator "${opts.separator}"`);
+  else if (taken.has(prefix)) problems.push(`${at('prefix')}: duplicate prefix "${prefix}"`);
+  else if (prefix === opts.localPrefix) problems.push(`${at('prefix')}: "${prefix}" is the LOCAL_PREFIX`);
+  else taken.add(prefix);
+}
+
+interface Seen {
+  readonly ids: Set<string>;
+  readonly prefixes: Set<string>;
+}
+
+/** One entry of the list; undefined when it cannot be built (its problems are pushed). */
+function parseEntry(item: unknown, i: number, opts: ParseOptions, seen: Seen, problems: string[]) {
+  const at: At = (f) => `UPSTREAMS[${i}]${f ? `.${f}` : ''}`;
+  if (typeof item !== 'object' || item === null || Array.isArray(item))
+    return void problems.push(`${at('')}: must be an object`);
+  const o = item as Record<string, unknown>;
+  const id = o.id;
+  if (typeof id !== 'string' || !ID.test(id))
+    return void problems.push(`${at('id')}: required, lowercase a-z 0-9 _ - (at most 32)`);
+  if (seen.ids.has(id)) problems.push(`${at('id')}: duplicate id "${id}"`);
+  seen.ids.add(id);
+  let url: URL | undefined;
+  try {
+    url = new URL(String(o.url));
+  } catch {
+    problems.push(`${at('url')}: not a URL`);
+  }
+  if (url) problems.push(...guardUrl(url, at('url'), opts.allowHttpLoopback));
+  const prefix = o.prefix === undefined ? id : o.prefix;
+  checkPrefix(prefix, at, opts, seen.prefixes, problems);
+  const timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(o.timeout);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000)
+    problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
+  const headers = headersOf(o.headers, at, opts.secrets, problems);
+  const aliases = aliasesOf(o.aliases, at, problems);
+  if (o.enabled !== undefined && typeof o.enabled !== 'boolean')
+    problems.push(`${at('enabled')}: must be true or false`);
+  const oauth = o.oauth === undefined ? undefined : parseOAuth(o.oauth, at, opts, problems);
+  // One source of the upstream's Authorization: two would race (which one the upstream sees is an accident).
+  if (o.oauth !== undefined && 'authorization' in headers)
+    problems.push(`${at('headers.authorization')}: not with oauth (the token from oauth is the Authorization)`);
+  const groupIssues = groupProblems(o.groups, 'groups');
+  for (const [f, message] of groupIssues) problems.push(`${at(f)}: ${message}`);
+  if (!url || typeof prefix !== 'string') return undefined;
+  return {
+    id,
+    url,
+    prefix,
+    timeoutMs,
+    enabled: o.enabled !== false,
+    headers,
+    allow: namesOf(o.allow, at('allow'), problems),
+    deny: namesOf(o.deny, at('deny'), problems) ?? [],
+    aliases,
+    ...(oauth && { oauth }),
+    ...(o.groups !== undefined && !groupIssues.length && { groups: [...(o.groups as string[])] }),
+  } satisfies UpstreamConfig;
+}
+
+/** The whole list, or UpstreamConfigError listing every problem. Empty or blank: no upstreams. */
+export function parseUpstreams(raw: string | undefined, opts: ParseOptions): UpstreamConfig[] {
+  if (!raw || !raw.trim()) return [];
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch (e) {
+    throw new UpstreamConfigError(`UPSTREAMS is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(list)) throw new UpstreamConfigError('UPSTREAMS must be a JSON array of upstream objects');
+  const problems: string[] = [];
+  const seen: Seen = { ids: new Set(), prefixes: new Set() };
+  const out: UpstreamConfig[] = [];
+  list.forEach((item: unknown, i) => {
+    const entry = parseEntry(item, i, opts, seen, problems);
+    if (entry) out.push(entry);
+  });
+  if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
+  return out;
+}

@@ -1,0 +1,55 @@
+/**
+ * What one configured upstream is, after validation (parse.ts builds it from
+ * the UPSTREAMS JSON or the admin-set list), and what its allow and deny
+ * lists mean for a prompt name.
+ */
+
+export interface UpstreamConfig {
+  id: string;
+  url: URL;
+  /** "" when mounted without a prefix. */
+  prefix: string;
+  timeoutMs: number;
+  enabled: boolean;
+  headers: Record<string, string>;
+  allow: string[] | null;
+  deny: string[];
+  /** Original upstream name → name to publish (before prefixing). */
+  aliases: Record<string, string>;
+  /** OAuth 2.0 client-credentials grant for this upstream's bearer token (oauth.ts). */
+  oauth?: UpstreamOAuth;
+  /** Who sees this upstream's prompts (every one of them); undefined: everyone. */
+  groups?: string[];
+}
+
+export interface UpstreamOAuth {
+  tokenUrl: URL;
+  clientId: string;
+  /** The secret's value, resolved from the Worker secret the configuration names; never shown anywhere. */
+  clientSecret: string;
+  /** How the client authenticates at the token endpoint (default client_secret_basic). */
+  authMethod: 'client_secret_basic' | 'client_secret_post';
+  scope?: string;
+  /** RFC 8707 resource indicator sent with the token request. */
+  resource?: string;
+}
+
+/** A configuration that cannot be used; its message lists every problem by field path. */
+export class UpstreamConfigError extends Error {}
+
+export const DEFAULT_TIMEOUT_MS = 5_000;
+
+function globMatcher(pattern: string): RegExp {
+  return new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+}
+
+/** Whether the upstream's prompt `name` passes its deny list, then its allow list (`*` and `?` globs). */
+export function nameAllowed(u: UpstreamConfig, name: string): boolean {
+  if (u.deny.some((p) => globMatcher(p).test(name))) return false;
+  return u.allow === null || u.allow.some((p) => globMatcher(p).test(name));
+}
