@@ -4,32 +4,10 @@
  * /status must still say what is wrong; the guarded routes refuse with
  * AuthNotConfiguredError. Any bad value fails loudly with the var's name.
  */
-import { ConfigError } from '../lib/config.js';
+import { AuthConfigError, canonicalResource, checkUrl } from './config-checks.js';
+import { issuersOf, type IssuerConfig } from './issuers.js';
 
 export type Method = 'oauth' | 'access' | 'apikey';
-
-export interface IntrospectionConfig {
-  readonly endpoint: string;
-  readonly clientId: string;
-  /** The *name* of the Worker secret that holds the client secret. */
-  readonly clientSecret: string;
-}
-
-export interface IssuerConfig {
-  readonly issuer: string;
-  readonly jwksUri: string | undefined;
-  readonly jwks: { keys: Record<string, unknown>[] } | undefined;
-  /** Undefined: AUTH_RESOURCE, or the request's origin + /mcp. */
-  readonly audience: string | undefined;
-  readonly groupsClaim: string;
-  readonly requireTyp: string | undefined;
-  /**
-   * Put in front of each scope this issuer's tokens carry (Entra ID: clients ask for
-   * `api://<app>/prompts.read`, tokens say `prompts.read`), so one OAUTH_SCOPE_READ names both.
-   */
-  readonly scopePrefix: string;
-  readonly introspection: IntrospectionConfig | undefined;
-}
 
 export interface AccessConfig {
   readonly teamDomain: string;
@@ -54,50 +32,7 @@ export interface AuthConfig {
   readonly keyRecheckMs: number;
 }
 
-/** A bad access-control var: the guarded routes answer 500 `misconfigured` in their own shape. */
-export class AuthConfigError extends ConfigError {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
-    super(`${variable}: ${detail}`);
-  }
-}
-
-/** AUTH is unset: a deployed gateway refuses rather than serving everyone. */
-export class AuthNotConfiguredError extends AuthConfigError {
-  constructor() {
-    super('AUTH', 'not set; choose oauth, access, apikey (comma-separated) or none');
-    this.message = 'Server misconfigured: no access control method (AUTH) is set';
-  }
-}
-
 const METHODS: readonly Method[] = ['oauth', 'access', 'apikey'];
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/** A resource URL's canonical form (RFC 8707, MCP authorization): lower-case scheme and host, no trailing slash. */
-export function canonicalResource(url: string): string {
-  const u = new URL(url);
-  u.hash = '';
-  return u.href.replace(/\/+$/, '');
-}
-
-/** An https URL, or http on loopback when AUTH_ALLOW_HTTP_LOOPBACK allows it. */
-export function checkUrl(raw: unknown, variable: string, allowHttpLoopback: boolean): string {
-  let u: URL;
-  try {
-    u = new URL(String(raw));
-  } catch {
-    throw new AuthConfigError(variable, `${JSON.stringify(raw)} is not a URL`);
-  }
-  const loopbackHttp = u.protocol === 'http:' && allowHttpLoopback && LOOPBACK.has(u.hostname);
-  if (u.protocol !== 'https:' && !loopbackHttp)
-    throw new AuthConfigError(
-      variable,
-      `${u.href} must use https (http only on loopback with AUTH_ALLOW_HTTP_LOOPBACK)`,
-    );
-  return String(raw);
-}
 
 function text(raw: unknown, fallback: string): string {
   return raw === undefined || raw === '' ? fallback : String(raw).trim();
@@ -123,63 +58,6 @@ function methodsOf(raw: unknown): { configured: boolean; none: boolean; methods:
 }
 
 const str = (v: unknown): v is string => typeof v === 'string' && v !== '';
-
-function issuerOf(raw: unknown, i: number, loopback: boolean): IssuerConfig {
-  const at = `OAUTH_ISSUERS[${i}]`;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new AuthConfigError(at, 'must be an object');
-  const e = raw as Record<string, unknown>;
-  if (!str(e.issuer)) throw new AuthConfigError(at, '"issuer" is required');
-  checkUrl(e.issuer, `${at}.issuer`, loopback);
-  if (e.jwksUri !== undefined) checkUrl(e.jwksUri, `${at}.jwksUri`, loopback);
-  const jwks = e.jwks as { keys?: unknown } | undefined;
-  if (jwks !== undefined && (!jwks || typeof jwks !== 'object' || !Array.isArray(jwks.keys)))
-    throw new AuthConfigError(at, '"jwks" must be a JWK set ({"keys": [...]})');
-  for (const k of ['audience', 'groupsClaim', 'requireTyp', 'scopePrefix'] as const)
-    if (e[k] !== undefined && !str(e[k])) throw new AuthConfigError(at, `"${k}" must be a non-empty string`);
-  let introspection: IntrospectionConfig | undefined;
-  if (e.introspection !== undefined) {
-    const t = e.introspection as Record<string, unknown>;
-    if (!t || typeof t !== 'object' || !str(t.endpoint) || !str(t.clientId) || !str(t.clientSecret))
-      throw new AuthConfigError(at, '"introspection" needs endpoint, clientId and clientSecret (a secret\'s name)');
-    checkUrl(t.endpoint, `${at}.introspection.endpoint`, loopback);
-    introspection = { endpoint: t.endpoint, clientId: t.clientId, clientSecret: t.clientSecret };
-  }
-  return {
-    issuer: e.issuer,
-    jwksUri: e.jwksUri as string | undefined,
-    jwks: jwks as IssuerConfig['jwks'],
-    audience: e.audience === undefined ? undefined : canonicalResource(checkUrlish(e.audience as string, at)),
-    groupsClaim: (e.groupsClaim as string | undefined) ?? 'groups',
-    requireTyp: e.requireTyp as string | undefined,
-    scopePrefix: (e.scopePrefix as string | undefined) ?? '',
-    introspection,
-  };
-}
-
-/** Audiences are usually URLs (canonicalised); an IdP may also use a plain identifier (kept as is). */
-function checkUrlish(aud: string, at: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(aud)) return aud;
-  try {
-    return canonicalResource(aud);
-  } catch {
-    throw new AuthConfigError(at, `"audience" ${JSON.stringify(aud)} is not a URL`);
-  }
-}
-
-function issuersOf(raw: unknown, loopback: boolean): IssuerConfig[] {
-  if (raw === undefined || raw === '') return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(String(raw));
-  } catch {
-    throw new AuthConfigError('OAUTH_ISSUERS', 'is not valid JSON');
-  }
-  if (!Array.isArray(parsed)) throw new AuthConfigError('OAUTH_ISSUERS', 'must be a JSON array');
-  const issuers = parsed.map((e, i) => issuerOf(e, i, loopback));
-  if (new Set(issuers.map((e) => e.issuer)).size !== issuers.length)
-    throw new AuthConfigError('OAUTH_ISSUERS', 'names an issuer twice');
-  return issuers;
-}
 
 function scopeName(raw: unknown, variable: string, fallback: string): string {
   const s = text(raw, fallback);

@@ -5,7 +5,8 @@
  * must not name another issuer or another audience.
  */
 import type { Principal } from '../lib/scope.js';
-import { AuthConfigError, type IssuerConfig } from './config.js';
+import { AuthConfigError } from './config-checks.js';
+import type { IssuerConfig } from './issuers.js';
 import { AuthError } from './errors.js';
 import { oauthPrincipal, type OAuthRequest } from './request.js';
 

@@ -5,7 +5,9 @@
  * cache the keys and refetch on an unknown `kid`, at most once per cooldown.
  */
 import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
-import { AuthConfigError, checkUrl, type AuthConfig, type IssuerConfig } from './config.js';
+import { AuthConfigError, checkUrl } from './config-checks.js';
+import type { AuthConfig } from './config.js';
+import type { IssuerConfig } from './issuers.js';
 
 /** Keys are refetched for an unknown kid at most this often, and at least this often otherwise. */
 const COOLDOWN_MS = 10_000;

@@ -7,7 +7,7 @@
  */
 import { decodeJwt } from 'jose';
 import type { Principal } from '../lib/scope.js';
-import { AuthConfigError } from './config.js';
+import { AuthConfigError } from './config-checks.js';
 import { AuthError } from './errors.js';
 import { introspect } from './introspect.js';
 import { issuerKeys } from './keys.js';

@@ -4,7 +4,8 @@
  * of verified claims names: shared by JWT verification and introspection.
  */
 import type { Principal } from '../lib/scope.js';
-import type { AuthConfig, IssuerConfig } from './config.js';
+import type { AuthConfig } from './config.js';
+import type { IssuerConfig } from './issuers.js';
 import { AuthError } from './errors.js';
 import { claimsPrincipal, scopesOf } from './principal.js';
 

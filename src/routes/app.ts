@@ -3,7 +3,7 @@
  * turns every HttpError (and anything unexpected) into a response.
  */
 import { Hono, type Context } from 'hono';
-import { AuthConfigError, AuthNotConfiguredError } from '../auth/config.js';
+import { AuthConfigError, AuthNotConfiguredError } from '../auth/config-checks.js';
 import { AuthError } from '../auth/errors.js';
 import { ConfigError, MissingSecretError } from '../lib/config.js';
 import { errorJson, ErrorCode, HttpError } from '../rpc/errors.js';

@@ -28,7 +28,8 @@ import { currentCatalog } from '../catalog/store.js';
 import { configOf } from '../lib/config.js';
 import type { Principal } from '../lib/scope.js';
 import { scopeOf } from './scope.js';
-import { authConfigOf, AuthConfigError } from '../auth/config.js';
+import { AuthConfigError } from '../auth/config-checks.js';
+import { authConfigOf } from '../auth/config.js';
 import type { AppEnv } from '../env.js';
 
 export const status = new Hono<AppEnv>();

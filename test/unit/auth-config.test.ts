@@ -5,7 +5,8 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { authConfigOf, AuthConfigError } from '../../src/auth/config.js';
+import { AuthConfigError } from '../../src/auth/config-checks.js';
+import { authConfigOf } from '../../src/auth/config.js';
 import { challenge, metadataUrl } from '../../src/auth/errors.js';
 import { claimList, grants, scopesOf } from '../../src/auth/principal.js';
 
