@@ -33,13 +33,14 @@ export const viewOf = (c: Catalog, v: Viewer): View => c.viewFor(v.principal);
 const variantOf = (viewKey: string, v: Viewer) => `${viewKey}|${v.principal.admin ? 'a' : ''}|${v.needsKey ? 'k' : ''}`;
 
 async function keyOf(q: RequestScope, generation: number, variant: string, path: string): Promise<PageKey> {
+  const { css, js } = webAssets();
   return {
     origin: originOf(q.url),
     scope: 'private',
     principal: 'public',
     view: await sha256Hex(`web/v1|${variant}`, 16),
     generation,
-    variant: `html/${utcHour()}/${webAssets().css.name}+${webAssets().js.name}`,
+    variant: `html/${utcHour()}/${css.name}+${js.name}`,
     cursor: path,
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The stylesheet and the script as immutable, content-addressed assets: each is named by a hash of
  * its text (FNV-1a), so a page names the exact version it was made with and browsers may keep it
- * forever. The names are computed on first use, once per isolate, not when the module loads: most
- * isolates serve /mcp only, and hashing ~11 KB of text at start-up is work every cold start paid.
+ * forever. The names are computed on first use, once per isolate, not when the module loads: an
+ * isolate that never serves a page (one that answers only /mcp) should not hash ~11 KB of text as it starts.
  */
 import { fnv1a } from '../lib/hash.js';
 import { JS } from './script.js';

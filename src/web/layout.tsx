@@ -29,6 +29,7 @@ function KeyForm() {
 }
 
 export function Layout(props: { title: string; generation: number; needsKey: boolean; children: Child }) {
+  const { css, js } = webAssets();
   return (
     <html lang="en">
       <head>
@@ -36,8 +37,8 @@ export function Layout(props: { title: string; generation: number; needsKey: boo
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <title>{props.title}</title>
-        <link rel="stylesheet" href={`/assets/${webAssets().css.name}`} />
-        <script src={`/assets/${webAssets().js.name}`} defer></script>
+        <link rel="stylesheet" href={`/assets/${css.name}`} />
+        <script src={`/assets/${js.name}`} defer></script>
       </head>
       <body data-generation={props.generation}>
         <a class="skip" href="#main">

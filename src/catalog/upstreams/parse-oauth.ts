@@ -16,14 +16,6 @@ export interface OAuthParseOptions {
   readonly allowHttpLoopback: boolean;
 }
 
-const isUrl = (v: string) => {
-  try {
-    return Boolean(new URL(v));
-  } catch {
-    return false;
-  }
-};
-
 /** The client secret's value, or '' with a problem pushed. */
 function clientSecretOf(name: unknown, at: string, secrets: Record<string, unknown>, problems: string[]): string {
   if (typeof name !== 'string' || !SECRET_NAME.test(name)) {
@@ -59,7 +51,7 @@ export function parseOAuth(
   if (typeof o.clientId !== 'string' || !o.clientId) problems.push(`${at('oauth.clientId')}: required, a string`);
   const clientSecret = clientSecretOf(o.clientSecret, at('oauth.clientSecret'), opts.secrets, problems);
   if (o.scope !== undefined && typeof o.scope !== 'string') problems.push(`${at('oauth.scope')}: must be a string`);
-  if (o.resource !== undefined && (typeof o.resource !== 'string' || !isUrl(o.resource)))
+  if (o.resource !== undefined && (typeof o.resource !== 'string' || !URL.canParse(o.resource)))
     problems.push(`${at('oauth.resource')}: must be an absolute URL`);
   const authMethod = o.authMethod ?? 'client_secret_basic';
   if (!AUTH_METHODS.includes(authMethod as (typeof AUTH_METHODS)[number]))
