@@ -11,6 +11,7 @@ import {
   createSession,
   endSession,
   knownSession,
+  markEnded,
   sessionInit,
   sessionLiveness,
 } from '../session/sessions.js';
@@ -187,7 +188,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
   } else key = await newStreamKey(t.secret, init.id);
   const credential = credentialCheck(t.principal);
   const session = sessionLiveness(t.env, init);
-  return openLegacyStream({
+  const stream = await openLegacyStream({
     env: t.env,
     sessionId: init.id,
     shard: shardIndex(init.id, t.cfg.registryShards),
@@ -201,6 +202,10 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     tools: t.cfg.toolsMirror,
     resources: t.cfg.skills,
   });
+  if (stream) return stream;
+  // Ended on another isolate after this one's liveness memo vouched for it: its shard knows.
+  markEnded(init.id);
+  throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
 }
 
 function allTrue(a: boolean | Promise<boolean>, b: boolean | Promise<boolean>): boolean | Promise<boolean> {

@@ -45,5 +45,7 @@ export function eventId(streamKey: string, generation: number): string {
 
 export function parseEventId(id: string): { key: string; generation: number } | null {
   const m = /^([A-Za-z0-9_-]{1,32})\.(\d{1,16})$/.exec(id);
-  return m ? { key: m[1]!, generation: Number(m[2]) } : null;
+  const generation = Number(m?.[2]);
+  // 16 digits can exceed 2^53: such a position names no event, as garbage does not.
+  return m && Number.isSafeInteger(generation) ? { key: m[1]!, generation } : null;
 }

@@ -43,6 +43,9 @@ export class RegistryShard extends DurableObject<Env> {
       'CREATE TABLE IF NOT EXISTS announced (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)',
     );
     sql.exec('CREATE TABLE IF NOT EXISTS events (generation INTEGER PRIMARY KEY, lists TEXT NOT NULL, at INTEGER)');
+    // Sessions ended (DELETE, expiry) until their ids expire: a stream that attaches after its session
+    // ended (opened on an isolate whose liveness memo still vouched for it) is refused, not kept for a TTL.
+    sql.exec('CREATE TABLE IF NOT EXISTS ended (session TEXT PRIMARY KEY, until INTEGER NOT NULL)');
     // Sessions used to be called one by one; their streams are sockets here now.
     sql.exec('DROP TABLE IF EXISTS members');
   }
@@ -65,6 +68,7 @@ export class RegistryShard extends DurableObject<Env> {
     const sinceHeader = req.headers.get(STREAM_SINCE_HEADER);
     const since = sinceHeader === null ? undefined : Number(sinceHeader);
     if (since !== undefined && !Number.isSafeInteger(since)) return new Response('bad position', { status: 400 });
+    if (session !== null && this.hasEnded(session)) return new Response('session ended', { status: 404 });
     const announced = this.announced();
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     if (session === null) this.ctx.acceptWebSocket(server, [LISTENER]);
@@ -98,9 +102,23 @@ export class RegistryShard extends DurableObject<Env> {
     echoClose(ws, code);
   }
 
-  /** Ends a session's stream (DELETE, expiry, or its stream moved to another shard). */
-  async endSession(sessionId: string): Promise<void> {
+  /**
+   * Ends a session's stream (DELETE, expiry) and refuses new ones until `until`, when its id
+   * expires and no check can pass any more. A row per ended session, not per change.
+   */
+  async endSession(sessionId: string, until = 0): Promise<void> {
     this.endStreams(sessionId, 'ended');
+    const now = Date.now();
+    const sql = this.ctx.storage.sql;
+    sql.exec('DELETE FROM ended WHERE until <= ?', now);
+    if (until > now) sql.exec('INSERT OR REPLACE INTO ended (session, until) VALUES (?, ?)', sessionId, until);
+  }
+
+  private hasEnded(session: string): boolean {
+    return (
+      (this.ctx.storage.sql.exec<{ until: number }>('SELECT until FROM ended WHERE session = ?', session).toArray()[0]
+        ?.until ?? 0) > Date.now()
+    );
   }
 
   private endStreams(sessionId: string, reason: 'ended' | 'replaced'): void {

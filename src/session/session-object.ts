@@ -45,12 +45,15 @@ export class SessionObject extends DurableObject<Env> {
   private state: SessionState | null | undefined;
   /** Ended before its id's TTL ran out: kept (until then) so a later call does not make it anew. */
   private endedUntil: number | undefined;
+  /** The `lastSeenAt` that storage holds (the in-memory one may be newer). */
+  private seenWrittenAt: number | undefined;
 
   private async load(): Promise<SessionState | null> {
     if (this.state === undefined) {
       const got = await this.ctx.storage.get<SessionState | number>(['state', 'ended']);
       this.state = (got.get('state') as SessionState | undefined) ?? null;
       this.endedUntil = got.get('ended') as number | undefined;
+      this.seenWrittenAt = this.state?.lastSeenAt;
     }
     return this.state;
   }
@@ -67,18 +70,28 @@ export class SessionObject extends DurableObject<Env> {
     const ttlMs = configOf(this.env).sessionTtlMs;
     const { id, version, unusedUntil } = init;
     this.state = { id, version, unusedUntil, createdAt: now, lastSeenAt: now, ttlMs };
+    this.seenWrittenAt = now;
     await this.ctx.storage.put('state', this.state);
     await this.ctx.storage.setAlarm(now + ttlMs);
     return this.state;
   }
 
-  /** Marks activity; false when the session has ended or expired. */
+  /**
+   * Marks activity; false when the session has ended or expired. A session idle past its TTL whose
+   * alarm has not run yet is expired here, not revived. Activity is kept in memory at once, and
+   * written at most every tenth of the TTL: an object evicted in between expires early by at most that.
+   */
   async touch(init: SessionInit): Promise<boolean> {
     const s = await this.ensure(init);
     if (!s) return false;
     const now = Date.now();
-    if (now - s.lastSeenAt > Math.min(60_000, s.ttlMs / 10)) {
-      s.lastSeenAt = now;
+    if (now >= s.lastSeenAt + s.ttlMs) {
+      await this.expire(s);
+      return false;
+    }
+    s.lastSeenAt = now;
+    if (now - (this.seenWrittenAt ?? 0) > Math.min(60_000, s.ttlMs / 10)) {
+      this.seenWrittenAt = now;
       await this.ctx.storage.put('state', s);
     }
     return true;
@@ -114,18 +127,42 @@ export class SessionObject extends DurableObject<Env> {
    */
   async end(init: SessionInit): Promise<boolean> {
     const s = await this.ensure(init);
-    if (!s) return false;
-    await this.ctx.storage.deleteAll();
-    this.state = null;
-    // Its stream, if it has one, is at its shard (session/stream.ts): ended there, now.
-    await shardStub(this.env, shardIndex(s.id, shardCount(this.env))).endSession(s.id);
+    if (!s) {
+      // Ended already: its shard is told again (a first telling may have failed), and it is a 404.
+      if (this.endedUntil !== undefined && Date.now() < this.endedUntil) await this.endStream(init.id, this.endedUntil);
+      return false;
+    }
+    await this.forget(s);
+    await this.endStream(s.id, s.unusedUntil);
+    return true;
+  }
+
+  /**
+   * Drops the session's state, keeping a tombstone until its id's TTL runs out (the id would
+   * otherwise make it anew). Done whole before any call out of this object: a call lets other
+   * calls in (another isolate's touch), and they must find the session ended, not make it again.
+   */
+  private async forget(s: SessionState): Promise<void> {
     const until = s.unusedUntil;
-    if (Date.now() < until) {
-      this.endedUntil = until;
+    const keep = Date.now() < until;
+    this.state = null;
+    this.endedUntil = keep ? until : undefined;
+    await this.ctx.storage.deleteAll();
+    if (keep) {
       await this.ctx.storage.put('ended', until);
       await this.ctx.storage.setAlarm(until);
     } else await this.ctx.storage.deleteAlarm();
-    return true;
+  }
+
+  /** Its stream, if it has one, is at its shard (session/stream.ts): ended there, and refused there until `until`. */
+  private endStream(id: string, until: number): Promise<void> {
+    return shardStub(this.env, shardIndex(id, shardCount(this.env))).endSession(id, until);
+  }
+
+  private async expire(s: SessionState): Promise<void> {
+    await this.forget(s);
+    log.info('session expired', { idleMs: Date.now() - s.lastSeenAt });
+    await this.endStream(s.id, s.unusedUntil);
   }
 
   override async alarm(): Promise<void> {
@@ -136,11 +173,7 @@ export class SessionObject extends DurableObject<Env> {
       return;
     }
     const expiresAt = s.lastSeenAt + s.ttlMs;
-    if (Date.now() >= expiresAt) {
-      await this.end(s);
-      log.info('session expired', { idleMs: Date.now() - s.lastSeenAt });
-    } else {
-      await this.ctx.storage.setAlarm(expiresAt);
-    }
+    if (Date.now() >= expiresAt) await this.expire(s);
+    else await this.ctx.storage.setAlarm(expiresAt);
   }
 }

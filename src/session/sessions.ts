@@ -153,7 +153,8 @@ export function sessionLiveness(env: SessionEnv, init: SessionInit): () => boole
   };
 }
 
-function markEnded(id: string): void {
+/** Forgets a session this isolate learned has ended (its shard refused its stream). */
+export function markEnded(id: string): void {
   live.delete(id);
   ended.set(id, true);
 }

@@ -68,7 +68,8 @@ function framesOf(id: string, event: CatalogEvent, announced: Announced): Uint8A
   return out;
 }
 
-export async function openLegacyStream(opts: StreamOptions): Promise<Response> {
+/** The client's SSE response; null when the shard refuses the session (it was ended since it was checked). */
+export async function openLegacyStream(opts: StreamOptions): Promise<Response | null> {
   /** The newest generation this stream delivered (or started at): older events are not news. */
   let position = opts.since;
   let opened = false;
@@ -81,6 +82,7 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response> {
       ...(position !== undefined && { [STREAM_SINCE_HEADER]: String(position) }),
     });
   const first = await connect();
+  if (first === 404) return null;
   if (typeof first === 'number') throw new Error(`registry shard answered ${first} to a stream upgrade`);
   return bridge<ShardFrame>(
     first,

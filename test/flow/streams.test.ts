@@ -10,6 +10,8 @@ import { streamsAtShard } from '../helpers/tally.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import worker from '../../src/index.js';
 import { expectError, MCP_URL, openSession, openStream, publish, readEvents, type Session } from '../helpers/worker.js';
+import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
+import { openLegacyStream } from '../../src/session/stream.js';
 import { SELF } from 'cloudflare:test';
 
 /** Ends a session: its stream closes after everything already sent on it (the terminator for exact counts). */
@@ -162,6 +164,19 @@ describe('catalog changes', () => {
       await expectError(res, 400, -32000);
     }
   });
+  it('400 for a Last-Event-ID whose generation is past the largest safe integer', async () => {
+    const s = await openSession();
+    const st = await openStream(s);
+    await st.next();
+    const own = (await st.next()).id!;
+    await st.close();
+    for (const past of ['9999999999999999', '9007199254740993']) {
+      const res = await SELF.fetch(MCP_URL, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': s.id, 'last-event-id': own.replace(/\d+$/, past) },
+      });
+      await expectError(res, 400, -32000);
+    }
+  });
   it('a second stream replaces the first', async () => {
     const s = await openSession();
     const one = await openStream(s);
@@ -183,6 +198,39 @@ describe('session end', () => {
     expect(del.status).toBe(200);
     expect(await stream.ended()).toBe(true);
     await waitFor(async () => (await streamsAtShard(s.id)) === 0, 'socket closed at the shard');
+  });
+  it("a stream that reaches its shard after its session ended elsewhere is refused, until the id's TTL", async () => {
+    const s = await openSession();
+    expect((await endSession(s)).status).toBe(200);
+    // An isolate whose liveness memo still vouched for the session opens its stream anyway: the shard says no.
+    const shard = shardIndex(s.id, shardCount(env));
+    const open = () =>
+      openLegacyStream({
+        env,
+        sessionId: s.id,
+        shard,
+        key: 'k',
+        since: undefined,
+        priming: true,
+        keepaliveMs: 60_000,
+        retryMs: 1_000,
+        tools: false,
+        resources: false,
+      });
+    expect(await open()).toBeNull();
+    // Its row goes once the id has expired: then no check passes anyway, so nothing needs refusing.
+    await runInDurableObject(shardStub(env, shard), (_o, ctx) => {
+      ctx.storage.sql.exec('UPDATE ended SET until = ? WHERE session = ?', Date.now() - 1, s.id);
+    });
+    const late = await open();
+    expect(late).toBeInstanceOf(Response);
+    await late!.body!.cancel();
+    await shardStub(env, shard).endSession('someone-else');
+    expect(
+      await runInDurableObject(shardStub(env, shard), (_o, ctx) =>
+        ctx.storage.sql.exec('SELECT count(*) AS n FROM ended WHERE session = ?', s.id).one(),
+      ),
+    ).toEqual({ n: 0 });
   });
   it('a restarted session object keeps its subscriber', async () => {
     const s = await openSession();
