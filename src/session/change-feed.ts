@@ -4,11 +4,18 @@
  * It coalesces bursts (a change starts a window of NOTIFY_COALESCE_MS; every
  * change inside it is folded into one notification of the newest
  * generation), deduplicates by generation, and fans out to every registry
- * shard in parallel. A fan-out with failures throws, so the alarm is retried
- * by the runtime; shards drop generations they already announced.
- * The last attempt's size and duration are kept for /status. What the folded
- * changes touched (`lists`: prompts, skills) is folded too, so the one
- * notification names every list any of them changed.
+ * shard in parallel. What the folded changes touched (`lists`: prompts,
+ * skills) is folded too, so the one notification names every list any of
+ * them changed.
+ *
+ * The change being fanned out is `inflight`, apart from what waits for the
+ * next window (`pending`): a change arriving mid fan-out is not folded into
+ * the one already going out, so no list is announced twice. A fan-out with
+ * failures is retried, the same event, by this object's own alarm with a
+ * backoff (the runtime gives up on a throwing alarm after a few tries, which
+ * would leave the change unannounced until the next one); shards drop
+ * generations they already announced. The last attempt's size and duration
+ * are kept for /status.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
@@ -16,37 +23,74 @@ import type { CatalogEvent, ChangedList } from './events.js';
 import { shardCount, shardStub, type DeliveryReport, type FanoutRecord } from './fanout.js';
 import { log } from '../lib/log.js';
 
+/** A failed fan-out is retried after 1 s, then twice as long each time, at most every minute, until it succeeds. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+
+/** Stored lists (absent: prompts, as before skills). */
+const listsOf = (v: unknown): ChangedList[] => (v as ChangedList[] | undefined) ?? ['prompts'];
+
 export class ChangeFeed extends DurableObject<Env> {
   /**
-   * Queues a change; false when it is not newer than what was already queued or announced.
+   * Queues a change; false when it is not newer than what was already queued, going out or announced.
    * Everything is read first and the pending mark and its alarm are written together (no await
    * between), so a restart cannot leave a change pending with no alarm to announce it. A writer
    * retrying a change this object already queued also finds its alarm armed.
    */
   async publish(event: CatalogEvent): Promise<boolean> {
-    const got = await this.ctx.storage.get<number | ChangedList[]>(['published', 'pending', 'pendingLists']);
+    const got = await this.ctx.storage.get<unknown>(['published', 'pending', 'pendingLists', 'inflight']);
     const published = (got.get('published') as number | undefined) ?? 0;
     const pending = (got.get('pending') as number | undefined) ?? 0;
+    const inflight = (got.get('inflight') as CatalogEvent | undefined)?.generation ?? 0;
     const armed = (await this.ctx.storage.getAlarm()) !== null;
-    const newer = event.generation > Math.max(published, pending);
+    const newer = event.generation > Math.max(published, pending, inflight);
     if (newer) {
       // Folded with what is still waiting for this window (absent lists: prompts, as before skills).
-      const waiting =
-        pending > published ? ((got.get('pendingLists') as ChangedList[] | undefined) ?? ['prompts']) : [];
+      const waiting = pending > Math.max(published, inflight) ? listsOf(got.get('pendingLists')) : [];
       const lists = [...new Set([...waiting, ...(event.lists ?? ['prompts'])])].sort();
       void this.ctx.storage.put({ pending: event.generation, pendingLists: lists });
     }
-    if (!armed && (newer || pending > published))
+    if (!armed && (newer || pending > published || inflight > published))
       void this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
     return newer;
   }
 
   override async alarm(): Promise<void> {
-    const got = await this.ctx.storage.get<number | ChangedList[]>(['pending', 'pendingLists']);
+    const event = await this.next();
+    if (!event) return;
+    const ok = await this.fanOut(event);
+    const cfg = configOf(this.env);
+    if (!ok) {
+      const attempts = ((await this.ctx.storage.get<number>('attempts')) ?? 0) + 1;
+      const delayMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempts - 1));
+      log.error('catalog fan-out incomplete; retrying', { generation: event.generation, attempts, delayMs });
+      await this.ctx.storage.put('attempts', attempts);
+      await this.ctx.storage.setAlarm(Date.now() + delayMs);
+      return;
+    }
+    await this.ctx.storage.put('published', event.generation);
+    await this.ctx.storage.delete(['inflight', 'attempts']);
+    // A change that arrived during the fan-out is still pending: it gets a window of its own.
+    if (((await this.ctx.storage.get<number>('pending')) ?? 0) > event.generation)
+      await this.ctx.storage.setAlarm(Date.now() + cfg.notifyCoalesceMs);
+  }
+
+  /** The event to fan out now: the one already going out (a retry), else the pending one, moved to `inflight`. */
+  private async next(): Promise<CatalogEvent | undefined> {
+    const got = await this.ctx.storage.get<unknown>(['inflight', 'pending', 'pendingLists', 'published']);
+    const inflight = got.get('inflight') as CatalogEvent | undefined;
+    if (inflight) return inflight;
     const generation = got.get('pending') as number | undefined;
-    if (generation === undefined) return;
-    const lists = (got.get('pendingLists') as ChangedList[] | undefined) ?? ['prompts'];
-    const event: CatalogEvent = { kind: 'prompts_list_changed', generation, lists };
+    if (generation === undefined) return undefined;
+    await this.ctx.storage.delete(['pending', 'pendingLists']);
+    if (generation <= ((got.get('published') as number | undefined) ?? 0)) return undefined;
+    const event: CatalogEvent = { kind: 'prompts_list_changed', generation, lists: listsOf(got.get('pendingLists')) };
+    await this.ctx.storage.put('inflight', event);
+    return event;
+  }
+
+  /** One attempt at every shard, in parallel; true when every shard has it. Kept for /status either way. */
+  private async fanOut(event: CatalogEvent): Promise<boolean> {
     const started = Date.now();
     const shards = shardCount(this.env);
     const results = await Promise.allSettled(
@@ -59,8 +103,8 @@ export class ChangeFeed extends DurableObject<Env> {
       else for (const k of Object.keys(total) as (keyof DeliveryReport)[]) total[k] += r.value[k];
     }
     const durationMs = Date.now() - started;
+    const { generation } = event;
     log.info('catalog change fanned out', { generation, shards, shardFailures, ...total, ms: durationMs });
-    // Kept before a failure throws, so /status shows the attempt that is being retried.
     const last: FanoutRecord = {
       generation,
       startedAt: new Date(started).toISOString(),
@@ -70,19 +114,17 @@ export class ChangeFeed extends DurableObject<Env> {
       ...total,
     };
     await this.ctx.storage.put('lastFanout', last);
-    if (shardFailures) throw new Error(`fan-out of generation ${generation} incomplete; retrying`);
-    await this.ctx.storage.put('published', generation);
-    // A change that arrived during the fan-out is still pending: it gets a window of its own.
-    if ((await this.ctx.storage.get<number>('pending')) === generation)
-      await this.ctx.storage.delete(['pending', 'pendingLists']);
-    else await this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs);
+    return shardFailures === 0;
   }
 
+  /** `pending`: the newest change not announced everywhere yet (waiting for its window, or going out). */
   async status(): Promise<{ published: number; pending: number | null }> {
-    return {
-      published: (await this.ctx.storage.get<number>('published')) ?? 0,
-      pending: (await this.ctx.storage.get<number>('pending')) ?? null,
-    };
+    const got = await this.ctx.storage.get<unknown>(['published', 'pending', 'inflight']);
+    const waiting = Math.max(
+      (got.get('pending') as number | undefined) ?? 0,
+      (got.get('inflight') as CatalogEvent | undefined)?.generation ?? 0,
+    );
+    return { published: (got.get('published') as number | undefined) ?? 0, pending: waiting || null };
   }
 
   /** The last fan-out attempt (null before the first), for /status. */

@@ -43,6 +43,8 @@ export class RegistryShard extends DurableObject<Env> {
       'CREATE TABLE IF NOT EXISTS announced (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)',
     );
     sql.exec('CREATE TABLE IF NOT EXISTS events (generation INTEGER PRIMARY KEY, lists TEXT NOT NULL, at INTEGER)');
+    // The newest generation trimmed from the log: a resume from before it missed changes the log no longer names.
+    sql.exec('CREATE TABLE IF NOT EXISTS trimmed (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)');
     // Sessions ended (DELETE, expiry) until their ids expire: a stream that attaches after its session
     // ended (opened on an isolate whose liveness memo still vouched for it) is refused, not kept for a TTL.
     sql.exec('CREATE TABLE IF NOT EXISTS ended (session TEXT PRIMARY KEY, until INTEGER NOT NULL)');
@@ -81,16 +83,22 @@ export class RegistryShard extends DurableObject<Env> {
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  /** What a stream resuming at `since` missed, oldest first; one event for every list when the log no longer holds it. */
+  /**
+   * What a stream resuming at `since` missed, oldest first. When the log no longer holds all of
+   * it (trimmed past `since`, or older than the replay age), one event for every list instead:
+   * what the missing changes touched is not known, and a list must not go unannounced.
+   */
   private since(since: number): ShardFrame[] {
-    const rows = this.ctx.storage.sql
-      .exec<{ generation: number; lists: string }>(
-        'SELECT generation, lists FROM events WHERE generation > ? AND at > ? ORDER BY generation',
+    const sql = this.ctx.storage.sql;
+    const rows = sql
+      .exec<{ generation: number; lists: string; at: number | null }>(
+        'SELECT generation, lists, at FROM events WHERE generation > ? ORDER BY generation',
         since,
-        Date.now() - REPLAY_MAX_AGE_MS,
       )
       .toArray();
-    if (rows.length === 0)
+    const trimmed = sql.exec<{ generation: number }>('SELECT generation FROM trimmed').toArray()[0]?.generation ?? 0;
+    const held = rows.length > 0 && since >= trimmed && (rows[0]!.at ?? 0) > Date.now() - REPLAY_MAX_AGE_MS;
+    if (!held)
       return [{ t: 'event', event: { kind: 'prompts_list_changed', generation: this.announced(), lists: ALL_LISTS } }];
     return rows.map((r) => ({
       t: 'event',
@@ -137,6 +145,26 @@ export class RegistryShard extends DurableObject<Env> {
     };
   }
 
+  /** Keeps the newest REPLAY_MAX_EVENTS events, and remembers the newest generation it let go. */
+  private trim(): number {
+    const sql = this.ctx.storage.sql;
+    // The newest event past the kept ones, if the log is that long: it and everything older go.
+    const cut = sql
+      .exec<{ generation: number }>(
+        'SELECT generation FROM events ORDER BY generation DESC LIMIT 1 OFFSET ?',
+        REPLAY_MAX_EVENTS,
+      )
+      .toArray()[0]?.generation;
+    if (cut === undefined) return 0;
+    return (
+      sql.exec('DELETE FROM events WHERE generation <= ?', cut).rowsWritten +
+      sql.exec(
+        'INSERT INTO trimmed (id, generation) VALUES (0, ?) ON CONFLICT (id) DO UPDATE SET generation = max(generation, excluded.generation)',
+        cut,
+      ).rowsWritten
+    );
+  }
+
   /**
    * Announces a change to every stream of this shard: one log row, the announced mark and the
    * log's trim, then one frame for all sockets. A generation already announced (a retried
@@ -157,10 +185,7 @@ export class RegistryShard extends DurableObject<Env> {
           Date.now(),
         ).rowsWritten +
         sql.exec('INSERT OR REPLACE INTO announced (id, generation) VALUES (0, ?)', event.generation).rowsWritten +
-        sql.exec(
-          'DELETE FROM events WHERE generation NOT IN (SELECT generation FROM events ORDER BY generation DESC LIMIT ?)',
-          REPLAY_MAX_EVENTS,
-        ).rowsWritten,
+        this.trim(),
     );
     const frame = JSON.stringify({ t: 'event', event } satisfies ShardFrame);
     for (const ws of this.ctx.getWebSockets()) {

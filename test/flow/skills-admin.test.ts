@@ -3,13 +3,14 @@
  * digest first (verified, idempotent), then records that name them, refused while any file is
  * missing; every version kept, rollback, delete, prune, dry run; the KV snapshot carries them.
  */
-import { env, SELF } from 'cloudflare:test';
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { digestOf, fileKey } from '../../src/catalog/skills/file-store.js';
 import { KV_KEYS, readGeneration } from '../../src/catalog/store.js';
 import type { CatalogSnapshot, SkillRecord } from '../../src/catalog/types.js';
-import { flushFeed } from '../helpers/feed.js';
-import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin, openSession, openStream } from '../helpers/worker.js';
+import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
+import { feedStub, flushFeed, holdFeed } from '../helpers/feed.js';
+import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin, MCP_URL, openSession, openStream } from '../helpers/worker.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -199,5 +200,39 @@ describe('announcements', () => {
       method: 'notifications/prompts/list_changed',
     });
     await stream.close();
+  });
+});
+
+describe('a fan-out that failed at a shard', () => {
+  it('is retried by the feed itself; a change published meanwhile is announced on its own, each list once', async () => {
+    await flushFeed();
+    const session = await openSession();
+    const stream = await openStream(session);
+    await holdFeed();
+    // The prompts change fails at a shard other than the stream's: this stream has it, the feed must retry it.
+    const shards = shardCount(env);
+    const other = shardStub(env, (shardIndex(session.id, shards) + 1) % shards);
+    await admin('PUT', '/prompts/retried_prompt', {
+      messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+    });
+    await runInDurableObject(other, (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE events RENAME TO e2'));
+    try {
+      // The runtime gives up on a throwing alarm after a few tries: the feed arms its own retry instead.
+      await runDurableObjectAlarm(feedStub());
+      const retryAt = await runInDurableObject(feedStub(), (_o, ctx) => ctx.storage.getAlarm());
+      expect(retryAt).not.toBeNull();
+      expect(retryAt! - Date.now()).toBeLessThanOrEqual(1_000);
+      expect((await stream.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+      // A skills change while the prompts change is still going out.
+      await admin('POST', '/skills/publish', { skills: [await skill('retried-skill', 'two')] });
+    } finally {
+      await runInDurableObject(other, (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE e2 RENAME TO events'));
+    }
+    await flushFeed();
+    expect((await SELF.fetch(MCP_URL, { method: 'DELETE', headers: { 'mcp-session-id': session.id } })).status).toBe(
+      200,
+    );
+    // The skills change is announced as itself: the prompts change is not announced a second time.
+    expect((await stream.rest()).map((m) => m.message.method)).toEqual(['notifications/resources/list_changed']);
   });
 });

@@ -12,6 +12,7 @@ import worker from '../../src/index.js';
 import { expectError, MCP_URL, openSession, openStream, publish, readEvents, type Session } from '../helpers/worker.js';
 import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
 import { openLegacyStream } from '../../src/session/stream.js';
+import { REPLAY_MAX_EVENTS } from '../../src/session/registry-shard.js';
 import { SELF } from 'cloudflare:test';
 
 /** Ends a session: its stream closes after everything already sent on it (the terminator for exact counts). */
@@ -148,6 +149,39 @@ describe('catalog changes', () => {
     expect(replayed.message).toEqual(LIST_CHANGED);
     expect(replayed.id).toBe(priming.id!.replace(/\.\d+$/, `.${g}`));
     await resumed.close();
+  });
+  it('a resume from before what the log still holds announces every list: a trimmed change is not lost', async () => {
+    // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
+    const shard = shardStub(env, 99);
+    const g0 = 1_000_000;
+    const change = (generation: number, list: 'prompts' | 'skills') =>
+      shard.deliver({ kind: 'prompts_list_changed', generation, lists: [list] });
+    await change(g0, 'prompts');
+    await change(g0 + 1, 'skills');
+    for (let g = g0 + 2; g <= g0 + REPLAY_MAX_EVENTS + 1; g++) await change(g, 'prompts');
+    // The skills change has been trimmed from the log; a stream that last delivered g0 resumes.
+    const res = await openLegacyStream({
+      env,
+      sessionId: 'trimmed-resume',
+      shard: 99,
+      key: 'k',
+      since: g0,
+      priming: false,
+      keepaliveMs: 60_000,
+      retryMs: 1_000,
+      tools: false,
+      resources: true,
+    });
+    const stream = readEvents(res!);
+    const first = await stream.nextMessage();
+    const second = await stream.nextMessage();
+    expect([first.message.method, second.message.method]).toEqual([
+      'notifications/prompts/list_changed',
+      'notifications/resources/list_changed',
+    ]);
+    // One event at the newest generation, its id on the last frame.
+    expect(second.id).toBe(`k.${g0 + REPLAY_MAX_EVENTS + 1}`);
+    await stream.close();
   });
   it('400 for a Last-Event-ID of another session or a garbage one', async () => {
     const s = await openSession();

@@ -28,17 +28,20 @@ export async function waitFor(check: () => Promise<boolean> | boolean, what = 'c
 
 async function feedState(): Promise<{ pending: number | undefined; published: number; alarm: number | null }> {
   return runInDurableObject(feedStub(), async (_o, ctx) => ({
-    pending: await ctx.storage.get<number>('pending'),
+    // Waiting for its window, or going out (a fan-out being retried).
+    pending:
+      (await ctx.storage.get<number>('pending')) ??
+      (await ctx.storage.get<{ generation: number }>('inflight'))?.generation,
     published: (await ctx.storage.get<number>('published')) ?? 0,
     alarm: await ctx.storage.getAlarm(),
   }));
 }
 
 /**
- * Runs the feed's alarm now, if one is armed. The runtime retries an alarm
- * that throws (or whose object is restarted under it); runDurableObjectAlarm
- * has already removed it, so a failed run is armed again here, as the
- * runtime would. Nothing else re-arms: a change left pending with no alarm is
+ * Runs the feed's alarm now, if one is armed. A fan-out that failed at a
+ * shard arms its own retry; the runtime retries an alarm that throws (or
+ * whose object is restarted under it), and runDurableObjectAlarm has already
+ * removed it, so such a run is armed again here, as the runtime would. Nothing else re-arms: a change left pending with no alarm is
  * a lost announcement, and flushFeed() then fails.
  */
 export async function runFeedAlarm(): Promise<void> {
@@ -46,7 +49,8 @@ export async function runFeedAlarm(): Promise<void> {
     await runDurableObjectAlarm(feedStub());
   } catch {
     await runInDurableObject(feedStub(), async (_o, ctx) => {
-      if ((await ctx.storage.get('pending')) !== undefined && (await ctx.storage.getAlarm()) === null)
+      const waiting = (await ctx.storage.get('pending')) ?? (await ctx.storage.get('inflight'));
+      if (waiting !== undefined && (await ctx.storage.getAlarm()) === null)
         await ctx.storage.setAlarm(Date.now() + 3_600_000);
     });
   }
