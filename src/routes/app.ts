@@ -73,6 +73,10 @@ function misconfigured(err: MissingSecretError | AuthConfigError, path: string):
     : new ApiError(500, 'misconfigured', message);
 }
 
+/** GET /prompts is CORS-open (listing.ts): a browser must be able to read why a request failed, too. */
+const corsOf = (c: Context<AppEnv>): Record<string, string> =>
+  c.req.path.startsWith('/prompts') ? { 'access-control-allow-origin': '*' } : {};
+
 /** The principal's id for log lines, once access control has set one. */
 const principalId = (c: Context<AppEnv>) => c.get('scope')?.principal.id;
 
@@ -84,12 +88,10 @@ function refusal(err: AuthError, c: Context<AppEnv>): Response {
     reason: err.message,
     principal: principalId(c),
   });
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = corsOf(c);
   if (err.challenge) headers['www-authenticate'] = err.challenge;
   if (err.status === 503) headers['retry-after'] = '5';
-  // GET /prompts is CORS-open (listing.ts): a browser must be able to read why it was refused.
-  if (c.req.path.startsWith('/prompts'))
-    Object.assign(headers, { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'WWW-Authenticate' });
+  if (headers['access-control-allow-origin']) headers['access-control-expose-headers'] = 'WWW-Authenticate';
   if (!c.req.path.startsWith('/mcp'))
     return c.json({ error: { code: err.code, message: err.message } }, err.status, headers);
   const http = new HttpError(err.status, ErrorCode.Transport, err.message, {
@@ -118,8 +120,7 @@ app.onError((err, c) => {
       err.issues === undefined
         ? { code: err.code, message: err.message }
         : { code: err.code, message: err.message, issues: err.issues };
-    if (err.status === 503) c.header('retry-after', '1');
-    return c.json({ error }, err.status);
+    return c.json({ error }, err.status, { ...corsOf(c), ...(err.status === 503 && { 'retry-after': '1' }) });
   }
   let http: HttpError;
   if (err instanceof HttpError) {
@@ -148,6 +149,6 @@ app.onError((err, c) => {
   }
   return new Response(errorJson(http.id, http), {
     status: http.status,
-    headers: { 'content-type': 'application/json', ...http.headers },
+    headers: { 'content-type': 'application/json', ...corsOf(c), ...http.headers },
   });
 });

@@ -19,17 +19,32 @@ import type { Context } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
 
+const methodNotAllowed = () => {
+  throw new HttpError(405, ErrorCode.Transport, 'Method Not Allowed', { headers: { allow: 'GET, POST, DELETE' } });
+};
+
+// Hono answers HEAD with the GET route; a HEAD here would open (and replace) the session's stream.
+mcp.use('/', (c, next) => (c.req.method === 'HEAD' ? methodNotAllowed() : next()));
 // The per-client rate limit comes first, for every method (limits.ts).
 mcp.use('*', mcpRateLimit);
 // POST runs the browser guard inside postGuard (one middleware layer on the hot path); the rest run it on its own.
 mcp.on(['GET', 'DELETE', 'OPTIONS', 'PUT', 'PATCH'], '/', browserGuard);
 
+/** Strict: JSON-RPC messages are UTF-8, and a byte that is not must not become U+FFFD in an argument. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /** The body as text; a body the client cut short (its connection lost mid-body) is the client's error, not ours. */
 async function readText(c: Context<AppEnv>): Promise<string> {
+  let bytes: ArrayBuffer;
   try {
-    return await c.req.text();
+    bytes = await c.req.arrayBuffer();
   } catch {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body could not be read in full');
+  }
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new HttpError(400, ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8');
   }
 }
 
@@ -54,6 +69,4 @@ mcp.get('/', identified, (c) => {
 
 mcp.delete('/', identified, (c) => legacyDelete(signingScopeOf(c)));
 
-mcp.on(['PUT', 'PATCH'], '/', () => {
-  throw new HttpError(405, ErrorCode.Transport, 'Method Not Allowed', { headers: { allow: 'GET, POST, DELETE' } });
-});
+mcp.on(['PUT', 'PATCH'], '/', methodNotAllowed);

@@ -105,8 +105,20 @@ async function initialize(
   return jsonResponse(resultMessage(msg.id, initializeResult(init.version, t.cfg)), { [SESSION_HEADER]: sessionId });
 }
 
+/**
+ * Messages in one batch (2025-03-26 sessions). The spec sets no bound; every item runs at once and
+ * may be a call upstream, so a bound keeps one POST within the runtime's subrequest limit.
+ */
+export const MAX_BATCH = 100;
+
 async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   if (items.length === 0) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
+  if (items.length > MAX_BATCH)
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: a batch holds at most ${MAX_BATCH} messages, got ${items.length}`,
+    );
   if (items.some((m) => (m as { method?: unknown })?.method === 'initialize'))
     throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch');
   const version = await requireSession(t);

@@ -74,14 +74,19 @@ describe('GET /prompts', () => {
     expect(again.status).toBe(304);
     expect(again.headers.get('etag')).toBe(etag);
     expect((await send(get(LIST_URL, { 'if-none-match': '"g0-nope"' }))).status).toBe(200);
-    expect((await send(get(`${LIST_URL}?cursor=forged`))).status).toBe(400);
+    const forged = await send(get(`${LIST_URL}?cursor=forged`));
+    expect(forged.status).toBe(400);
+    // CORS-open like the page: a browser must be able to read why (and restart from page one).
+    expect(forged.headers.get('access-control-allow-origin')).toBe('*');
   });
   it('GET /prompts/{name} gives one prompt with the same caching, and 404 for an unknown one', async () => {
     const res = await send(get(`${LIST_URL}/greet`));
     expect(((await res.json()) as any).prompt).toMatchObject({ name: 'greet', title: 'Greeting' });
     expect(res.headers.get('cache-control')).toContain('s-maxage=60');
     expect((await send(get(`${LIST_URL}/greet`, { 'if-none-match': res.headers.get('etag')! }))).status).toBe(304);
-    expect((await send(get(`${LIST_URL}/nope`))).status).toBe(404);
+    const unknown = await send(get(`${LIST_URL}/nope`));
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('access-control-allow-origin')).toBe('*');
   });
 });
 

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { expectTransportCase, TRANSPORT_CASES } from '../helpers/transport-cases.js';
 import { ACCEPT, expectError, MCP_URL, openSession, post, publish, request } from '../helpers/worker.js';
+import { MAX_BATCH } from '../../src/rpc/legacy.js';
 
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS);
@@ -48,6 +49,55 @@ describe('POST headers', () => {
   });
 });
 
+describe('POST body encoding', () => {
+  it('400 -32700 for a body that is not UTF-8: no byte is silently replaced', async () => {
+    const s = await openSession();
+    const enc = new TextEncoder();
+    const before = enc.encode(
+      '{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"greet","arguments":{"who":"',
+    );
+    const after = enc.encode('"}}}');
+    const body = new Uint8Array([...before, 0xff, 0xfe, ...after]);
+    const res = await SELF.fetch(MCP_URL, {
+      method: 'POST',
+      headers: {
+        accept: ACCEPT,
+        'content-type': 'application/json',
+        'mcp-session-id': s.id,
+        'mcp-protocol-version': s.version,
+      },
+      body,
+    });
+    await expectError(res, 400, -32700);
+    // The same request in valid UTF-8 is served, and a leading BOM is allowed (as text() allowed it).
+    const ok = new Uint8Array([0xef, 0xbb, 0xbf, ...before, ...enc.encode('Ada'), ...after]);
+    const served = await SELF.fetch(MCP_URL, {
+      method: 'POST',
+      headers: {
+        accept: ACCEPT,
+        'content-type': 'application/json',
+        'mcp-session-id': s.id,
+        'mcp-protocol-version': s.version,
+      },
+      body: ok,
+    });
+    expect(served.status).toBe(200);
+    expect(((await served.json()) as any).result.messages.length).toBeGreaterThan(0);
+  });
+});
+
+describe('methods', () => {
+  it("405 with Allow for HEAD, which must not open (and so replace) the session's stream", async () => {
+    const s = await openSession();
+    const res = await SELF.fetch(MCP_URL, {
+      method: 'HEAD',
+      headers: { accept: 'text/event-stream', 'mcp-session-id': s.id, 'mcp-protocol-version': s.version },
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+});
+
 describe('JSON-RPC envelope', () => {
   it('400 -32600 on a batch outside a 2025-03-26 session', async () => {
     const s = await openSession('2025-11-25');
@@ -57,6 +107,14 @@ describe('JSON-RPC envelope', () => {
     await expectError(await post([request('initialize', { protocolVersion: '2025-03-26' })]), 400, -32600);
     const s = await openSession('2025-03-26');
     await expectError(await post([], { session: s.id }), 400, -32600);
+  });
+  it('400 -32600 for a batch of more than MAX_BATCH messages; MAX_BATCH is served', async () => {
+    const s = await openSession('2025-03-26');
+    const pings = (n: number) => Array.from({ length: n }, () => request('ping'));
+    await expectError(await post(pings(MAX_BATCH + 1), { session: s.id }), 400, -32600);
+    const res = await post(pings(MAX_BATCH), { session: s.id });
+    expect(res.status).toBe(200);
+    expect(await res.json<unknown[]>()).toHaveLength(MAX_BATCH);
   });
   it('accepts batches on 2025-03-26 sessions, answering only the requests', async () => {
     const s = await openSession('2025-03-26');
