@@ -24,8 +24,12 @@ export const LIMITS = {
   shardsConfigMax: 4_096,
 };
 
-/** Storage rows one change writes: the feed's own (pending, lists, record, published, cleanup) and each shard's (log, mark, trim). */
-export const ROWS = { feed: 6, perShard: 3 };
+/**
+ * Storage rows one change writes (src/session/change-feed.ts, registry-shard.ts): the feed's own
+ * (pending and its lists; their move to inflight; the record; published; inflight cleared) and
+ * each shard's once its log is full (log row, mark, the trimmed row and the trim mark).
+ */
+export const ROWS = { feed: 8, perShard: 4 };
 
 /**
  * Per-hop figures from bench:fanout runs without coalescing, all on one Miniflare thread:
