@@ -29,6 +29,7 @@ import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from '.
 import { UpstreamsTable } from './upstreams-table.js';
 import { SnapshotSync } from './snapshot-sync.js';
 import { validatePrompt, validateSet } from './validate.js';
+import { log } from '../lib/log.js';
 
 export type { Stored } from './versions-table.js';
 export type StoredPrompt = Stored<PromptRecord>;
@@ -219,13 +220,21 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.mutate(async () => this.sync.resyncIfDirty());
+    await this.ctx.blockConcurrencyWhile(() => this.sync.resyncIfDirty());
   }
 
-  /** One write at a time, in arrival order, with KV brought up to date first. */
+  /**
+   * One write at a time, in arrival order, with KV brought up to date first. A catch-up that fails
+   * does not stop the write: it publishes a newer snapshot itself (with the pending change's lists),
+   * and may be the very write that makes the catalog publishable again (one that shrinks it).
+   */
   private mutate<T>(fn: () => Promise<T>): Promise<T> {
     return this.ctx.blockConcurrencyWhile(async () => {
-      await this.sync.resyncIfDirty();
+      try {
+        await this.sync.resyncIfDirty();
+      } catch (e) {
+        log.warn('catalog catch-up failed; the write goes ahead', { error: String(e) });
+      }
       return fn();
     });
   }

@@ -18,7 +18,7 @@ import { configOf } from '../lib/config.js';
 import { publishChange } from '../session/fanout.js';
 import type { ChangedList } from '../session/events.js';
 import { collisions } from './collisions.js';
-import { readGeneration, writeSnapshot } from './store.js';
+import { readGeneration, SnapshotTooLargeError, writeSnapshot } from './store.js';
 import type { CatalogSnapshot } from './types.js';
 
 const RETRY_MS = 5_000;
@@ -44,6 +44,11 @@ export class SnapshotSync {
     return Number(this.meta('generation') ?? 0);
   }
 
+  /** The size of the last snapshot written to KV, in bytes (0 before the first). */
+  lastBytes(): number {
+    return Number(this.meta('bytes') ?? 0);
+  }
+
   /**
    * One change: a new generation begun with `record` (the history's own rows for it, written in one
    * transaction with the dirty mark), then published. Resolves what `record` returned.
@@ -54,8 +59,10 @@ export class SnapshotSync {
     announce = true,
   ): Promise<{ generation: number; recorded: T; snapshot: CatalogSnapshot }> {
     const generation = await this.nextGeneration();
-    const recorded = await this.begin(generation, lists, () => record(generation));
-    const snapshot = await this.publish(generation, announce, lists);
+    // A change still unpublished (its KV write failed) goes out with this one: its lists too.
+    const all = this.meta('dirty') === '1' ? [...new Set([...listsOf(this.meta('lists')), ...lists])].sort() : lists;
+    const recorded = await this.begin(generation, all, () => record(generation));
+    const snapshot = await this.publish(generation, announce || all !== lists, all);
     return { generation, recorded, snapshot };
   }
 
@@ -96,7 +103,7 @@ export class SnapshotSync {
     const clashes = collisions(snap);
     if (clashes.length) log.warn('prompt name collisions: local prompts win', { generation, collisions: clashes });
     try {
-      await writeSnapshot(this.env.PROMPTS, snap);
+      this.setMeta('bytes', String(await writeSnapshot(this.env.PROMPTS, snap)));
       if (announce)
         await publishChange(this.env, {
           kind: 'prompts_list_changed',
@@ -108,6 +115,11 @@ export class SnapshotSync {
       return snap;
     } catch (e) {
       // History is recorded; KV and the announcement catch up before the next write or on this alarm.
+      if (e instanceof SnapshotTooLargeError)
+        log.error('catalog snapshot too large for KV; remove or shrink prompts to publish again', {
+          generation,
+          bytes: e.bytes,
+        });
       await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
       throw e;
     }

@@ -100,18 +100,30 @@ export async function readGeneration(kv: KVNamespace): Promise<number> {
   return Number(await kv.get(KV_KEYS.generation)) || 0;
 }
 
+/** The largest value KV stores (25 MiB): a snapshot must fit in one. */
+export const KV_VALUE_MAX_BYTES = 25 * 1_048_576;
+
+export class SnapshotTooLargeError extends Error {
+  constructor(readonly bytes: number) {
+    super(`the catalog snapshot is ${bytes} bytes, over KV's ${KV_VALUE_MAX_BYTES}-byte value limit`);
+  }
+}
+
 /**
  * Writes a snapshot under all three keys and makes this isolate serve it at
- * once. Callers assign the generation; the single-writer rule (one catalog
- * Durable Object) arrives with the admin API.
+ * once; resolves its size in bytes. Callers assign the generation; the one
+ * writer is the CatalogWriter Durable Object.
  */
-export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Promise<void> {
+export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Promise<number> {
   // Snapshot and head together, the generation last: a reader that sees the new
   // generation can always find its snapshot.
   const [snapshot, head, generation] = snapshotEntries(snap);
+  const bytes = new Blob([snapshot!.value]).size;
+  if (bytes > KV_VALUE_MAX_BYTES) throw new SnapshotTooLargeError(bytes);
   await Promise.all([kv.put(snapshot!.key, snapshot!.value), kv.put(head!.key, head!.value)]);
   await kv.put(generation!.key, generation!.value);
   adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
+  return bytes;
 }
 
 /**

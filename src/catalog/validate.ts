@@ -11,7 +11,13 @@ import { placeholders, templatedFields } from './template.js';
 import type { Issue } from './types.js';
 import { isRecord } from '../lib/json.js';
 
-export const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+export const NAME_PATTERN = /^(?!\.)[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * A prompt as stored (one SQLite row of the writer's history, whose values are at most 2 MB): a
+ * larger one is refused here, with its size, rather than failing in the write.
+ */
+export const MAX_PROMPT_BYTES = 1_900_000;
 /** Group names: no `,` (view keys join them with it) and no `*` (the admin view's key). */
 export const GROUP_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,63}$/;
 export const MAX_GROUPS = 32;
@@ -123,7 +129,7 @@ export function validatePrompt(input: unknown): Issue[] {
   if (!isRecord(input)) return [{ path: '', message: 'must be an object' }];
   c.str(input, 'name', '', { required: true, max: 64 });
   if (typeof input.name === 'string' && input.name && !NAME_PATTERN.test(input.name))
-    c.fail('name', 'may only use A-Z a-z 0-9 _ . - (at most 64 characters)');
+    c.fail('name', 'may only use A-Z a-z 0-9 _ . - (at most 64 characters), and may not start with a dot');
   c.str(input, 'title', '', { max: 200 });
   c.str(input, 'description', '', { max: 4000 });
   checkIcons(c, input.icons, 'icons');
@@ -140,7 +146,8 @@ export function validatePrompt(input: unknown): Issue[] {
     if (!isRecord(arg)) return c.fail(p, 'must be an object');
     c.str(arg, 'name', `${p}.`, { required: true, max: 64 });
     if (typeof arg.name === 'string') {
-      if (arg.name && !NAME_PATTERN.test(arg.name)) c.fail(`${p}.name`, 'may only use A-Z a-z 0-9 _ . -');
+      if (arg.name && !NAME_PATTERN.test(arg.name))
+        c.fail(`${p}.name`, 'may only use A-Z a-z 0-9 _ . -, and may not start with a dot');
       if (declared.has(arg.name)) c.fail(`${p}.name`, `duplicate argument "${arg.name}"`);
       declared.add(arg.name);
     }
@@ -169,6 +176,11 @@ export function validatePrompt(input: unknown): Issue[] {
       }
     }
   });
+  if (c.issues.length === 0) {
+    const bytes = new Blob([JSON.stringify(input)]).size;
+    if (bytes > MAX_PROMPT_BYTES)
+      c.fail('', `is ${bytes} bytes as JSON; a prompt is at most ${MAX_PROMPT_BYTES} bytes`);
+  }
   return c.issues;
 }
 

@@ -14,7 +14,15 @@ import type { RowKind, Stored, VersionsTable } from './versions-table.js';
 export type WriteResult =
   | { ok: true; generation: number; diff: SetDiff; versions: Record<string, number>; dryRun: boolean }
   | { ok: false; reason: 'invalid'; issues: Issue[] }
-  | { ok: false; reason: 'not_found'; message: string };
+  | { ok: false; reason: 'not_found' | 'too_large'; message: string };
+
+/**
+ * The largest catalog snapshot a write may make, in bytes: KV stores at most 25 MiB in one value,
+ * and upstream listings can still grow the snapshot after a write.
+ */
+export const MAX_CATALOG_BYTES = 24 * 1_048_576;
+
+const utf8Bytes = (s: string) => new Blob([s]).size;
 
 type Named = { name: string };
 type Mutate = <T>(fn: () => Promise<T>) => Promise<T>;
@@ -77,10 +85,28 @@ export class VersionedWrites {
       ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
       ...diff.removed.map((name): [string, null] => [name, null]),
     ];
+    const tooLarge = this.overLimit(before, written);
+    if (tooLarge) return { ok: false, reason: 'too_large', message: tooLarge };
     const { generation, recorded: versions } = await this.sync.write([kind.list], (g) =>
       this.versions.add(kind, written, g, by),
     );
     // Object.fromEntries defines own properties: "__proto__" stays an ordinary key.
     return { ok: true, generation, diff, versions: Object.fromEntries(versions), dryRun: false };
+  }
+
+  /**
+   * Why a write that grows the catalog past MAX_CATALOG_BYTES is refused before anything is
+   * recorded (a snapshot KV cannot store would hold every later write back); undefined when it
+   * fits, or when it does not grow the catalog (such a write is how an oversized one is mended).
+   */
+  private overLimit(before: Map<string, Named>, written: [string, string | null][]): string | undefined {
+    let delta = 0;
+    for (const [name, text] of written) {
+      const old = before.get(name);
+      delta += (text === null ? 0 : utf8Bytes(text) + 1) - (old ? utf8Bytes(canonical(old)) + 1 : 0);
+    }
+    const projected = this.sync.lastBytes() + delta;
+    if (delta <= 0 || projected <= MAX_CATALOG_BYTES) return undefined;
+    return `The catalog would be about ${projected} bytes, over the ${MAX_CATALOG_BYTES}-byte limit (one KV value); nothing was written`;
   }
 }

@@ -20,5 +20,6 @@ export function answer(c: Context<AppEnv>, r: WriteResult, noun = 'prompts') {
   }
   if (r.reason === 'invalid')
     throw new ApiError(422, `invalid_${noun}`, `${r.issues.length} problem(s); nothing was written`, r.issues);
+  if (r.reason === 'too_large') throw new ApiError(413, 'catalog_too_large', r.message);
   throw new ApiError(404, 'not_found', r.message);
 }

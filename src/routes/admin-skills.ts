@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { catalogWriter } from '../catalog/stubs.js';
-import { DIGEST_PATTERN, missingFiles, readSkillFile, writeSkillFile } from '../catalog/skills/file-store.js';
+import { DIGEST_PATTERN, digestOf, missingFiles, readSkillFile, writeSkillFile } from '../catalog/skills/file-store.js';
 import { MAX_PUBLISH_SKILLS, SKILL_LIMITS, SKILL_NAME } from '../catalog/skills/validate.js';
 import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
@@ -52,12 +52,17 @@ adminSkills.put(FILE_ROUTE, async (c) => {
   const tooLarge = () => new ApiError(413, 'too_large', `A skill file is at most ${SKILL_LIMITS.bytes} bytes`);
   if (Number(c.req.header('content-length') ?? 0) > SKILL_LIMITS.bytes) throw tooLarge();
   const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
-  const bytes = body ? await readCapped(body, SKILL_LIMITS.bytes, tooLarge) : new Uint8Array();
+  let bytes: Uint8Array = new Uint8Array();
   try {
-    await writeSkillFile(c.env.PROMPTS, digest, bytes);
-  } catch {
-    throw new ApiError(400, 'digest_mismatch', `The body does not hash to ${digest}`);
+    if (body) bytes = await readCapped(body, SKILL_LIMITS.bytes, tooLarge);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(400, 'invalid_body', 'The body could not be read in full');
   }
+  // Checked apart from the write: a KV failure is not the client's bytes being wrong.
+  if ((await digestOf(bytes)) !== digest)
+    throw new ApiError(400, 'digest_mismatch', `The body does not hash to ${digest}`);
+  await writeSkillFile(c.env.PROMPTS, digest, bytes);
   return c.json({ digest, size: bytes.byteLength });
 });
 

@@ -30,7 +30,11 @@ export const MAX_PUBLISH_PROMPTS = 2_000;
 function promptName(c: Context<AppEnv>): string {
   const name = c.req.param('name') ?? '';
   if (!NAME_PATTERN.test(name))
-    throw new ApiError(400, 'invalid_name', 'Prompt names use A-Z a-z 0-9 _ . - (at most 64 characters)');
+    throw new ApiError(
+      400,
+      'invalid_name',
+      'Prompt names use A-Z a-z 0-9 _ . - (at most 64 characters) and do not start with a dot',
+    );
   return name;
 }
 

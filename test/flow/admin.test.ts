@@ -3,9 +3,11 @@
  * publish with dry-run and prune, every version kept, rollback, and 100
  * concurrent publishes that lose nothing.
  */
-import { env, SELF } from 'cloudflare:test';
+import { env, runInDurableObject, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
+import { writerObject } from '../../src/catalog/stubs.js';
+import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
 import { ADMIN_BASE, ADMIN_TOKEN, adminFetch, openSession } from '../helpers/worker.js';
 
 const BASE = ADMIN_BASE;
@@ -135,5 +137,43 @@ describe('writes', () => {
     const bad = await admin('GET', '/prompts/bad%20name');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.code).toBe('invalid_name');
+  });
+  it('a name starting with a dot is refused: no URL path or file name could reach it again', async () => {
+    for (const name of ['.hidden', '..', '.']) {
+      const res = await admin('POST', '/publish', { prompts: [text(name, 'x')] });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as any).error.issues[0].message).toContain('may not start with a dot');
+    }
+    expect((await admin('GET', '/prompts/.hidden')).status).toBe(400);
+  });
+  it('a prompt too large to store as one row is refused with its size, not a 500', async () => {
+    const image = { type: 'image', mimeType: 'image/png', data: 'A'.repeat(2_000_000) };
+    const res = await admin('PUT', '/prompts/huge_image', { messages: [{ role: 'user', content: image }] });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as any;
+    expect(body.error.code).toBe('invalid_prompts');
+    expect(body.error.issues[0].message).toMatch(/is \d+ bytes as JSON; a prompt is at most 1900000 bytes/);
+    expect((await admin('GET', '/prompts/huge_image')).status).toBe(404);
+  });
+  it('a write that would grow the catalog past one KV value is refused whole (413); one that shrinks it is not', async () => {
+    expect((await admin('PUT', '/prompts/size_probe', text('size_probe', 'x'))).status).toBe(200);
+    const generation = await readGeneration(env.PROMPTS);
+    // As if the catalog were already just under the limit (its last snapshot's size is what the writer knows).
+    const meta = (bytes: number) =>
+      runInDurableObject(writerObject(env), (_o, ctx) => {
+        ctx.storage.sql.exec('INSERT OR REPLACE INTO meta VALUES (?, ?)', 'bytes', String(bytes));
+      });
+    await meta(MAX_CATALOG_BYTES - 10);
+    try {
+      const grow = await admin('PUT', '/prompts/size_probe_2', text('size_probe_2', 'y'.repeat(100)));
+      expect(grow.status).toBe(413);
+      expect(((await grow.json()) as any).error.code).toBe('catalog_too_large');
+      expect(await readGeneration(env.PROMPTS)).toBe(generation);
+      expect((await admin('GET', '/prompts/size_probe_2')).status).toBe(404);
+      // Removing a prompt (or shrinking one) is always allowed: it is how such a catalog is mended.
+      expect((await admin('DELETE', '/prompts/size_probe')).status).toBe(200);
+    } finally {
+      await meta(0);
+    }
   });
 });

@@ -91,7 +91,15 @@ export const HOSTILE_NAMES = [
 export const GREET_TEXT = (who: string, tone: string) => `Say hello to ${who} in a ${tone} tone.`;
 
 /** The limits in vitest.config.ts (test/flow/hardening.test.ts pins them). */
-export const LIMITS = { maxArguments: 64, maxArgumentBytes: 8192, maxArgumentsBytes: 16384, maxBody: 65536, depth: 64 };
+export const LIMITS = {
+  maxArguments: 64,
+  maxArgumentBytes: 8192,
+  maxArgumentsBytes: 16384,
+  maxBody: 65536,
+  depth: 64,
+  /** Messages in one batch (docs/configuration.md, Limits). */
+  batch: 100,
+};
 
 const utf8 = (s: string) => new TextEncoder().encode(s).length;
 

@@ -636,11 +636,14 @@ export const GENERATORS: Record<string, (r: Rng, w: World) => Case> = {
   },
 };
 
-/** A 2025-03-26 batch mixing requests, broken items and notifications: one reply per request or broken item, in order. */
+/**
+ * A 2025-03-26 batch mixing requests, broken items and notifications: one reply per request or
+ * broken item, in order; a batch over the limit is refused whole.
+ */
 function batch(r: Rng, w: World): Case {
   const items: string[] = [];
   const expected: { id: Id | null; code?: number }[] = [];
-  const n = r.chance(0.1) ? r.int(300, 1000) : r.int(1, 30);
+  const n = r.chance(0.1) ? r.pick([LIMITS.batch, LIMITS.batch + 1, r.int(LIMITS.batch + 2, 1000)]) : r.int(1, 30);
   for (let i = 0; i < n; i++) {
     const id = r.chance(0.5) ? i : `b${i}`;
     const k = r.int(0, 5);
@@ -674,6 +677,6 @@ function batch(r: Rng, w: World): Case {
     'shape',
     legacy(w.s0, '2025-03-26'),
     `[${items.join(',')}]`,
-    expected.length ? { status: 200, check } : { status: 202 },
+    n > LIMITS.batch ? rpcError(400, -32600, null) : expected.length ? { status: 200, check } : { status: 202 },
   );
 }

@@ -11,7 +11,7 @@ describe('validatePrompt', () => {
   it('names the field path of each problem', () => {
     expect(paths({ ...ok, name: '' })).toEqual(['name: must not be empty']);
     expect(paths({ ...ok, name: 'has space' })).toEqual([
-      'name: may only use A-Z a-z 0-9 _ . - (at most 64 characters)',
+      'name: may only use A-Z a-z 0-9 _ . - (at most 64 characters), and may not start with a dot',
     ]);
     expect(paths({ ...ok, arguments: [{ name: 'a' }, { description: 'x' }] })).toEqual(['arguments[1].name: required']);
     expect(paths({ ...ok, arguments: [{ name: 'a' }, { name: 'a' }] })).toEqual([

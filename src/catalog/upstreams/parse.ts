@@ -53,7 +53,7 @@ function aliasesOf(v: unknown, at: At, problems: string[]): Record<string, strin
   }
   for (const [from, to] of Object.entries(v)) {
     if (typeof to !== 'string' || !NAME_PATTERN.test(to))
-      problems.push(`${at(`aliases.${from}`)}: must be a name (A-Z a-z 0-9 _ . -)`);
+      problems.push(`${at(`aliases.${from}`)}: must be a name (A-Z a-z 0-9 _ . -, not starting with a dot)`);
     else aliases[from] = to;
   }
   return aliases;
