@@ -2,7 +2,8 @@
  * Names an upstream listing shares with a local prompt or with an earlier
  * upstream. The catalog serves the first owner (catalog/compiled.ts); the
  * writer logs the clash when it writes a snapshot and /status shows it, so
- * this lives apart from both.
+ * this lives apart from both. Local prompts are compared by the names they
+ * are published under (LOCAL_PREFIX), as the catalog does.
  */
 import type { CatalogSnapshot } from './types.js';
 
@@ -14,14 +15,39 @@ export type Collision = {
   winner: string;
 };
 
-export function collisions(snap: Pick<CatalogSnapshot, 'prompts' | 'upstreams'>): Collision[] {
-  const owner = new Map<string, string>(snap.prompts.map((p) => [p.name, 'local']));
-  const out: Collision[] = [];
+type Groups = readonly string[] | undefined;
+type Snap = Pick<CatalogSnapshot, 'prompts' | 'upstreams' | 'localPrefix' | 'separator'>;
+
+/** Each clash with who may see either side (the winner's and the loser's groups, as the catalog rules them). */
+function clashes(snap: Snap): { collision: Collision; winner: Groups; loser: Groups }[] {
+  const published = (name: string) => (snap.localPrefix ? `${snap.localPrefix}${snap.separator ?? '.'}${name}` : name);
+  const groupsOf = (g: Groups) => (g?.length ? g : undefined);
+  const owner = new Map<string, { id: string; groups: Groups }>(
+    snap.prompts.map((p) => [published(p.name), { id: 'local', groups: groupsOf(p.groups) }]),
+  );
+  const out: { collision: Collision; winner: Groups; loser: Groups }[] = [];
   for (const u of snap.upstreams ?? [])
     for (const p of u.prompts) {
+      const groups = groupsOf(u.groups) ?? groupsOf(p.groups);
       const first = owner.get(p.name);
-      if (first) out.push({ name: p.name, upstream: u.id, winner: first });
-      else owner.set(p.name, u.id);
+      if (first)
+        out.push({
+          collision: { name: p.name, upstream: u.id, winner: first.id },
+          winner: first.groups,
+          loser: groups,
+        });
+      else owner.set(p.name, { id: u.id, groups });
     }
   return out;
+}
+
+export function collisions(snap: Snap): Collision[] {
+  return clashes(snap).map((c) => c.collision);
+}
+
+/** The clashes a caller may be shown: only where it sees both sides, so none reveals a prompt it may not see. */
+export function collisionsSeen(snap: Snap, sees: (groups: Groups) => boolean): Collision[] {
+  return clashes(snap)
+    .filter((c) => sees(c.winner) && sees(c.loser))
+    .map((c) => c.collision);
 }

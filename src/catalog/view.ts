@@ -88,12 +88,16 @@ export class View {
    * Where a name is served. Names of upstream prompts route by the listing;
    * an unlisted name with a known prefix still routes to that upstream with
    * the rest of the name, so routing never depends on an earlier list. A name
-   * this view may not see routes nowhere but to the local "unknown prompt".
+   * this view may not see is routed exactly as a name nobody has: by its
+   * prefix when the view sees that upstream, else to the local "unknown
+   * prompt" (so a hidden name cannot be told from an unknown one).
    */
   route(name: unknown, separator: string): Route {
-    if (typeof name !== 'string' || this.compiled.byName.has(name)) return LOCAL;
+    if (typeof name !== 'string') return LOCAL;
+    const local = this.compiled.byName.get(name);
+    if (local && sees(this.allowed, local.groups)) return LOCAL;
     const r = this.compiled.remote.get(name);
-    if (r) return sees(this.allowed, r.groups) ? { kind: 'remote', origin: r.prompt.origin } : LOCAL;
+    if (r && sees(this.allowed, r.groups)) return { kind: 'remote', origin: r.prompt.origin };
     const i = name.indexOf(separator);
     const upstream = i > 0 ? this.compiled.prefixes.get(name.slice(0, i)) : undefined;
     if (upstream && sees(this.allowed, upstream.groups))

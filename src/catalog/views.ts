@@ -35,6 +35,11 @@ export function groupsOfKey(key: string): ReadonlySet<string> | null {
   return new Set(key ? key.split(',') : []);
 }
 
+/** Whether a principal (undefined: anonymous) sees what these groups guard, without a catalog at hand. */
+export function principalSees(p: Principal | undefined, groups: readonly string[] | undefined): boolean {
+  return sees(p?.admin ? null : new Set(p?.groups ?? []), groups);
+}
+
 /** Whether a view with these groups (null: all) sees a prompt with these (undefined: everyone's). */
 export function sees(allowed: ReadonlySet<string> | null, groups: readonly string[] | undefined): boolean {
   if (allowed === null || groups === undefined) return true;

@@ -15,7 +15,7 @@ import { Hono, type Context } from 'hono';
 import { readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { upstreamHealth } from '../catalog/upstreams/health.js';
-import { collisions } from '../catalog/collisions.js';
+import { collisionsSeen } from '../catalog/collisions.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { feedStatus } from '../session/fanout.js';
 import { lastFanout, liveCounts } from '../session/live-status.js';
@@ -24,7 +24,7 @@ import { HOUR_MS } from '../usage/store.js';
 import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
 import { announce, authenticate } from '../auth/authenticate.js';
 import { ANONYMOUS } from '../auth/principal.js';
-import { currentCatalog } from '../catalog/store.js';
+import { principalSees } from '../catalog/views.js';
 import { configOf } from '../lib/config.js';
 import type { Principal } from '../lib/scope.js';
 import { scopeOf } from './scope.js';
@@ -75,14 +75,25 @@ status.get('/', async (c) => {
   // The live figures start first and run alongside the rest; each reports 'unknown' rather than failing.
   const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env)]);
   const [listed, local, feed] = await Promise.all([writer.upstreams(), writer.current(), feedStatus(c.env)]);
-  const upstreams = upstreamHealth(await upstreamConfigs(c.env), listed);
-  const [catalog, caller] = await Promise.all([
-    currentCatalog(c.env.PROMPTS, configOf(c.env).catalogRefreshMs, (p) => c.executionCtx.waitUntil(p)),
-    callerOf(c),
-  ]);
-  const view = catalog.viewFor(caller);
-  const clashes = collisions({ prompts: local.map((p) => p.record), upstreams: listed }).filter((x) =>
-    view.has(x.name),
+  const caller = await callerOf(c);
+  const sees = (groups: readonly string[] | undefined) => principalSees(caller, groups);
+  // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
+  const configs = await upstreamConfigs(c.env);
+  const upstreams = upstreamHealth(
+    configs.filter((u) => sees(u.groups)),
+    listed,
+  );
+  // Each side of a clash is guarded as configured now (a listing's copy of its upstream's groups may be older).
+  const groupsNow = new Map(configs.map((u) => [u.id, u.groups]));
+  const { localPrefix, separator } = configOf(c.env);
+  const clashes = collisionsSeen(
+    {
+      prompts: local.map((p) => p.record),
+      upstreams: listed.map((u) => ({ ...u, groups: groupsNow.get(u.id) ?? u.groups })),
+      localPrefix,
+      separator,
+    },
+    sees,
   );
   const [live, fanout, errors] = await liveFigures;
   return c.json({

@@ -67,15 +67,17 @@ const HEALTH_MS = 5_000;
 let healthMemo: { at: number; rows: Promise<HealthRow[]> } | undefined;
 export function health(env: Env): Promise<HealthRow[]> {
   if (healthMemo && Date.now() - healthMemo.at < HEALTH_MS) return healthMemo.rows;
-  const rows = Promise.all([upstreamConfigs(env), catalogWriter(env).upstreams()]).then(([configs, listed]) =>
-    upstreamHealth(configs, listed).map((u) => ({
+  const rows = Promise.all([upstreamConfigs(env), catalogWriter(env).upstreams()]).then(([configs, listed]) => {
+    const groups = new Map(configs.map((u) => [u.id, u.groups]));
+    return upstreamHealth(configs, listed).map((u) => ({
       id: u.id,
       state: u.state,
       prompts: u.prompts,
       lastSuccess: u.lastSuccess,
       fault: u.fault,
-    })),
-  );
+      groups: groups.get(u.id),
+    }));
+  });
   healthMemo = { at: Date.now(), rows };
   rows.catch(() => (healthMemo = undefined));
   return rows;

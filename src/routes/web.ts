@@ -20,6 +20,8 @@ import type { Chrome } from '../web/types.js';
 import { mediaTypes } from './guards.js';
 import { scopeOf, setPrincipal } from './scope.js';
 import { cachedPage, freshView, type Viewer } from './web-cache.js';
+import { principalSees } from '../catalog/views.js';
+import type { RequestScope } from '../lib/scope.js';
 import { argumentsOf, cardFor, cardsOf, changesOf, complete, health, preview } from './web-data.js';
 
 export const web = new Hono<AppEnv>();
@@ -61,10 +63,14 @@ const DOCTYPE = '<!doctype html>';
 const render = (el: unknown) => DOCTYPE + String(el);
 
 /** The per-request parts of a cached page: the viewer's name, and live upstream health on the index. */
-async function personalise(html: string, v: Viewer, env: Env): Promise<string> {
+async function personalise(html: string, v: Viewer, scope: RequestScope): Promise<string> {
   const name = v.principal.name;
   html = html.replace(VIEWER_SLOT, name && !v.needsKey ? String(ViewerLine({ name })) : '');
-  if (html.includes(HEALTH_SLOT)) html = html.replace(HEALTH_SLOT, String(HealthRows({ rows: await health(env) })));
+  if (html.includes(HEALTH_SLOT)) {
+    // Only the upstreams this viewer may see: a guarded one's row would tell how many prompts it hides.
+    const rows = (await health(scope.env)).filter((r) => principalSees(v.principal, r.groups));
+    html = html.replace(HEALTH_SLOT, String(HealthRows({ rows })));
+  }
   return html;
 }
 
@@ -92,7 +98,7 @@ web.get('/', async (c) => {
     const { catalog, view } = await freshView(scope, v);
     html = await build(view, catalog, filters);
   } else html = await cachedPage(scope, v, '/', (view, catalog) => build(view, catalog));
-  return c.body(await personalise(html ?? '', v, c.env), 200, htmlHeaders(v, c));
+  return c.body(await personalise(html ?? '', v, scope), 200, htmlHeaders(v, c));
 });
 
 /** The page for a name the viewer may not see: the same as for a name that does not exist. */
@@ -133,7 +139,7 @@ web.get('/p/:name', async (c) => {
     html = await build(view, catalog);
   } else html = await cachedPage(scope, v, `/p/${name}`, build);
   if (html === undefined) return notFound(c, v, (await freshView(scope, v)).catalog, name);
-  return c.body(await personalise(html, v, c.env), 200, htmlHeaders(v, c));
+  return c.body(await personalise(html, v, scope), 200, htmlHeaders(v, c));
 });
 
 web.get('/p/:name/preview', async (c) => {

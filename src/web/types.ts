@@ -22,6 +22,8 @@ export interface HealthRow {
   prompts: number;
   lastSuccess: string | null;
   fault: string | null;
+  /** The upstream's configured groups: a viewer outside them is not shown the row. */
+  groups: readonly string[] | undefined;
 }
 
 /** What the page chrome needs: who may see what, and where the gateway is. */

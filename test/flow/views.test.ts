@@ -288,10 +288,18 @@ describe('/status collisions follow the caller’s view', () => {
     expect((await put('clash-all')).status).toBe(200);
     expect((await put('clash-eng', ['eng'])).status).toBe(200);
     // Mounted without a prefix, so its names meet the local ones.
-    await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([{ id: 'cx', url: 'https://cx.example/mcp', prefix: '' }]));
+    // And one only finance may see, whose listing also meets a local name: it loses, and must not show.
+    await env.PROMPTS.put(
+      UPSTREAMS_KEY,
+      JSON.stringify([
+        { id: 'cx', url: 'https://cx.example/mcp', prefix: '' },
+        { id: 'hx', url: 'https://hx.example/mcp', prefix: '', groups: ['finance'] },
+      ]),
+    );
     forgetUpstreamConfig(env);
     await catalogWriter(env).upstreamsReported([
       { id: 'cx', prefix: '', prompts: [clash('clash-all'), clash('clash-eng')] },
+      { id: 'hx', prefix: '', prompts: [{ name: 'clash-all', origin: { upstream: 'hx', name: 'clash-all' } }] },
     ]);
   });
   afterAll(async () => {
@@ -306,11 +314,24 @@ describe('/status collisions follow the caller’s view', () => {
     const collisions = async (headers: Record<string, string>) => {
       const res = await SELF.fetch('https://gateway.test/status', { headers });
       expect(res.status).toBe(200);
-      const body = await res.json<{ collisions: { name: string }[] }>();
-      return body.collisions.map((c) => c.name).sort();
+      const body = await res.json<{ collisions: { name: string; upstream: string }[] }>();
+      return body.collisions.map((c) => `${c.name}@${c.upstream}`).sort();
     };
-    expect(await collisions({})).toEqual(['clash-all']);
-    expect(await collisions({ authorization: 'Bearer not-the-token' })).toEqual(['clash-all']);
-    expect(await collisions(admin)).toEqual(['clash-all', 'clash-eng']);
+    expect(await collisions({})).toEqual(['clash-all@cx']);
+    expect(await collisions({ authorization: 'Bearer not-the-token' })).toEqual(['clash-all@cx']);
+    expect(await collisions(admin)).toEqual(['clash-all@cx', 'clash-all@hx', 'clash-eng@cx']);
+  });
+
+  it('shows an upstream guarded by groups only to a caller who may see it, not even its prompt count', async () => {
+    const upstreams = async (headers: Record<string, string>) => {
+      const body = await (
+        await SELF.fetch('https://gateway.test/status', { headers })
+      ).json<{
+        upstreams: { id: string }[];
+      }>();
+      return body.upstreams.map((u) => u.id).sort();
+    };
+    expect(await upstreams({})).toEqual(['cx']);
+    expect(await upstreams(admin)).toEqual(['cx', 'hx']);
   });
 });

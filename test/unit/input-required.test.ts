@@ -9,11 +9,17 @@ import { relayedParams, relayInputRequired } from '../../src/rpc/methods/input-r
 
 const origin = { upstream: 'up', name: 'needs_input' };
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
-const ctx = (era: 'modern' | 'legacy', authorization?: string) =>
+/** A call by `principal` (undefined: anonymous), presenting `authorization` (which the binding must not depend on). */
+const ctx = (
+  era: 'modern' | 'legacy',
+  principal?: string,
+  authorization = principal && `Bearer token-of-${principal}`,
+) =>
   ({
     era,
     version: era === 'modern' ? '2026-07-28' : '2025-11-25',
     secret: 'test-secret',
+    principal: principal === undefined ? undefined : { id: principal },
     header: (n: string) => (n === 'authorization' ? authorization : undefined),
   }) as unknown as CallContext;
 const elicit = {
@@ -34,27 +40,34 @@ async function rejection(p: Promise<unknown>): Promise<RpcError> {
 
 describe('relayInputRequired', () => {
   it('relays the requests and a bound state that unwraps to the upstream bytes, for the same caller and prompt only', async () => {
-    const sent = await relayedParams(ctx('modern', 'Bearer a'), origin, {
+    const sent = await relayedParams(ctx('modern', 'a'), origin, {
       _meta: { [CAPS]: { elicitation: {}, experimental: { x: 1 } } },
     });
     expect(sent).toEqual({ _meta: { [CAPS]: { elicitation: {} } } });
     const out = await relayInputRequired(
-      ctx('modern', 'Bearer a'),
+      ctx('modern', 'a'),
       origin,
       { resultType: 'input_required', inputRequests: elicit, requestState: 'v1.upstream.state' },
       sent,
     );
     expect(out.inputRequests).toEqual(elicit);
     const state = out.requestState as string;
-    const back = await relayedParams(ctx('modern', 'Bearer a'), origin, {
+    const back = await relayedParams(ctx('modern', 'a'), origin, {
       requestState: state,
       inputResponses: { user_context: { action: 'accept' } },
     });
     expect(back.requestState).toBe('v1.upstream.state');
+    // The same principal with another credential (a refreshed token, or an Access assertion, not a
+    // bearer token at all) may continue; another principal may not, whatever header it presents.
+    for (const same of [ctx('modern', 'a', 'Bearer refreshed'), ctx('modern', 'a', undefined)])
+      expect((await relayedParams(same, origin, { requestState: state })).requestState).toBe('v1.upstream.state');
+    expect(
+      (await rejection(relayedParams(ctx('modern', 'b', 'Bearer token-of-a'), origin, { requestState: state }))).code,
+    ).toBe(-32602);
     for (const [c, o] of [
-      [ctx('modern', 'Bearer b'), origin],
+      [ctx('modern', 'b'), origin],
       [ctx('modern'), origin],
-      [ctx('modern', 'Bearer a'), { ...origin, name: 'other' }],
+      [ctx('modern', 'a'), { ...origin, name: 'other' }],
     ] as const) {
       expect((await rejection(relayedParams(c, o, { requestState: state }))).code).toBe(-32602);
     }

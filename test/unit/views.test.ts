@@ -151,6 +151,36 @@ describe('views', () => {
     expect(c.route('gh.unlisted', '.')).toMatchObject({ kind: 'remote' });
   });
 
+  it('routes a hidden name exactly as a name nobody has, even under a prefix the view sees', () => {
+    // A local prompt named like one of a visible upstream's, and a hidden upstream listing a name under it.
+    const c = new Catalog(
+      snap(
+        [prompt('pub.secret', ['finance']), prompt('open')],
+        [
+          upstream('pub'),
+          {
+            ...upstream('hid', ['finance']),
+            prefix: '',
+            prompts: [{ name: 'pub.listed', origin: { upstream: 'hid', name: 'pub.listed' }, groups: ['finance'] }],
+          },
+        ],
+      ),
+    );
+    const view = c.viewFor(bob);
+    for (const hidden of ['pub.secret', 'pub.listed']) {
+      const route = view.route(hidden, '.');
+      expect(route).toEqual({ kind: 'remote', origin: { upstream: 'pub', name: hidden.slice('pub.'.length) } });
+      // Just as a name nobody has under that prefix.
+      expect(view.route('pub.nothere', '.')).toEqual({ kind: 'remote', origin: { upstream: 'pub', name: 'nothere' } });
+    }
+    // Those who may see them are served them.
+    expect(c.viewFor(admin).route('pub.secret', '.')).toEqual({ kind: 'local' });
+    expect(c.viewFor(admin).route('pub.listed', '.')).toEqual({
+      kind: 'remote',
+      origin: { upstream: 'hid', name: 'pub.listed' },
+    });
+  });
+
   it('lists each view on its own pages, and a cursor from one view is invalid in another', async () => {
     const c = grouped();
     const first = parse(await c.viewFor(alice).listPage(V, undefined, 2, 's'));

@@ -12,11 +12,12 @@
  * The upstream binds its state to whoever called it, and that is always
  * the gateway (client credentials are never forwarded). So the state is
  * wrapped before it reaches the client: an HMAC under SIGNING_SECRET binds
- * it to the upstream, the upstream's prompt name and a digest of the
- * caller's Authorization header, and a retry whose state does not verify is
- * -32602 before anything is sent upstream. Another principal cannot replay
- * a client's state through the gateway; the upstream's own bytes are kept
- * verbatim inside.
+ * it to the upstream, the upstream's prompt name and the caller's principal
+ * (its id, whatever credential named it: a bearer token, an API key, a
+ * Cloudflare Access assertion; a refreshed token keeps it), and a retry
+ * whose state does not verify is -32602 before anything is sent upstream.
+ * Another principal cannot replay a client's state through the gateway; the
+ * upstream's own bytes are kept verbatim inside.
  *
  * Legacy clients have no way to answer input requests on a prompts/get: the
  * gateway refuses such a prompt with -32603 saying which revision can use
@@ -24,6 +25,7 @@
  * not -32602; listings cannot tell such prompts apart in advance).
  */
 import type { PromptOrigin } from '../../catalog/types.js';
+import { principalIdOf } from '../../lib/caller.js';
 import { mac, safeEqual } from '../../lib/hmac.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSIONS } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
@@ -31,21 +33,15 @@ import type { Params } from '../envelope.js';
 import { ErrorCode, HttpError, invalidParams, RpcError } from '../errors.js';
 import { isRecord } from '../../lib/json.js';
 
-const STATE_PURPOSE = 'mrtr-state/v1';
+const STATE_PURPOSE = 'mrtr-state/v2';
 const STATE_PREFIX = 'pg1.';
 const MAX_STATE = 16_384;
 const MAX_INPUT_REQUESTS = 16;
 /** The client capabilities an input request can need; nothing else of the client's is declared upstream. */
 const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 
-async function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
-  const who = new Uint8Array(
-    await crypto.subtle.digest(
-      'SHA-256',
-      new TextEncoder().encode(`principal/v1|${ctx.header('authorization') ?? ''}`),
-    ),
-  );
-  const principal = [...who.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
+function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
+  const principal = principalIdOf(ctx.principal);
   return mac(ctx.secret, STATE_PURPOSE, JSON.stringify([origin.upstream, origin.name, principal, state]));
 }
 
