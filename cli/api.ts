@@ -78,13 +78,23 @@ export class AdminClient {
     ).prompts;
   }
 
-  async history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
-    return (
-      await this.call<{ history: (VersionInfo & { record: PromptRecord | null })[] }>(
+  history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
+    return this.allPages(`/admin/prompts/${encodeURIComponent(name)}/history`);
+  }
+
+  /** Every version, oldest first: the gateway answers a history a page at a time, newest page first. */
+  private async allPages<R>(path: string): Promise<R[]> {
+    const pages: R[][] = [];
+    let before: number | undefined;
+    do {
+      const page = await this.call<{ history: R[]; next?: number }>(
         'GET',
-        `/admin/prompts/${encodeURIComponent(name)}/history`,
-      )
-    ).history;
+        `${path}?limit=1000${before === undefined ? '' : `&before=${before}`}`,
+      );
+      pages.unshift(page.history);
+      before = page.next;
+    } while (before !== undefined);
+    return pages.flat();
   }
 
   rollback(name: string, version: number): Promise<PublishResult> {
@@ -121,13 +131,8 @@ export class AdminClient {
     ).skills;
   }
 
-  async skillHistory(name: string): Promise<(VersionInfo & { record: SkillRecord | null })[]> {
-    return (
-      await this.call<{ history: (VersionInfo & { record: SkillRecord | null })[] }>(
-        'GET',
-        `/admin/skills/${encodeURIComponent(name)}/history`,
-      )
-    ).history;
+  skillHistory(name: string): Promise<(VersionInfo & { record: SkillRecord | null })[]> {
+    return this.allPages(`/admin/skills/${encodeURIComponent(name)}/history`);
   }
 
   rollbackSkill(name: string, version: number): Promise<PublishResult> {

@@ -23,7 +23,14 @@ import type { CatalogSnapshot, PromptRecord, SkillRecord, UpstreamState, Version
 import { missingFiles } from './skills/file-store.js';
 import { normalizeSkill, validateSkillSet } from './skills/validate.js';
 import { upstreamConfigs } from './upstreams/config.js';
-import { PROMPT_ROWS, SKILL_ROWS, VersionsTable, type Stored } from './versions-table.js';
+import {
+  PROMPT_ROWS,
+  SKILL_ROWS,
+  VersionsTable,
+  type HistoryPage,
+  type Stored,
+  type Versioned,
+} from './versions-table.js';
 import { VersionedWrites, type WriteResult } from './versioned-writes.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { UpstreamsTable } from './upstreams-table.js';
@@ -148,13 +155,13 @@ export class CatalogWriter extends DurableObject<Env> {
     return { skill: latest, versions };
   }
 
-  /** Every version of one prompt, oldest first, with its full text (null for a deletion). */
-  async history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
-    return this.versions.history<PromptRecord>(PROMPT_ROWS, name);
+  /** A page of one prompt's versions, oldest first, with their full text (null for a deletion). */
+  async history(name: string, page: HistoryPage): Promise<{ history: Versioned<PromptRecord>[]; next?: number }> {
+    return this.versions.history<PromptRecord>(PROMPT_ROWS, name, page);
   }
 
-  async skillHistory(name: string): Promise<(VersionInfo & { record: SkillRecord | null })[]> {
-    return this.versions.history<SkillRecord>(SKILL_ROWS, name);
+  async skillHistory(name: string, page: HistoryPage): Promise<{ history: Versioned<SkillRecord>[]; next?: number }> {
+    return this.versions.history<SkillRecord>(SKILL_ROWS, name, page);
   }
 
   // ---- writes -----------------------------------------------------------

@@ -77,12 +77,27 @@ export class VersionsTable {
     return { latest: last && last.record !== null ? toStored<R>(last) : null, versions: rows.map(toInfo) };
   }
 
-  /** Every version of one name, oldest first, with its full record (null for a deletion). */
-  history<R>(kind: RowKind, name: string): (VersionInfo & { record: R | null })[] {
-    return this.rows(kind, name).map((r) => ({
-      ...toInfo(r),
-      record: r.record === null ? null : (JSON.parse(r.record) as R),
-    }));
+  /**
+   * One page of a name's versions with their full records (null for a deletion), oldest first: the
+   * newest `limit` before version `before`, and no more than HISTORY_PAGE_BYTES of record text (at
+   * least one version). `next` is the `before` of the older page, when there is one.
+   */
+  history<R>(kind: RowKind, name: string, page: HistoryPage): { history: Versioned<R>[]; next?: number } {
+    const rows = this.sql.exec<Row>(
+      'SELECT * FROM versions WHERE name = ? AND version < ? ORDER BY version DESC',
+      kind.prefix + name,
+      page.before ?? Number.MAX_SAFE_INTEGER,
+    );
+    const out: Versioned<R>[] = [];
+    let bytes = 0;
+    // A cursor: rows past the page are never read.
+    for (const r of rows) {
+      bytes += r.record?.length ?? 0;
+      if (out.length === page.limit || (out.length > 0 && bytes > HISTORY_PAGE_BYTES))
+        return { history: out.reverse(), next: out[0]!.version };
+      out.push({ ...toInfo(r), record: r.record === null ? null : (JSON.parse(r.record) as R) });
+    }
+    return { history: out.reverse() };
   }
 
   /** One version's record, or undefined (no such version, or a deletion). */
@@ -128,6 +143,18 @@ export class VersionsTable {
     return this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', kind.prefix + name).toArray();
   }
 }
+
+/** What one page of a history may hold: versions, and (so a page fits in memory) bytes of record text. */
+export const HISTORY_PAGE_MAX = 1_000;
+export const HISTORY_PAGE_BYTES = 8 * 1_048_576;
+
+export interface HistoryPage {
+  /** Only versions older than this one (absent: from the newest). */
+  before?: number;
+  limit: number;
+}
+
+export type Versioned<R> = VersionInfo & { record: R | null };
 
 function toInfo(r: Row): VersionInfo {
   return {

@@ -7,9 +7,40 @@ import type { WriteResult } from '../catalog/catalog-writer.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 import { ApiError } from './api-error.js';
+import { HISTORY_PAGE_MAX, type HistoryPage } from '../catalog/versions-table.js';
 
 export const flag = (c: Context<AppEnv>, key: string) =>
   ['1', 'true', 'yes'].includes((c.req.query(key) ?? '').toLowerCase());
+
+/** The versions a history page holds when `?limit` does not say. */
+const HISTORY_DEFAULT = 100;
+
+/** `?limit=` (1 to HISTORY_PAGE_MAX) and `?before=<version>` of a history request. */
+export function historyPage(c: Context<AppEnv>): HistoryPage {
+  const int = (key: string, min: number, max: number): number | undefined => {
+    const raw = c.req.query(key);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new ApiError(400, 'invalid_query', `${key} must be an integer from ${min} to ${max}`);
+    return n;
+  };
+  const before = int('before', 1, Number.MAX_SAFE_INTEGER);
+  return { limit: int('limit', 1, HISTORY_PAGE_MAX) ?? HISTORY_DEFAULT, ...(before !== undefined && { before }) };
+}
+
+/** A history page as JSON: `next` (the `before` of the older page) when there is one; 404 for a name with no version. */
+export function historyAnswer(
+  c: Context<AppEnv>,
+  name: string,
+  noun: string,
+  page: HistoryPage,
+  got: { history: unknown[]; next?: number },
+) {
+  if (got.history.length === 0 && page.before === undefined)
+    throw new ApiError(404, 'not_found', `No ${noun} named "${name}"`);
+  return c.json({ name, history: got.history, ...(got.next !== undefined && { next: got.next }) });
+}
 
 /** `noun`: what was refused, in the error code (`invalid_prompts`, `invalid_skills`). */
 export function answer(c: Context<AppEnv>, r: WriteResult, noun = 'prompts') {

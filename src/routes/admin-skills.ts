@@ -11,7 +11,7 @@ import { MAX_PUBLISH_SKILLS, SKILL_LIMITS, SKILL_NAME } from '../catalog/skills/
 import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
 import { actor } from './admin-auth.js';
-import { answer, flag } from './admin-answer.js';
+import { answer, flag, historyAnswer, historyPage } from './admin-answer.js';
 import { readJson } from './admin-json.js';
 import { ApiError } from './api-error.js';
 
@@ -117,9 +117,8 @@ adminSkills.get('/*', async (c) => {
     return c.json({ skill: skill?.record ?? null, version: skill?.version ?? null, versions });
   }
   if (rest !== '/history') return c.notFound();
-  const history = await catalogWriter(c.env).skillHistory(name);
-  if (history.length === 0) throw new ApiError(404, 'not_found', `No skill named "${name}"`);
-  return c.json({ name, history });
+  const page = historyPage(c);
+  return historyAnswer(c, name, 'skill', page, await catalogWriter(c.env).skillHistory(name, page));
 });
 
 adminSkills.delete('/:name', async (c) =>

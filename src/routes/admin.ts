@@ -19,7 +19,7 @@ import { actor, requireAdmin } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 import { adminKeys } from './admin-keys.js';
 import { adminSkills } from './admin-skills.js';
-import { answer, flag } from './admin-answer.js';
+import { answer, flag, historyAnswer, historyPage } from './admin-answer.js';
 import { adminUsage } from './admin-usage.js';
 import { identify } from './auth.js';
 import { adminRateLimit } from './limits.js';
@@ -58,9 +58,9 @@ admin.get('/prompts/:name', async (c) => {
 });
 
 admin.get('/prompts/:name/history', async (c) => {
-  const history = await catalogWriter(c.env).history(promptName(c));
-  if (history.length === 0) throw new ApiError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
-  return c.json({ name: c.req.param('name'), history });
+  const name = promptName(c);
+  const page = historyPage(c);
+  return historyAnswer(c, name, 'prompt', page, await catalogWriter(c.env).history(name, page));
 });
 
 admin.put('/prompts/:name', async (c) => {

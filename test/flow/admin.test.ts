@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { writerObject } from '../../src/catalog/stubs.js';
 import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
+import { HISTORY_PAGE_BYTES } from '../../src/catalog/versions-table.js';
 import { ADMIN_BASE, ADMIN_TOKEN, adminFetch, openSession } from '../helpers/worker.js';
 
 const BASE = ADMIN_BASE;
@@ -85,6 +86,45 @@ describe('writes', () => {
     ]);
     const mismatch = await admin('PUT', '/prompts/hist', text('other', 'x'));
     expect(mismatch.status).toBe(400);
+  });
+  it('history comes a page at a time, newest page first, each oldest first, to the very first version', async () => {
+    for (let i = 1; i <= 7; i++)
+      expect((await admin('PUT', '/prompts/paged', text('paged', `v${i}`))).status).toBe(200);
+    const page = async (q: string) => (await (await admin('GET', `/prompts/paged/history${q}`)).json()) as any;
+    const versionsOf = (p: any) => p.history.map((v: any) => v.version);
+    const first = await page('?limit=3');
+    expect(versionsOf(first)).toEqual([5, 6, 7]);
+    expect(first.next).toBe(5);
+    const second = await page(`?limit=3&before=${first.next}`);
+    expect(versionsOf(second)).toEqual([2, 3, 4]);
+    const last = await page(`?limit=3&before=${second.next}`);
+    expect(versionsOf(last)).toEqual([1]);
+    expect(last.next).toBeUndefined();
+    expect(last.history[0].record.messages[0].content.text).toBe('v1');
+    // Without a limit: the newest 100, here all of them.
+    expect(versionsOf(await page(''))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    for (const bad of ['?limit=0', '?limit=1001', '?limit=x', '?before=0', '?before=1.5']) {
+      const res = await admin('GET', `/prompts/paged/history${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(((await res.json()) as any).error.code).toBe('invalid_query');
+    }
+    expect((await admin('GET', '/prompts/never_written/history')).status).toBe(404);
+  });
+  it('a history page holds at most HISTORY_PAGE_BYTES of prompt text (at least one version), so it fits in memory', async () => {
+    const image = (i: number) => ({
+      type: 'image',
+      mimeType: 'image/png',
+      data: String.fromCharCode(65 + i).repeat(1_800_000),
+    });
+    const big = (i: number) => ({ name: 'bulky', messages: [{ role: 'user', content: image(i) }] });
+    for (let i = 1; i <= 5; i++) expect((await admin('PUT', '/prompts/bulky', big(i))).status).toBe(200);
+    const first = (await (await admin('GET', '/prompts/bulky/history')).json()) as any;
+    const versions = first.history.map((v: any) => v.version);
+    expect(versions.length).toBe(Math.floor(HISTORY_PAGE_BYTES / 1_800_000));
+    expect(versions.at(-1)).toBe(5);
+    const rest = (await (await admin('GET', `/prompts/bulky/history?before=${first.next}`)).json()) as any;
+    expect([...rest.history.map((v: any) => v.version), ...versions]).toEqual([1, 2, 3, 4, 5]);
+    expect((await admin('DELETE', '/prompts/bulky')).status).toBe(200);
   });
   it('rollback restores the exact old text as a new version', async () => {
     const original = text('rb', '  Exact text\n\twith  spacing {{x}}\n', {

@@ -336,7 +336,7 @@ describe('schema', () => {
       const writer = new CatalogWriter(ctx, env);
       const cols = ctx.storage.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('versions')").toArray();
       expect(cols.map((c) => c.name)).toContain('by');
-      expect((await writer.history('old_row')).map((v) => v.by)).toEqual([null]);
+      expect((await writer.history('old_row', { limit: 10 })).history.map((v) => v.by)).toEqual([null]);
       new CatalogWriter(ctx, env); // a second start changes nothing
     });
     await admin('PUT', '/prompts/old_row', text('old_row', 'after'));
