@@ -30,6 +30,8 @@ export const LIMITS = {
  * each shard's once its log is full (log row, mark, the trimmed row and the trim mark).
  */
 export const ROWS = { feed: 8, perShard: 4 };
+/** The feed's rows in that design (pending, lists, record, published, cleanup). */
+const BEFORE_FEED_ROWS = 6;
 
 /**
  * Per-hop figures from bench:fanout runs without coalescing, all on one Miniflare thread:
@@ -81,7 +83,7 @@ export function production(n, s, h) {
 /** The design before: every change called and wrote every session's object (2 rows each). */
 export function perSessionDesign(n, s, h) {
   const requests = ((n + s + 2) * PRICES.doRequestPerMillion) / 1e6;
-  const rows = ((ROWS.feed + 2 * n) * PRICES.rowWrittenPerMillion) / 1e6;
+  const rows = ((BEFORE_FEED_ROWS + 2 * n) * PRICES.rowWrittenPerMillion) / 1e6;
   const duration = ((n * h.sessionWakeMs) / 1000) * PRICES.doGb * (PRICES.gbSecondPerMillion / 1e6);
   return { n, s, cost: { requests, rows, duration }, total: requests + rows + duration };
 }

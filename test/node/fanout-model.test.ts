@@ -22,7 +22,7 @@ describe('fan-out model', () => {
     const p = production(1_000_000, 256, hops);
     expect(p.perShard).toBe(3907);
     expect(p.cost.requests).toBeCloseTo((258 * 0.15) / 1e6, 12);
-    expect(p.cost.rows).toBeCloseTo((6 + 256 * 3) / 1e6, 12);
+    expect(p.cost.rows).toBeCloseTo((8 + 256 * 4) / 1e6, 12);
     // 250 + 256 * 0.5 + 50 + (1 + 3907 * 0.1) + 50 + 0.1
     expect(p.lastMs).toBeCloseTo(869.8, 6);
     const old = perSessionDesign(1_000_000, 256, hops);

@@ -19,7 +19,7 @@ const ctx = (
     era,
     version: era === 'modern' ? '2026-07-28' : '2025-11-25',
     secret: 'test-secret',
-    principal: principal === undefined ? undefined : { id: principal },
+    principal: principal === undefined ? undefined : { id: principal, method: 'oauth' },
     header: (n: string) => (n === 'authorization' ? authorization : undefined),
   }) as unknown as CallContext;
 const elicit = {

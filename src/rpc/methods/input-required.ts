@@ -14,7 +14,8 @@
  * wrapped before it reaches the client: an HMAC under SIGNING_SECRET binds
  * it to the upstream, the upstream's prompt name and the caller's principal
  * (its id, whatever credential named it: a bearer token, an API key, a
- * Cloudflare Access assertion; a refreshed token keeps it), and a retry
+ * Cloudflare Access assertion; a refreshed token keeps it; with AUTH=none, a
+ * digest of the Authorization the caller sent), and a retry
  * whose state does not verify is -32602 before anything is sent upstream.
  * Another principal cannot replay a client's state through the gateway; the
  * upstream's own bytes are kept verbatim inside.
@@ -40,9 +41,22 @@ const MAX_INPUT_REQUESTS = 16;
 /** The client capabilities an input request can need; nothing else of the client's is declared upstream. */
 const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 
-function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
-  const principal = principalIdOf(ctx.principal);
-  return mac(ctx.secret, STATE_PURPOSE, JSON.stringify([origin.upstream, origin.name, principal, state]));
+/**
+ * Who the state is bound to: an authenticated principal by its id (whatever credential named it);
+ * an unauthenticated caller (AUTH=none) by a digest of what it sent as Authorization, the one thing
+ * that can tell such callers apart.
+ */
+async function callerKey(ctx: CallContext): Promise<string> {
+  const p = ctx.principal;
+  if (p && p.method !== 'none') return `id|${principalIdOf(p)}`;
+  const sent = new TextEncoder().encode(`principal/v1|${ctx.header('authorization') ?? ''}`);
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', sent));
+  return `anonymous|${[...digest.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+async function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
+  const who = await callerKey(ctx);
+  return mac(ctx.secret, STATE_PURPOSE, JSON.stringify([origin.upstream, origin.name, who, state]));
 }
 
 async function wrapState(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
