@@ -58,7 +58,7 @@ function ArgsForm({ d }: { d: PromptPageData }) {
             id={`arg-${a.name}`}
             name={a.name}
             list={`values-${a.name}`}
-            value={d.given[a.name] ?? ''}
+            value={Object.hasOwn(d.given, a.name) ? d.given[a.name] : ''}
             required={a.required}
             autocomplete="off"
           />

@@ -309,3 +309,22 @@ describe('assets and caching', () => {
     expect(total).toBeLessThanOrEqual(60 * 1024);
   });
 });
+
+describe('a prompt whose arguments are named like Object.prototype members', () => {
+  it('has a page, empty fields and the values given (not the inherited ones)', async () => {
+    const odd: PromptRecord = {
+      name: 'proto_args',
+      arguments: [{ name: 'constructor' }, { name: 'toString' }, { name: '__proto__' }],
+      messages: [{ role: 'user', content: { type: 'text', text: '{{constructor}} {{toString}} {{__proto__}}' } }],
+    };
+    await publish([...PROMPTS, odd]);
+    const page = await get('/p/proto_args');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toContain('function Object');
+    expect(html).not.toContain('[object Object]');
+    const filled = await (await get('/p/proto_args?render=1&constructor=given&__proto__=also')).text();
+    expect(filled).toContain('value="given"');
+    expect(filled).toContain('value="also"');
+  });
+});
