@@ -7,8 +7,11 @@
  * response is ready. Either a flush is armed then (it takes the tally, this count included, at most
  * USAGE_FLUSH_MS later), or none is and this count arms one. A flush disarms as it takes the tally,
  * so a count made during its store call arms the next. A failed store call keeps its batch, under its
- * id, and resends it whole with the next flush; the store applies each id once, so a batch whose
- * answer was lost after it landed does not count twice. Nothing is dropped and nothing is doubled.
+ * id, and resends it whole: a few times more in the same background task (an isolate that gets no
+ * further request must not keep its counts), then with the next flush. The store applies each id
+ * once, so a batch whose answer was lost after it landed does not count twice, and a batch is never
+ * given a new id: past MAX_RETAINED kept batches, new counts wait in the tally instead of becoming
+ * one. Nothing is dropped and nothing is doubled.
  */
 import { log } from '../lib/log.js';
 import { datasetOf, writeUsageEvents } from './analytics.js';
@@ -16,8 +19,11 @@ import type { SentBatch } from './store.js';
 import { usageStore } from './stub.js';
 import { Tally } from './tally.js';
 
-/** Failed batches kept for resending; past this many the newest are merged into one (each is bounded). */
+/** Failed batches kept for resending (each is bounded); past this many, counts stay in the tally. */
 const MAX_RETAINED = 32;
+/** Resends of a failed flush within its background task, after min(USAGE_FLUSH_MS, 2 s), then twice that, …: within a waitUntil's 30 s. */
+const RETRIES = 3;
+const RETRY_MAX_FIRST_MS = 2_000;
 
 /** This isolate's name in batch ids (with a sequence number, unique per flush); random values only in a handler. */
 let isolate: string | undefined;
@@ -40,15 +46,20 @@ export function arm(env: Env, flushMs: number, waitUntil: (p: Promise<unknown>) 
   if (armed && Date.now() < overdue) return;
   armed = true;
   overdue = Date.now() + flushMs + GRACE_MS;
-  waitUntil(new Promise((resolve) => setTimeout(resolve, flushMs)).then(() => flush(env)));
+  waitUntil(sleep(flushMs).then(() => flush(env, Math.min(flushMs, RETRY_MAX_FIRST_MS))));
 }
 
-/** Sends the tally and any retained batches in one store call; also to Analytics Engine when bound. */
-export async function flush(env: Env): Promise<void> {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends the tally and any retained batches in one store call; also to Analytics Engine when bound.
+ * `retryMs`: on failure, try again after this long (doubling, RETRIES times); 0 leaves it to the next flush.
+ */
+export async function flush(env: Env, retryMs = 0, attempt = 0): Promise<void> {
   armed = false;
   const sends = retained;
   retained = [];
-  if (!tally.empty) {
+  if (!tally.empty && sends.length < MAX_RETAINED) {
     sends.push({ id: nextId(), batch: tally.batch() });
     tally = new Tally();
   }
@@ -56,8 +67,14 @@ export async function flush(env: Env): Promise<void> {
   try {
     await usageStore(env).add(sends);
   } catch (e) {
-    log.warn('usage flush failed; resending with the next flush', { batches: sends.length, error: String(e) });
-    retained = sends.length <= MAX_RETAINED ? sends : mergeNewest(sends);
+    // With what another failed flush kept meanwhile: neither overwrites the other.
+    retained = [...sends, ...retained];
+    const again = retryMs > 0 && attempt < RETRIES;
+    log.warn('usage flush failed; resending', { batches: retained.length, again, error: String(e) });
+    if (again) {
+      await sleep(retryMs * 2 ** attempt);
+      return flush(env, retryMs, attempt + 1);
+    }
     return;
   }
   // After the store took the batch, so a resent batch is never written to AE twice. AE is best effort.
@@ -71,13 +88,6 @@ export async function flush(env: Env): Promise<void> {
   } catch (e) {
     log.warn('usage events not written to Analytics Engine', { error: String(e) });
   }
-}
-
-/** Folds the batches past MAX_RETAINED - 1 into one under a new id (only reached after many failed flushes). */
-function mergeNewest(sends: SentBatch[]): SentBatch[] {
-  const merged = new Tally();
-  for (const s of sends.slice(MAX_RETAINED - 1)) merged.merge(s.batch);
-  return [...sends.slice(0, MAX_RETAINED - 1), { id: nextId(), batch: merged.batch() }];
 }
 
 /** Whether counts are waiting for a flush (tests wait on the store, not on this). */

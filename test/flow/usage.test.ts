@@ -6,7 +6,7 @@
  * flushes themselves (waitOnExecutionContext), never for a duration.
  */
 import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index.js';
 import { datasetOf } from '../../src/usage/analytics.js';
 import { HOUR_MS } from '../../src/usage/store.js';
@@ -14,6 +14,7 @@ import { usageObject, usageStore } from '../../src/usage/stub.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { envelope, initialize, LEGACY, modernHeaders, postInit, request } from '../helpers/protocol.js';
 import { ADMIN_TOKEN, MCP_URL, publish } from '../helpers/worker.js';
+import { waitFor } from '../helpers/feed.js';
 
 /** A short flush interval; the tests wait on the flushes, so its length only sets how fast they run. */
 const usageEnv = { ...env, USAGE_FLUSH_MS: '20' } as unknown as Env;
@@ -50,11 +51,11 @@ async function counts(by: 'prompt' | 'client'): Promise<Record<string, number>> 
 }
 
 /** A modern POST from a client naming itself in `_meta`. */
-function modern(client: string, method: string, params: Record<string, unknown>) {
+function modern(client: string, method: string, params: Record<string, unknown>, e: Env = usageEnv) {
   const info = { 'io.modelcontextprotocol/clientInfo': { name: client, version: '1' } };
   const body = request(method, { ...params, _meta: envelope(info) });
   const name = method === 'prompts/get' ? (params.name as string) : undefined;
-  return send(MCP_URL, { method: 'POST', headers: modernHeaders(method, name), body: JSON.stringify(body) });
+  return send(MCP_URL, { method: 'POST', headers: modernHeaders(method, name), body: JSON.stringify(body) }, e);
 }
 
 /** A legacy session opened by a client with this name; `call` posts one request in it. */
@@ -140,6 +141,28 @@ describe('usage counts', () => {
     expect((await counts('prompt'))['zeta prompts/get modern ok']).toBe(before + 6);
   });
 
+  it('a failed flush is tried again in its own background task: an isolate that gets no more requests loses nothing', async () => {
+    await settle();
+    const before = (await counts('prompt'))['zeta prompts/get modern ok'] ?? 0;
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      await runInDurableObject(usageObject(env), (_o, state) =>
+        state.storage.sql.exec('ALTER TABLE usage RENAME TO u'),
+      );
+      // Retries after 300, 600 and 1,200 ms: time enough to bring the store back in between.
+      const slower = { ...usageEnv, USAGE_FLUSH_MS: '300' } as unknown as Env;
+      await Promise.all(Array.from({ length: 3 }, () => modern('client-a', 'prompts/get', { name: 'zeta' }, slower)));
+      // The first attempt fails; the store comes back before the retries run out, and no request follows.
+      await waitFor(() => warn.mock.calls.some((c) => String(c[0]).includes('usage flush failed')), 'a failed flush');
+    } finally {
+      await runInDurableObject(usageObject(env), (_o, state) =>
+        state.storage.sql.exec('ALTER TABLE u RENAME TO usage'),
+      );
+      warn.mockRestore();
+    }
+    await settle();
+    expect((await counts('prompt'))['zeta prompts/get modern ok']).toBe(before + 3);
+  });
   it('counts failed requests by class, for /status', async () => {
     await settle();
     const since = Date.now();
