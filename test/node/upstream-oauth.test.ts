@@ -133,6 +133,30 @@ describe('client-credentials upstream tokens', () => {
     expect(mcp.refused()).toBe(0);
   });
 
+  it('a token endpoint that never answers is given up on within the upstream timeout, whatever the caller waits with', async () => {
+    const { as, mcp } = await setup('jwt');
+    const hang = await listen(async (req) => {
+      await body(req); // and never answer
+    });
+    cleanup.push(() => stop(hang.http));
+    const source = bearerSource('hung', grant(as, mcp, { tokenUrl: new URL(`${hang.url}/token`) }), 300);
+    // A caller without a deadline (a change stream's signal only aborts at shutdown) and one with its own.
+    const forever = new AbortController();
+    const started = Date.now();
+    const [a, b] = await Promise.all([
+      source.token(forever.signal).catch((x: unknown) => x as UpstreamError),
+      source.token().catch((x: unknown) => x as UpstreamError),
+    ]);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    for (const e of [a, b])
+      expect([e.fault, e.message]).toEqual(['credentials', 'token endpoint did not answer in time']);
+    // A caller that gives up sooner stops waiting on the shared fetch at once.
+    const soon = AbortSignal.timeout(20);
+    const t0 = Date.now();
+    const c = (await source.token(soon).catch((x: unknown) => x)) as UpstreamError;
+    expect(c.message).toBe('token endpoint did not answer in time');
+    expect(Date.now() - t0).toBeLessThan(250);
+  });
   it('a failing token endpoint is a `credentials` fault that names no secret and no token', async () => {
     const { as, mcp } = await setup('jwt');
     as.failTokens({ status: 401, error: 'invalid_client' });

@@ -17,7 +17,7 @@ import { guardedFetch } from './fetch-guard.js';
 
 /** What the upstream client asks of a credential source. */
 export interface BearerSource {
-  /** A token to send now (cached, or fetched within `signal`). */
+  /** A token to send now: cached, or fetched within the upstream's timeout (and given up on when `signal` aborts). */
   token(signal?: AbortSignal): Promise<string>;
   /** The upstream refused `token` (401): the next `token()` fetches a new one. */
   rejected(token: string): void;
@@ -64,20 +64,32 @@ export function bearerSource(
     token(signal) {
       const e = entry();
       if (e.token && now() < e.refreshAt) return Promise.resolve(e.token);
-      e.inflight ??= obtain(o, signal ?? AbortSignal.timeout(timeoutMs), fetchFn, now)
+      // Its own deadline, never a caller's: a caller whose signal has none (the change stream's) must
+      // not leave a hung fetch that every later caller of this grant waits on.
+      e.inflight ??= obtain(o, AbortSignal.timeout(timeoutMs), fetchFn, now)
         .then(({ token, lifetimeMs }) => {
           e.token = token;
           e.refreshAt = refreshAt(now(), lifetimeMs);
           return token;
         })
         .finally(() => (e.inflight = undefined));
-      return e.inflight;
+      return signal ? abandonable(e.inflight, signal) : e.inflight;
     },
     rejected(token) {
       const e = cache.get(key);
       if (e?.token === token) e.token = undefined;
     },
   };
+}
+
+/** The shared fetch, as one caller sees it: it stops waiting when its own signal aborts. */
+function abandonable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(fail('token endpoint did not answer in time'));
+  return new Promise<T>((resolve, reject) => {
+    const gone = () => reject(fail('token endpoint did not answer in time'));
+    signal.addEventListener('abort', gone, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', gone));
+  });
 }
 
 /** The credential source an upstream's client uses, if its configuration has an `oauth` entry. */
