@@ -109,10 +109,11 @@ function notFound(c: Context<AppEnv>, v: Viewer, catalog: Catalog, name: string)
 
 /** Argument values from the query (first of each), without the page's own `render` switch. */
 function givenOf(c: Context<AppEnv>): Record<string, string> {
-  // No prototype: an argument may be named `constructor` or `__proto__`.
-  const out = Object.create(null) as Record<string, string>;
+  const out: Record<string, string> = {};
   for (const [k, vals] of Object.entries(c.req.queries()))
-    if (k !== 'render' && vals[0] !== undefined) out[k] = vals[0];
+    // Defined, not assigned: an argument may be named `__proto__`, which must stay an ordinary key.
+    if (k !== 'render' && vals[0] !== undefined)
+      Object.defineProperty(out, k, { value: vals[0], enumerable: true, writable: true, configurable: true });
   return out;
 }
 

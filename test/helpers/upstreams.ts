@@ -368,12 +368,21 @@ export async function strictLegacyServer(names: string[], delayMs = 150): Promis
   return { url: `${url}/mcp`, refused: () => refused, close: () => stop(http) };
 }
 
-export type Fault = 'hang' | 'error500' | 'garbage' | 'cut' | 'slowsse';
+export type Fault = 'hang' | 'error500' | 'garbage' | 'cut' | 'slowsse' | 'refuses';
 
 export async function faultyServer(fault: Fault): Promise<Running> {
   const { http, url } = await listen(async (req, res) => {
-    await body(req);
+    const raw = await body(req);
     if (fault === 'hang') return; // never answers
+    if (fault === 'refuses') {
+      // Answers every request (initialize included) with a JSON-RPC error, as an upgraded server refuses our revision.
+      const msg = JSON.parse(raw || '{}') as { id?: unknown };
+      if (msg.id === undefined) return void res.writeHead(202).end();
+      const error = { code: -32602, message: 'Unsupported protocol version', data: { supported: ['2099-01-01'] } };
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error }));
+    }
     if (fault === 'error500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
     if (fault === 'garbage')
       return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc": "2.0", "res');

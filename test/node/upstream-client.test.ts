@@ -173,6 +173,8 @@ describe('faulty upstreams', () => {
     ['garbage', ['protocol']],
     ['cut', ['protocol', 'http']],
     ['slowsse', ['timeout']],
+    // A JSON-RPC error to the handshake is the upstream's fault, not its answer to the call.
+    ['refuses', ['protocol']],
   ] as [Fault, string[]][]) {
     it(`${fault}: fails with a clear ${kinds.join(' or ')} error within the timeout`, async () => {
       const server = await started(faultyServer(fault));
@@ -185,4 +187,24 @@ describe('faulty upstreams', () => {
       expect(Date.now() - started_).toBeLessThan(300 * 3 + 200);
     });
   }
+});
+
+describe('the handshake', () => {
+  it('is made once for concurrent first calls, and a refused initialize names itself', async () => {
+    const server = await started(legacyServer(LEGACY));
+    const c = client(server.url);
+    const before = server.sessions();
+    await Promise.all(Array.from({ length: 5 }, () => c.request('prompts/get', { name: 'alpha' })));
+    expect(server.sessions() - before).toBe(1);
+    await c.close();
+    const refusing = await started(faultyServer('refuses'));
+    const err = (await client(refusing.url)
+      .request('prompts/get', { name: 'x' })
+      .catch((e) => e)) as UpstreamError;
+    expect([err.kind, err.fault, err.message]).toEqual([
+      'protocol',
+      'protocol',
+      'initialize refused (JSON-RPC -32602)',
+    ]);
+  });
 });

@@ -36,6 +36,8 @@ export const GATEWAY_CLIENT_INFO: Implementation = { name: 'promptgate', version
 
 export class UpstreamClient {
   private conn: Connection | undefined;
+  /** The handshake under way: concurrent first calls share it (each its own would leave all but one open). */
+  private connecting: Promise<Connection> | undefined;
   private readonly http: UpstreamHttp;
   private readonly handshake: Handshake;
 
@@ -178,8 +180,24 @@ export class UpstreamClient {
     }
   }
 
-  private async connect(d: Deadline): Promise<Connection> {
-    return (this.conn ??= await this.handshake.connect(d));
+  /**
+   * The connection, made once however many calls want it. A JSON-RPC error to the handshake is a
+   * fault of the upstream (its `initialize` was refused), not its answer to the call that needed it.
+   */
+  private connect(d: Deadline): Promise<Connection> {
+    if (this.conn) return Promise.resolve(this.conn);
+    this.connecting ??= this.handshake
+      .connect(d)
+      .then(
+        (c) => (this.conn = c),
+        (e: unknown) => {
+          if (e instanceof UpstreamError && e.kind === 'rpc')
+            throw new UpstreamError('protocol', `initialize refused (JSON-RPC ${e.code ?? 'error'})`);
+          throw e;
+        },
+      )
+      .finally(() => (this.connecting = undefined));
+    return this.connecting;
   }
 }
 

@@ -106,11 +106,13 @@ export class UpstreamObject extends DurableObject<Env> {
     return this.client;
   }
 
-  /** A failed call: the breaker counts it, and the next call starts from a new client. */
+  /** A failed call: the breaker counts it, and the next call starts from a new client (the old one is closed: its stream, its session). */
   private failed(e: unknown): string {
     const fault = describeFault(e);
     this.breaker.failed(fault);
+    const old = this.client;
     this.client = undefined;
+    if (old) this.ctx.waitUntil(old.close().catch(() => undefined));
     return fault;
   }
 
