@@ -11,6 +11,7 @@ import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { expectTransportCase, TRANSPORT_CASES } from '../helpers/transport-cases.js';
 import { ACCEPT, expectError, MCP_URL, openSession, post, publish, request } from '../helpers/worker.js';
 import { MAX_BATCH } from '../../src/rpc/legacy.js';
+import { postHeaders } from '../helpers/protocol.js';
 
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS);
@@ -57,30 +58,11 @@ describe('POST body encoding', () => {
       '{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{"name":"greet","arguments":{"who":"',
     );
     const after = enc.encode('"}}}');
-    const body = new Uint8Array([...before, 0xff, 0xfe, ...after]);
-    const res = await SELF.fetch(MCP_URL, {
-      method: 'POST',
-      headers: {
-        accept: ACCEPT,
-        'content-type': 'application/json',
-        'mcp-session-id': s.id,
-        'mcp-protocol-version': s.version,
-      },
-      body,
-    });
-    await expectError(res, 400, -32700);
+    const postBytes = (body: Uint8Array) =>
+      SELF.fetch(MCP_URL, { method: 'POST', headers: postHeaders({ session: s.id, version: s.version }), body });
+    await expectError(await postBytes(new Uint8Array([...before, 0xff, 0xfe, ...after])), 400, -32700);
     // The same request in valid UTF-8 is served, and a leading BOM is allowed (as text() allowed it).
-    const ok = new Uint8Array([0xef, 0xbb, 0xbf, ...before, ...enc.encode('Ada'), ...after]);
-    const served = await SELF.fetch(MCP_URL, {
-      method: 'POST',
-      headers: {
-        accept: ACCEPT,
-        'content-type': 'application/json',
-        'mcp-session-id': s.id,
-        'mcp-protocol-version': s.version,
-      },
-      body: ok,
-    });
+    const served = await postBytes(new Uint8Array([0xef, 0xbb, 0xbf, ...before, ...enc.encode('Ada'), ...after]));
     expect(served.status).toBe(200);
     expect(((await served.json()) as any).result.messages.length).toBeGreaterThan(0);
   });
