@@ -65,6 +65,11 @@ export async function cardFor(env: Env, view: View, name: string): Promise<Promp
 /** Upstream health as /status computes it, kept per isolate for a few seconds (pages are read often). */
 const HEALTH_MS = 5_000;
 let healthMemo: { at: number; rows: Promise<HealthRow[]> } | undefined;
+
+/** Forgets the kept health (tests that change the upstreams; an isolate relearns it within HEALTH_MS). */
+export function forgetHealth(): void {
+  healthMemo = undefined;
+}
 export function health(env: Env): Promise<HealthRow[]> {
   if (healthMemo && Date.now() - healthMemo.at < HEALTH_MS) return healthMemo.rows;
   const rows = Promise.all([upstreamConfigs(env), catalogWriter(env).upstreams()]).then(([configs, listed]) => {

@@ -5,11 +5,14 @@
  * sees nothing, and the viewer's name never reaches a page shared through the cache.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PromptRecord } from '../../src/catalog/types.js';
 import { app } from '../../src/routes/app.js';
 import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
 import { publish } from '../helpers/worker.js';
+import { catalogWriter } from '../../src/catalog/stubs.js';
+import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
+import { forgetHealth } from '../../src/routes/web-data.js';
 
 const ISSUER = 'https://idp.web.test';
 const text = (name: string, groups?: string[]): PromptRecord => ({
@@ -121,5 +124,34 @@ describe('what a viewer sees', () => {
       expect(r.headers.get('cache-control')).toBe('private, no-cache');
       expect(r.headers.get('vary')).toBe('Accept, Authorization');
     }
+  });
+});
+
+describe('upstream health on the index', () => {
+  const listing = (id: string) => ({ id, prefix: id, prompts: [{ name: 'p', origin: { upstream: id, name: 'p' } }] });
+  beforeAll(async () => {
+    await env.PROMPTS.put(
+      UPSTREAMS_KEY,
+      JSON.stringify([
+        { id: 'pubx', url: 'https://pubx.example/mcp' },
+        { id: 'engx', url: 'https://engx.example/mcp', groups: ['eng'] },
+      ]),
+    );
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).upstreamsReported([listing('pubx'), listing('engx')]);
+    forgetHealth();
+  });
+  afterAll(async () => {
+    await env.PROMPTS.delete(UPSTREAMS_KEY);
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).reconcileUpstreams();
+    forgetHealth();
+  });
+
+  it('shows an upstream guarded by groups only to its members: not even its prompt count', async () => {
+    const rows = (html: string) => [...html.matchAll(/<tr data-upstream="([^"]+)"/g)].map((m) => m[1]).sort();
+    expect(rows((await page('/', bob)).body)).toEqual(['pubx']);
+    expect(rows((await page('/', alice)).body)).toEqual(['engx', 'pubx']);
+    expect(rows((await page('/')).body)).toEqual(['pubx']);
   });
 });
