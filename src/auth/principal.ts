@@ -51,10 +51,15 @@ export function grants(granted: ReadonlySet<string>, required: string): boolean 
   return false;
 }
 
-/** Whether a principal with these scopes may do what `required` names (admin implies read). */
+/**
+ * Whether a principal with these scopes may do what `required` names (admin implies read). The
+ * admin scope is never granted through a parent: a broad scope (`prompts`) that covers reading must
+ * not also make every holder an administrator.
+ */
 export function hasScope(cfg: AuthConfig, p: Principal, required: string): boolean {
   if (p.admin) return true;
-  return grants(p.scopes, required) || (required === cfg.scopeRead && grants(p.scopes, cfg.scopeAdmin));
+  if (required === cfg.scopeAdmin) return p.scopes.has(required);
+  return grants(p.scopes, required) || (required === cfg.scopeRead && p.scopes.has(cfg.scopeAdmin));
 }
 
 /** Values of a claim that may be an array or a space- or comma-separated string. */
@@ -105,7 +110,7 @@ export function claimsPrincipal(
   const scopes = opts.scopes ?? scopesOf(opts.claims);
   const byGroup = groups.some((g) => cfg.adminGroups.has(g));
   if (byGroup) scopes.add(cfg.scopeAdmin);
-  const admin = byGroup || grants(scopes, cfg.scopeAdmin);
+  const admin = byGroup || scopes.has(cfg.scopeAdmin);
   const exp = opts.claims.exp;
   const expiresAt = typeof exp === 'number' ? exp * 1000 : undefined;
   return {

@@ -23,7 +23,7 @@ import { errorsSince } from '../usage/query.js';
 import { HOUR_MS } from '../usage/store.js';
 import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
 import { announce, authenticate } from '../auth/authenticate.js';
-import { ANONYMOUS } from '../auth/principal.js';
+import { ANONYMOUS, hasScope } from '../auth/principal.js';
 import { principalSees } from '../catalog/views.js';
 import { configOf } from '../lib/config.js';
 import type { Principal } from '../lib/scope.js';
@@ -47,10 +47,15 @@ function authStatus(env: Env) {
   }
 }
 
-/** Who asks, if they say: /status itself is open, so a refused or missing credential is simply nobody in particular. */
+/**
+ * Who asks, if they say: /status itself is open, so a refused or missing credential, or one
+ * without the read scope, is simply nobody in particular (its groups show nothing more).
+ */
 async function callerOf(c: Context<AppEnv>): Promise<Principal> {
   try {
-    return await authenticate(scopeOf(c));
+    const p = await authenticate(scopeOf(c));
+    const cfg = authConfigOf(c.env);
+    return p.method === 'none' || hasScope(cfg, p, cfg.scopeRead) ? p : ANONYMOUS;
   } catch {
     return ANONYMOUS;
   }

@@ -322,6 +322,22 @@ describe('/status collisions follow the caller’s view', () => {
     expect(await collisions(admin)).toEqual(['clash-all@cx', 'clash-all@hx', 'clash-eng@cx']);
   });
 
+  it('a credential without the read scope shows nothing more than none does', async () => {
+    const asks = async (scope: string) => {
+      const claims = { iss: ISSUER, aud: 'https://gateway.test/mcp', sub: 'fin', scope, groups: ['finance'] };
+      const ctx = createExecutionContext();
+      const req = new Request('https://gateway.test/status', {
+        headers: { authorization: `Bearer ${await sign(signer, claims)}` },
+      });
+      const res = await app.fetch(req, authEnv(), ctx);
+      const body = await res.json<{ upstreams: { id: string }[] }>();
+      await waitOnExecutionContext(ctx);
+      return body.upstreams.map((u) => u.id).sort();
+    };
+    expect(await asks('prompts:read')).toEqual(['cx', 'hx']);
+    expect(await asks('openid')).toEqual(['cx']);
+  });
+
   it('shows an upstream guarded by groups only to a caller who may see it, not even its prompt count', async () => {
     const upstreams = async (headers: Record<string, string>) => {
       const body = await (

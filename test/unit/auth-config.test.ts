@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { AuthConfigError } from '../../src/auth/config-checks.js';
 import { authConfigOf } from '../../src/auth/config.js';
 import { challenge, metadataUrl } from '../../src/auth/errors.js';
-import { claimList, grants, scopesOf } from '../../src/auth/principal.js';
+import { claimList, claimsPrincipal, grants, hasScope, scopesOf } from '../../src/auth/principal.js';
 
 const cfg = (vars: Record<string, string>) => authConfigOf({ ...env, ...vars });
 const ISSUERS = JSON.stringify([{ issuer: 'https://idp.example.com' }]);
@@ -115,6 +115,25 @@ describe('scopes, claims, challenges', () => {
       false,
       false,
       false,
+    ]);
+  });
+
+  it('the admin scope is granted only as itself: a parent scope that covers reading makes nobody an admin', () => {
+    const cfg = authConfigOf({ ...env, AUTH: 'oauth', OAUTH_ISSUERS: ISSUERS } as unknown as Env);
+    const claims = (scope: string) => ({ sub: 's', scope, groups: [] });
+    const who = (scope: string) =>
+      claimsPrincipal(cfg, { id: 'x', method: 'oauth', claims: claims(scope), groupsClaim: 'groups' });
+    for (const broad of ['prompts', 'prompts:read prompts']) {
+      const p = who(broad);
+      expect(p.admin, broad).toBe(false);
+      expect(hasScope(cfg, p, cfg.scopeAdmin), broad).toBe(false);
+      expect(hasScope(cfg, p, cfg.scopeRead), broad).toBe(true);
+    }
+    const admin = who('prompts:admin');
+    expect([admin.admin, hasScope(cfg, admin, cfg.scopeAdmin), hasScope(cfg, admin, cfg.scopeRead)]).toEqual([
+      true,
+      true,
+      true,
     ]);
   });
 
