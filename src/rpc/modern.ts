@@ -16,7 +16,7 @@ import {
   CLIENT_INFO_META,
   isModernVersion,
   MODERN_VERSION_META,
-  MODERN_VERSIONS,
+  SUPPORTED_VERSIONS,
   SERVER_INFO_META,
   SUBSCRIPTION_ID_META,
   type ModernVersion,
@@ -62,7 +62,8 @@ function readVersion(t: RequestScope, msg: Request): ModernVersion {
       ErrorCode.UnsupportedProtocolVersion,
       `Unsupported protocol version ${version.slice(0, 40)}; 2025-era clients may use initialize`,
       {
-        supported: MODERN_VERSIONS,
+        // Every version this server speaks (server/discover's list): a dual-era client can fall back to initialize.
+        supported: SUPPORTED_VERSIONS,
         requested: version.slice(0, 40),
       },
     );

@@ -188,7 +188,8 @@ describe('envelope, version and header errors', () => {
       400,
       -32022,
     );
-    expect(err.data).toEqual({ supported: [V], requested: '2027-01-01' });
+    // Every version the server speaks, as server/discover lists them: the legacy ones too.
+    expect(err.data).toEqual({ supported: [V, '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2027-01-01' });
   });
   it('400 -32020 when MCP-Protocol-Version is missing or differs from the body', async () => {
     await expectError(await modern('prompts/list', {}, { 'mcp-protocol-version': null }).response, 400, -32020);

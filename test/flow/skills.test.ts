@@ -237,6 +237,17 @@ describe('resources/list and resources/templates/list', () => {
     const first = await modernResult('resources/list');
     expect(first).toMatchObject({ resultType: 'complete', ttlMs: 60_000, cacheScope: expect.any(String) });
     expect(first.resources).toEqual(pages[0].resources);
+    // 2025-03-26 has no _meta on a Resource: the same entry without it.
+    const old = await openSession('2025-03-26');
+    const oldAll: any[] = [];
+    for (let cursor: string | undefined, n = 0; n < 10; n++) {
+      const r = (await old.call('resources/list', cursor ? { cursor } : {})).body.result;
+      oldAll.push(...r.resources);
+      if (!(cursor = r.nextCursor)) break;
+    }
+    const gh = oldAll.find((r: any) => r.uri === 'skill://gh/review/SKILL.md');
+    expect(gh).toBeDefined();
+    expect(gh._meta).toBeUndefined();
   });
   it('has no templates', async () => {
     expect(await legacyResult('resources/templates/list')).toEqual({ resourceTemplates: [] });

@@ -7,6 +7,7 @@ import type { Resource } from '@modelcontextprotocol/sdk/types.js';
 import { ORIGIN_META } from '../shape.js';
 import type { ListKind, View } from '../view.js';
 import type { SkillEntry } from './index.js';
+import type { Features } from '../../lib/versions.js';
 
 /** A skills/list entry (and skills/get's `skill`), as `@modelcontextprotocol/core/ext/skills` types it. */
 export interface SkillDescription {
@@ -38,8 +39,8 @@ export function describeSkill(s: SkillEntry): SkillDescription {
   return d;
 }
 
-/** The skill's SKILL.md as a Resource: named and described by its frontmatter. */
-export function describeSkillResource(s: SkillEntry): Resource {
+/** The skill's SKILL.md as a Resource: named and described by its frontmatter; `_meta` only where the revision has it (2025-06-18+). */
+export function describeSkillResource(s: SkillEntry, f: Features): Resource {
   const { name, description } = s.frontmatter;
   const r: Resource = {
     uri: s.uri,
@@ -48,7 +49,7 @@ export function describeSkillResource(s: SkillEntry): Resource {
   };
   if (typeof description === 'string') r.description = description;
   if (s.size !== undefined) r.size = s.size;
-  const meta = originMeta(s);
+  const meta = f.titles ? originMeta(s) : undefined;
   if (meta) r._meta = meta;
   return r;
 }
