@@ -2,7 +2,9 @@
  * RFC 7662 token introspection for opaque tokens, at each configured issuer
  * that offers it, with client_secret_basic authentication (the secret is
  * read from the Worker secret the issuer entry names). An active answer
- * must not name another issuer or another audience.
+ * must name this gateway's audience (the MCP authorization spec: a server
+ * accepts only tokens issued for itself; an answer without `aud` cannot
+ * show that) and must not name another issuer.
  */
 import type { Principal } from '../lib/scope.js';
 import { AuthConfigError } from './config-checks.js';
@@ -60,7 +62,7 @@ function forUs(r: OAuthRequest, entry: IssuerConfig, claims: Record<string, unkn
   if (claims.iss !== undefined && claims.iss !== entry.issuer) return false;
   const aud = claims.aud;
   const audience = entry.audience ?? r.resource;
-  if (aud !== undefined && !(Array.isArray(aud) ? aud.includes(audience) : aud === audience)) return false;
+  if (!(Array.isArray(aud) ? aud.includes(audience) : aud === audience)) return false;
   const now = Date.now() / 1000;
   if (typeof claims.exp === 'number' && claims.exp + 60 < now) return false;
   return !(typeof claims.nbf === 'number' && claims.nbf - 60 > now);

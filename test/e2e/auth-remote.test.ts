@@ -108,14 +108,16 @@ describe('OAuth with remote keys', () => {
     expect(hits('/idp/introspect')).toBe(before + 1);
   });
 
-  it('an inactive or foreign opaque token is 401 invalid_token', async () => {
+  it('an inactive, foreign or audience-less opaque token is 401 invalid_token', async () => {
     ks.active.set('opaque-foreign', { sub: 'dave', scope: 'prompts:read', aud: 'https://elsewhere.example/mcp' });
-    for (const t of ['opaque-unknown', 'opaque-foreign']) {
+    // Active, with the right scope, but the answer names no audience: nothing shows it was issued for us.
+    ks.active.set('opaque-noaud', { sub: 'dave', scope: 'prompts:read', iss: ks.issuer });
+    for (const t of ['opaque-unknown', 'opaque-foreign', 'opaque-noaud']) {
       const res = await list({ authorization: `Bearer ${t}` });
       expect(res.status, t).toBe(401);
       expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
     }
-    ks.active.set('opaque-noscope', { sub: 'erin', scope: 'profile' });
+    ks.active.set('opaque-noscope', { sub: 'erin', scope: 'profile', aud: gw.mcpUrl });
     expect((await list({ authorization: 'Bearer opaque-noscope' })).status).toBe(403);
   });
 });
