@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import type { Principal } from '../lib/scope.js';
 import { AuthConfigError } from './config-checks.js';
 import { AuthError } from './errors.js';
-import { introspect } from './introspect.js';
+import { introspect, INTROSPECTION_TTL_MS } from './introspect.js';
 import { issuerKeys } from './keys.js';
 import { recall, remember } from './memo.js';
 import { invalidToken as invalid, oauthPrincipal, type OAuthRequest } from './request.js';
@@ -53,7 +53,33 @@ export async function bearerPrincipal(r: OAuthRequest, token: string, tokenDiges
     return p;
   }
   const found = await introspect(r, token);
-  remember(r.cfg, digest, found.principal, found.until);
-  if (!found.principal) throw invalid(r, 'The token is not active');
-  return found.principal;
+  const p = found.principal && revocable(r, token, found.principal);
+  remember(r.cfg, digest, p, found.until);
+  if (!p) throw invalid(r, 'The token is not active');
+  return p;
+}
+
+/**
+ * An introspected principal whose streams end once its token is revoked: at a keepalive at least
+ * INTROSPECTION_TTL_MS after the last answer, the token is introspected again (an opaque token's
+ * `exp`, if it has one, says nothing of revocation). An authorization server that cannot be
+ * reached keeps the last answer, as for API keys.
+ */
+function revocable(r: OAuthRequest, token: string, p: Principal): Principal {
+  let askedAt = Date.now();
+  let active = true;
+  return {
+    ...p,
+    async recheck() {
+      if (!(await p.recheck())) return false;
+      if (!active || Date.now() - askedAt < INTROSPECTION_TTL_MS) return active;
+      askedAt = Date.now();
+      try {
+        active = (await introspect(r, token)).principal !== undefined;
+      } catch {
+        // Unreachable or unusable answer: the last one stands until the next keepalive asks again.
+      }
+      return active;
+    },
+  };
 }

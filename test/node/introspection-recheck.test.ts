@@ -1,0 +1,52 @@
+/**
+ * An opaque token's principal, as introspection names it, through a real introspection endpoint
+ * (the key server): streams opened with it are rechecked at their keepalives, and once the token
+ * is revoked, the first recheck at least INTROSPECTION_TTL_MS after the last answer says no.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { authConfigOf } from '../../src/auth/config.js';
+import { INTROSPECTION_TTL_MS } from '../../src/auth/introspect.js';
+import { tokenDigest } from '../../src/auth/memo.js';
+import { bearerPrincipal } from '../../src/auth/oauth.js';
+import type { OAuthRequest } from '../../src/auth/request.js';
+import { startKeyServer, type KeyServer } from '../helpers/key-server.js';
+
+let ks: KeyServer;
+beforeAll(async () => {
+  ks = await startKeyServer();
+});
+afterAll(async () => {
+  vi.useRealTimers();
+  await ks.stop();
+});
+
+describe('an introspected principal', () => {
+  it('ends its streams once its token is revoked, within a recheck of INTROSPECTION_TTL_MS, whatever its exp', async () => {
+    const resource = 'https://gateway.test/mcp';
+    const env = {
+      AUTH: 'oauth',
+      AUTH_ALLOW_HTTP_LOOPBACK: 'true',
+      OAUTH_ISSUERS: JSON.stringify([
+        {
+          issuer: ks.issuer,
+          introspection: { endpoint: `${ks.issuer}/introspect`, clientId: ks.clientId, clientSecret: 'S' },
+        },
+      ]),
+      S: ks.clientSecret,
+    } as unknown as Env;
+    const r: OAuthRequest = { cfg: authConfigOf(env), env, resource, challengeFor: (why) => why };
+    const exp = Math.floor(Date.now() / 1000) + 8 * 3600;
+    ks.active.set('opaque-live', { sub: 'carol', scope: 'prompts:read', aud: resource, iss: ks.issuer, exp });
+    const p = await bearerPrincipal(r, 'opaque-live', await tokenDigest('opaque-live'));
+    expect(await p.recheck()).toBe(true);
+    const asked = () => ks.hits.get('/idp/introspect') ?? 0;
+    const before = asked();
+    ks.active.delete('opaque-live'); // revoked at the authorization server
+    // Within the TTL the last answer stands, without asking.
+    expect(await p.recheck()).toBe(true);
+    expect(asked()).toBe(before);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + INTROSPECTION_TTL_MS + 1 });
+    expect(await p.recheck()).toBe(false);
+    expect(asked()).toBe(before + 1);
+  });
+});
