@@ -5,6 +5,7 @@
  * this lives apart from both. Local prompts are compared by the names they
  * are published under (LOCAL_PREFIX), as the catalog does.
  */
+import { groupsOf, publishedName } from './compiled.js';
 import type { CatalogSnapshot } from './types.js';
 
 /** A type, not an interface: a log line's fields must be plain JSON data (lib/log.ts). */
@@ -20,10 +21,8 @@ type Snap = Pick<CatalogSnapshot, 'prompts' | 'upstreams' | 'localPrefix' | 'sep
 
 /** Each clash with who may see either side (the winner's and the loser's groups, as the catalog rules them). */
 function clashes(snap: Snap): { collision: Collision; winner: Groups; loser: Groups }[] {
-  const published = (name: string) => (snap.localPrefix ? `${snap.localPrefix}${snap.separator ?? '.'}${name}` : name);
-  const groupsOf = (g: Groups) => (g?.length ? g : undefined);
   const owner = new Map<string, { id: string; groups: Groups }>(
-    snap.prompts.map((p) => [published(p.name), { id: 'local', groups: groupsOf(p.groups) }]),
+    snap.prompts.map((p) => [publishedName(snap, p.name), { id: 'local', groups: groupsOf(p.groups) }]),
   );
   const out: { collision: Collision; winner: Groups; loser: Groups }[] = [];
   for (const u of snap.upstreams ?? [])

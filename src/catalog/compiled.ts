@@ -64,11 +64,14 @@ function compileMessage(record: MessageRecord): CompiledMessage {
 }
 
 /** An empty list would read as "nobody": it is refused at publish; here it means no restriction. */
-const groupsOf = (g: readonly string[] | undefined) => (g?.length ? g : undefined);
+export const groupsOf = (g: readonly string[] | undefined) => (g?.length ? g : undefined);
+
+/** The name a local prompt is served under: `<LOCAL_PREFIX><separator><name>` when there is a prefix. */
+export const publishedName = (snapshot: Pick<CatalogSnapshot, 'localPrefix' | 'separator'>, name: string) =>
+  snapshot.localPrefix ? `${snapshot.localPrefix}${snapshot.separator ?? '.'}${name}` : name;
 
 export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compiled {
-  const published = (name: string) =>
-    snapshot.localPrefix ? `${snapshot.localPrefix}${snapshot.separator ?? '.'}${name}` : name;
+  const published = (name: string) => publishedName(snapshot, name);
   const byName = new Map<string, CompiledPrompt>();
   const remote = new Map<string, RemotePrompt>();
   const prefixes = new Map<string, { id: string; groups: readonly string[] | undefined }>();

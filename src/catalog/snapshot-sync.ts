@@ -59,10 +59,11 @@ export class SnapshotSync {
     announce = true,
   ): Promise<{ generation: number; recorded: T; snapshot: CatalogSnapshot }> {
     const generation = await this.nextGeneration();
-    // A change still unpublished (its KV write failed) goes out with this one: its lists too.
-    const all = this.meta('dirty') === '1' ? [...new Set([...listsOf(this.meta('lists')), ...lists])].sort() : lists;
+    // A change still unpublished (its KV write failed) goes out with this one, announced, its lists too.
+    const unpublished = this.meta('dirty') === '1' ? listsOf(this.meta('lists')) : undefined;
+    const all = unpublished ? [...new Set([...unpublished, ...lists])].sort() : lists;
     const recorded = await this.begin(generation, all, () => record(generation));
-    const snapshot = await this.publish(generation, announce || all !== lists, all);
+    const snapshot = await this.publish(generation, announce || unpublished !== undefined, all);
     return { generation, recorded, snapshot };
   }
 

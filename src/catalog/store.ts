@@ -12,6 +12,7 @@
  * isolate does exactly one blocking read. Measured before this design:
  * one KV key per prompt ran at 0.04x of the ceiling.
  */
+import { utf8Length } from './arguments.js';
 import { Catalog } from './catalog.js';
 import type { CatalogSnapshot } from './types.js';
 import { log } from '../lib/log.js';
@@ -118,7 +119,7 @@ export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Pro
   // Snapshot and head together, the generation last: a reader that sees the new
   // generation can always find its snapshot.
   const [snapshot, head, generation] = snapshotEntries(snap);
-  const bytes = new Blob([snapshot!.value]).size;
+  const bytes = utf8Length(snapshot!.value);
   if (bytes > KV_VALUE_MAX_BYTES) throw new SnapshotTooLargeError(bytes);
   await Promise.all([kv.put(snapshot!.key, snapshot!.value), kv.put(head!.key, head!.value)]);
   await kv.put(generation!.key, generation!.value);

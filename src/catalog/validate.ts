@@ -7,6 +7,7 @@
  * Worker bundle budget (zod alone is larger than the whole gateway).
  * Errors are found at publish time so that serving never meets a bad record.
  */
+import { utf8Length } from './arguments.js';
 import { placeholders, templatedFields } from './template.js';
 import type { Issue } from './types.js';
 import { isRecord } from '../lib/json.js';
@@ -177,7 +178,7 @@ export function validatePrompt(input: unknown): Issue[] {
     }
   });
   if (c.issues.length === 0) {
-    const bytes = new Blob([JSON.stringify(input)]).size;
+    const bytes = utf8Length(JSON.stringify(input));
     if (bytes > MAX_PROMPT_BYTES)
       c.fail('', `is ${bytes} bytes as JSON; a prompt is at most ${MAX_PROMPT_BYTES} bytes`);
   }

@@ -6,6 +6,7 @@
  * nothing; a dry run only diffs. Every write runs under the writer's
  * one-at-a-time lock (`mutate`).
  */
+import { utf8Length } from './arguments.js';
 import { canonical, diffSets, type SetDiff } from './diff.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import type { Issue } from './types.js';
@@ -21,8 +22,6 @@ export type WriteResult =
  * and upstream listings can still grow the snapshot after a write.
  */
 export const MAX_CATALOG_BYTES = 24 * 1_048_576;
-
-const utf8Bytes = (s: string) => new Blob([s]).size;
 
 type Named = { name: string };
 type Mutate = <T>(fn: () => Promise<T>) => Promise<T>;
@@ -103,7 +102,7 @@ export class VersionedWrites {
     let delta = 0;
     for (const [name, text] of written) {
       const old = before.get(name);
-      delta += (text === null ? 0 : utf8Bytes(text) + 1) - (old ? utf8Bytes(canonical(old)) + 1 : 0);
+      delta += (text === null ? 0 : utf8Length(text) + 1) - (old ? utf8Length(canonical(old)) + 1 : 0);
     }
     const projected = this.sync.lastBytes() + delta;
     if (delta <= 0 || projected <= MAX_CATALOG_BYTES) return undefined;

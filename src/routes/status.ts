@@ -79,8 +79,12 @@ status.get('/', async (c) => {
   const writer = catalogWriter(c.env);
   // The live figures start first and run alongside the rest; each reports 'unknown' rather than failing.
   const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env)]);
-  const [listed, local, feed] = await Promise.all([writer.upstreams(), writer.current(), feedStatus(c.env)]);
-  const caller = await callerOf(c);
+  const [listed, local, feed, caller] = await Promise.all([
+    writer.upstreams(),
+    writer.current(),
+    feedStatus(c.env),
+    callerOf(c),
+  ]);
   const sees = (groups: readonly string[] | undefined) => principalSees(caller, groups);
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
   const configs = await upstreamConfigs(c.env);
