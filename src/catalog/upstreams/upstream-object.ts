@@ -81,6 +81,11 @@ export class UpstreamObject extends DurableObject<Env> {
   private drop(): void {
     this.following?.abort();
     this.following = undefined;
+    this.closeClient();
+  }
+
+  /** Forgets the client and closes it in the background (its stream, its session): the next call makes a new one. */
+  private closeClient(): void {
     const old = this.client;
     this.client = undefined;
     if (old) this.ctx.waitUntil(old.close().catch(() => undefined));
@@ -106,13 +111,11 @@ export class UpstreamObject extends DurableObject<Env> {
     return this.client;
   }
 
-  /** A failed call: the breaker counts it, and the next call starts from a new client (the old one is closed: its stream, its session). */
+  /** A failed call: the breaker counts it, and the next call starts from a new client. */
   private failed(e: unknown): string {
     const fault = describeFault(e);
     this.breaker.failed(fault);
-    const old = this.client;
-    this.client = undefined;
-    if (old) this.ctx.waitUntil(old.close().catch(() => undefined));
+    this.closeClient();
     return fault;
   }
 

@@ -27,6 +27,7 @@
  */
 import type { PromptOrigin } from '../../catalog/types.js';
 import { principalIdOf } from '../../lib/caller.js';
+import { sha256Hex } from '../../lib/hash.js';
 import { mac, safeEqual } from '../../lib/hmac.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSIONS } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
@@ -49,9 +50,7 @@ const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 async function callerKey(ctx: CallContext): Promise<string> {
   const p = ctx.principal;
   if (p && p.method !== 'none') return `id|${principalIdOf(p)}`;
-  const sent = new TextEncoder().encode(`principal/v1|${ctx.header('authorization') ?? ''}`);
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', sent));
-  return `anonymous|${[...digest.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return `anonymous|${await sha256Hex(`principal/v1|${ctx.header('authorization') ?? ''}`, 16)}`;
 }
 
 async function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
