@@ -81,11 +81,6 @@ export class UpstreamObject extends DurableObject<Env> {
   private drop(): void {
     this.following?.abort();
     this.following = undefined;
-    this.closeClient();
-  }
-
-  /** Forgets the client and closes it in the background (its stream, its session): the next call makes a new one. */
-  private closeClient(): void {
     const old = this.client;
     this.client = undefined;
     if (old) this.ctx.waitUntil(old.close().catch(() => undefined));
@@ -115,7 +110,8 @@ export class UpstreamObject extends DurableObject<Env> {
   private failed(e: unknown): string {
     const fault = describeFault(e);
     this.breaker.failed(fault);
-    this.closeClient();
+    // Not closed here: the change-stream loop may still be reading through it (follow.ts).
+    this.client = undefined;
     return fault;
   }
 
