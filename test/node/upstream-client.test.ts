@@ -136,6 +136,22 @@ describe('change notifications', () => {
   });
 });
 
+describe('close', () => {
+  it('ends a listen in progress with "closed", in every era', async () => {
+    const servers = [legacyServer(LEGACY), modernServer(['plan']), sseServer(['old_one'])];
+    for (const server of await Promise.all(servers.map((s) => started(s)))) {
+      const c = client(server.url);
+      await c.listPrompts();
+      let opened!: () => void;
+      const open = new Promise<void>((r) => (opened = r));
+      const listening = c.listen(() => undefined, new AbortController().signal, opened);
+      await open;
+      await c.close();
+      expect(await listening).toBe('closed');
+    }
+  });
+});
+
 describe('HTTP+SSE upstream (2024-11-05)', () => {
   it('falls back when initialize is refused, and talks over the SSE stream', async () => {
     const server = await started(sseServer(['old_one', 'old_two']));

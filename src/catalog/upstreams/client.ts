@@ -40,6 +40,8 @@ export class UpstreamClient {
   private connecting: Promise<Connection> | undefined;
   private readonly http: UpstreamHttp;
   private readonly handshake: Handshake;
+  /** Aborted by `close`: a listen still reading through this client ends with 'closed'. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly opts: UpstreamClientOptions) {
     this.http = new UpstreamHttp(opts);
@@ -110,30 +112,44 @@ export class UpstreamClient {
   }
 
   /**
-   * Follows the upstream's prompt-list changes until the stream ends or
-   * `signal` aborts: a modern `subscriptions/listen`, the legacy standalone
-   * GET stream, or the HTTP+SSE stream itself. 'unsupported' means the
-   * upstream offers no stream (polling remains). An upstream that declares
-   * the Skills extension announces a skills change as resources/list_changed
-   * (the SDK's `reload()` does): that is a change too, and a modern listen
-   * asks for it.
+   * Follows the upstream's prompt-list changes until the stream ends, `signal`
+   * aborts or the client is closed: a modern `subscriptions/listen`, the legacy
+   * standalone GET stream, or the HTTP+SSE stream itself. 'unsupported' means
+   * the upstream offers no stream (polling remains); 'closed' that `close` ended
+   * it. `onOpen` runs once the stream is open: what changed before that, the
+   * stream cannot tell. An upstream that declares the Skills extension announces
+   * a skills change as resources/list_changed (the SDK's `reload()` does): that
+   * is a change too, and a modern listen asks for it.
    */
-  async listen(onListChanged: () => void, signal: AbortSignal): Promise<'unsupported' | 'ended'> {
+  async listen(
+    onListChanged: () => void,
+    signal: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<'unsupported' | 'ended' | 'closed'> {
+    const stop = AbortSignal.any([signal, this.closing.signal]);
+    const outcome = () => (this.closing.signal.aborted ? 'closed' : 'ended');
     const conn = await this.connect(deadline(this.opts.timeoutMs));
+    if (stop.aborted) return outcome();
     const skills = declaresSkills(conn.capabilities);
     const isChange = (method: unknown) =>
       method === 'notifications/prompts/list_changed' || (skills && method === 'notifications/resources/list_changed');
     if (conn.sse) {
       conn.sse.onNotification = (method) => isChange(method) && onListChanged();
-      await Promise.race([conn.sse.done, new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
-      return 'ended';
+      onOpen?.();
+      await Promise.race([conn.sse.done, new Promise((r) => stop.addEventListener('abort', r, { once: true }))]);
+      return outcome();
     }
-    const res = await this.openListen(conn, skills, signal);
+    const res = await this.openListen(conn, skills, stop).catch((e: unknown) => {
+      if (stop.aborted) return undefined;
+      throw e;
+    });
+    if (!res) return outcome();
     if (res.status === 404 && conn.era === 'legacy') this.conn = undefined;
     if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
       await res.body?.cancel();
       return res.status === 404 ? 'ended' : 'unsupported';
     }
+    onOpen?.();
     try {
       for await (const ev of readSse(res.body as ReadableStream<Uint8Array>)) {
         if (!ev.data) continue;
@@ -144,7 +160,7 @@ export class UpstreamClient {
     } catch {
       // A dropped stream is an end like any other: the caller reconnects.
     }
-    return 'ended';
+    return outcome();
   }
 
   /** The stream a listen reads: a modern `subscriptions/listen` POST, or the legacy session's GET. */
@@ -168,7 +184,9 @@ export class UpstreamClient {
     );
   }
 
+  /** Ends the session: its listens ('closed'), its HTTP+SSE stream, and a legacy session with DELETE. */
   async close(): Promise<void> {
+    this.closing.abort();
     const conn = this.conn;
     this.conn = undefined;
     await this.handshake.cleanup;

@@ -4,14 +4,21 @@
  * one re-list for a burst), and at once when the stream drops, so a dead
  * upstream shows as failing now rather than at the next poll. Reconnects
  * with a backoff that doubles to a minute (reset after a stream that lasted
- * a minute); stops when the upstream offers no stream, or when `signal`
- * aborts (configuration changed, upstream removed).
+ * a minute), and re-lists again once the new stream is open: a change made
+ * while no stream was open would otherwise wait for the poll. A stream
+ * ended because the object closed its client (a failed call, already
+ * reported) reconnects the same way, through the client that replaced it.
+ * Stops when the upstream offers no stream, or when `signal` aborts
+ * (configuration changed, upstream removed).
  */
 
 export interface Follow {
   readonly signal: AbortSignal;
-  /** Opens the change stream; resolves when it ends, or 'unsupported' when the upstream has none. */
-  listen(changed: () => void, signal: AbortSignal): Promise<'unsupported' | 'ended'>;
+  /**
+   * Opens the change stream and calls `opened` once it is open; resolves when it ends ('ended'), when
+   * its client was closed ('closed'), or 'unsupported' when the upstream has none.
+   */
+  listen(changed: () => void, signal: AbortSignal, opened?: () => void): Promise<'unsupported' | 'ended' | 'closed'>;
   /** Re-lists the upstream and reports the listing (failures included). */
   relist(): Promise<unknown>;
 }
@@ -39,15 +46,21 @@ export async function followChanges(f: Follow): Promise<void> {
     timer = setTimeout(() => void (signal.aborted || f.relist().catch(() => undefined)), DEBOUNCE_MS);
   };
   let backoff = FIRST_BACKOFF_MS;
+  // The first stream follows a fresh listing; every later one may have missed changes while it was down.
+  let opened: (() => void) | undefined;
   try {
     while (!signal.aborted) {
       const started = Date.now();
-      const outcome = await f.listen(changed, signal).catch(() => 'ended' as const);
+      const outcome = await f.listen(changed, signal, opened).catch(() => 'ended' as const);
       if (outcome === 'unsupported' || signal.aborted) break;
-      // The stream dropped: find out now whether the upstream is still there (the poll may be minutes away).
-      if (Date.now() - started > HEALTHY_MS) backoff = FIRST_BACKOFF_MS;
-      else await pause(Math.min(backoff, FIRST_BACKOFF_MS), signal);
-      if (!signal.aborted) await f.relist().catch(() => undefined);
+      opened = changed;
+      const healthy = Date.now() - started > HEALTHY_MS;
+      if (healthy) backoff = FIRST_BACKOFF_MS;
+      if (outcome === 'ended') {
+        // The stream dropped: find out now whether the upstream is still there (the poll may be minutes away).
+        if (!healthy) await pause(FIRST_BACKOFF_MS, signal);
+        if (!signal.aborted) await f.relist().catch(() => undefined);
+      }
       await pause(backoff, signal);
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
     }

@@ -81,6 +81,11 @@ export class UpstreamObject extends DurableObject<Env> {
   private drop(): void {
     this.following?.abort();
     this.following = undefined;
+    this.closeClient();
+  }
+
+  /** Forgets the client and closes it in the background: its session, its streams (a follow loop reading one reconnects through the next client). */
+  private closeClient(): void {
     const old = this.client;
     this.client = undefined;
     if (old) this.ctx.waitUntil(old.close().catch(() => undefined));
@@ -110,8 +115,7 @@ export class UpstreamObject extends DurableObject<Env> {
   private failed(e: unknown): string {
     const fault = describeFault(e);
     this.breaker.failed(fault);
-    // Not closed here: the change-stream loop may still be reading through it (follow.ts).
-    this.client = undefined;
+    this.closeClient();
     return fault;
   }
 
@@ -193,7 +197,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const ctl = (this.following = new AbortController());
     void followChanges({
       signal: ctl.signal,
-      listen: (changed, signal) => (this.client ?? this.clientFor(u)).listen(changed, signal),
+      listen: (changed, signal, opened) => (this.client ?? this.clientFor(u)).listen(changed, signal, opened),
       relist: () => this.refresh(u.id),
     }).finally(() => {
       if (this.following === ctl) this.following = undefined;
