@@ -85,11 +85,4 @@ export class Tally {
       for (const rows of byClient.values()) for (const r of rows) usage.push(r.tuple);
     return { usage, errors: [...this.#errors.values()] };
   }
-
-  /** Adds a batch back, by its joined client labels. */
-  merge(batch: UsageBatch): void {
-    for (const [hour, method, prompt, client, era, outcome, n] of batch.usage)
-      this.add(hour, method, prompt, client, undefined, era, outcome, n);
-    for (const [hour, cls, n] of batch.errors) this.error(hour, cls, n);
-  }
 }

@@ -60,7 +60,7 @@ describe('Analytics Engine writes', () => {
 });
 
 describe('the isolate tally', () => {
-  it('adds into one row per tuple, and merges a batch back whole', () => {
+  it('adds into one row per tuple', () => {
     const t = new Tally();
     for (let i = 0; i < 3; i++) t.add(1, 'prompts/get', 'greet', 'a', '1', 'modern', 'ok');
     t.add(1, 'prompts/get', 'greet', 'a', '1', 'legacy', 'ok');
@@ -72,13 +72,6 @@ describe('the isolate tally', () => {
       [1, 'prompts/get', 'greet', 'a/1', 'legacy', 'ok', 1],
     ]);
     expect(batch.errors).toEqual([[1, '-32602', 2]]);
-    const next = new Tally();
-    next.add(1, 'prompts/get', 'greet', 'a', '1', 'modern', 'ok');
-    next.merge(batch);
-    // A merged row is found by its joined label, so it may sit beside a row of the same fields: the store sums them.
-    const same = next.batch().usage.filter((r) => r.slice(0, 6).join() === '1,prompts/get,greet,a/1,modern,ok');
-    expect(same.reduce((n, r) => n + r[6], 0)).toBe(4);
-    expect(next.batch().errors).toEqual([[1, '-32602', 2]]);
   });
 
   it('keeps prompts, client names and versions apart, whatever characters they hold', () => {
