@@ -13,7 +13,8 @@ import type { CatalogSnapshot } from './types.js';
 import { View } from './view.js';
 import { ALL, groupsOfKey, viewKeyOf } from './views.js';
 
-export type { ListKind, Route } from './view.js';
+export type { ListKind } from './view.js';
+export type { Route } from './view-lookup.js';
 export { PROMPTS, View } from './view.js';
 
 /** Distinct views kept per generation: far more than deployments have team combinations. */

@@ -1,37 +1,19 @@
 /**
- * What one view of a catalog generation serves (views.ts): the prompts its principals may see,
- * listed, described, rendered, completed and routed. A prompt outside the view is answered
- * exactly as an unknown one, and its name is never routed upstream. List pages are serialized
+ * One view of a catalog generation (views.ts) and the paginated lists it serves: prompts, and
+ * every other ListKind (the tools mirror, skills, skill resources). List pages are serialized
  * lazily per protocol revision and kept as JSON strings per view, so a warm `prompts/list` is a
- * map lookup plus an id splice; cursors carry the view key under their MAC.
+ * map lookup plus an id splice; cursors carry the view key under their MAC. What the view sees,
+ * routes and serves by name is view-lookup.ts.
  *
  * The whole catalog (catalog.ts) is the view of admins, and of everyone when no prompt names a group.
  */
-import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
 import { featuresOf, type Features, type ProtocolVersion } from '../lib/versions.js';
-import { readArguments, UNLIMITED, type ArgumentLimits } from './arguments.js';
-import { completeValues, type Completion } from './complete.js';
-import {
-  checkRenderedSize,
-  contentHints,
-  renderMessage,
-  type Compiled,
-  type CompiledPrompt,
-  type Entry,
-} from './compiled.js';
+import { contentHints, type Entry } from './compiled.js';
 import { mintCursor, readCursor } from './cursor.js';
 import { LookupError } from './errors.js';
 import { viewHints, type CacheHints } from './hints.js';
-import { describePrompt, describeRemote, shapeContent } from './shape.js';
-import { findSkillFile, type SkillEntry, type SkillFileRef } from './skills/index.js';
-import type { PromptOrigin } from './types.js';
-import { sees } from './views.js';
-import { clip } from '../lib/clip.js';
-
-/** Where prompts/get and completion/complete for a name go. */
-export type Route = { kind: 'local' } | { kind: 'remote'; origin: PromptOrigin };
-
-const LOCAL: Route = { kind: 'local' };
+import { describePrompt, describeRemote } from './shape.js';
+import { ViewLookup } from './view-lookup.js';
 
 /**
  * One paginated list a view serves (prompts, the tools mirror, skills, skill resources): which of
@@ -60,60 +42,10 @@ export const PROMPTS: ListKind<Entry> = {
       : describeRemote(e.remote.prompt, e.remote.stale, f),
 };
 
-export class View {
-  readonly generation: number;
-  readonly provisional: boolean;
-  readonly size: number;
-  private readonly sorted: readonly Entry[];
+export class View extends ViewLookup {
   private readonly pages = new Map<string, Promise<string>>();
   private readonly lists = new Map<ListKind, readonly unknown[]>();
   private hintMemo: { ttlMs: number; hints: CacheHints } | undefined;
-
-  /**
-   * @param key the view key (views.ts); '' for everyone's view of a catalog without groups.
-   * @param allowed the groups the view sees (null: every prompt).
-   */
-  constructor(
-    readonly compiled: Compiled,
-    readonly key: string,
-    private readonly allowed: ReadonlySet<string> | null,
-  ) {
-    this.generation = compiled.generation;
-    this.provisional = compiled.provisional;
-    this.sorted = allowed === null ? compiled.sorted : compiled.sorted.filter((e) => sees(allowed, e.groups));
-    this.size = this.sorted.length;
-  }
-
-  /**
-   * Where a name is served. Names of upstream prompts route by the listing;
-   * an unlisted name with a known prefix still routes to that upstream with
-   * the rest of the name, so routing never depends on an earlier list. A name
-   * this view may not see is routed exactly as a name nobody has: by its
-   * prefix when the view sees that upstream, else to the local "unknown
-   * prompt" (so a hidden name cannot be told from an unknown one).
-   */
-  route(name: unknown, separator: string): Route {
-    if (typeof name !== 'string') return LOCAL;
-    const local = this.compiled.byName.get(name);
-    if (local && sees(this.allowed, local.groups)) return LOCAL;
-    const r = this.compiled.remote.get(name);
-    if (r && sees(this.allowed, r.groups)) return { kind: 'remote', origin: r.prompt.origin };
-    const i = name.indexOf(separator);
-    const upstream = i > 0 ? this.compiled.prefixes.get(name.slice(0, i)) : undefined;
-    if (upstream && sees(this.allowed, upstream.groups))
-      return { kind: 'remote', origin: { upstream: upstream.id, name: name.slice(i + separator.length) } };
-    return LOCAL;
-  }
-
-  /** The prompt entries this view sees, sorted by name. */
-  get entries(): readonly Entry[] {
-    return this.sorted;
-  }
-
-  /** Whether this view may see something guarded by these groups (undefined: everyone). */
-  sees(groups: readonly string[] | undefined): boolean {
-    return sees(this.allowed, groups);
-  }
 
   /** The items of a list kind this view shows, made once per view. */
   itemsOf<T>(kind: ListKind<T>): readonly T[] {
@@ -180,75 +112,5 @@ export class View {
   /** The content's own hints, before views: whether a shared page must also be kept per caller (listing.ts). */
   contentHints(ttlMs: number): CacheHints {
     return contentHints(this.compiled, ttlMs);
-  }
-
-  /** The skill whose SKILL.md is at `uri`, when this view sees it (else exactly as unknown: undefined). */
-  skill(uri: unknown): SkillEntry | undefined {
-    if (typeof uri !== 'string') return undefined;
-    const s = this.compiled.skills.byUri.get(uri);
-    return s && sees(this.allowed, s.groups) ? s : undefined;
-  }
-
-  /** What a skill file URI names, when this view sees its skill (else undefined, as for an unknown URI). */
-  skillFile(uri: unknown): SkillFileRef | undefined {
-    return typeof uri === 'string' ? findSkillFile(this.compiled.skills, uri, (g) => sees(this.allowed, g)) : undefined;
-  }
-
-  /** Whether this view serves a prompt by that name (local or listed upstream). */
-  has(name: string): boolean {
-    const local = this.compiled.byName.get(name);
-    if (local) return sees(this.allowed, local.groups);
-    const remote = this.compiled.remote.get(name);
-    return remote !== undefined && sees(this.allowed, remote.groups);
-  }
-
-  /** One prompt's listing entry (what prompts/list shows for it), or undefined. */
-  describe(name: string, version: ProtocolVersion): Record<string, unknown> | undefined {
-    const f = featuresOf(version);
-    const local = this.compiled.byName.get(name);
-    if (local) return sees(this.allowed, local.groups) ? { ...describePrompt(local.record, f), name } : undefined;
-    const remote = this.compiled.remote.get(name);
-    return remote && sees(this.allowed, remote.groups) ? describeRemote(remote.prompt, remote.stale, f) : undefined;
-  }
-
-  get(name: unknown, args: unknown, version: ProtocolVersion, limits: ArgumentLimits = UNLIMITED): GetPromptResult {
-    const p = this.lookup(name);
-    const given = readArguments(args, limits);
-    const missing = p.required.filter((r) => !Object.hasOwn(given, r));
-    if (missing.length) {
-      throw new LookupError(
-        'missing_argument',
-        `Missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')} for prompt "${p.record.name}"`,
-        { missing },
-      );
-    }
-    checkRenderedSize(p, given, limits.maxRenderedBytes);
-    // Undeclared arguments are ignored: placeholders can only name declared ones (checked at publish).
-    const f = featuresOf(version);
-    const messages: PromptMessage[] = p.messages.map((m) => ({
-      role: m.record.role,
-      content: shapeContent(renderMessage(m, given), f),
-    }));
-    const result: GetPromptResult = { messages };
-    if (p.record.description !== undefined) result.description = p.record.description;
-    return result;
-  }
-
-  complete(name: unknown, argument: string, value: string): Completion {
-    const p = this.lookup(name);
-    const arg = p.record.arguments?.find((a) => a.name === argument);
-    return completeValues(arg?.values ?? [], value);
-  }
-
-  names(): string[] {
-    return this.sorted.map((e) => e.name);
-  }
-
-  private lookup(name: unknown): CompiledPrompt {
-    if (typeof name !== 'string') throw new LookupError('invalid_argument', 'Prompt name must be a string');
-    const p = this.compiled.byName.get(name);
-    if (!p || !sees(this.allowed, p.groups))
-      throw new LookupError('unknown_prompt', `Unknown prompt "${clip(name, 100)}"`, { name });
-    return p;
   }
 }

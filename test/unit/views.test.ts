@@ -1,8 +1,8 @@
 /**
- * Per-team visibility in the compiled catalog (catalog/view.ts, views.ts): who sees which
- * prompts, view keys shared by principals who see the same, a prompt outside the view answered
- * exactly like an unknown one (get, complete, describe, route, including an upstream's unlisted
- * names), cursors bound to their view, and `private` hints for any catalog that uses groups.
+ * Per-team visibility in the compiled catalog (catalog/view.ts, view-lookup.ts, views.ts): who
+ * sees which prompts, view keys shared by principals who see the same, a prompt outside the view
+ * answered exactly like an unknown one (get, complete, describe, route, including an upstream's
+ * unlisted names), cursors bound to their view, and `private` hints for any catalog that uses groups.
  */
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog.js';

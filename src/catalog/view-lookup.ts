@@ -1,0 +1,145 @@
+/**
+ * What one view of a catalog generation (view.ts) serves by name: which prompts and skills its
+ * principals may see, where a prompt name is routed, and the prompt itself described, rendered
+ * and completed. A prompt outside the view is answered exactly as an unknown one, and its name is
+ * never routed upstream. View extends this with its paginated lists.
+ */
+import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/types.js';
+import { featuresOf, type ProtocolVersion } from '../lib/versions.js';
+import { readArguments, UNLIMITED, type ArgumentLimits } from './arguments.js';
+import { completeValues, type Completion } from './complete.js';
+import { checkRenderedSize, renderMessage, type Compiled, type CompiledPrompt, type Entry } from './compiled.js';
+import { LookupError } from './errors.js';
+import { describePrompt, describeRemote, shapeContent } from './shape.js';
+import { findSkillFile, type SkillEntry, type SkillFileRef } from './skills/index.js';
+import type { PromptOrigin } from './types.js';
+import { sees } from './views.js';
+import { clip } from '../lib/clip.js';
+
+/** Where prompts/get and completion/complete for a name go. */
+export type Route = { kind: 'local' } | { kind: 'remote'; origin: PromptOrigin };
+
+const LOCAL: Route = { kind: 'local' };
+
+export class ViewLookup {
+  readonly generation: number;
+  readonly provisional: boolean;
+  readonly size: number;
+  private readonly sorted: readonly Entry[];
+
+  /**
+   * @param key the view key (views.ts); '' for everyone's view of a catalog without groups.
+   * @param allowed the groups the view sees (null: every prompt).
+   */
+  constructor(
+    readonly compiled: Compiled,
+    readonly key: string,
+    private readonly allowed: ReadonlySet<string> | null,
+  ) {
+    this.generation = compiled.generation;
+    this.provisional = compiled.provisional;
+    this.sorted = allowed === null ? compiled.sorted : compiled.sorted.filter((e) => sees(allowed, e.groups));
+    this.size = this.sorted.length;
+  }
+
+  /**
+   * Where a name is served. Names of upstream prompts route by the listing;
+   * an unlisted name with a known prefix still routes to that upstream with
+   * the rest of the name, so routing never depends on an earlier list. A name
+   * this view may not see is routed exactly as a name nobody has: by its
+   * prefix when the view sees that upstream, else to the local "unknown
+   * prompt" (so a hidden name cannot be told from an unknown one).
+   */
+  route(name: unknown, separator: string): Route {
+    if (typeof name !== 'string') return LOCAL;
+    const local = this.compiled.byName.get(name);
+    if (local && sees(this.allowed, local.groups)) return LOCAL;
+    const r = this.compiled.remote.get(name);
+    if (r && sees(this.allowed, r.groups)) return { kind: 'remote', origin: r.prompt.origin };
+    const i = name.indexOf(separator);
+    const upstream = i > 0 ? this.compiled.prefixes.get(name.slice(0, i)) : undefined;
+    if (upstream && sees(this.allowed, upstream.groups))
+      return { kind: 'remote', origin: { upstream: upstream.id, name: name.slice(i + separator.length) } };
+    return LOCAL;
+  }
+
+  /** The prompt entries this view sees, sorted by name. */
+  get entries(): readonly Entry[] {
+    return this.sorted;
+  }
+
+  /** Whether this view may see something guarded by these groups (undefined: everyone). */
+  sees(groups: readonly string[] | undefined): boolean {
+    return sees(this.allowed, groups);
+  }
+
+  /** The skill whose SKILL.md is at `uri`, when this view sees it (else exactly as unknown: undefined). */
+  skill(uri: unknown): SkillEntry | undefined {
+    if (typeof uri !== 'string') return undefined;
+    const s = this.compiled.skills.byUri.get(uri);
+    return s && sees(this.allowed, s.groups) ? s : undefined;
+  }
+
+  /** What a skill file URI names, when this view sees its skill (else undefined, as for an unknown URI). */
+  skillFile(uri: unknown): SkillFileRef | undefined {
+    return typeof uri === 'string' ? findSkillFile(this.compiled.skills, uri, (g) => sees(this.allowed, g)) : undefined;
+  }
+
+  /** Whether this view serves a prompt by that name (local or listed upstream). */
+  has(name: string): boolean {
+    const local = this.compiled.byName.get(name);
+    if (local) return sees(this.allowed, local.groups);
+    const remote = this.compiled.remote.get(name);
+    return remote !== undefined && sees(this.allowed, remote.groups);
+  }
+
+  /** One prompt's listing entry (what prompts/list shows for it), or undefined. */
+  describe(name: string, version: ProtocolVersion): Record<string, unknown> | undefined {
+    const f = featuresOf(version);
+    const local = this.compiled.byName.get(name);
+    if (local) return sees(this.allowed, local.groups) ? { ...describePrompt(local.record, f), name } : undefined;
+    const remote = this.compiled.remote.get(name);
+    return remote && sees(this.allowed, remote.groups) ? describeRemote(remote.prompt, remote.stale, f) : undefined;
+  }
+
+  get(name: unknown, args: unknown, version: ProtocolVersion, limits: ArgumentLimits = UNLIMITED): GetPromptResult {
+    const p = this.lookup(name);
+    const given = readArguments(args, limits);
+    const missing = p.required.filter((r) => !Object.hasOwn(given, r));
+    if (missing.length) {
+      throw new LookupError(
+        'missing_argument',
+        `Missing required argument${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')} for prompt "${p.record.name}"`,
+        { missing },
+      );
+    }
+    checkRenderedSize(p, given, limits.maxRenderedBytes);
+    // Undeclared arguments are ignored: placeholders can only name declared ones (checked at publish).
+    const f = featuresOf(version);
+    const messages: PromptMessage[] = p.messages.map((m) => ({
+      role: m.record.role,
+      content: shapeContent(renderMessage(m, given), f),
+    }));
+    const result: GetPromptResult = { messages };
+    if (p.record.description !== undefined) result.description = p.record.description;
+    return result;
+  }
+
+  complete(name: unknown, argument: string, value: string): Completion {
+    const p = this.lookup(name);
+    const arg = p.record.arguments?.find((a) => a.name === argument);
+    return completeValues(arg?.values ?? [], value);
+  }
+
+  names(): string[] {
+    return this.sorted.map((e) => e.name);
+  }
+
+  private lookup(name: unknown): CompiledPrompt {
+    if (typeof name !== 'string') throw new LookupError('invalid_argument', 'Prompt name must be a string');
+    const p = this.compiled.byName.get(name);
+    if (!p || !sees(this.allowed, p.groups))
+      throw new LookupError('unknown_prompt', `Unknown prompt "${clip(name, 100)}"`, { name });
+    return p;
+  }
+}
