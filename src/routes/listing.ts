@@ -17,7 +17,8 @@
  * `If-None-Match` revalidation is a 304 until the next publish.
  */
 import { Hono, type Context } from 'hono';
-import { listing, withHints, type Listing } from '../catalog/listing.js';
+import { listing, withHints } from '../catalog/listing.js';
+import type { Listing } from '../catalog/listing-memo.js';
 import { currentCatalog } from '../catalog/store.js';
 import { viewHints, type CacheHints } from '../catalog/hints.js';
 import type { RequestScope } from '../lib/scope.js';

@@ -7,7 +7,8 @@
  */
 import { readArguments } from '../../catalog/arguments.js';
 import type { Route, View } from '../../catalog/catalog.js';
-import { listing, withHints, type Listing } from '../../catalog/listing.js';
+import { listing, withHints } from '../../catalog/listing.js';
+import type { Listing } from '../../catalog/listing-memo.js';
 import { modernJson } from '../modern-result.js';
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
