@@ -14,15 +14,10 @@
  * announced before the next write or on that alarm.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { sha256Hex } from '../lib/hash.js';
-import { canonical } from './diff.js';
 import type { ListReport } from './upstreams/report.js';
-import { mergeReport } from './upstreams/merge-report.js';
-import type { ChangedList } from '../session/events.js';
 import type { CatalogSnapshot, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
 import { missingFiles } from './skills/file-store.js';
 import { normalizeSkill, validateSkillSet } from './skills/validate.js';
-import { upstreamConfigs } from './upstreams/config.js';
 import {
   PROMPT_ROWS,
   SKILL_ROWS,
@@ -34,6 +29,7 @@ import {
 import { VersionedWrites, type WriteResult } from './versioned-writes.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { UpstreamsTable } from './upstreams-table.js';
+import { UpstreamListings } from './upstream-listings.js';
 import { SnapshotSync } from './snapshot-sync.js';
 import { validatePrompt, validateSet } from './validate.js';
 import { log } from '../lib/log.js';
@@ -45,22 +41,23 @@ export type { WriteResult } from './versioned-writes.js';
 export class CatalogWriter extends DurableObject<Env> {
   private readonly keys: KeysTable;
   private readonly versions: VersionsTable;
-  private readonly upstreamRows: UpstreamsTable;
   private readonly sync: SnapshotSync;
   private readonly writes: VersionedWrites;
+  private readonly listings: UpstreamListings;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
     this.versions = new VersionsTable(sql);
     this.keys = new KeysTable(sql);
-    this.upstreamRows = new UpstreamsTable(sql);
+    const upstreamRows = new UpstreamsTable(sql);
     this.sync = new SnapshotSync(ctx, env, async () => ({
       prompts: (await this.current()).map((p) => p.record),
       skills: (await this.currentSkills()).map((s) => s.record),
       upstreams: await this.upstreams(),
     }));
     this.writes = new VersionedWrites(this.versions, this.sync, (fn) => this.mutate(fn));
+    this.listings = new UpstreamListings(env, upstreamRows, this.sync, (fn) => this.mutate(fn));
   }
 
   // ---- API keys (keys-table.ts) -----------------------------------------
@@ -81,56 +78,21 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.keys.byDigest(hash);
   }
 
-  // ---- upstreams --------------------------------------------------------
+  // ---- upstreams (upstream-listings.ts) ---------------------------------
 
   /** Every configured upstream's last listing and health. */
   async upstreams(): Promise<UpstreamState[]> {
-    const configured = await this.enabledUpstreams();
-    return this.upstreamRows.all().filter((u) => configured.has(u.id));
+    return this.listings.upstreams();
   }
 
-  /** The ids of the upstreams configured and enabled now (read fresh, not from the isolate's copy). */
-  private async enabledUpstreams(): Promise<Set<string>> {
-    return new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
-  }
-
-  /**
-   * Fresh listings (or failures) of some upstreams, applied as one change.
-   * The catalog changes (new generation, list_changed) only when a listing's
-   * digest differs; a failure keeps the last good listing, marked stale, and
-   * a stale/recovered flip makes a new generation without notifying anyone.
-   * Skills (upstreams declaring the extension) are part of the state too, listed and failing apart from
-   * the prompts (upstreams/skills.ts nextSkills); the event names which lists changed.
-   */
+  /** Fresh listings (or failures) of some upstreams, applied as one change. */
   async upstreamsReported(reports: ListReport[]): Promise<{ changed: boolean; snapshot?: CatalogSnapshot }> {
-    return this.mutate(async () => {
-      let changed = false;
-      let flipped = false;
-      const lists = new Set<ChangedList>();
-      const stamp = new Date().toISOString();
-      for (const r of reports) {
-        const digest = r.prompts ? await sha256Hex(canonical(r.prompts)) : undefined;
-        const merged = mergeReport(this.upstreamRows.get(r.id), r, digest, stamp);
-        this.upstreamRows.save(merged.state);
-        for (const l of merged.lists) lists.add(l);
-        changed ||= merged.changed;
-        flipped ||= merged.flipped;
-      }
-      if (!changed && !flipped) return { changed };
-      return { changed, snapshot: await this.sync.bump(changed, [...lists].sort()) };
-    });
+    return this.listings.upstreamsReported(reports);
   }
 
   /** Drops the listings of upstreams no longer configured (after an admin change), announcing the change. */
   async reconcileUpstreams(): Promise<{ removed: string[] }> {
-    return this.mutate(async () => {
-      const configured = await this.enabledUpstreams();
-      const removed = this.upstreamRows.ids().filter((id) => !configured.has(id));
-      const hadSkills = removed.some((id) => this.upstreamRows.get(id)?.skills?.length);
-      for (const id of removed) this.upstreamRows.delete(id);
-      if (removed.length) await this.sync.bump(true, hadSkills ? ['prompts', 'skills'] : ['prompts']);
-      return { removed };
-    });
+    return this.listings.reconcileUpstreams();
   }
 
   // ---- reads ------------------------------------------------------------

@@ -24,7 +24,8 @@ export type WriteResult =
 export const MAX_CATALOG_BYTES = 24 * 1_048_576;
 
 type Named = { name: string };
-type Mutate = <T>(fn: () => Promise<T>) => Promise<T>;
+/** The writer's one-at-a-time lock (catalog-writer.ts `mutate`). */
+export type Mutate = <T>(fn: () => Promise<T>) => Promise<T>;
 
 export class VersionedWrites {
   constructor(
