@@ -11,7 +11,7 @@ import { configOf, signingSecretOf, type Config } from '../lib/config.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
 import { RequestRecord } from '../lib/record.js';
 import { NOBODY } from '../auth/principal.js';
-import { SESSION_HEADER } from '../rpc/legacy.js';
+import { SESSION_HEADER } from '../rpc/legacy-session.js';
 
 /** Not read yet (a header that is absent reads as undefined). */
 const UNREAD = null;

@@ -8,7 +8,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/lib/scope.js';
-import { legacyDelete, legacyGet, legacyPost } from '../../src/rpc/legacy.js';
+import { legacyDelete, legacyPost } from '../../src/rpc/legacy.js';
+import { legacyGet } from '../../src/rpc/legacy-stream.js';
 import { modernPost } from '../../src/rpc/modern.js';
 import { checkSession, knownSession } from '../../src/session/sessions.js';
 import { mintSessionId, readSessionId } from '../../src/session/token.js';

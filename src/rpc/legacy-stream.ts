@@ -1,0 +1,60 @@
+/**
+ * The legacy era's GET (legacy.ts): a session's standalone SSE stream, new or resumed with
+ * Last-Event-ID, kept open only while both the session and the caller's credential stay valid.
+ */
+import { featuresOf } from '../lib/versions.js';
+import { markEnded, sessionInit, sessionLiveness } from '../session/sessions.js';
+import { parseEventId } from '../session/events.js';
+import { shardIndex } from '../session/fanout.js';
+import { isStreamKey, newStreamKey } from '../session/stream-key.js';
+import { openLegacyStream } from '../session/stream.js';
+import type { RequestScope } from '../lib/scope.js';
+import { credentialCheck, principalIdOf } from '../lib/caller.js';
+import { ErrorCode, HttpError } from './errors.js';
+import { checkVersionHeader, requireSession } from './legacy-session.js';
+
+/** GET: the session's standalone SSE stream, new or resumed with Last-Event-ID. No Durable Object is written to open it. */
+export async function legacyGet(t: RequestScope, lastEventId: string | undefined): Promise<Response> {
+  checkVersionHeader(t.protocolVersion);
+  const version = await requireSession(t);
+  const init = await sessionInit(t.secret, t.sessionId!, principalIdOf(t.principal));
+  if (!init) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  let key: string;
+  let since: number | undefined;
+  if (lastEventId !== undefined) {
+    const at = parseEventId(lastEventId);
+    if (!at || !(await isStreamKey(t.secret, init.id, at.key)))
+      throw new HttpError(
+        400,
+        ErrorCode.Transport,
+        "Bad Request: Last-Event-ID does not name an event of this session's stream",
+      );
+    ({ key, generation: since } = at);
+  } else key = await newStreamKey(t.secret, init.id);
+  const credential = credentialCheck(t.principal);
+  const session = sessionLiveness(t.env, init);
+  const stream = await openLegacyStream({
+    env: t.env,
+    sessionId: init.id,
+    shard: shardIndex(init.id, t.cfg.registryShards),
+    key,
+    since,
+    priming: featuresOf(version).priming,
+    keepaliveMs: t.cfg.sseKeepaliveMs,
+    retryMs: t.cfg.sseRetryMs,
+    // The session (DELETE elsewhere, expiry) and the credential: either ending ends the stream.
+    stillValid: credential ? () => allTrue(session(), credential()) : session,
+    tools: t.cfg.toolsMirror,
+    resources: t.cfg.skills,
+  });
+  if (stream) return stream;
+  // Ended on another isolate after this one's liveness memo vouched for it: its shard knows.
+  markEnded(init.id);
+  throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+}
+
+function allTrue(a: boolean | Promise<boolean>, b: boolean | Promise<boolean>): boolean | Promise<boolean> {
+  if (a === false || b === false) return false;
+  if (a === true && b === true) return true;
+  return Promise.all([a, b]).then(([x, y]) => x && y);
+}
