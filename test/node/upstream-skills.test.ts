@@ -1,5 +1,5 @@
 /**
- * Upstream skills (src/catalog/upstreams/skills.ts): the mapping of `skills/list` entries under an
+ * Upstream skills (src/catalog/upstreams/skills.ts, skill-entries.ts): the mapping of `skills/list` entries under an
  * upstream's mount, the routing of a client URI by mount, the writer's next state, and listing,
  * following and reading against real SDK 2.x servers with the official Skills extension, in both eras.
  */
@@ -7,16 +7,15 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UpstreamClient } from '../../src/catalog/upstreams/client.js';
 import type { UpstreamConfig } from '../../src/catalog/upstreams/schema.js';
+import { listUpstream, nextSkills } from '../../src/catalog/upstreams/skills.js';
 import {
-  listUpstream,
   mapSkill,
   mapSkills,
   mountOf,
-  nextSkills,
   skillMounts,
   skillOriginOf,
   SKILL_MAX_BYTES,
-} from '../../src/catalog/upstreams/skills.js';
+} from '../../src/catalog/upstreams/skill-entries.js';
 import type { UpstreamSkill } from '../../src/catalog/types.js';
 import { closedAfterAll, skillMd, skillsServer } from '../helpers/upstreams.js';
 

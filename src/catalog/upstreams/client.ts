@@ -17,11 +17,12 @@
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../../package.json';
-import { isRecord } from '../../lib/json.js';
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { Handshake } from './handshake.js';
+import { openListen } from './listen-stream.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
 import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
+import { declaresSkills } from './skill-entries.js';
 import { readSse } from './sse-reader.js';
 import { deadline, parseJson, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
 
@@ -139,7 +140,7 @@ export class UpstreamClient {
       await Promise.race([conn.sse.done, new Promise((r) => stop.addEventListener('abort', r, { once: true }))]);
       return outcome();
     }
-    const res = await this.openListen(conn, skills, stop).catch((e: unknown) => {
+    const res = await openListen(this.http, this.opts.url, conn, skills, stop).catch((e: unknown) => {
       if (stop.aborted) return undefined;
       throw e;
     });
@@ -161,27 +162,6 @@ export class UpstreamClient {
       // A dropped stream is an end like any other: the caller reconnects.
     }
     return outcome();
-  }
-
-  /** The stream a listen reads: a modern `subscriptions/listen` POST, or the legacy session's GET. */
-  private openListen(conn: Connection, skills: boolean, signal: AbortSignal): Promise<Response> {
-    const { http } = this;
-    if (conn.era !== 'modern')
-      return http.send(
-        'GET',
-        this.opts.url,
-        undefined,
-        { ...http.legacyHeaders(conn), accept: 'text/event-stream' },
-        signal,
-      );
-    const notifications = { promptsListChanged: true, ...(skills && { resourcesListChanged: true }) };
-    return http.send(
-      'POST',
-      this.opts.url,
-      http.envelope('subscriptions/listen', { notifications }, conn),
-      http.modernHeaders('subscriptions/listen', {}),
-      signal,
-    );
   }
 
   /** Ends the session: its listens ('closed'), its HTTP+SSE stream, and a legacy session with DELETE. */
@@ -217,13 +197,4 @@ export class UpstreamClient {
       .finally(() => (this.connecting = undefined));
     return this.connecting;
   }
-}
-
-/** The Skills extension's id (SEP-2640); the gateway's own declaration is rpc/server-info.ts (rpc imports catalog, not back). */
-const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
-
-/** Whether capabilities declare the Skills extension (SEP-2640): `extensions['io.modelcontextprotocol/skills']` is an object. */
-export function declaresSkills(capabilities: Json | undefined): boolean {
-  const ext = capabilities?.extensions;
-  return isRecord(ext) && isRecord(ext[SKILLS_EXTENSION]);
 }

@@ -9,7 +9,7 @@ import { clip } from '../../lib/clip.js';
 import { servedOriginal } from './access.js';
 import { UpstreamError } from './client.js';
 import type { UpstreamConfig } from './schema.js';
-import { clientUri, mountOf } from './skills.js';
+import { clientUri, mountOf } from './skill-entries.js';
 
 export type ForwardMethod = 'prompts/get' | 'completion/complete' | 'resources/read';
 
