@@ -150,6 +150,15 @@ describe('close', () => {
       expect(await listening).toBe('closed');
     }
   });
+  it('a closed client listens no more: no new session, no stream', async () => {
+    const server = await started(legacyServer(LEGACY));
+    const c = client(server.url);
+    await c.listPrompts();
+    await c.close();
+    const before = server.sessions();
+    expect(await c.listen(() => undefined, new AbortController().signal)).toBe('closed');
+    expect(server.sessions()).toBe(before);
+  });
 });
 
 describe('HTTP+SSE upstream (2024-11-05)', () => {

@@ -129,6 +129,8 @@ export class UpstreamClient {
   ): Promise<'unsupported' | 'ended' | 'closed'> {
     const stop = AbortSignal.any([signal, this.closing.signal]);
     const outcome = () => (this.closing.signal.aborted ? 'closed' : 'ended');
+    // A closed client opens nothing more: a session made now would outlive it.
+    if (stop.aborted) return outcome();
     const conn = await this.connect(deadline(this.opts.timeoutMs));
     if (stop.aborted) return outcome();
     const skills = declaresSkills(conn.capabilities);
