@@ -36,28 +36,27 @@ async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void
 
 const count = (log: string[], entry: string) => log.filter((e) => e === entry).length;
 
+/** The loop over a stand-in whose first stream ends with `outcome`: its log once it has re-listed `reLists` times. */
+async function afterFirstStream(outcome: Outcome, reLists: number): Promise<string[]> {
+  const { log, streams, ctl, follow } = standIn();
+  const loop = followChanges(follow);
+  await until('the first stream', () => streams.length === 1);
+  streams[0]!(outcome);
+  await until(`re-list ${reLists}`, () => count(log, 're-list') === reLists);
+  const seen = [...log];
+  ctl.abort();
+  await loop;
+  return seen;
+}
+
 describe('the follow loop', () => {
   it('after a drop re-lists at once, reconnects, and re-lists again once the new stream is open', async () => {
-    const { log, streams, ctl, follow } = standIn();
-    const loop = followChanges(follow);
-    await until('the first stream', () => streams.length === 1);
-    streams[0]!('ended');
-    await until('the second re-list', () => count(log, 're-list') === 2);
     // The second re-list covers what changed between the first and the new stream: nothing waits for the poll.
-    expect(log).toEqual(['listen', 're-list', 'listen, re-list once open', 're-list']);
-    ctl.abort();
-    await loop;
+    expect(await afterFirstStream('ended', 2)).toEqual(['listen', 're-list', 'listen, re-list once open', 're-list']);
   });
 
   it('a stream ended by closing its client reconnects without a re-list of its own, then re-lists once open', async () => {
-    const { log, streams, ctl, follow } = standIn();
-    const loop = followChanges(follow);
-    await until('the first stream', () => streams.length === 1);
-    streams[0]!('closed');
-    await until('the re-list', () => count(log, 're-list') === 1);
-    expect(log).toEqual(['listen', 'listen, re-list once open', 're-list']);
-    ctl.abort();
-    await loop;
+    expect(await afterFirstStream('closed', 1)).toEqual(['listen', 'listen, re-list once open', 're-list']);
   });
 
   it('stops for an upstream without a stream, and when aborted', async () => {
