@@ -22,8 +22,8 @@ import { lastFanout, liveCounts } from '../session/live-status.js';
 import { errorsSince } from '../usage/query.js';
 import { HOUR_MS } from '../usage/store.js';
 import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
-import { announce, authenticate } from '../auth/authenticate.js';
-import { ANONYMOUS, hasScope } from '../auth/principal.js';
+import { announce, authenticate, authorize } from '../auth/authenticate.js';
+import { ANONYMOUS } from '../auth/principal.js';
 import { principalSees } from '../catalog/views.js';
 import { configOf } from '../lib/config.js';
 import type { Principal } from '../lib/scope.js';
@@ -53,9 +53,11 @@ function authStatus(env: Env) {
  */
 async function callerOf(c: Context<AppEnv>): Promise<Principal> {
   try {
-    const p = await authenticate(scopeOf(c));
-    const cfg = authConfigOf(c.env);
-    return p.method === 'none' || hasScope(cfg, p, cfg.scopeRead) ? p : ANONYMOUS;
+    const scope = scopeOf(c);
+    const p = await authenticate(scope);
+    // The listing's own check (GET /prompts): a credential that may not read it sees what anyone sees.
+    authorize(scope, p, 'prompts');
+    return p;
   } catch {
     return ANONYMOUS;
   }
