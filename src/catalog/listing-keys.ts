@@ -5,6 +5,7 @@
  */
 import type { RequestScope } from '../lib/scope.js';
 import { sha256Hex } from '../lib/hash.js';
+import { callerDigest } from '../lib/caller.js';
 import type { ProtocolVersion } from '../lib/versions.js';
 import type { ListKind } from './catalog.js';
 import type { CacheHints } from './hints.js';
@@ -12,15 +13,10 @@ import { BoundedMap } from '../lib/memo.js';
 
 const hex16 = (text: string) => sha256Hex(text, 16);
 
-/**
- * Pages whose content is private (an upstream said so) are also keyed by the caller: its principal
- * id once access control names one, else a digest of its credentials. Not memoised, so no token is
- * kept in memory.
- */
+/** Pages whose content is private (an upstream said so) are also keyed by the caller (lib/caller.ts). */
 export function callerOf(contentScope: CacheHints['cacheScope'], q: RequestScope): Promise<string> | string {
   if (contentScope === 'public') return 'public';
-  const p = q.principal;
-  return hex16(p && p.method !== 'none' ? `principal/v2|${p.id}` : `principal/v1|${q.header('authorization') ?? ''}`);
+  return callerDigest(q.principal, q.header('authorization'));
 }
 
 const viewDigests = new BoundedMap<string, string>(1_000);

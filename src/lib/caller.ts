@@ -3,6 +3,7 @@
  * sessions, its credential's life bounds streams. Until access control sets one, `undefined`
  * is the anonymous principal with no groups (docs/access-control.md).
  */
+import { sha256Hex } from './hash.js';
 import type { Principal } from './scope.js';
 
 export const ANONYMOUS_ID = 'anonymous';
@@ -10,6 +11,16 @@ export const ANONYMOUS_ID = 'anonymous';
 /** The id sessions are bound to. */
 export function principalIdOf(p: Principal | undefined): string {
   return p ? p.id : ANONYMOUS_ID;
+}
+
+/**
+ * Who the caller is, as a 16-byte digest (edge-cache keys of private pages, input-request state): an
+ * authenticated principal by its id, whatever credential named it; an unauthenticated one (AUTH=none)
+ * by what it sent as Authorization, the one thing that tells such callers apart. Not memoised, so no
+ * token is kept in memory.
+ */
+export function callerDigest(p: Principal | undefined, authorization: string | undefined): Promise<string> {
+  return sha256Hex(p && p.method !== 'none' ? `principal/v2|${p.id}` : `principal/v1|${authorization ?? ''}`, 16);
 }
 
 /**

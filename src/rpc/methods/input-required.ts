@@ -26,8 +26,7 @@
  * not -32602; listings cannot tell such prompts apart in advance).
  */
 import type { PromptOrigin } from '../../catalog/types.js';
-import { principalIdOf } from '../../lib/caller.js';
-import { sha256Hex } from '../../lib/hash.js';
+import { callerDigest } from '../../lib/caller.js';
 import { mac, safeEqual } from '../../lib/hmac.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSIONS } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
@@ -42,19 +41,9 @@ const MAX_INPUT_REQUESTS = 16;
 /** The client capabilities an input request can need; nothing else of the client's is declared upstream. */
 const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 
-/**
- * Who the state is bound to: an authenticated principal by its id (whatever credential named it);
- * an unauthenticated caller (AUTH=none) by a digest of what it sent as Authorization, the one thing
- * that can tell such callers apart.
- */
-async function callerKey(ctx: CallContext): Promise<string> {
-  const p = ctx.principal;
-  if (p && p.method !== 'none') return `id|${principalIdOf(p)}`;
-  return `anonymous|${await sha256Hex(`principal/v1|${ctx.header('authorization') ?? ''}`, 16)}`;
-}
-
 async function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
-  const who = await callerKey(ctx);
+  // Who the state is bound to: the principal's id, or under AUTH=none what the caller sent as Authorization.
+  const who = await callerDigest(ctx.principal, ctx.header('authorization'));
   return mac(ctx.secret, STATE_PURPOSE, JSON.stringify([origin.upstream, origin.name, who, state]));
 }
 
