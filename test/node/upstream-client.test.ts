@@ -150,6 +150,24 @@ describe('close', () => {
       expect(await listening).toBe('closed');
     }
   });
+  it('a close while the handshake is under way still ends the session that handshake opens', async () => {
+    for (const use of ['listen', 'request'] as const) {
+      const server = await started(legacyServer(LEGACY));
+      const c = client(server.url);
+      // Not awaited: close comes while initialize is still on its way to the upstream.
+      const using =
+        use === 'listen'
+          ? c.listen(() => undefined, new AbortController().signal)
+          : c.listPrompts().then(
+              () => 'listed',
+              () => 'failed',
+            );
+      await c.close();
+      await using;
+      expect(server.sessions(), use).toBe(0);
+      expect(c.era, use).toBeUndefined();
+    }
+  });
   it('a closed client listens no more: no new session, no stream', async () => {
     const server = await started(legacyServer(LEGACY));
     const c = client(server.url);

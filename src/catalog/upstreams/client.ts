@@ -169,6 +169,8 @@ export class UpstreamClient {
   /** Ends the session: its listens ('closed'), its HTTP+SSE stream, and a legacy session with DELETE. */
   async close(): Promise<void> {
     this.closing.abort();
+    // A handshake under way is let finish, so that the session it opens is ended here too rather than left upstream.
+    await this.connecting?.catch(() => undefined);
     const conn = this.conn;
     this.conn = undefined;
     await this.handshake.cleanup;
@@ -181,10 +183,15 @@ export class UpstreamClient {
   }
 
   /**
-   * The connection, made once however many calls want it. A JSON-RPC error to the handshake is a
+   * The connection, made once however many calls want it, and never again once the client is closed
+   * (a session opened then would outlive it). A JSON-RPC error to the handshake is a
    * fault of the upstream (its `initialize` was refused), not its answer to the call that needed it.
    */
   private connect(d: Deadline): Promise<Connection> {
+    if (this.closing.signal.aborted)
+      return Promise.reject(
+        new UpstreamError('protocol', 'the upstream client was closed', undefined, undefined, 'closed'),
+      );
     if (this.conn) return Promise.resolve(this.conn);
     this.connecting ??= this.handshake
       .connect(d)
