@@ -101,6 +101,49 @@ export async function readGeneration(kv: KVNamespace): Promise<number> {
   return Number(await kv.get(KV_KEYS.generation)) || 0;
 }
 
+/** Generations this isolate is reading because a change event named them (catchUp), per namespace. */
+const catching = new WeakMap<KVNamespace, Map<number, Promise<void>>>();
+/** The longest a stream holds a change notification while its isolate reads the catalog it announces. */
+export const CATCH_UP_MAX_MS = 2_000;
+
+/**
+ * Makes this isolate serve at least `generation` before a stream tells its client of that change
+ * (docs/live-updates.md, "Fresh after the notification"). A client told of a change lists at once,
+ * often on the isolate that holds its stream, which would otherwise still serve the catalog from
+ * before it: the isolate checks `catalog/generation` only every `refreshMs`, and at a distant
+ * location KV may answer that hot key from its cache for up to a minute. The generation's
+ * snapshot key is new and immutable, so reading it by name gets the published value. Undefined
+ * (no promise) when this isolate is already there, as it almost always is. Never rejects: a read
+ * that fails or takes longer than CATCH_UP_MAX_MS lets the notification go out as before.
+ */
+export function catchUp(kv: KVNamespace, generation: number): Promise<void> | undefined {
+  const cur = byNamespace.get(kv);
+  if (cur && cur.catalog.generation >= generation) return undefined;
+  let reads = catching.get(kv);
+  if (!reads) catching.set(kv, (reads = new Map<number, Promise<void>>()));
+  let read = reads.get(generation);
+  if (!read) {
+    const all = reads;
+    read = readGenerationOnce(kv, generation).finally(() => all.delete(generation));
+    reads.set(generation, read);
+  }
+  return read;
+}
+
+async function readGenerationOnce(kv: KVNamespace, generation: number): Promise<void> {
+  const read = kv.get<CatalogSnapshot>(KV_KEYS.snapshot(generation), 'json').then(
+    (snap) => {
+      if (snap) adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
+      else log.warn('catalog catch-up: the announced snapshot is not readable here yet', { generation });
+    },
+    (e: unknown) => log.warn('catalog catch-up failed', { generation, error: String(e) }),
+  );
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_MAX_MS)));
+  await Promise.race([read, late]);
+  if (timer !== null) clearTimeout(timer);
+}
+
 /** The largest value KV stores (25 MiB): a snapshot must fit in one. */
 export const KV_VALUE_MAX_BYTES = 25 * 1_048_576;
 

@@ -9,7 +9,7 @@
  * capabilities, standard headers, method, then the method itself (whose
  * errors are in-band on HTTP 200).
  */
-import { currentCatalog } from '../catalog/store.js';
+import { catchUp, currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
 import {
   CLIENT_CAPABILITIES_META,
@@ -104,6 +104,7 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion): Pr
     shards: t.cfg.registryShards,
     since: (await currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil)).generation,
     stillValid: credentialCheck(t.principal),
+    catchUp: (generation) => catchUp(t.env.PROMPTS, generation),
   });
 }
 

@@ -13,6 +13,7 @@
  * keepalive the bridge asks `stillValid` (an expired token, a revoked key)
  * and, on false, ends the stream the way its maximum duration would.
  */
+import { log } from '../lib/log.js';
 import { closeSocket } from './sockets.js';
 import { SSE_HEADERS, sseComment } from './sse.js';
 
@@ -27,6 +28,12 @@ export interface BridgeOptions<F> {
   /** A new socket to the object; `reconnect` is true after a drop. A number ends the stream. */
   connect(reconnect: boolean): Promise<WebSocket | number>;
   onFrame(frame: F, client: ClientSide): void;
+  /**
+   * A frame waits for the promise this returns before onFrame sees it, and the frames after it wait
+   * too, so order is kept (the Worker catching up with the catalog a change announces). Undefined:
+   * no wait. The promise must not reject.
+   */
+  before?(frame: F): Promise<void> | undefined;
   keepaliveMs: number;
   /** Ends the stream on its own after this long (the stream kind may write a last frame first). */
   maxMs?: { ms: number; last?: () => Uint8Array | undefined };
@@ -59,14 +66,33 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     },
   };
 
+  const deliver = (frame: F) => {
+    if (closed) return;
+    try {
+      opts.onFrame(frame, client);
+    } catch (e) {
+      log.error('stream frame not handled; stream ended', { error: String(e) });
+      client.end();
+    }
+  };
+  // Frames still waiting on `before`, in arrival order; undefined when none is (the usual case: no promise).
+  let waiting: Promise<void> | undefined;
+  const receive = (frame: F) => {
+    const wait = waiting ? waiting.then(() => opts.before?.(frame)) : opts.before?.(frame);
+    if (wait === undefined) return deliver(frame);
+    const tail = (waiting = wait.then(() => deliver(frame)));
+    void tail.then(() => {
+      if (waiting === tail) waiting = undefined;
+    });
+  };
+
   const attach = (ws: WebSocket) => {
     socket = ws;
     ws.addEventListener('message', (m) => {
       // The object answered on this socket: the bound is on consecutive failed reconnects, not on
       // drops over the stream's life (a stream that outlives six restarts must not end for it).
       reconnects = 0;
-      if (!closed)
-        opts.onFrame(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data as ArrayBuffer)) as F, client);
+      if (!closed) receive(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data as ArrayBuffer)) as F);
     });
     ws.addEventListener('close', () => {
       if (closed) return;

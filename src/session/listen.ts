@@ -39,6 +39,8 @@ export interface ListenOptions {
   since: number;
   /** Asked at each keepalive; false ends the stream with the listen result (the credential expired or was revoked). */
   stillValid?: () => boolean | Promise<boolean>;
+  /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
+  catchUp?: (generation: number) => Promise<void> | undefined;
 }
 
 const message = (data: string) => sseEvent({ event: 'message', data });
@@ -81,6 +83,11 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
       keepaliveMs: o.keepaliveMs,
       maxMs: { ms: o.maxMs, last: end },
       ...(o.stillValid && { stillValid: o.stillValid }),
+      before: (frame) => {
+        if (frame.t === 'end') return undefined;
+        const g = frame.t === 'open' ? frame.generation : frame.event.generation;
+        return g > generation ? o.catchUp?.(g) : undefined;
+      },
       onFrame(frame, client) {
         // One rule for events and for `open` (first or after a reconnect): a generation newer than
         // any the client can have seen is a change it must hear about, once. A fan-out still under

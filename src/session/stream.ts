@@ -39,6 +39,8 @@ export interface StreamOptions {
   /** Besides prompts: tools (TOOLS_MIRROR on) and resources (SKILLS on) list changes. */
   tools: boolean;
   resources: boolean;
+  /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
+  catchUp?: (generation: number) => Promise<void> | undefined;
 }
 
 const notifications = new Map<string, string>();
@@ -90,6 +92,7 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
       connect,
       keepaliveMs: opts.keepaliveMs,
       ...(opts.stillValid && { stillValid: opts.stillValid }),
+      before: (frame) => (frame.t === 'event' ? opts.catchUp?.(frame.event.generation) : undefined),
       onFrame(frame, client) {
         if (frame.t === 'open') {
           position ??= frame.generation;

@@ -1,0 +1,63 @@
+/**
+ * A client told of a change gets the new catalog when it asks at once, even from an isolate that
+ * had not seen the change (docs/live-updates.md, "Fresh after the notification"). The isolate is
+ * made to lag the way a distant location does: the new generation's snapshot is in KV under its
+ * own key, but `catalog/generation` (a hot key, which KV answers from its cache there) and the
+ * isolate's own catalog still name the old one. Each era's stream announces the change; the
+ * client's next call, served by the same isolate, must know the new prompt.
+ */
+import { env, SELF } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KV_KEYS } from '../../src/catalog/store.js';
+import type { CatalogSnapshot } from '../../src/catalog/types.js';
+import { feedStub, flushFeed } from '../helpers/feed.js';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { openListener } from '../helpers/listen.js';
+import { modernPost } from '../helpers/protocol.js';
+import { MCP_URL, openSession, openStream, publish } from '../helpers/worker.js';
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS);
+  await flushFeed();
+});
+
+/** Announces a generation whose snapshot only its own key holds; resolves the name of the prompt it adds. */
+async function announceUnseen(): Promise<string> {
+  const head = (await env.PROMPTS.get<CatalogSnapshot>(KV_KEYS.head, 'json'))!;
+  const generation = Math.max(Date.now(), head.generation + 1);
+  const name = `fresh-${generation}`;
+  const prompt = { name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: name } }] };
+  const snap: CatalogSnapshot = { ...head, generation, prompts: [...head.prompts, prompt] };
+  await env.PROMPTS.put(KV_KEYS.snapshot(generation), JSON.stringify(snap));
+  await feedStub().publish({ kind: 'prompts_list_changed', generation });
+  await flushFeed();
+  return name;
+}
+
+const textOf = (result: { messages?: { content: { text?: string } }[] }) => result.messages?.[0]?.content.text;
+
+describe('after a list_changed, the client is served the catalog it announced', () => {
+  it('on a legacy GET stream', async () => {
+    const s = await openSession();
+    const stream = await openStream(s);
+    await stream.next(); // retry
+    await stream.next(); // priming
+    const name = await announceUnseen();
+    expect((await stream.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+    const got = await s.call('prompts/get', { name });
+    expect(got.body.error).toBeUndefined();
+    expect(textOf(got.body.result)).toBe(name);
+    await stream.close();
+  });
+
+  it('on a 2026-07-28 listen stream', async () => {
+    const listener = await openListener();
+    const name = await announceUnseen();
+    expect((await listener.stream.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+    const res = await SELF.fetch(MCP_URL, modernPost('prompts/get', { name }).init);
+    const body = await res.json<{ error?: unknown; result: { messages?: { content: { text?: string } }[] } }>();
+    expect(body.error).toBeUndefined();
+    expect(textOf(body.result)).toBe(name);
+    await listener.stream.close();
+  });
+});

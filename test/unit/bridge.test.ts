@@ -1,0 +1,63 @@
+/**
+ * The socket bridge's `before` hook (session/bridge.ts): a frame that must wait (its Worker is
+ * catching up with the catalog it announces) holds back the frames after it, so a stream never
+ * reorders, and frames after the wait still pass. Real WebSockets
+ * (a WebSocketPair in workerd), no object behind them.
+ */
+import { describe, expect, it } from 'vitest';
+import { bridge } from '../../src/session/bridge.js';
+
+function pair(): { ours: WebSocket; theirs: WebSocket } {
+  const [ours, theirs] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+  ours.accept();
+  theirs.accept();
+  return { ours, theirs };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+};
+
+describe('bridge: frames that wait', () => {
+  it('keeps their order behind a frame that waits, and frames after the wait still pass', async () => {
+    const { ours, theirs } = pair();
+    const seen: number[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const asked: number[] = [];
+    const res = bridge<{ n: number }>(ours, {
+      connect: () => Promise.resolve(404),
+      keepaliveMs: 60_000,
+      onFrame: (f) => void seen.push(f.n),
+      before: (f) => (asked.push(f.n), f.n === 2 ? held : undefined),
+    });
+    for (const n of [1, 2, 3, 4]) theirs.send(JSON.stringify({ n }));
+    await until(() => seen.length === 1);
+    // 2 waits; 3 and 4 arrived behind it and wait too, whatever their own answer would be.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toEqual([1]);
+    release();
+    await until(() => seen.length === 4);
+    expect(seen).toEqual([1, 2, 3, 4]);
+    // Asked of every frame, in order, once.
+    expect(asked).toEqual([1, 2, 3, 4]);
+    theirs.send(JSON.stringify({ n: 5 }));
+    await until(() => seen.length === 5);
+    await res.body!.cancel();
+  });
+
+  it('a frame whose handler throws ends the stream instead of stalling it', async () => {
+    const { ours, theirs } = pair();
+    const res = bridge<{ n: number }>(ours, {
+      connect: () => Promise.resolve(404),
+      keepaliveMs: 60_000,
+      onFrame: () => {
+        throw new Error('boom');
+      },
+    });
+    const reader = res.body!.getReader();
+    theirs.send(JSON.stringify({ n: 1 }));
+    expect((await reader.read()).done).toBe(true);
+  });
+});
