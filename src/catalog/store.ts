@@ -109,11 +109,11 @@ export const CATCH_UP_MAX_MS = 2_000;
 /**
  * Makes this isolate serve at least `generation` before a stream tells its client of that change
  * (docs/live-updates.md, "Fresh after the notification"). A client told of a change lists at once,
- * often on the isolate that holds its stream, which would otherwise still serve the catalog from
+ * possibly on the isolate that holds its stream, which would otherwise still serve the catalog from
  * before it: the isolate checks `catalog/generation` only every `refreshMs`, and at a distant
- * location KV may answer that hot key from its cache for up to a minute. The generation's
+ * location KV may answer that hot key from its cache for a minute or more. The generation's
  * snapshot key is new and immutable, so reading it by name gets the published value. Undefined
- * (no promise) when this isolate is already there, as it almost always is. Never rejects: a read
+ * (no promise) when this isolate is already there. Never rejects: a read
  * that fails or takes longer than CATCH_UP_MAX_MS lets the notification go out as before.
  */
 export function catchUp(kv: KVNamespace, generation: number): Promise<void> | undefined {
