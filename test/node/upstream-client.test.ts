@@ -168,6 +168,19 @@ describe('close', () => {
       expect(c.era, use).toBeUndefined();
     }
   });
+  it("a call that outlives its client's close still gets its answer, and leaves no session behind", async () => {
+    const server = await started(legacyServer(LEGACY));
+    const c = client(server.url);
+    await c.listPrompts();
+    // The upstream forgets the session, so the call meets a 404 after the close: it must be asked
+    // again on a session of its own, which is ended right after.
+    server.dropSessions();
+    const got = c.request('prompts/get', { name: 'alpha' });
+    const closing = c.close();
+    expect((await got).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'alpha' } }]);
+    await closing;
+    expect(server.sessions()).toBe(0);
+  });
   it('a closed client listens no more: no new session, no stream', async () => {
     const server = await started(legacyServer(LEGACY));
     const c = client(server.url);

@@ -17,11 +17,11 @@
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../../package.json';
-import { narrowHints, readHints, type CacheHints } from '../hints.js';
+import type { CacheHints } from '../hints.js';
 import { Handshake } from './handshake.js';
 import { openListen } from './listen-stream.js';
+import { allPromptPages } from './prompt-pages.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
-import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
 import { declaresSkills } from './skill-entries.js';
 import { readSse } from './sse-reader.js';
 import { deadline, parseJson, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
@@ -75,7 +75,21 @@ export class UpstreamClient {
       ))
         throw e;
       this.conn = undefined;
+      if (this.closing.signal.aborted) return this.once(method, params, d);
       return this.http.exchange(await this.connect(d), method, params, d);
+    }
+  }
+
+  /**
+   * One call on a session of its own, ended right after: a call that outlived its client's close
+   * (closed under it because another call failed) still gets its answer, and leaves nothing upstream.
+   */
+  private async once(method: string, params: Json, d: Deadline): Promise<Json> {
+    const conn = await this.handshake.connect(d);
+    try {
+      return await this.http.exchange(conn, method, params, d);
+    } finally {
+      await this.end(conn);
     }
   }
 
@@ -90,26 +104,11 @@ export class UpstreamClient {
   }
 
   /** Every prompt, plus the cache hints of the pages (modern upstreams; each page narrows them); all pages within one deadline. */
-  async listing(
+  listing(
     maxPages = 100,
     d: Deadline = deadline(this.opts.timeoutMs),
   ): Promise<{ prompts: Json[]; hints?: CacheHints }> {
-    const all: Json[] = [];
-    const pageHints: (CacheHints | undefined)[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < maxPages; page++) {
-      const r = await this.request('prompts/list', cursor ? { cursor } : {}, d);
-      if (!Array.isArray(r.prompts)) throw new UpstreamError('protocol', 'prompts/list result has no prompts array');
-      all.push(...(r.prompts as Json[]).slice(0, MAX_UPSTREAM_PROMPTS - all.length));
-      pageHints.push(readHints(r));
-      cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
-      // Past the per-upstream prompt cap further pages would only be dropped: not read at all.
-      if (!cursor || all.length >= MAX_UPSTREAM_PROMPTS) {
-        const first = pageHints.find((h) => h !== undefined);
-        return first ? { prompts: all, hints: narrowHints(first, pageHints) } : { prompts: all };
-      }
-    }
-    throw new UpstreamError('protocol', `prompts/list did not end within ${maxPages} pages`);
+    return allPromptPages((method, params, dl) => this.request(method, params, dl), maxPages, d);
   }
 
   /**
@@ -174,10 +173,16 @@ export class UpstreamClient {
     const conn = this.conn;
     this.conn = undefined;
     await this.handshake.cleanup;
-    conn?.sse?.close();
-    if (conn?.era === 'legacy' && conn.sessionId) {
+    if (conn) await this.end(conn);
+  }
+
+  /** Ends one connection: its HTTP+SSE stream, and a legacy session with DELETE. */
+  private async end(conn: Connection): Promise<void> {
+    conn.sse?.close();
+    if (conn.era === 'legacy' && conn.sessionId) {
       await this.http
         .send('DELETE', this.opts.url, undefined, { 'mcp-session-id': conn.sessionId })
+        .then((r) => r.body?.cancel())
         .catch(() => undefined);
     }
   }
