@@ -180,6 +180,12 @@ describe('close', () => {
     expect((await got).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'alpha' } }]);
     await closing;
     expect(server.sessions()).toBe(0);
+    // And one that begins after the close: answered the same way.
+    expect((await c.request('prompts/get', { name: 'gamma' })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'gamma' } },
+    ]);
+    expect(server.sessions()).toBe(0);
+    expect(c.era).toBeUndefined();
   });
   it('a closed client listens no more: no new session, no stream', async () => {
     const server = await started(legacyServer(LEGACY));

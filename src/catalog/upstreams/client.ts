@@ -53,8 +53,12 @@ export class UpstreamClient {
     return this.conn?.era;
   }
 
-  /** Sends one request; a legacy session the upstream forgot (404) is re-initialized once. */
+  /**
+   * Sends one request; a legacy session the upstream forgot (404) is re-initialized once. On a closed
+   * client (a call that began or went on after `close`) it runs on a session of its own (`once`).
+   */
   async request(method: string, params: Json = {}, d: Deadline = deadline(this.opts.timeoutMs)): Promise<Json> {
+    if (this.closing.signal.aborted) return this.once(method, params, d);
     const conn = await this.connect(d);
     try {
       return await this.http.exchange(conn, method, params, d);
@@ -81,8 +85,8 @@ export class UpstreamClient {
   }
 
   /**
-   * One call on a session of its own, ended right after: a call that outlived its client's close
-   * (closed under it because another call failed) still gets its answer, and leaves nothing upstream.
+   * One call on a session of its own, ended right after: a call that outlives its client's close
+   * (another call failed and closed it) still gets its answer, and leaves nothing upstream.
    */
   private async once(method: string, params: Json, d: Deadline): Promise<Json> {
     const conn = await this.handshake.connect(d);
