@@ -183,12 +183,7 @@ export class UpstreamClient {
   /** Ends one connection: its HTTP+SSE stream, and a legacy session with DELETE. */
   private async end(conn: Connection): Promise<void> {
     conn.sse?.close();
-    if (conn.era === 'legacy' && conn.sessionId) {
-      await this.http
-        .send('DELETE', this.opts.url, undefined, { 'mcp-session-id': conn.sessionId })
-        .then((r) => r.body?.cancel())
-        .catch(() => undefined);
-    }
+    if (conn.era === 'legacy' && conn.sessionId) await this.http.endSession(conn.sessionId);
   }
 
   /**

@@ -98,13 +98,7 @@ export class Handshake {
   /** Ends a legacy session opened by a probe that lost. */
   private discard(legacy: Promise<Connection | undefined>): void {
     this.cleanup = legacy
-      .then((c) =>
-        c?.sessionId
-          ? this.http
-              .send('DELETE', this.http.opts.url, undefined, { 'mcp-session-id': c.sessionId })
-              .then((r) => r.body?.cancel())
-          : undefined,
-      )
+      .then((c) => (c?.sessionId ? this.http.endSession(c.sessionId) : undefined))
       .catch(() => undefined);
   }
 

@@ -115,6 +115,13 @@ export class UpstreamHttp {
     return h;
   }
 
+  /** Ends a legacy session (DELETE). Best effort: a session it fails to end expires upstream on its own. */
+  endSession(sessionId: string): Promise<void> {
+    return this.send('DELETE', this.opts.url, undefined, { 'mcp-session-id': sessionId })
+      .then((r) => r.body?.cancel())
+      .catch(() => undefined);
+  }
+
   /** One HTTP request to the upstream (JSON body when given), with its token; a refused token gets one retry. */
   async send(
     method: string,
