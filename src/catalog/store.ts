@@ -15,6 +15,7 @@
 import { utf8Length } from './arguments.js';
 import { Catalog } from './catalog.js';
 import type { CatalogSnapshot } from './types.js';
+import { bounded } from '../lib/bounded.js';
 import { log } from '../lib/log.js';
 
 export const KV_KEYS = {
@@ -49,11 +50,8 @@ function adopt(kv: KVNamespace, next: Cached): void {
 async function refresh(kv: KVNamespace, cached: Cached): Promise<void> {
   try {
     const g = Number(await kv.get(KV_KEYS.generation));
-    if (Number.isInteger(g) && g > cached.catalog.generation) {
-      const snap = await kv.get<CatalogSnapshot>(KV_KEYS.snapshot(g), 'json');
-      // Not yet visible at this edge: keep serving what we have and look again next time.
-      if (snap) adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
-    }
+    // A snapshot not yet visible at this edge: keep serving what we have and look again next time.
+    if (Number.isInteger(g) && g > cached.catalog.generation) await loadSnapshot(kv, g);
   } catch (e) {
     log.error('catalog refresh failed', { error: String(e) });
   } finally {
@@ -124,24 +122,27 @@ export function catchUp(kv: KVNamespace, generation: number): Promise<void> | un
   let read = reads.get(generation);
   if (!read) {
     const all = reads;
-    read = readGenerationOnce(kv, generation).finally(() => all.delete(generation));
+    read = catchUpOnce(kv, generation).finally(() => all.delete(generation));
     reads.set(generation, read);
   }
   return read;
 }
 
-async function readGenerationOnce(kv: KVNamespace, generation: number): Promise<void> {
-  const read = kv.get<CatalogSnapshot>(KV_KEYS.snapshot(generation), 'json').then(
-    (snap) => {
-      if (snap) adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
-      else log.warn('catalog catch-up: the announced snapshot is not readable here yet', { generation });
-    },
-    (e: unknown) => log.warn('catalog catch-up failed', { generation, error: String(e) }),
-  );
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_MAX_MS)));
-  await Promise.race([read, late]);
-  if (timer !== null) clearTimeout(timer);
+async function catchUpOnce(kv: KVNamespace, generation: number): Promise<void> {
+  try {
+    if (!(await bounded(loadSnapshot(kv, generation), CATCH_UP_MAX_MS)))
+      log.warn('catalog catch-up: the announced snapshot is not readable here yet', { generation });
+  } catch (e) {
+    // Failed or late (a late read still serves its snapshot when it lands).
+    log.warn('catalog catch-up failed', { generation, error: String(e) });
+  }
+}
+
+/** Reads one generation's snapshot and serves it; false when KV has none under that generation here (yet). */
+async function loadSnapshot(kv: KVNamespace, generation: number): Promise<boolean> {
+  const snap = await kv.get<CatalogSnapshot>(KV_KEYS.snapshot(generation), 'json');
+  if (snap) adoptSnapshot(kv, snap);
+  return snap !== null;
 }
 
 /** The largest value KV stores (25 MiB): a snapshot must fit in one. */
@@ -166,7 +167,7 @@ export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Pro
   if (bytes > KV_VALUE_MAX_BYTES) throw new SnapshotTooLargeError(bytes);
   await Promise.all([kv.put(snapshot!.key, snapshot!.value), kv.put(head!.key, head!.value)]);
   await kv.put(generation!.key, generation!.value);
-  adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
+  adoptSnapshot(kv, snap);
   return bytes;
 }
 
