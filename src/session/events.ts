@@ -34,6 +34,10 @@ export type ShardFrame =
   /** The session ended or another stream replaced this one: close the client's stream. */
   | { t: 'end'; reason: 'ended' | 'replaced' };
 
+/** The catalog generation a frame other than `end` names: the shard's position, or the change's. */
+export const frameGeneration = (f: Exclude<ShardFrame, { t: 'end' }>): number =>
+  f.t === 'open' ? f.generation : f.event.generation;
+
 /**
  * Event ids are `<stream key>.<catalog generation>`: a stream's position is the newest
  * generation it delivered, so nothing per session is written per delivery. The key is the

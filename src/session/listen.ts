@@ -20,7 +20,7 @@
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bridge, upgrade } from './bridge.js';
 import { changedMethods, type Announced } from './changes.js';
-import type { ShardFrame } from './events.js';
+import { frameGeneration, type ShardFrame } from './events.js';
 import { shardStub } from './fanout.js';
 import { SSE_HEADERS, sseEvent } from './sse.js';
 
@@ -85,7 +85,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
       ...(o.stillValid && { stillValid: o.stillValid }),
       before: (frame) => {
         if (frame.t === 'end') return undefined;
-        const g = frame.t === 'open' ? frame.generation : frame.event.generation;
+        const g = frameGeneration(frame);
         return g > generation ? o.catchUp?.(g) : undefined;
       },
       onFrame(frame, client) {
@@ -94,7 +94,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
         // way for an older change (the catalog the client listed) is therefore not announced.
         // A change missed while reconnecting is not known by its lists: every honored one is announced.
         if (frame.t === 'end') return client.end();
-        const g = frame.t === 'open' ? frame.generation : frame.event.generation;
+        const g = frameGeneration(frame);
         if (g > generation) {
           generation = g;
           for (const m of changedMethods(frame.t === 'open' ? undefined : frame.event, announced))
