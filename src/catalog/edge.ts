@@ -2,9 +2,11 @@
  * Listing pages in the edge cache (the Workers Cache API): the only module
  * that touches `caches.default`.
  *
- * Three kinds of entry, all under a reserved path of the gateway's own host:
+ * Four kinds of entry, all under a reserved path of the gateway's own host:
  *   …/__promptgate/pointer                       newest generation this colo has seen, and its hints;
  *                                                short-lived (CATALOG_REFRESH_MS, at least 1 s)
+ *   …/__promptgate/announced                     the newest generation a stream at this colo announced
+ *                                                (catalog/store.ts catchUp); ANNOUNCED_TTL_S, never lowered
  *   …/__promptgate/pages/<scope>/<principal>/<view>/<generation>/<variant>?cursor=…
  *                                                one serialized list page; immutable, so long-lived
  *   …/__promptgate/skill-files/<64 hex>          a skill file's bytes by digest (catalog/skills/files.ts):
@@ -99,6 +101,29 @@ export async function readPointer(origin: string): Promise<Pointer | undefined> 
 
 export function writePointer(origin: string, p: Pointer, maxAgeMs: number): Promise<void> {
   return writeJson(pointerUrl(origin), JSON.stringify(p), Math.max(1, Math.ceil(maxAgeMs / 1000)));
+}
+
+/**
+ * How long an announced generation stays readable: long enough for KV to carry the change
+ * everywhere (about a minute), short enough that a catalog whose generations started over
+ * (a new namespace) is not chased for long.
+ */
+export const ANNOUNCED_TTL_S = 300;
+
+const announcedUrl = (origin: string) => `${origin}${BASE}/announced`;
+
+/** The newest generation a stream at this colo announced, or undefined (none, expired, or no cache here). */
+export async function readAnnounced(origin: string): Promise<number | undefined> {
+  const body = await read(announcedUrl(origin), text);
+  const generation = Number(body);
+  return body !== undefined && Number.isSafeInteger(generation) && generation > 0 ? generation : undefined;
+}
+
+/** Records `generation` as announced at this colo; never lowers it (two announcements may land out of order). */
+export async function writeAnnounced(origin: string, generation: number): Promise<void> {
+  const current = await readAnnounced(origin);
+  if (current !== undefined && current >= generation) return;
+  await write(announcedUrl(origin), String(generation), 'text/plain', `public, max-age=${ANNOUNCED_TTL_S}`);
 }
 
 export const readPage = (k: PageKey) => read(pageUrl(k), text);

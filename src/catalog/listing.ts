@@ -75,7 +75,7 @@ export function listing(
   cursor: unknown,
   kind: ListKind = PROMPTS,
 ): Listing | Promise<Listing> {
-  const warm = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  const warm = peekCatalog(q);
   if (warm) {
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
     const catalog = cursor === undefined ? listMissing(q, warm, q.cfg.pageSize) : warm;
@@ -102,10 +102,7 @@ async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown, 
   }
   q.record.cache = 'kv';
   // A cold isolate has neither the catalog nor the upstream list yet: read both at once.
-  const [loaded] = await Promise.all([
-    currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil),
-    cursor === undefined && upstreamConfigs(q.env),
-  ]);
+  const [loaded] = await Promise.all([currentCatalog(q), cursor === undefined && upstreamConfigs(q.env)]);
   const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize) : loaded;
   const view = catalog.viewFor(q.principal);
   return knownPage(q, version, cursor, view, kind) ?? build(q, version, cursor, view, kind);

@@ -7,16 +7,20 @@
  *   catalog/snapshots/<g>   immutable snapshot per generation
  *
  * Hot path: a warm isolate does no KV read at all. Every `refreshMs` it
- * checks `catalog/generation` in the background (waitUntil) and, only when
- * it moved, loads the immutable snapshot of the new generation. A cold
+ * checks `catalog/generation` in the background (waitUntil), and the
+ * generation a stream at its colo announced (edge.ts), and, only when one of
+ * them moved, loads the immutable snapshot of the new generation. A cold
  * isolate does exactly one blocking read. Measured before this design:
  * one KV key per prompt ran at 0.04x of the ceiling.
  */
 import { utf8Length } from './arguments.js';
 import { Catalog } from './catalog.js';
 import type { CatalogSnapshot } from './types.js';
-import { bounded } from '../lib/bounded.js';
 import { log } from '../lib/log.js';
+import type { Config } from '../lib/config.js';
+import type { RequestScope } from '../lib/scope.js';
+import { originOf } from '../lib/url.js';
+import { readAnnounced } from './edge.js';
 
 export const KV_KEYS = {
   head: 'catalog/head',
@@ -47,11 +51,33 @@ function adopt(kv: KVNamespace, next: Cached): void {
   if (!cur || next.catalog.generation >= cur.catalog.generation) byNamespace.set(kv, next);
 }
 
-async function refresh(kv: KVNamespace, cached: Cached): Promise<void> {
+/**
+ * What reading the catalog needs of a request (a RequestScope is one): the namespace, how often to
+ * look again, background work, and the URL, whose origin names this colo's edge-cache entries.
+ */
+export interface CatalogQuery {
+  readonly env: Pick<Env, 'PROMPTS'>;
+  readonly cfg: Pick<Config, 'catalogRefreshMs'>;
+  readonly waitUntil: RequestScope['waitUntil'];
+  readonly url: string;
+}
+
+/**
+ * The newer of KV's generation and the colo's announced one. KV may answer its hot generation key
+ * from a cache far from the write for a minute; a stream here that announced a change read that
+ * generation's own key, so this isolate can too (docs/live-updates.md, "Fresh after the notification").
+ */
+async function latestGeneration(kv: KVNamespace, origin: string): Promise<number> {
+  const [stored, announced] = await Promise.all([kv.get(KV_KEYS.generation), readAnnounced(origin)]);
+  const g = Number(stored);
+  return Math.max(Number.isInteger(g) ? g : 0, announced ?? 0);
+}
+
+async function refresh(kv: KVNamespace, cached: Cached, origin: string): Promise<void> {
   try {
-    const g = Number(await kv.get(KV_KEYS.generation));
+    const g = await latestGeneration(kv, origin);
     // A snapshot not yet visible at this edge: keep serving what we have and look again next time.
-    if (Number.isInteger(g) && g > cached.catalog.generation) await loadSnapshot(kv, g);
+    if (g > cached.catalog.generation) await loadSnapshot(kv, g);
   } catch (e) {
     log.error('catalog refresh failed', { error: String(e) });
   } finally {
@@ -64,28 +90,22 @@ async function refresh(kv: KVNamespace, cached: Cached): Promise<void> {
  * The isolate's catalog without any blocking KV read, or undefined when this
  * isolate has none yet. Starts the background generation check when due.
  */
-export function peekCatalog(
-  kv: KVNamespace,
-  refreshMs: number,
-  waitUntil: (p: Promise<unknown>) => void,
-): Catalog | undefined {
+export function peekCatalog(q: CatalogQuery): Catalog | undefined {
+  const kv = q.env.PROMPTS;
   const cached = byNamespace.get(kv);
   if (!cached) return undefined;
-  if (!cached.refreshing && Date.now() - cached.checkedAt >= refreshMs) {
+  if (!cached.refreshing && Date.now() - cached.checkedAt >= q.cfg.catalogRefreshMs) {
     cached.refreshing = true;
-    waitUntil(refresh(kv, cached));
+    q.waitUntil(refresh(kv, cached, originOf(q.url)));
   }
   return cached.catalog;
 }
 
 /** The catalog to serve now. Never blocks on KV once the isolate is warm. */
-export async function currentCatalog(
-  kv: KVNamespace,
-  refreshMs: number,
-  waitUntil: (p: Promise<unknown>) => void,
-): Promise<Catalog> {
-  const warm = peekCatalog(kv, refreshMs, waitUntil);
+export async function currentCatalog(q: CatalogQuery): Promise<Catalog> {
+  const warm = peekCatalog(q);
   if (warm) return warm;
+  const kv = q.env.PROMPTS;
   let p = loading.get(kv);
   if (!p) {
     p = loadHead(kv).finally(() => loading.delete(kv));
@@ -99,47 +119,13 @@ export async function readGeneration(kv: KVNamespace): Promise<number> {
   return Number(await kv.get(KV_KEYS.generation)) || 0;
 }
 
-/** Generations this isolate is reading because a change event named them (catchUp), per namespace. */
-const catching = new WeakMap<KVNamespace, Map<number, Promise<void>>>();
-/** The longest a stream holds a change notification while its isolate reads the catalog it announces. */
-export const CATCH_UP_MAX_MS = 2_000;
-
-/**
- * Makes this isolate serve at least `generation` before a stream tells its client of that change
- * (docs/live-updates.md, "Fresh after the notification"). A client told of a change lists at once,
- * possibly on the isolate that holds its stream, which would otherwise still serve the catalog from
- * before it: the isolate checks `catalog/generation` only every `refreshMs`, and at a distant
- * location KV may answer that hot key from its cache for a minute or more. The generation's
- * snapshot key is new and immutable, so reading it by name gets the published value. Undefined
- * (no promise) when this isolate is already there. Never rejects: a read
- * that fails or takes longer than CATCH_UP_MAX_MS lets the notification go out as before.
- */
-export function catchUp(kv: KVNamespace, generation: number): Promise<void> | undefined {
-  const cur = byNamespace.get(kv);
-  if (cur && cur.catalog.generation >= generation) return undefined;
-  let reads = catching.get(kv);
-  if (!reads) catching.set(kv, (reads = new Map<number, Promise<void>>()));
-  let read = reads.get(generation);
-  if (!read) {
-    const all = reads;
-    read = catchUpOnce(kv, generation).finally(() => all.delete(generation));
-    reads.set(generation, read);
-  }
-  return read;
-}
-
-async function catchUpOnce(kv: KVNamespace, generation: number): Promise<void> {
-  try {
-    if (!(await bounded(loadSnapshot(kv, generation), CATCH_UP_MAX_MS)))
-      log.warn('catalog catch-up: the announced snapshot is not readable here yet', { generation });
-  } catch (e) {
-    // Failed or late (a late read still serves its snapshot when it lands).
-    log.warn('catalog catch-up failed', { generation, error: String(e) });
-  }
+/** The generation this isolate serves, or undefined before it has a catalog. */
+export function servedGeneration(kv: KVNamespace): number | undefined {
+  return byNamespace.get(kv)?.catalog.generation;
 }
 
 /** Reads one generation's snapshot and serves it; false when KV has none under that generation here (yet). */
-async function loadSnapshot(kv: KVNamespace, generation: number): Promise<boolean> {
+export async function loadSnapshot(kv: KVNamespace, generation: number): Promise<boolean> {
   const snap = await kv.get<CatalogSnapshot>(KV_KEYS.snapshot(generation), 'json');
   if (snap) adoptSnapshot(kv, snap);
   return snap !== null;

@@ -125,9 +125,9 @@ const authedPages = new WeakMap<Listing, Served>();
 listings.get('/:name', async (c) => {
   // Signs nothing: served even without SIGNING_SECRET.
   const scope = scopeOf(c);
-  const { env, cfg, waitUntil } = scope;
+  const { cfg } = scope;
   const name = c.req.param('name');
-  const catalog = await currentCatalog(env.PROMPTS, cfg.catalogRefreshMs, waitUntil);
+  const catalog = await currentCatalog(scope);
   const view = catalog.viewFor(scope.principal);
   const prompt = view.describe(name, SHAPE);
   if (!prompt) throw new ApiError(404, 'unknown_prompt', `Unknown prompt "${name.slice(0, 100)}"`);

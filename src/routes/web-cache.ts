@@ -78,7 +78,7 @@ export async function cachedPage(
   path: string,
   build: (view: View, catalog: Catalog) => Promise<string | undefined>,
 ): Promise<string | undefined> {
-  let catalog = peekCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  let catalog = peekCatalog(q);
   if (!catalog) {
     const pointer = await readPointer(originOf(q.url));
     if (pointer) {
@@ -89,7 +89,7 @@ export async function cachedPage(
         return hit;
       }
     }
-    catalog = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+    catalog = await currentCatalog(q);
   }
   // Upstreams never listed yet are listed first, as prompts/list does (synchronous when none is missing).
   catalog = await listMissing(q, catalog, Number.MAX_SAFE_INTEGER);
@@ -122,7 +122,7 @@ export async function cachedPage(
 
 /** The catalog and view for an uncached page (filtered index, rendered preview). */
 export async function freshView(q: RequestScope, v: Viewer): Promise<{ catalog: Catalog; view: View }> {
-  const current = await currentCatalog(q.env.PROMPTS, q.cfg.catalogRefreshMs, q.waitUntil);
+  const current = await currentCatalog(q);
   const catalog = await listMissing(q, current, Number.MAX_SAFE_INTEGER);
   return { catalog, view: viewOf(catalog, v) };
 }

@@ -62,7 +62,7 @@ class Call implements CallContext {
   }
 
   catalog(): Promise<Catalog> {
-    return currentCatalog(this.env.PROMPTS, this.cfg.catalogRefreshMs, this.waitUntil);
+    return currentCatalog(this);
   }
 }
 

@@ -9,7 +9,8 @@
  * capabilities, standard headers, method, then the method itself (whose
  * errors are in-band on HTTP 200).
  */
-import { catchUp, currentCatalog } from '../catalog/store.js';
+import { catchUp } from '../catalog/catch-up.js';
+import { currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
 import {
   CLIENT_CAPABILITIES_META,
@@ -102,9 +103,9 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion): Pr
     keepaliveMs: t.cfg.sseKeepaliveMs,
     maxMs: t.cfg.listenMaxMs,
     shards: t.cfg.registryShards,
-    since: (await currentCatalog(t.env.PROMPTS, t.cfg.catalogRefreshMs, t.waitUntil)).generation,
+    since: (await currentCatalog(t)).generation,
     stillValid: credentialCheck(t.principal),
-    catchUp: (generation) => catchUp(t.env.PROMPTS, generation),
+    catchUp: (generation) => catchUp(t, generation),
   });
 }
 

@@ -5,34 +5,56 @@
  * own key, but `catalog/generation` (a hot key, which KV answers from its cache there) and the
  * isolate's own catalog still name the old one. Each era's stream announces the change; the
  * client's next call, served by the same isolate, must know the new prompt.
+ *
+ * The stream's isolate also announces the generation to its colo, and any isolate there loads an
+ * announced generation at its next refresh. The test's one isolate stands in for another one of
+ * the colo: it has not caught up, and KV's generation key still names the old catalog.
  */
 import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { KV_KEYS } from '../../src/catalog/store.js';
+import { readAnnounced, writeAnnounced } from '../../src/catalog/edge.js';
+import { KV_KEYS, peekCatalog } from '../../src/catalog/store.js';
 import type { CatalogSnapshot } from '../../src/catalog/types.js';
-import { feedStub, flushFeed } from '../helpers/feed.js';
+import { originOf } from '../../src/lib/url.js';
+import { feedStub, flushFeed, waitFor } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { openListener } from '../helpers/listen.js';
 import { modernPost } from '../helpers/protocol.js';
-import { MCP_URL, openSession, openStream, publish } from '../helpers/worker.js';
+import { catalogQuery, MCP_URL, openSession, openStream, publish } from '../helpers/worker.js';
 
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS);
   await flushFeed();
 });
 
-/** Announces a generation whose snapshot only its own key holds; resolves the name of the prompt it adds. */
-async function announceUnseen(): Promise<string> {
+/** A generation whose snapshot only its own key holds (head and `catalog/generation` stay old). */
+async function stageUnseen(): Promise<{ generation: number; name: string }> {
   const head = (await env.PROMPTS.get<CatalogSnapshot>(KV_KEYS.head, 'json'))!;
   const generation = Math.max(Date.now(), head.generation + 1);
   const name = `fresh-${generation}`;
   const prompt = { name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: name } }] };
   const snap: CatalogSnapshot = { ...head, generation, prompts: [...head.prompts, prompt] };
   await env.PROMPTS.put(KV_KEYS.snapshot(generation), JSON.stringify(snap));
+  return { generation, name };
+}
+
+/** Announces a generation whose snapshot only its own key holds; resolves the name of the prompt it adds. */
+async function announceUnseen(): Promise<string> {
+  const { generation, name } = await stageUnseen();
   await feedStub().publish({ kind: 'prompts_list_changed', generation });
   await flushFeed();
   return name;
 }
+
+/** This isolate's catalog generation after one refresh (refreshMs 0: every read starts one). */
+async function servedAfterRefresh(): Promise<number> {
+  const refreshing: Promise<unknown>[] = [];
+  peekCatalog(catalogQuery(0, (p) => refreshing.push(p)));
+  await Promise.all(refreshing);
+  return peekCatalog(catalogQuery(Number.MAX_SAFE_INTEGER, () => undefined))!.generation;
+}
+
+const COLO = originOf(MCP_URL);
 
 const textOf = (result: { messages?: { content: { text?: string } }[] }) => result.messages?.[0]?.content.text;
 
@@ -59,5 +81,35 @@ describe('after a list_changed, the client is served the catalog it announced', 
     expect(body.error).toBeUndefined();
     expect(textOf(body.result)).toBe(name);
     await listener.stream.close();
+  });
+});
+
+describe('the other isolates of the colo', () => {
+  it('are told the generation by the stream that announced it', async () => {
+    const s = await openSession();
+    const stream = await openStream(s);
+    await stream.next(); // retry
+    await stream.next(); // priming
+    const name = await announceUnseen();
+    expect((await stream.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+    const generation = Number(name.slice('fresh-'.length));
+    await waitFor(async () => (await readAnnounced(COLO)) === generation, 'the colo knows the announced generation');
+    await stream.close();
+  });
+
+  it('load an announced generation at their next refresh, before KV names it', async () => {
+    await servedAfterRefresh(); // whatever KV names now
+    const { generation } = await stageUnseen();
+    // KV's generation key still names the old catalog: a refresh alone does not find the new one.
+    expect(await servedAfterRefresh()).toBeLessThan(generation);
+    await writeAnnounced(COLO, generation);
+    expect(await servedAfterRefresh()).toBe(generation);
+  });
+
+  it('never see the announced generation go back', async () => {
+    const { generation } = await stageUnseen();
+    await writeAnnounced(COLO, generation);
+    await writeAnnounced(COLO, generation - 1);
+    expect(await readAnnounced(COLO)).toBe(generation);
   });
 });

@@ -18,7 +18,7 @@ import worker from '../../src/index.js';
 import { shardStub } from '../../src/session/fanout.js';
 import { waitFor } from './feed.js';
 import { modernPost } from './protocol.js';
-import { MCP_URL, readEvents, type EventStream } from './worker.js';
+import { catalogQuery, MCP_URL, readEvents, type EventStream } from './worker.js';
 
 const LISTEN_MAX_MS = 60_000;
 const SHARDS = 4;
@@ -39,7 +39,7 @@ export async function serveCurrentCatalog(): Promise<number> {
   let served = -1;
   await waitFor(async () => {
     const refreshing: Promise<unknown>[] = [];
-    served = (await currentCatalog(env.PROMPTS, 0, (p) => refreshing.push(p))).generation;
+    served = (await currentCatalog(catalogQuery(0, (p) => refreshing.push(p)))).generation;
     await Promise.all(refreshing);
     return served >= target;
   }, 'this isolate serves the current catalog');

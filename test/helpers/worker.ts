@@ -4,6 +4,7 @@
  * builders and checks themselves are shared with the e2e suites (protocol.ts).
  */
 import { env, SELF } from 'cloudflare:test';
+import type { CatalogQuery } from '../../src/catalog/store.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
 import { LEGACY, openSessionWith, postInit, request, streamHeaders, type PostOptions } from './protocol.js';
@@ -13,6 +14,11 @@ export { ACCEPT, expectError, request, type PostOptions } from './protocol.js';
 export { readEvents, type EventStream };
 
 export const MCP_URL = 'https://gateway.test/mcp';
+
+/** What catalog/store.ts needs of a request, for tests that read the catalog the way a request of MCP_URL does. */
+export function catalogQuery(refreshMs: number, waitUntil: (p: Promise<unknown>) => void): CatalogQuery {
+  return { env, cfg: { catalogRefreshMs: refreshMs }, waitUntil, url: MCP_URL };
+}
 
 let revision = 0;
 

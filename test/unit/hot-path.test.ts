@@ -14,7 +14,7 @@ import { callContext } from '../../src/rpc/context.js';
 import { call } from '../../src/rpc/dispatch.js';
 import { scopeOf } from '../../src/routes/scope.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { publish } from '../helpers/worker.js';
+import { catalogQuery, publish } from '../helpers/worker.js';
 
 type Answer = string | Promise<string>;
 
@@ -42,7 +42,7 @@ describe('the warm hot path', () => {
   beforeAll(async () => {
     await publish(FIXTURE_PROMPTS);
     // The isolate's catalog, as the first request of a warm isolate would have loaded it.
-    await currentCatalog(env.PROMPTS, Number.MAX_SAFE_INTEGER, () => undefined);
+    await currentCatalog(catalogQuery(Number.MAX_SAFE_INTEGER, () => undefined));
   });
 
   it('answers prompts/list without a promise once its page is built', async () => {

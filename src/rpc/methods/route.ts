@@ -43,7 +43,7 @@ export interface Routed {
  * not known yet, and routeOf then takes the path that may list upstreams.
  */
 export function warmRouteOf(ctx: CallContext, name: unknown): Routed | undefined {
-  const full = peekCatalog(ctx.env.PROMPTS, ctx.cfg.catalogRefreshMs, ctx.waitUntil);
+  const full = peekCatalog(ctx);
   if (!full) return undefined;
   const view = full.viewFor(ctx.principal);
   const route = knownRoute(view, name, ctx.cfg.separator);

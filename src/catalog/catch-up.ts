@@ -1,0 +1,64 @@
+/**
+ * A stream's isolate catching up with the change it is about to announce
+ * (docs/live-updates.md, "Fresh after the notification"): it loads the
+ * announced generation's snapshot before the notification goes out, and
+ * tells its colo's other isolates of the generation through the edge cache
+ * (edge.ts), which they read at their next refresh (store.ts).
+ */
+import { bounded } from '../lib/bounded.js';
+import { log } from '../lib/log.js';
+import { originOf } from '../lib/url.js';
+import { writeAnnounced } from './edge.js';
+import { loadSnapshot, servedGeneration, type CatalogQuery } from './store.js';
+
+/** The newest generation this isolate announced to its colo (catchUp), per namespace. */
+const announcedHere = new WeakMap<KVNamespace, number>();
+/** Generations this isolate is reading because a change event named them (catchUp), per namespace. */
+const catching = new WeakMap<KVNamespace, Map<number, Promise<void>>>();
+/** The longest a stream holds a change notification while its isolate reads the catalog it announces. */
+export const CATCH_UP_MAX_MS = 2_000;
+
+/**
+ * Makes this isolate serve at least `generation` before a stream tells its client of that change
+ * (docs/live-updates.md, "Fresh after the notification"). A client told of a change lists at once,
+ * possibly on the isolate that holds its stream, which would otherwise still serve the catalog from
+ * before it: the isolate checks `catalog/generation` only every `refreshMs`, and at a distant
+ * location KV may answer that hot key from its cache for a minute or more. The generation's
+ * snapshot key is new and immutable, so reading it by name gets the published value. Undefined
+ * (no promise) when this isolate is already there. Never rejects: a read
+ * that fails or takes longer than CATCH_UP_MAX_MS lets the notification go out as before.
+ *
+ * The generation is also announced to this colo (edge.ts), once per isolate, so that the colo's
+ * other isolates, where the client's next call may land, load it at their next refresh rather
+ * than when KV's cache there expires.
+ */
+export function catchUp(
+  q: Pick<CatalogQuery, 'env' | 'url' | 'waitUntil'>,
+  generation: number,
+): Promise<void> | undefined {
+  const kv = q.env.PROMPTS;
+  if ((announcedHere.get(kv) ?? 0) < generation) {
+    announcedHere.set(kv, generation);
+    q.waitUntil(writeAnnounced(originOf(q.url), generation));
+  }
+  if ((servedGeneration(kv) ?? -1) >= generation) return undefined;
+  let reads = catching.get(kv);
+  if (!reads) catching.set(kv, (reads = new Map<number, Promise<void>>()));
+  let read = reads.get(generation);
+  if (!read) {
+    const all = reads;
+    read = catchUpOnce(kv, generation).finally(() => all.delete(generation));
+    reads.set(generation, read);
+  }
+  return read;
+}
+
+async function catchUpOnce(kv: KVNamespace, generation: number): Promise<void> {
+  try {
+    if (!(await bounded(loadSnapshot(kv, generation), CATCH_UP_MAX_MS)))
+      log.warn('catalog catch-up: the announced snapshot is not readable here yet', { generation });
+  } catch (e) {
+    // Failed or late (a late read still serves its snapshot when it lands).
+    log.warn('catalog catch-up failed', { generation, error: String(e) });
+  }
+}
