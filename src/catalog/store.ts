@@ -63,21 +63,23 @@ export interface CatalogQuery {
 }
 
 /**
- * The newer of KV's generation and the colo's announced one. KV may answer its hot generation key
- * from a cache far from the write for a minute; a stream here that announced a change read that
- * generation's own key, so this isolate can too (docs/live-updates.md, "Fresh after the notification").
+ * The generations worth loading, newest first: KV's and the colo's announced one. KV may answer
+ * its hot generation key from a cache far from the write for a minute; a stream here that
+ * announced a change read that generation's own key, so this isolate can too
+ * (docs/live-updates.md, "Fresh after the notification").
  */
-async function latestGeneration(kv: KVNamespace, origin: string): Promise<number> {
+async function newerGenerations(kv: KVNamespace, origin: string, served: number): Promise<number[]> {
   const [stored, announced] = await Promise.all([kv.get(KV_KEYS.generation), readAnnounced(origin)]);
   const g = Number(stored);
-  return Math.max(Number.isInteger(g) ? g : 0, announced ?? 0);
+  const found = [Number.isInteger(g) ? g : 0, announced ?? 0].filter((n) => n > served);
+  return [...new Set(found)].sort((a, b) => b - a);
 }
 
 async function refresh(kv: KVNamespace, cached: Cached, origin: string): Promise<void> {
   try {
-    const g = await latestGeneration(kv, origin);
-    // A snapshot not yet visible at this edge: keep serving what we have and look again next time.
-    if (g > cached.catalog.generation) await loadSnapshot(kv, g);
+    // A snapshot not readable at this edge (yet) falls through to the next: an announced one that
+    // never lands (a namespace whose generations started over) must not hold back KV's.
+    for (const g of await newerGenerations(kv, origin, cached.catalog.generation)) if (await loadSnapshot(kv, g)) break;
   } catch (e) {
     log.error('catalog refresh failed', { error: String(e) });
   } finally {

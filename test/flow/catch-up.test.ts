@@ -27,10 +27,13 @@ beforeAll(async () => {
   await flushFeed();
 });
 
-/** A generation whose snapshot only its own key holds (head and `catalog/generation` stay old). */
+/** The last generation staged: the Worker's clock moves only at I/O, so two stagings may read the same ms. */
+let staged = 0;
+
+/** A new generation whose snapshot only its own key holds (head and `catalog/generation` stay old). */
 async function stageUnseen(): Promise<{ generation: number; name: string }> {
   const head = (await env.PROMPTS.get<CatalogSnapshot>(KV_KEYS.head, 'json'))!;
-  const generation = Math.max(Date.now(), head.generation + 1);
+  const generation = (staged = Math.max(Date.now(), head.generation + 1, staged + 1));
   const name = `fresh-${generation}`;
   const prompt = { name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: name } }] };
   const snap: CatalogSnapshot = { ...head, generation, prompts: [...head.prompts, prompt] };
@@ -46,11 +49,21 @@ async function announceUnseen(): Promise<string> {
   return name;
 }
 
-/** This isolate's catalog generation after one refresh (refreshMs 0: every read starts one). */
+/**
+ * This isolate's catalog generation after a refresh of its own (refreshMs 0: every read starts one
+ * unless one is under way, which an earlier request may have started: that one ends first).
+ */
 async function servedAfterRefresh(): Promise<number> {
-  const refreshing: Promise<unknown>[] = [];
-  peekCatalog(catalogQuery(0, (p) => refreshing.push(p)));
-  await Promise.all(refreshing);
+  let ours: Promise<unknown> | undefined;
+  await waitFor(() => {
+    peekCatalog(
+      catalogQuery(0, (p) => {
+        ours = p;
+      }),
+    );
+    return ours !== undefined;
+  }, 'a refresh of its own');
+  await ours;
   return peekCatalog(catalogQuery(Number.MAX_SAFE_INTEGER, () => undefined))!.generation;
 }
 
@@ -103,6 +116,15 @@ describe('the other isolates of the colo', () => {
     // KV's generation key still names the old catalog: a refresh alone does not find the new one.
     expect(await servedAfterRefresh()).toBeLessThan(generation);
     await writeAnnounced(COLO, generation);
+    expect(await servedAfterRefresh()).toBe(generation);
+  });
+
+  it('still load what KV names when an announced generation cannot be read', async () => {
+    await servedAfterRefresh(); // whatever KV names now
+    const { generation } = await stageUnseen();
+    await env.PROMPTS.put(KV_KEYS.generation, String(generation));
+    // Announced, but with no snapshot anywhere: a namespace whose generations started over.
+    await writeAnnounced(COLO, generation + 1);
     expect(await servedAfterRefresh()).toBe(generation);
   });
 
