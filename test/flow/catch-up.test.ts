@@ -71,14 +71,20 @@ const COLO = originOf(MCP_URL);
 
 const textOf = (result: { messages?: { content: { text?: string } }[] }) => result.messages?.[0]?.content.text;
 
+/** A legacy session whose GET stream has just announced an unseen generation. */
+async function announcedOnLegacyStream() {
+  const s = await openSession();
+  const stream = await openStream(s);
+  await stream.next(); // retry
+  await stream.next(); // priming
+  const name = await announceUnseen();
+  expect((await stream.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+  return { s, stream, name };
+}
+
 describe('after a list_changed, the client is served the catalog it announced', () => {
   it('on a legacy GET stream', async () => {
-    const s = await openSession();
-    const stream = await openStream(s);
-    await stream.next(); // retry
-    await stream.next(); // priming
-    const name = await announceUnseen();
-    expect((await stream.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+    const { s, stream, name } = await announcedOnLegacyStream();
     const got = await s.call('prompts/get', { name });
     expect(got.body.error).toBeUndefined();
     expect(textOf(got.body.result)).toBe(name);
@@ -99,12 +105,7 @@ describe('after a list_changed, the client is served the catalog it announced', 
 
 describe('the other isolates of the colo', () => {
   it('are told the generation by the stream that announced it', async () => {
-    const s = await openSession();
-    const stream = await openStream(s);
-    await stream.next(); // retry
-    await stream.next(); // priming
-    const name = await announceUnseen();
-    expect((await stream.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+    const { stream, name } = await announcedOnLegacyStream();
     const generation = Number(name.slice('fresh-'.length));
     await waitFor(async () => (await readAnnounced(COLO)) === generation, 'the colo knows the announced generation');
     await stream.close();
