@@ -108,6 +108,7 @@ describe('the other isolates of the colo', () => {
     const { stream, name } = await announcedOnLegacyStream();
     const generation = Number(name.slice('fresh-'.length));
     await waitFor(async () => (await readAnnounced(COLO)) === generation, 'the colo knows the announced generation');
+    expect(await readAnnounced(COLO)).toBe(generation);
     await stream.close();
   });
 
