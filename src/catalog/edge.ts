@@ -6,7 +6,7 @@
  *   …/__promptgate/pointer                       newest generation this colo has seen, and its hints;
  *                                                short-lived (CATALOG_REFRESH_MS, at least 1 s)
  *   …/__promptgate/announced                     the newest generation a stream at this colo announced
- *                                                (catalog/store.ts catchUp); ANNOUNCED_TTL_S, never lowered
+ *                                                (catalog/catch-up.ts); ANNOUNCED_TTL_S, never lowered
  *   …/__promptgate/pages/<scope>/<principal>/<view>/<generation>/<variant>?cursor=…
  *                                                one serialized list page; immutable, so long-lived
  *   …/__promptgate/skill-files/<64 hex>          a skill file's bytes by digest (catalog/skills/files.ts):

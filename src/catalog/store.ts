@@ -69,9 +69,8 @@ export interface CatalogQuery {
  * (docs/live-updates.md, "Fresh after the notification").
  */
 async function newerGenerations(kv: KVNamespace, origin: string, served: number): Promise<number[]> {
-  const [stored, announced] = await Promise.all([kv.get(KV_KEYS.generation), readAnnounced(origin)]);
-  const g = Number(stored);
-  const found = [Number.isInteger(g) ? g : 0, announced ?? 0].filter((n) => n > served);
+  const [stored, announced] = await Promise.all([readGeneration(kv), readAnnounced(origin)]);
+  const found = [stored, announced ?? 0].filter((n) => Number.isInteger(n) && n > served);
   return [...new Set(found)].sort((a, b) => b - a);
 }
 
@@ -79,7 +78,9 @@ async function refresh(kv: KVNamespace, cached: Cached, origin: string): Promise
   try {
     // A snapshot not readable at this edge (yet) falls through to the next: an announced one that
     // never lands (a namespace whose generations started over) must not hold back KV's.
-    for (const g of await newerGenerations(kv, origin, cached.catalog.generation)) if (await loadSnapshot(kv, g)) break;
+    for (const g of await newerGenerations(kv, origin, cached.catalog.generation)) {
+      if (await loadSnapshot(kv, g)) break;
+    }
   } catch (e) {
     log.error('catalog refresh failed', { error: String(e) });
   } finally {
