@@ -20,18 +20,38 @@ function devToken(): string {
   return m[1]!.trim();
 }
 
+/**
+ * The runtime runs in a direct child (node, not npx or a shell), so a signal sent to it arrives
+ * and wrangler-dev.ts stops workerd before it exits.
+ */
 const wrangler = spawn(
-  'npx',
-  ['tsx', 'scripts/wrangler-dev.ts', '--ip', '127.0.0.1', '--port', port, ...process.argv.slice(2)],
+  process.execPath,
+  ['--import', 'tsx', 'scripts/wrangler-dev.ts', '--ip', '127.0.0.1', '--port', port, ...process.argv.slice(2)],
   { stdio: 'inherit' },
 );
+/** How long the runtime may take to stop before it is killed. */
+const STOP_MS = 10_000;
+let stopping = false;
 const stop = () => {
+  if (stopping) return;
+  stopping = true;
   wrangler.kill('SIGTERM');
-  process.exit(0);
+  setTimeout(() => wrangler.kill('SIGKILL'), STOP_MS).unref();
 };
+wrangler.on('exit', (code) => process.exit(stopping ? 0 : (code ?? 1)));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-wrangler.on('exit', (code) => process.exit(code ?? 1));
+process.on('SIGHUP', stop);
+
+/**
+ * `npm start` runs this under `sh -c`, and npm passes a SIGTERM (an editor's stop button, a
+ * process manager) to that shell only: the shell dies and this process is handed to another
+ * parent without a signal. Noticing that is the only way to stop the runtime and free the port.
+ */
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop();
+}, 500).unref();
 
 async function ready(): Promise<void> {
   const deadline = Date.now() + 60_000;
