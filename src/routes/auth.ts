@@ -10,12 +10,12 @@ import { authenticate, authorize, type Guarded } from '../auth/authenticate.js';
 import { AuthError } from '../auth/errors.js';
 import { ANONYMOUS, NOBODY } from '../auth/principal.js';
 import type { AppEnv } from '../env.js';
-import { scopeOf, setPrincipal } from './scope.js';
+import { methodOf, scopeOf, setPrincipal } from './scope.js';
 
 export function identify(route: Guarded): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     // A CORS preflight carries no credentials by design; the route answers it.
-    if (c.req.method === 'OPTIONS') return next();
+    if (methodOf(c) === 'OPTIONS') return next();
     const scope = scopeOf(c);
     let principal;
     try {

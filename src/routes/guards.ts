@@ -10,6 +10,7 @@ import { readCapped } from '../lib/body.js';
 import { configOf, type OriginPattern } from '../lib/config.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
 import type { AppEnv } from '../env.js';
+import { headerOf } from './scope.js';
 
 export function originAllowed(origin: string, allowed: readonly OriginPattern[]): boolean {
   let u: URL;
@@ -48,7 +49,7 @@ const corsForMcp = cors({
  * Requests without Origin come from non-browser clients and skip both.
  */
 export const browserGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const origin = c.req.header('origin');
+  const origin = headerOf(c, 'origin');
   if (origin === undefined) return next();
   if (!originAllowed(origin, configOf(c.env).allowedOrigins)) {
     throw new HttpError(403, ErrorCode.Transport, `Forbidden: origin ${origin.slice(0, 100)} is not allowed`);
@@ -63,8 +64,8 @@ const limitBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const cfg = configOf(c.env);
   // The common case, a Content-Length and no chunking, is decided without touching `req.body`
   // (which builds a stream object per request: ~2 % of the Worker's CPU profile on POST).
-  const length = c.req.header('content-length');
-  if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+  const length = headerOf(c, 'content-length');
+  if (length !== undefined && headerOf(c, 'transfer-encoding') === undefined) {
     if (Number(length) > cfg.maxBodyBytes) throw tooLarge(cfg.maxBodyBytes);
     return next();
   }
@@ -101,14 +102,14 @@ function acceptsBoth(accept: string | undefined): boolean {
 
 /** POST must accept both JSON and SSE (406) and send JSON (415). */
 function checkPostHeaders(c: Context<AppEnv>): void {
-  if (!acceptsBoth(c.req.header('accept'))) {
+  if (!acceptsBoth(headerOf(c, 'accept'))) {
     throw new HttpError(
       406,
       ErrorCode.Transport,
       'Not Acceptable: Accept must list both application/json and text/event-stream',
     );
   }
-  const type = c.req.header('content-type') ?? '';
+  const type = headerOf(c, 'content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new HttpError(415, ErrorCode.Transport, 'Unsupported Media Type: Content-Type must be application/json');
   }
@@ -126,6 +127,6 @@ const checkedPost: MiddlewareHandler<AppEnv> = (c, next) => {
  * every request.
  */
 export const postGuard: MiddlewareHandler<AppEnv> = (c, next) =>
-  c.req.header('origin') === undefined
+  headerOf(c, 'origin') === undefined
     ? checkedPost(c, next)
     : browserGuard(c, () => checkedPost(c, next) as Promise<void>);

@@ -15,8 +15,8 @@ import type { AppEnv } from '../env.js';
 import { browserGuard, mediaTypes, postGuard } from './guards.js';
 import { identify } from './auth.js';
 import { mcpRateLimit } from './limits.js';
-import { signingScopeOf } from './scope.js';
-import type { Context } from 'hono';
+import { headerOf, methodOf, signingScopeOf } from './scope.js';
+import type { Context, MiddlewareHandler } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
 
@@ -25,7 +25,8 @@ const methodNotAllowed = () => {
 };
 
 // Hono answers HEAD with the GET route; a HEAD here would open (and replace) the session's stream.
-mcp.use('/', (c, next) => (c.req.method === 'HEAD' ? methodNotAllowed() : next()));
+const noHead: MiddlewareHandler<AppEnv> = (c, next) => (methodOf(c) === 'HEAD' ? methodNotAllowed() : next());
+mcp.use('/', noHead);
 // The per-client rate limit comes first, for every method (limits.ts).
 mcp.use('*', mcpRateLimit);
 // POST runs the browser guard inside postGuard (one middleware layer on the hot path); the rest run it on its own.
@@ -62,10 +63,10 @@ mcp.post('/', postGuard, identified, async (c) => {
 });
 
 mcp.get('/', identified, (c) => {
-  if (!mediaTypes(c.req.header('accept')).has('text/event-stream')) {
+  if (!mediaTypes(headerOf(c, 'accept')).has('text/event-stream')) {
     throw new HttpError(406, ErrorCode.Transport, 'Not Acceptable: a GET stream needs Accept: text/event-stream');
   }
-  return legacyGet(signingScopeOf(c), c.req.header('last-event-id'));
+  return legacyGet(signingScopeOf(c), headerOf(c, 'last-event-id'));
 });
 
 mcp.delete('/', identified, (c) => legacyDelete(signingScopeOf(c)));

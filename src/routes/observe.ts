@@ -8,12 +8,12 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import { finishRequest } from '../observe/finish.js';
 import { countUsage } from '../usage/count.js';
-import { scopeOf } from './scope.js';
+import { methodOf, scopeOf } from './scope.js';
 
 export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const scope = scopeOf(c);
   await next();
-  const { response, ...outcome } = finishRequest(scope, c.req.method, c.req.path, c.res, c.error);
+  const { response, ...outcome } = finishRequest(scope, methodOf(c), c.req.path, c.res, c.error);
   // Only when Server-Timing had to re-wrap a response with immutable headers.
   if (response !== c.res) c.res = response;
   // Usage and error classes are the MCP endpoint's (docs/observability.md): /admin, /status and the

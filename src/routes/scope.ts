@@ -2,8 +2,10 @@
  * The one place a request's RequestScope (lib/scope.ts) is built, kept on
  * the Hono context so that a middleware (access control, next) and the
  * handler share it. Light on the warm path: one object and one closure
- * (waitUntil); the URL and headers are read from the runtime only when
- * asked for (each read crosses into it), the two MCP headers at most once.
+ * (waitUntil). Each read of the request's URL, method or headers object
+ * crosses into the runtime, and Hono's `c.req.header()` makes two such
+ * crossings per header, so the scope reads each of the three at most once,
+ * on first use, and each header from the one headers object.
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.js';
@@ -26,6 +28,10 @@ class HonoScope implements RequestScope {
   readonly #c: Context<AppEnv>;
   #sessionId: string | undefined | typeof UNREAD = UNREAD;
   #protocolVersion: string | undefined | typeof UNREAD = UNREAD;
+  #url: string | undefined;
+  #method: string | undefined;
+  /** The headers of the request as it arrived (a body re-wrapped by guards.ts keeps the same headers). */
+  #headers: Headers | undefined;
 
   constructor(c: Context<AppEnv>) {
     this.#c = c;
@@ -39,20 +45,24 @@ class HonoScope implements RequestScope {
   }
 
   get url(): string {
-    return this.#c.req.url;
+    return (this.#url ??= this.#c.req.url);
+  }
+
+  get method(): string {
+    return (this.#method ??= this.#c.req.method);
   }
 
   header(name: string): string | undefined {
-    return this.#c.req.header(name);
+    return (this.#headers ??= this.#c.req.raw.headers).get(name) ?? undefined;
   }
 
   get sessionId(): string | undefined {
-    if (this.#sessionId === UNREAD) this.#sessionId = this.#c.req.header(SESSION_HEADER);
+    if (this.#sessionId === UNREAD) this.#sessionId = this.header(SESSION_HEADER);
     return this.#sessionId;
   }
 
   get protocolVersion(): string | undefined {
-    if (this.#protocolVersion === UNREAD) this.#protocolVersion = this.#c.req.header('mcp-protocol-version');
+    if (this.#protocolVersion === UNREAD) this.#protocolVersion = this.header('mcp-protocol-version');
     return this.#protocolVersion;
   }
 }
@@ -63,6 +73,12 @@ export function scopeOf(c: Context<AppEnv>): RequestScope {
   if (!scope) c.set('scope', (scope = new HonoScope(c)));
   return scope;
 }
+
+/** The request's method, read from the runtime once per request. */
+export const methodOf = (c: Context<AppEnv>): string => (scopeOf(c) as HonoScope).method;
+
+/** A request header by lower-case name, through the request's scope (one crossing per header). */
+export const headerOf = (c: Context<AppEnv>, name: string): string | undefined => scopeOf(c).header(name);
 
 /** Access control's answer (routes/auth.ts), set once per request. */
 export function setPrincipal(scope: RequestScope, principal: Principal): void {

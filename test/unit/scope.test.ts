@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../src/env.js';
 import { MissingSecretError } from '../../src/lib/config.js';
 import type { RequestScope } from '../../src/lib/scope.js';
-import { scopeOf, signingScopeOf } from '../../src/routes/scope.js';
+import { headerOf, methodOf, scopeOf, signingScopeOf } from '../../src/routes/scope.js';
 
 /** Runs `body` as a route handler on a request whose header reads are counted by name. */
 async function inRoute(
@@ -79,6 +79,42 @@ describe('scopeOf', () => {
       unsigned,
     );
     await inRoute({}, (scope) => expect(scope().secret).toBe('test-signing-secret'));
+  });
+});
+
+describe('runtime reads', () => {
+  // Each read of a Request's url, method or headers crosses into the runtime (a string or wrapper
+  // made per read): the scope makes each at most once per request, however often it is asked.
+  it('reads the URL, the method and the headers object once each, and each header from that object', async () => {
+    const app = new Hono<AppEnv>();
+    const reads = new Map<string, number>();
+    app.post('/', (c) => {
+      const raw = c.req.raw;
+      for (const name of ['url', 'method', 'headers'] as const) {
+        const original = raw[name];
+        Object.defineProperty(raw, name, {
+          get: () => (reads.set(name, (reads.get(name) ?? 0) + 1), original),
+          configurable: true,
+        });
+      }
+      const s = scopeOf(c);
+      const seen = [];
+      for (let i = 0; i < 3; i++) {
+        seen.push(s.url, methodOf(c), headerOf(c, 'accept'), s.header('x-other'), s.sessionId);
+      }
+      expect(seen.slice(0, 5)).toEqual(['https://gateway.test/', 'POST', 'text/plain', undefined, 's1']);
+      expect(seen.slice(5, 10)).toEqual(seen.slice(0, 5));
+      expect(Object.fromEntries(reads)).toEqual({ url: 1, method: 1, headers: 1 });
+      return c.text('ok');
+    });
+    app.onError((err) => {
+      throw err;
+    });
+    const req = new Request('https://gateway.test/', {
+      method: 'POST',
+      headers: { accept: 'text/plain', 'mcp-session-id': 's1' },
+    });
+    expect((await app.fetch(req, env, createExecutionContext())).status).toBe(200);
   });
 });
 
