@@ -27,8 +27,10 @@ export function finishRequest(
   const errorCode = error instanceof RpcError ? error.code : undefined;
   if (last && last.errorCode === undefined) last.errorCode = errorCode;
   const durationMs = Date.now() - record.start;
+  // One read: each crosses into the runtime.
+  const status = res.status;
   const principal = scope.principal === NOBODY ? undefined : scope.principal.id;
-  logRequest(record, { method, path, status: res.status, durationMs, principal, errorCode });
+  logRequest(record, { method, path, status, durationMs, principal, errorCode });
   const response = TIMED.test(path) ? withServerTiming(res, serverTiming(record, durationMs)) : res;
-  return { status: res.status, durationMs, response };
+  return { status, durationMs, response };
 }
