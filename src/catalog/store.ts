@@ -12,6 +12,11 @@
  * them moved, loads the immutable snapshot of the new generation. A cold
  * isolate does exactly one blocking read. Measured before this design:
  * one KV key per prompt ran at 0.04x of the ceiling.
+ *
+ * An isolate that sat idle is not warm: once its last check is overdue
+ * (twice `refreshMs`, at least 1 s), the next call waits for the check, up
+ * to OVERDUE_WAIT_MS, instead of serving what it held before the idle
+ * spell (docs/live-updates.md, "Fresh after the notification").
  */
 import { utf8Length } from './arguments.js';
 import { Catalog } from './catalog.js';
@@ -21,6 +26,7 @@ import type { Config } from '../lib/config.js';
 import type { RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
 import { readAnnounced } from './edge.js';
+import { bounded } from '../lib/bounded.js';
 
 export const KV_KEYS = {
   head: 'catalog/head',
@@ -31,8 +37,23 @@ export const KV_KEYS = {
 interface Cached {
   catalog: Catalog;
   checkedAt: number;
-  refreshing: boolean;
+  /** The generation check under way, if one is, and when it started. */
+  refreshing: Promise<void> | undefined;
+  refreshStarted: number;
 }
+
+/**
+ * A check older than this is taken for lost (the request whose waitUntil ran it was cancelled
+ * first, and its promise will never settle) and a new one starts: the runtime keeps waitUntil
+ * work at most 30 s after the response.
+ */
+const LOST_REFRESH_MS = 30_000;
+
+/** The longest a call waits for an overdue check before it is served what the isolate holds. */
+export const OVERDUE_WAIT_MS = 1_000;
+
+/** How old the last check may be before a call waits for the next one instead of starting it in the background. */
+export const overdueMs = (refreshMs: number): number => Math.max(2 * refreshMs, 1_000);
 
 const EMPTY: CatalogSnapshot = { generation: 0, updatedAt: new Date(0).toISOString(), prompts: [] };
 const byNamespace = new WeakMap<KVNamespace, Cached>();
@@ -40,7 +61,12 @@ const loading = new WeakMap<KVNamespace, Promise<Cached>>();
 
 async function loadHead(kv: KVNamespace): Promise<Cached> {
   const snap = (await kv.get<CatalogSnapshot>(KV_KEYS.head, 'json')) ?? EMPTY;
-  const cached = { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false };
+  const cached: Cached = {
+    catalog: new Catalog(snap),
+    checkedAt: Date.now(),
+    refreshing: undefined,
+    refreshStarted: 0,
+  };
   adopt(kv, cached);
   return cached;
 }
@@ -85,30 +111,40 @@ async function refresh(kv: KVNamespace, cached: Cached, origin: string): Promise
     log.error('catalog refresh failed', { error: String(e) });
   } finally {
     cached.checkedAt = Date.now();
-    cached.refreshing = false;
+    cached.refreshing = undefined;
   }
 }
 
 /**
  * The isolate's catalog without any blocking KV read, or undefined when this
- * isolate has none yet. Starts the background generation check when due.
+ * isolate has none yet or its last check is overdue (currentCatalog then
+ * waits for it). Starts the generation check when due.
  */
 export function peekCatalog(q: CatalogQuery): Catalog | undefined {
   const kv = q.env.PROMPTS;
   const cached = byNamespace.get(kv);
   if (!cached) return undefined;
-  if (!cached.refreshing && Date.now() - cached.checkedAt >= q.cfg.catalogRefreshMs) {
-    cached.refreshing = true;
-    q.waitUntil(refresh(kv, cached, originOf(q.url)));
+  const now = Date.now();
+  const age = now - cached.checkedAt;
+  if (age < q.cfg.catalogRefreshMs) return cached.catalog;
+  if (!cached.refreshing || now - cached.refreshStarted > LOST_REFRESH_MS) {
+    cached.refreshStarted = now;
+    q.waitUntil((cached.refreshing = refresh(kv, cached, originOf(q.url))));
   }
-  return cached.catalog;
+  return age < overdueMs(q.cfg.catalogRefreshMs) ? cached.catalog : undefined;
 }
 
-/** The catalog to serve now. Never blocks on KV once the isolate is warm. */
+/** The catalog to serve now. Never blocks on KV once the isolate is warm and its last check recent. */
 export async function currentCatalog(q: CatalogQuery): Promise<Catalog> {
   const warm = peekCatalog(q);
   if (warm) return warm;
   const kv = q.env.PROMPTS;
+  const overdue = byNamespace.get(kv);
+  if (overdue) {
+    // refresh() never rejects; a late one still serves its snapshot to later calls when it lands.
+    if (overdue.refreshing) await bounded(overdue.refreshing, OVERDUE_WAIT_MS).catch(() => undefined);
+    return byNamespace.get(kv)!.catalog;
+  }
   let p = loading.get(kv);
   if (!p) {
     p = loadHead(kv).finally(() => loading.delete(kv));
@@ -166,7 +202,7 @@ export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Pro
  * generations only, as always.
  */
 export function adoptSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Catalog {
-  adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: false });
+  adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: undefined, refreshStarted: 0 });
   return byNamespace.get(kv)!.catalog;
 }
 

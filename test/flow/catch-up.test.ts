@@ -9,11 +9,14 @@
  * The stream's isolate also announces the generation to its colo, and any isolate there loads an
  * announced generation at its next refresh. The test's one isolate stands in for another one of
  * the colo: it has not caught up, and KV's generation key still names the old catalog.
+ *
+ * An isolate that sat idle waits for its overdue check before it serves a call; one that checked
+ * within the last interval or two serves what it holds and checks in the background.
  */
 import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readAnnounced, writeAnnounced } from '../../src/catalog/edge.js';
-import { KV_KEYS, peekCatalog } from '../../src/catalog/store.js';
+import { currentCatalog, KV_KEYS, overdueMs, peekCatalog } from '../../src/catalog/store.js';
 import type { CatalogSnapshot } from '../../src/catalog/types.js';
 import { originOf } from '../../src/lib/url.js';
 import { feedStub, flushFeed, waitFor } from '../helpers/feed.js';
@@ -135,5 +138,54 @@ describe('the other isolates of the colo', () => {
     await writeAnnounced(COLO, generation);
     await writeAnnounced(COLO, generation - 1);
     expect(await readAnnounced(COLO)).toBe(generation);
+  });
+});
+
+describe('an isolate that sat idle', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** A generation KV names (and its snapshot), which this isolate, just refreshed, does not serve yet. */
+  async function publishedUnseen(): Promise<number> {
+    await servedAfterRefresh();
+    const { generation } = await stageUnseen();
+    await env.PROMPTS.put(KV_KEYS.generation, String(generation));
+    return generation;
+  }
+
+  it('waits for its overdue check, and serves the generation KV names', async () => {
+    const refreshMs = 200;
+    const generation = await publishedUnseen();
+    await sleep(overdueMs(refreshMs) + 100);
+    const background: Promise<unknown>[] = [];
+    const q = catalogQuery(refreshMs, (p) => background.push(p));
+    expect(peekCatalog(q), 'an overdue isolate has nothing to serve without asking').toBeUndefined();
+    expect((await currentCatalog(q)).generation).toBe(generation);
+    expect(background).toHaveLength(1);
+  });
+
+  it("answers a client's list with the prompts KV names (CATALOG_REFRESH_MS 0 here: overdue after 1 s)", async () => {
+    const list = async () => {
+      const res = await SELF.fetch(MCP_URL, modernPost('prompts/list', {}).init);
+      const body = await res.json<{ result: { prompts: { name: string }[] } }>();
+      return body.result.prompts.map((p) => p.name);
+    };
+    await servedAfterRefresh();
+    const { generation, name } = await stageUnseen();
+    await env.PROMPTS.put(KV_KEYS.generation, String(generation));
+    await sleep(overdueMs(0) + 100);
+    expect(await list()).toContain(name);
+  });
+
+  it('serves what it holds within two intervals, and checks in the background', async () => {
+    const refreshMs = 1_000;
+    const generation = await publishedUnseen();
+    await sleep(refreshMs + 100);
+    const background: Promise<unknown>[] = [];
+    const q = catalogQuery(refreshMs, (p) => background.push(p));
+    const held = peekCatalog(q);
+    expect(held?.generation).toBeLessThan(generation);
+    expect(background).toHaveLength(1);
+    await background[0];
+    expect(peekCatalog(q)?.generation).toBe(generation);
   });
 });
