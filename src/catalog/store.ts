@@ -57,18 +57,11 @@ export const overdueMs = (refreshMs: number): number => Math.max(2 * refreshMs, 
 
 const EMPTY: CatalogSnapshot = { generation: 0, updatedAt: new Date(0).toISOString(), prompts: [] };
 const byNamespace = new WeakMap<KVNamespace, Cached>();
-const loading = new WeakMap<KVNamespace, Promise<Cached>>();
+const loading = new WeakMap<KVNamespace, Promise<Catalog>>();
 
-async function loadHead(kv: KVNamespace): Promise<Cached> {
-  const snap = (await kv.get<CatalogSnapshot>(KV_KEYS.head, 'json')) ?? EMPTY;
-  const cached: Cached = {
-    catalog: new Catalog(snap),
-    checkedAt: Date.now(),
-    refreshing: undefined,
-    refreshStarted: 0,
-  };
-  adopt(kv, cached);
-  return cached;
+/** A cold isolate's one read: the whole current snapshot. */
+async function loadHead(kv: KVNamespace): Promise<Catalog> {
+  return adoptSnapshot(kv, (await kv.get<CatalogSnapshot>(KV_KEYS.head, 'json')) ?? EMPTY);
 }
 
 /** Keeps the newer of what we hold and what we were given (generations only move forward). */
@@ -150,7 +143,7 @@ export async function currentCatalog(q: CatalogQuery): Promise<Catalog> {
     p = loadHead(kv).finally(() => loading.delete(kv));
     loading.set(kv, p);
   }
-  return (await p).catalog;
+  return p;
 }
 
 /** The published generation (0 before the first publish). */

@@ -145,16 +145,16 @@ describe('an isolate that sat idle', () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   /** A generation KV names (and its snapshot), which this isolate, just refreshed, does not serve yet. */
-  async function publishedUnseen(): Promise<number> {
+  async function publishedUnseen(): Promise<{ generation: number; name: string }> {
     await servedAfterRefresh();
-    const { generation } = await stageUnseen();
-    await env.PROMPTS.put(KV_KEYS.generation, String(generation));
-    return generation;
+    const unseen = await stageUnseen();
+    await env.PROMPTS.put(KV_KEYS.generation, String(unseen.generation));
+    return unseen;
   }
 
   it('waits for its overdue check, and serves the generation KV names', async () => {
     const refreshMs = 200;
-    const generation = await publishedUnseen();
+    const { generation } = await publishedUnseen();
     await sleep(overdueMs(refreshMs) + 100);
     const background: Promise<unknown>[] = [];
     const q = catalogQuery(refreshMs, (p) => background.push(p));
@@ -169,16 +169,14 @@ describe('an isolate that sat idle', () => {
       const body = await res.json<{ result: { prompts: { name: string }[] } }>();
       return body.result.prompts.map((p) => p.name);
     };
-    await servedAfterRefresh();
-    const { generation, name } = await stageUnseen();
-    await env.PROMPTS.put(KV_KEYS.generation, String(generation));
+    const { name } = await publishedUnseen();
     await sleep(overdueMs(0) + 100);
     expect(await list()).toContain(name);
   });
 
   it('serves what it holds within two intervals, and checks in the background', async () => {
     const refreshMs = 1_000;
-    const generation = await publishedUnseen();
+    const { generation } = await publishedUnseen();
     await sleep(refreshMs + 100);
     const background: Promise<unknown>[] = [];
     const q = catalogQuery(refreshMs, (p) => background.push(p));
