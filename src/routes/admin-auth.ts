@@ -12,7 +12,7 @@ import { tokenEqual } from '../lib/hmac.js';
 import type { Principal } from '../lib/scope.js';
 import { ApiError } from './api-error.js';
 import { authFailed } from './limits.js';
-import { scopeOf } from './scope.js';
+import { headerOf, scopeOf } from './scope.js';
 
 /** The principal access control established, if any; `none` (AUTH=none) proves nothing about /admin. */
 function principalOf(c: Context<AppEnv>): Principal | undefined {
@@ -24,7 +24,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const principal = principalOf(c);
   if (principal?.admin === true) return next();
   const expected = (c.env as { ADMIN_TOKEN?: string }).ADMIN_TOKEN;
-  const given = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+  const given = /^Bearer (.+)$/i.exec(headerOf(c, 'authorization') ?? '')?.[1] ?? '';
   // The break-glass token is always accepted, whoever else the request names (docs/access-control.md).
   if (expected && (await tokenEqual(given, expected))) return next();
   // Known but not an admin: its bearer is its own credential, not a guess at the token (no lock-out count).

@@ -7,15 +7,16 @@ import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../lib/json.js';
 import { ApiError } from './api-error.js';
+import { headerOf } from './scope.js';
 
 /** Largest admin body. */
 export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
 
 export async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? ''))
+  if (!/^application\/json\s*(;|$)/i.test(headerOf(c, 'content-type') ?? ''))
     throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
   const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
-  if (Number(c.req.header('content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
+  if (Number(headerOf(c, 'content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
   const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
   let text = '';
   try {

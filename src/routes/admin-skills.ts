@@ -14,6 +14,7 @@ import { actor } from './admin-auth.js';
 import { answer, flag, historyAnswer, historyPage } from './admin-answer.js';
 import { readJson } from './admin-json.js';
 import { ApiError } from './api-error.js';
+import { headerOf } from './scope.js';
 
 /** Most digests asked about in one `files/missing` call (a skill has at most 512 files). */
 const MAX_DIGESTS = 10_000;
@@ -50,7 +51,7 @@ adminSkills.post('/files/missing', async (c) => {
 adminSkills.put(FILE_ROUTE, async (c) => {
   const digest = fileDigest(c);
   const tooLarge = () => new ApiError(413, 'too_large', `A skill file is at most ${SKILL_LIMITS.bytes} bytes`);
-  if (Number(c.req.header('content-length') ?? 0) > SKILL_LIMITS.bytes) throw tooLarge();
+  if (Number(headerOf(c, 'content-length') ?? 0) > SKILL_LIMITS.bytes) throw tooLarge();
   const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
   let bytes: Uint8Array = new Uint8Array();
   try {

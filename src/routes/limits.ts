@@ -22,13 +22,14 @@ import { ErrorCode, HttpError } from '../rpc/errors.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
+import { headerOf } from './scope.js';
 
 /** The period of every `[[ratelimits]]` binding in wrangler.toml, in seconds: the Retry-After we send. */
 export const RATE_PERIOD_S = 60;
 
 type LimiterName = 'MCP_RATE_LIMIT' | 'ADMIN_RATE_LIMIT' | 'ADMIN_AUTH_RATE_LIMIT';
 
-const clientOf = (c: Context<AppEnv>) => c.req.header('cf-connecting-ip') ?? 'unknown';
+const clientOf = (c: Context<AppEnv>) => headerOf(c, 'cf-connecting-ip') ?? 'unknown';
 
 function limiter(c: Context<AppEnv>, name: LimiterName): RateLimit | undefined {
   if (!configOf(c.env).rateLimits) return undefined;

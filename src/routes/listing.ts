@@ -28,7 +28,7 @@ import { MODERN_VERSIONS } from '../lib/versions.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv } from '../env.js';
 import { identify } from './auth.js';
-import { scopeOf, signingScopeOf } from './scope.js';
+import { headerOf, scopeOf, signingScopeOf } from './scope.js';
 
 export const listings = new Hono<AppEnv>();
 
@@ -84,7 +84,7 @@ function served(body: string, etag: string, hints: CacheHints): Served {
 
 /** 200 with the body, or 304 when the client already has this ETag (RFC 9110 §13.1.2: weak comparison). */
 function respond(c: Context<AppEnv>, s: Served): Response {
-  const match = c.req.header('if-none-match');
+  const match = headerOf(c, 'if-none-match');
   if (match !== undefined && match.split(',').some((t) => t.trim().replace(/^W\//, '') === s.etag || t.trim() === '*'))
     return new Response(null, { status: 304, headers: s.notModified });
   return new Response(s.body, { status: 200, headers: s.ok });

@@ -18,7 +18,7 @@ import { Messages } from '../web/preview.js';
 import { NotFoundPage, PromptPage } from '../web/prompt-page.js';
 import type { Chrome } from '../web/types.js';
 import { mediaTypes } from './guards.js';
-import { scopeOf, setPrincipal } from './scope.js';
+import { headerOf, scopeOf, setPrincipal } from './scope.js';
 import { cachedPage, freshView, type Viewer } from './web-cache.js';
 import { principalSees } from '../catalog/views.js';
 import type { RequestScope } from '../lib/scope.js';
@@ -47,7 +47,7 @@ async function viewerOf(c: Context<AppEnv>): Promise<Viewer> {
 
 /** Pages that depend on a credential are private to it; the public view's pages are revalidated each time. */
 function htmlHeaders(v: Viewer, c: Context<AppEnv>, extra: Record<string, string> = {}): Record<string, string> {
-  const authed = v.principal.method !== 'none' || c.req.header('authorization') !== undefined;
+  const authed = v.principal.method !== 'none' || headerOf(c, 'authorization') !== undefined;
   return {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': CSP,
@@ -84,7 +84,7 @@ function chrome(c: Context<AppEnv>, catalog: Catalog, v: Viewer): Chrome {
 }
 
 web.get('/', async (c) => {
-  if (!mediaTypes(c.req.header('accept')).has('text/html'))
+  if (!mediaTypes(headerOf(c, 'accept')).has('text/html'))
     return c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href });
   const v = await viewerOf(c);
   const scope = scopeOf(c);
