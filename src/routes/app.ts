@@ -21,6 +21,15 @@ import { log } from '../lib/log.js';
 export const app = new Hono<AppEnv>();
 
 app.use('*', observe);
+
+// `/mcp/` is a common way to write the endpoint in a client's config. A 308
+// sends it to the one URL with its method and body (fetch resends them), so
+// sessions, OAuth's resource and the CDN listing all see `/mcp` alone.
+app.all('/mcp/', (c) => {
+  const url = new URL(c.req.url);
+  url.pathname = '/mcp';
+  return c.redirect(url.href, 308);
+});
 app.route('/mcp', mcp);
 app.route('/admin', admin);
 app.route('/status', status);

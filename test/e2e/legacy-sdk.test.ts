@@ -51,10 +51,10 @@ interface Connected {
   transport: StreamableHTTPClientTransport;
 }
 
-async function connect(opts: { fetch?: typeof fetch } = {}): Promise<Connected> {
+async function connect(opts: { fetch?: typeof fetch; url?: string } = {}): Promise<Connected> {
   const client = new Client({ name: 'promptgate-e2e', version: '0.0.0' });
   const transport = new StreamableHTTPClientTransport(
-    new URL(gw.mcpUrl),
+    new URL(opts.url ?? gw.mcpUrl),
     opts.fetch ? { fetch: opts.fetch } : undefined,
   );
   opened.push(client);
@@ -159,6 +159,14 @@ describe('legacy era end to end (wrangler dev + MCP SDK v1 client)', () => {
     expect(transport.protocolVersion, 'the SDK default (latest) revision should be accepted as-is').toBe('2025-11-25');
     expect(transport.sessionId, 'the transport should hold a session id').toMatch(SESSION_ID_SHAPE);
     await expect(client.ping(), 'ping on the new session').resolves.toEqual({});
+  });
+
+  it('connects at /mcp/ too: the SDK follows the 308 for every request of the session', async () => {
+    const { client, transport } = await connect({ url: `${gw.mcpUrl}/` });
+    expect(transport.sessionId, 'the session was opened through the redirect').toMatch(SESSION_ID_SHAPE);
+    const names = (await listAllPages(client)).flat().map((p) => p.name);
+    expect(names.sort()).toEqual(EXPECTED_NAMES);
+    await expect(client.ping()).resolves.toEqual({});
   });
 
   it('pages through prompts/list with cursors and returns exactly the prompts in prompts/', async () => {

@@ -11,7 +11,7 @@ import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { expectTransportCase, TRANSPORT_CASES } from '../helpers/transport-cases.js';
 import { ACCEPT, expectError, MCP_URL, openSession, post, publish, request } from '../helpers/worker.js';
 import { MAX_BATCH } from '../../src/rpc/legacy.js';
-import { postHeaders } from '../helpers/protocol.js';
+import { postHeaders, postInit } from '../helpers/protocol.js';
 
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS);
@@ -77,6 +77,24 @@ describe('methods', () => {
     });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+});
+
+describe('the endpoint URL', () => {
+  it('308 from /mcp/ to /mcp for every method, keeping the query; the redirected POST is served', async () => {
+    for (const method of ['POST', 'GET', 'DELETE']) {
+      const res = await SELF.fetch(`${MCP_URL}/?x=1`, { method, redirect: 'manual' });
+      expect(res.status, method).toBe(308);
+      expect(res.headers.get('location'), method).toBe(`${MCP_URL}?x=1`);
+    }
+    const init = postInit(request('initialize', { protocolVersion: '2025-11-25' }));
+    const res = await SELF.fetch(`${MCP_URL}/`, init);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeTruthy();
+    expect((await res.json()).result.protocolVersion).toBe('2025-11-25');
+  });
+  it('404 under /mcp/ for any other path', async () => {
+    expect((await SELF.fetch(`${MCP_URL}/x`, { method: 'POST' })).status).toBe(404);
   });
 });
 
