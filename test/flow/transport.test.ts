@@ -91,7 +91,7 @@ describe('the endpoint URL', () => {
     const res = await SELF.fetch(`${MCP_URL}/`, init);
     expect(res.status).toBe(200);
     expect(res.headers.get('mcp-session-id')).toBeTruthy();
-    expect((await res.json()).result.protocolVersion).toBe('2025-11-25');
+    expect(((await res.json()) as any).result.protocolVersion).toBe('2025-11-25');
   });
   it('404 under /mcp/ for any other path', async () => {
     expect((await SELF.fetch(`${MCP_URL}/x`, { method: 'POST' })).status).toBe(404);
