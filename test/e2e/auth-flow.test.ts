@@ -96,6 +96,25 @@ describe('SDK 1.x (legacy era), JWT access tokens', () => {
       await client.close();
     }
   });
+
+  it('given the URL with a trailing slash, follows the 308 and asks for the one resource, /mcp', async () => {
+    const provider = new BrowserlessProvider();
+    const url = new URL(`${gw.mcpUrl}/`);
+    await expect(
+      new ClientV1({ name: 'e2e-v1', version: '1' }).connect(new TransportV1(url, { authProvider: provider })),
+    ).rejects.toThrow(UnauthorizedV1);
+    const authorize = as.requests.filter((r) => r.path === '/authorize').at(-1)!;
+    expect(authorize.params).toMatchObject({ resource: gw.mcpUrl });
+    const transport = new TransportV1(url, { authProvider: provider });
+    await transport.finishAuth(provider.code!);
+    const client = new ClientV1({ name: 'e2e-v1', version: '1' });
+    await client.connect(transport);
+    try {
+      expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(['eng_only', 'everyone']);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('SDK 2.x (modern era), opaque tokens by introspection', () => {
