@@ -9,6 +9,7 @@ import { ConfigError, MissingSecretError } from '../lib/config.js';
 import { errorJson, ErrorCode, HttpError } from '../rpc/errors.js';
 import type { AppEnv } from '../env.js';
 import { admin } from './admin.js';
+import { browserGuard } from './guards.js';
 import { ApiError } from './api-error.js';
 import { listings } from './listing.js';
 import { mcp } from './mcp.js';
@@ -24,8 +25,11 @@ app.use('*', observe);
 
 // `/mcp/` is a common way to write the endpoint in a client's config. A 308
 // sends it to the one URL with its method and body (fetch resends them), so
-// sessions, OAuth's resource and the CDN listing all see `/mcp` alone.
-app.all('/mcp/', (c) => {
+// sessions and OAuth's resource see `/mcp` alone. The browser guard comes
+// first: a browser follows a cross-origin redirect only when it, too, carries
+// CORS headers (and its preflight is answered, not redirected), and a
+// disallowed origin is refused here as at `/mcp`.
+app.all('/mcp/', browserGuard, (c) => {
   const url = new URL(c.req.url);
   url.pathname = '/mcp';
   return c.redirect(url.href, 308);

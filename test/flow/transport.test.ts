@@ -93,6 +93,21 @@ describe('the endpoint URL', () => {
     expect(res.headers.get('mcp-session-id')).toBeTruthy();
     expect(((await res.json()) as any).result.protocolVersion).toBe('2025-11-25');
   });
+  it('the Origin rules hold at /mcp/: a disallowed origin gets 403, an allowed one a preflight and a 308 with CORS', async () => {
+    const slash = `${MCP_URL}/`;
+    const refused = await SELF.fetch(slash, { method: 'POST', headers: { origin: 'https://evil.example' } });
+    await expectError(refused, 403, -32000);
+    const origin = 'http://localhost:6274';
+    const preflight = await SELF.fetch(slash, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+    const moved = await SELF.fetch(slash, { method: 'POST', headers: { origin }, redirect: 'manual' });
+    expect(moved.status).toBe(308);
+    expect(moved.headers.get('access-control-allow-origin')).toBe(origin);
+  });
   it('404 under /mcp/ for any other path', async () => {
     expect((await SELF.fetch(`${MCP_URL}/x`, { method: 'POST' })).status).toBe(404);
   });
