@@ -17,6 +17,7 @@ import { metadata } from './metadata.js';
 import { status } from './status.js';
 import { web } from './web.js';
 import { observe } from './observe.js';
+import { methodOf } from './scope.js';
 import { log } from '../lib/log.js';
 
 export const app = new Hono<AppEnv>();
@@ -43,18 +44,21 @@ app.route('/.well-known', metadata);
 // The web catalog at / (HTML for browsers, the JSON stub otherwise), /p/<name> and /assets/.
 app.route('/', web);
 
-// The same `{error: {code, message}}` shape as every other plain-HTTP error (api-error.ts).
-app.notFound((c) =>
-  c.json(
-    {
-      error: {
-        code: 'not_found',
-        message: `No route for ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}`,
-      },
-    },
-    404,
-  ),
-);
+/**
+ * A page or listing read with a trailing slash (`/prompts/`, `/p/<name>/`) is sent to the path
+ * without it, once. Here rather than in a middleware: only requests no route matched pay for it.
+ * Anything else gets the same `{error: {code, message}}` shape as every other plain-HTTP error
+ * (api-error.ts).
+ */
+app.notFound((c) => {
+  const url = new URL(c.req.url);
+  const method = methodOf(c);
+  if ((method === 'GET' || method === 'HEAD') && url.pathname.length > 1 && url.pathname.endsWith('/')) {
+    url.pathname = url.pathname.replace(/\/+$/, '') || '/';
+    return c.redirect(url.href, 308);
+  }
+  return c.json({ error: { code: 'not_found', message: `No route for ${method} ${url.pathname.slice(0, 200)}` } }, 404);
+});
 
 /**
  * A Durable Object that was reset, restarted or overloaded mid-call: the

@@ -328,3 +328,31 @@ describe('a prompt whose arguments are named like Object.prototype members', () 
     expect(filled).toContain('value="also"');
   });
 });
+
+describe('trailing slashes', () => {
+  it('a GET or HEAD no route matches, ending in /, is sent once to the path without it (query kept)', async () => {
+    for (const [method, path, to] of [
+      ['GET', '/prompts/?cursor=x', '/prompts?cursor=x'],
+      ['GET', '/p/ui_review/', '/p/ui_review'],
+      ['HEAD', '/status//', '/status'],
+      ['GET', '//evil.example/', '//evil.example'],
+    ] as const) {
+      const res = await SELF.fetch(`${BASE}${path}`, { method, headers: HTML, redirect: 'manual' });
+      expect(res.status, path).toBe(308);
+      expect(res.headers.get('location'), path).toBe(`${BASE}${to}`);
+    }
+    const followed = await SELF.fetch(`${BASE}/p/ui_review/`, { headers: HTML });
+    expect(followed.status).toBe(200);
+    expect(await followed.text()).toContain('UI design review');
+  });
+  it('other methods, and paths without the slash, get the 404 body', async () => {
+    for (const [method, path] of [
+      ['POST', '/prompts/'],
+      ['GET', '/nope'],
+    ] as const) {
+      const res = await SELF.fetch(`${BASE}${path}`, { method, redirect: 'manual' });
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as any).error.code).toBe('not_found');
+    }
+  });
+});
