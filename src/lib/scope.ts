@@ -37,8 +37,9 @@ export interface RequestScope {
   /** The request URL: edge-cache keys live under its origin. */
   readonly url: string;
   /**
-   * A request header by lower-case name, read from the runtime on each call. Authorization is only
-   * ever used as a digest (private cache pages, relayed state), never stored, logged or forwarded.
+   * A request header by lower-case name, from the request's headers object (read from the runtime
+   * once). Authorization is only ever used as a digest (private cache pages, relayed state), never
+   * stored, logged or forwarded.
    */
   header(name: string): string | undefined;
   /** Mcp-Session-Id, read on first use and kept. */

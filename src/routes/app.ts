@@ -17,12 +17,18 @@ import { metadata } from './metadata.js';
 import { status } from './status.js';
 import { web } from './web.js';
 import { observe } from './observe.js';
-import { methodOf } from './scope.js';
+import { methodOf, scopeOf } from './scope.js';
 import { log } from '../lib/log.js';
 
 export const app = new Hono<AppEnv>();
 
 app.use('*', observe);
+
+/** One 308 to the same URL without its trailing slashes: the query is kept and the host never changes. */
+function withoutTrailingSlash(c: Context<AppEnv>, url: URL): Response {
+  url.pathname = url.pathname.replace(/\/+$/, '') || '/';
+  return c.redirect(url.href, 308);
+}
 
 // `/mcp/` is a common way to write the endpoint in a client's config. A 308
 // sends it to the one URL with its method and body (fetch resends them), so
@@ -30,11 +36,7 @@ app.use('*', observe);
 // first: a browser follows a cross-origin redirect only when it, too, carries
 // CORS headers (and its preflight is answered, not redirected), and a
 // disallowed origin is refused here as at `/mcp`.
-app.all('/mcp/', browserGuard, (c) => {
-  const url = new URL(c.req.url);
-  url.pathname = '/mcp';
-  return c.redirect(url.href, 308);
-});
+app.all('/mcp/', browserGuard, (c) => withoutTrailingSlash(c, new URL(scopeOf(c).url)));
 app.route('/mcp', mcp);
 app.route('/admin', admin);
 app.route('/status', status);
@@ -51,12 +53,10 @@ app.route('/', web);
  * (api-error.ts).
  */
 app.notFound((c) => {
-  const url = new URL(c.req.url);
+  const url = new URL(scopeOf(c).url);
   const method = methodOf(c);
-  if ((method === 'GET' || method === 'HEAD') && url.pathname.length > 1 && url.pathname.endsWith('/')) {
-    url.pathname = url.pathname.replace(/\/+$/, '') || '/';
-    return c.redirect(url.href, 308);
-  }
+  if ((method === 'GET' || method === 'HEAD') && url.pathname.length > 1 && url.pathname.endsWith('/'))
+    return withoutTrailingSlash(c, url);
   return c.json({ error: { code: 'not_found', message: `No route for ${method} ${url.pathname.slice(0, 200)}` } }, 404);
 });
 
