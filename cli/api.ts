@@ -10,6 +10,9 @@ export type { KeyInfo, UsageAnswer };
 
 export class CliError extends Error {}
 
+/** A command line the CLI cannot run (exit code 2): the message says how to write it. */
+export class UsageError extends Error {}
+
 export interface PublishResult {
   ok: true;
   generation: number;

@@ -3,7 +3,7 @@
  * secret is printed once, at creation, with a warning; nothing else ever
  * shows it again (the gateway keeps only its hash).
  */
-import type { AdminClient, KeyInfo, NewKey } from './api.js';
+import { UsageError, type AdminClient, type KeyInfo, type NewKey } from './api.js';
 
 export interface KeyOptions {
   name?: string;
@@ -12,8 +12,6 @@ export interface KeyOptions {
   admin?: boolean;
   'expires-in-days'?: string;
 }
-
-export class KeyUsageError extends Error {}
 
 export const KEYS_USAGE = `usage: promptgate keys create --name <name> [--group <g>]... [--scope <s>]... [--admin] [--expires-in-days <d>]
        promptgate keys list
@@ -65,14 +63,14 @@ export async function keysCommand(
   const [sub, ...rest] = args;
   switch (sub) {
     case 'create': {
-      if (rest.length || !opts.name) throw new KeyUsageError(KEYS_USAGE);
+      if (rest.length || !opts.name) throw new UsageError(KEYS_USAGE);
       const req: NewKey = { name: opts.name };
       if (opts.group?.length) req.groups = opts.group;
       if (opts.scope?.length) req.scopes = opts.scope;
       if (opts.admin) req.admin = true;
       if (opts['expires-in-days'] !== undefined) {
         const days = Number(opts['expires-in-days']);
-        if (!Number.isFinite(days) || days <= 0) throw new KeyUsageError('--expires-in-days must be a positive number');
+        if (!Number.isFinite(days) || days <= 0) throw new UsageError('--expires-in-days must be a positive number');
         req.expiresInDays = days;
       }
       const made = await api().createKey(req);
@@ -84,18 +82,18 @@ export async function keysCommand(
       return;
     }
     case 'list': {
-      if (rest.length) throw new KeyUsageError(KEYS_USAGE);
+      if (rest.length) throw new UsageError(KEYS_USAGE);
       const keys = await api().listKeys();
       if (!keys.length) return out('no keys');
       for (const l of keyRows(keys)) out(l);
       return;
     }
     case 'revoke': {
-      if (rest.length !== 1) throw new KeyUsageError(KEYS_USAGE);
+      if (rest.length !== 1) throw new UsageError(KEYS_USAGE);
       const k = await api().revokeKey(rest[0]!);
       return out(`revoked key ${k.id} (${k.name}) at ${k.revokedAt}`);
     }
     default:
-      throw new KeyUsageError(KEYS_USAGE);
+      throw new UsageError(KEYS_USAGE);
   }
 }

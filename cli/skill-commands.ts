@@ -1,7 +1,7 @@
 /**
  * The CLI's skill side (docs/skills.md): push uploads the files the gateway lacks, then publishes
  * the records that name them; pull writes every published skill folder back byte for byte;
- * history and rollback take `--skill`. main.ts calls these beside its prompt commands.
+ * history and rollback take `--skill`. prompt-commands.ts calls these beside the prompts' own steps.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -3,10 +3,8 @@
  * JSON with --json. `--since` also takes a duration back from now (`90m`, `24h`, `7d`), turned
  * into epoch ms here; anything else goes to the gateway as is, which says what it accepts.
  */
-import type { AdminClient } from './api.js';
+import { UsageError, type AdminClient } from './api.js';
 import { table } from './keys.js';
-
-export class UsageCommandError extends Error {}
 
 export const USAGE_USAGE =
   'usage: promptgate usage [--since <ISO date | epoch ms | 24h | 7d>] [--by prompt|client] [--json]';
@@ -25,9 +23,9 @@ export async function usageCommand(
   opts: { since?: string; by?: string; json?: boolean },
   out: (s: string) => void,
 ): Promise<void> {
-  if (args.length) throw new UsageCommandError(USAGE_USAGE);
+  if (args.length) throw new UsageError(USAGE_USAGE);
   if (opts.by !== undefined && opts.by !== 'prompt' && opts.by !== 'client')
-    throw new UsageCommandError(`--by must be prompt or client\n${USAGE_USAGE}`);
+    throw new UsageError(`--by must be prompt or client\n${USAGE_USAGE}`);
   const answer = await api().usage({ since: sinceParam(opts.since), by: opts.by });
   if (opts.json) return out(JSON.stringify(answer, null, 2));
   out(`usage since ${answer.from} (hourly), by ${answer.by}`);

@@ -140,5 +140,11 @@ describe('promptgate CLI', () => {
     expect(r.stderr).toContain('HTTP 401');
     expect((await cli('rollback', 'summarize')).code).toBe(2);
     expect((await cli('frobnicate')).code).toBe(2);
+    // Each command's own usage errors exit 2 as well, before any request.
+    for (const args of [['keys', 'frobnicate'], ['keys', 'create'], ['usage', '--by', 'day'], ['push']]) {
+      const u = await cli(...args);
+      expect(u.code, args.join(' ')).toBe(2);
+      expect(u.stderr, args.join(' ')).toContain('usage');
+    }
   });
 });

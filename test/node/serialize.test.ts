@@ -6,7 +6,7 @@ import { loadPromptFiles } from '../../cli/files.js';
 import { serializePrompt } from '../../cli/serialize.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
 import { loadPromptDir } from '../../cli/fs-source.js';
-import { changedPaths } from '../../cli/main.js';
+import { changedPaths } from '../../cli/prompt-commands.js';
 
 function roundTrip(records: PromptRecord[]): { records: PromptRecord[]; paths: string[] } {
   const files = new Map<string, string>();

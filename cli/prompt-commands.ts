@@ -1,0 +1,111 @@
+/**
+ * `promptgate push|pull|diff <dir>`: a prompt directory (its prompts and its
+ * skill folders) against a gateway's admin API. Push and diff validate
+ * everything locally first, so nothing is published from a directory with a
+ * bad file; pull writes what is published back as files.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { canonical } from '../src/catalog/diff.js';
+import type { AdminClient, PublishResult } from './api.js';
+import { loadValidDir } from './fs-source.js';
+import { serializePrompt } from './serialize.js';
+import { loadValidSkills, pullSkills, pushSkills } from './skill-commands.js';
+
+type Out = (s: string) => void;
+
+/** Paths where two JSON values differ ("messages[0].content.text"). */
+export function changedPaths(a: unknown, b: unknown, path = ''): string[] {
+  if (canonical(a) === canonical(b)) return [];
+  const isObj = (v: unknown) => typeof v === 'object' && v !== null;
+  if (!isObj(a) || !isObj(b) || Array.isArray(a) !== Array.isArray(b)) return [path || '(whole record)'];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].flatMap((k) => {
+    const sub = Array.isArray(a) ? `${path}[${k}]` : path ? `${path}.${k}` : k;
+    return changedPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], sub);
+  });
+}
+
+function printDiff(out: Out, r: PublishResult, sources: Map<string, string>, dir: string): void {
+  const where = (n: string) => (sources.has(n) ? `${dir}/${sources.get(n)}` : '(not in directory)');
+  for (const n of r.diff.added) out(`  + ${n}  ${where(n)}`);
+  for (const n of r.diff.changed) out(`  ~ ${n}  ${where(n)}`);
+  for (const n of r.diff.removed) out(`  - ${n}`);
+}
+
+export async function pushCommand(
+  api: AdminClient,
+  dir: string,
+  opts: { dryRun?: boolean; prune?: boolean },
+  out: Out,
+): Promise<void> {
+  const { records, sources } = loadValidDir(dir);
+  const skills = loadValidSkills(dir);
+  // Skills first: their files are uploaded and checked before anything is published.
+  const pushed = await pushSkills(api, skills, opts);
+  printDiff(out, pushed.result, skills.sources, dir);
+  const s = pushed.result.diff;
+  out(
+    `skills${opts.dryRun ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${pushed.uploaded} file(s) uploaded`,
+  );
+  const plan = await api.publish(records, { dryRun: true, prune: opts.prune });
+  printDiff(out, plan, sources, dir);
+  const { added, changed, removed, unchanged } = plan.diff;
+  if (opts.dryRun)
+    return out(
+      `dry run: ${added.length} to add, ${changed.length} to change, ${removed.length} to delete, ${unchanged.length} unchanged`,
+    );
+  if (!added.length && !changed.length && !removed.length)
+    return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
+  const done = await api.publish(records, { prune: opts.prune });
+  for (const [name, v] of Object.entries(done.versions))
+    out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
+  const d = done.diff;
+  out(
+    `published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`,
+  );
+}
+
+export async function pullCommand(api: AdminClient, dir: string, out: Out): Promise<void> {
+  const prompts = await api.list();
+  for (const p of prompts) {
+    const { _version: _v, _updatedAt: _u, ...record } = p;
+    const file = serializePrompt(record);
+    for (const a of [{ path: file.path, bytes: new TextEncoder().encode(file.text) }, ...file.assets]) {
+      mkdirSync(dirname(join(dir, a.path)), { recursive: true });
+      writeFileSync(join(dir, a.path), a.bytes);
+    }
+    out(`  ${p.name} (version ${p._version}) → ${dir}/${file.path}`);
+  }
+  const skills = await pullSkills(api, dir, out);
+  out(`pulled ${prompts.length} prompt(s) and ${skills} skill(s)`);
+}
+
+/** What `push --prune` would change, prompts and skills, with the fields of each changed record. */
+export async function diffCommand(api: AdminClient, dir: string, out: Out): Promise<void> {
+  const { records, sources } = loadValidDir(dir);
+  const skills = loadValidSkills(dir);
+  const plans = [
+    {
+      plan: await api.publish(records, { dryRun: true, prune: true }),
+      sources,
+      local: records,
+      remote: await api.list(),
+    },
+    {
+      plan: await api.publishSkills(skills.records, { dryRun: true, prune: true }),
+      sources: skills.sources,
+      local: skills.records,
+      remote: await api.listSkills(),
+    },
+  ];
+  let same = true;
+  for (const p of plans) {
+    const remote = new Map(p.remote.map(({ _version: _v, _updatedAt: _u, ...r }) => [r.name, r]));
+    const local = new Map(p.local.map((r) => [r.name, r]));
+    printDiff(out, p.plan, p.sources, dir);
+    for (const n of p.plan.diff.changed) out(`    ${n}: ${changedPaths(remote.get(n), local.get(n)).join(', ')}`);
+    same &&= !p.plan.diff.added.length && !p.plan.diff.changed.length && !p.plan.diff.removed.length;
+  }
+  if (same) out('no differences');
+}
