@@ -85,6 +85,9 @@ export class SnapshotSync {
    */
   private async begin<T>(generation: number, lists: ChangedList[], record: () => T): Promise<T> {
     const armed = this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+    // Handled here as well as awaited below: if the transaction throws, its error is the one the
+    // caller gets, and the alarm's own failure (the object reset) must not be left unhandled.
+    armed.catch(() => undefined);
     let recorded!: T;
     this.ctx.storage.transactionSync(() => {
       recorded = record();
