@@ -81,13 +81,13 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'push':
       need(1, '<dir> [--dry-run] [--prune]');
-      return pushCommand(client(), args[0]!, { dryRun: values['dry-run'], prune: values.prune }, out);
+      return pushCommand(client, args[0]!, { dryRun: values['dry-run'], prune: values.prune }, out);
     case 'pull':
       need(1, '<dir>');
-      return pullCommand(client(), args[0]!, out);
+      return pullCommand(client, args[0]!, out);
     case 'diff':
       need(1, '<dir>');
-      return diffCommand(client(), args[0]!, out);
+      return diffCommand(client, args[0]!, out);
     case 'history': {
       need(1, '<name>');
       const api = client();

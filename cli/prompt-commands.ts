@@ -33,14 +33,16 @@ function printDiff(out: Out, r: PublishResult, sources: Map<string, string>, dir
   for (const n of r.diff.removed) out(`  - ${n}`);
 }
 
+/** `client` is asked for only after the directory validated: a bad file is reported before a missing token. */
 export async function pushCommand(
-  api: AdminClient,
+  client: () => AdminClient,
   dir: string,
   opts: { dryRun?: boolean; prune?: boolean },
   out: Out,
 ): Promise<void> {
   const { records, sources } = loadValidDir(dir);
   const skills = loadValidSkills(dir);
+  const api = client();
   // Skills first: their files are uploaded and checked before anything is published.
   const pushed = await pushSkills(api, skills, opts);
   printDiff(out, pushed.result, skills.sources, dir);
@@ -66,7 +68,8 @@ export async function pushCommand(
   );
 }
 
-export async function pullCommand(api: AdminClient, dir: string, out: Out): Promise<void> {
+export async function pullCommand(client: () => AdminClient, dir: string, out: Out): Promise<void> {
+  const api = client();
   const prompts = await api.list();
   for (const p of prompts) {
     const { _version: _v, _updatedAt: _u, ...record } = p;
@@ -82,9 +85,10 @@ export async function pullCommand(api: AdminClient, dir: string, out: Out): Prom
 }
 
 /** What `push --prune` would change, prompts and skills, with the fields of each changed record. */
-export async function diffCommand(api: AdminClient, dir: string, out: Out): Promise<void> {
+export async function diffCommand(client: () => AdminClient, dir: string, out: Out): Promise<void> {
   const { records, sources } = loadValidDir(dir);
   const skills = loadValidSkills(dir);
+  const api = client();
   const plans = [
     {
       plan: await api.publish(records, { dryRun: true, prune: true }),

@@ -112,6 +112,12 @@ describe('promptgate CLI', () => {
     const feed = await feedState(gw.url);
     const p = await cli('push', bad);
     expect(p.code).toBe(1);
+    // The directory is checked before the token is asked for: its error is what a user sees first.
+    for (const command of ['push', 'diff']) {
+      const noToken = await cli(command, bad, '--token', '');
+      expect(noToken.code, command).toBe(1);
+      expect(noToken.stderr, command).toMatch(/summarize\.md:\d+: /);
+    }
     expect(await feedState(gw.url)).toEqual(feed);
     expect(await settle()).toBe(before);
     expect((await client.listPrompts()).prompts.map((x) => x.name)).not.toContain('zz_new');
