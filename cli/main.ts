@@ -6,10 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { AdminClient, UsageError } from './api.js';
-import { loadValidDir } from './fs-source.js';
 import { keysCommand } from './keys.js';
-import { diffCommand, pullCommand, pushCommand } from './prompt-commands.js';
-import { loadValidSkills } from './skill-commands.js';
+import { diffCommand, pullCommand, pushCommand, validateCommand } from './prompt-commands.js';
 import { usageCommand } from './usage.js';
 
 const USAGE = `promptgate <command> [options]
@@ -73,12 +71,9 @@ async function run(argv: string[]): Promise<void> {
   };
 
   switch (command) {
-    case 'validate': {
+    case 'validate':
       need(1, '<dir>');
-      const { records } = loadValidDir(args[0]!);
-      const skills = loadValidSkills(args[0]!);
-      return out(`${records.length} prompt(s) and ${skills.records.length} skill(s) in ${args[0]}/ are valid`);
-    }
+      return validateCommand(args[0]!, out);
     case 'push':
       need(1, '<dir> [--dry-run] [--prune]');
       return pushCommand(client, args[0]!, { dryRun: values['dry-run'], prune: values.prune }, out);

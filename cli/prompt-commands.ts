@@ -1,8 +1,8 @@
 /**
- * `promptgate push|pull|diff <dir>`: a prompt directory (its prompts and its
- * skill folders) against a gateway's admin API. Push and diff validate
- * everything locally first, so nothing is published from a directory with a
- * bad file; pull writes what is published back as files.
+ * `promptgate validate|push|pull|diff <dir>`: a prompt directory (its prompts
+ * and its skill folders) against a gateway's admin API. Validate, push and
+ * diff load and check everything locally first, so nothing is published from
+ * a directory with a bad file; pull writes what is published back as files.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +13,16 @@ import { serializePrompt } from './serialize.js';
 import { loadValidSkills, pullSkills, pushSkills } from './skill-commands.js';
 
 type Out = (s: string) => void;
+
+/** The directory's prompts and skills, each set checked; throws one error naming every bad file. */
+function loadDirectory(dir: string) {
+  return { ...loadValidDir(dir), skills: loadValidSkills(dir) };
+}
+
+export function validateCommand(dir: string, out: Out): void {
+  const { records, skills } = loadDirectory(dir);
+  out(`${records.length} prompt(s) and ${skills.records.length} skill(s) in ${dir}/ are valid`);
+}
 
 /** Paths where two JSON values differ ("messages[0].content.text"). */
 export function changedPaths(a: unknown, b: unknown, path = ''): string[] {
@@ -40,8 +50,7 @@ export async function pushCommand(
   opts: { dryRun?: boolean; prune?: boolean },
   out: Out,
 ): Promise<void> {
-  const { records, sources } = loadValidDir(dir);
-  const skills = loadValidSkills(dir);
+  const { records, sources, skills } = loadDirectory(dir);
   const api = client();
   // Skills first: their files are uploaded and checked before anything is published.
   const pushed = await pushSkills(api, skills, opts);
@@ -86,8 +95,7 @@ export async function pullCommand(client: () => AdminClient, dir: string, out: O
 
 /** What `push --prune` would change, prompts and skills, with the fields of each changed record. */
 export async function diffCommand(client: () => AdminClient, dir: string, out: Out): Promise<void> {
-  const { records, sources } = loadValidDir(dir);
-  const skills = loadValidSkills(dir);
+  const { records, sources, skills } = loadDirectory(dir);
   const api = client();
   const plans = [
     {
