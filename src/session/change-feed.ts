@@ -27,13 +27,6 @@ import { log } from '../lib/log.js';
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 
-/**
- * The two writes of `publish` are not awaited: the output gate holds the answer until both are
- * stored. One fails only when the object is reset mid-write; the gate then fails the call, so the
- * writer retries, and the rejection itself has nothing left to tell.
- */
-const lostWithObject = (): void => undefined;
-
 /** Stored lists (absent: prompts, as before skills). */
 const listsOf = (v: unknown): ChangedList[] => (v as ChangedList[] | undefined) ?? ['prompts'];
 
@@ -55,10 +48,13 @@ export class ChangeFeed extends DurableObject<Env> {
       // Folded with what is still waiting for this window (absent lists: prompts, as before skills).
       const waiting = pending > Math.max(published, inflight) ? listsOf(got.get('pendingLists')) : [];
       const lists = [...new Set([...waiting, ...(event.lists ?? ['prompts'])])].sort();
-      this.ctx.storage.put({ pending: event.generation, pendingLists: lists }).catch(lostWithObject);
+      // Neither write is awaited: the output gate holds the answer until both are stored. One fails
+      // only when the object is reset mid-write; the gate then fails the call and the writer retries,
+      // so the rejection has nothing left to tell.
+      this.ctx.storage.put({ pending: event.generation, pendingLists: lists }).catch(() => undefined);
     }
     if (!armed && (newer || pending > published || inflight > published))
-      this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs).catch(lostWithObject);
+      this.ctx.storage.setAlarm(Date.now() + configOf(this.env).notifyCoalesceMs).catch(() => undefined);
     return newer;
   }
 
