@@ -9,8 +9,8 @@ import { openSession } from '../lib/mcp-session.mjs';
 import { listResult } from '../lib/prompts.mjs';
 import { seedCatalog } from '../lib/seed.mjs';
 import { startMiniflare, startPeer } from '../lib/start-target.mjs';
-import { getPage } from './checks.mjs';
-import { DO_STORAGE, SIGNING_SECRET } from './settings.mjs';
+import { ceilingPath, getPage, requestFor } from './checks.mjs';
+import { DO_STORAGE, SCENARIOS, SIGNING_SECRET } from './settings.mjs';
 
 export function gatewayOptions(build, wcfg, overrides = {}) {
   return {
@@ -24,12 +24,27 @@ const CLIENT_INFO = { name: 'promptgate-bench', version: '1.0.0' };
 export const openBenchSession = async (url) =>
   (await openSession(fetchText, url, { clientInfo: CLIENT_INFO })).sessionId;
 
+/**
+ * The ceiling's bodies: for each POST scenario it runs in, the bytes the scenario's gateway
+ * returned (checked again in verify), by the path the ceiling is asked on (checks.mjs).
+ */
+async function ceilingBodies(targets) {
+  const bodies = {};
+  for (const s of SCENARIOS) {
+    if (s.method === 'GET' || !s.targets.includes('ceiling')) continue;
+    const gateway = targets[s.targets.find((t) => targets[t]?.kind === 'gateway')];
+    const req = requestFor(s, gateway);
+    const r = await fetchText(req.url, req);
+    if (r.status !== 200)
+      throw new Error(`${s.id} on ${gateway.id}: HTTP ${r.status} while reading the ceiling's body`);
+    bodies[ceilingPath(s)] = r.text;
+  }
+  return bodies;
+}
+
 /** Starts every target (Miniflare instances one at a time, see startMiniflare); resolves the targets by id. */
 export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
-  const ceilingBody = JSON.stringify({ jsonrpc: '2.0', id: 1, result: listResult() });
   const peerStarting = startPeer(h);
-  const bodies = { CEILING_BODY: ceilingBody, CEILING_GET_BODY: JSON.stringify(getPage(wcfg)) };
-  const ceiling = await startMiniflare(h, ceilingOptions(ceilingBuild, wcfg, bodies), 'ceiling');
   const gateway = await startMiniflare(h, gatewayOptions(gatewayBuild, wcfg), 'gateway');
   const gateway0 = await startMiniflare(
     h,
@@ -45,7 +60,6 @@ export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
       `the session-check comparison needs SESSION_RECHECK_MS > 0 in wrangler.toml, got ${recheckDefault}`,
     );
   const targets = {
-    ceiling: { id: 'ceiling', kind: 'ceiling', label: 'ceiling (bare Hono Worker, fixed response)', url: ceiling.url },
     gateway: {
       id: 'gateway',
       kind: 'gateway',
@@ -63,8 +77,22 @@ export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
     'gateway-init': { id: 'gateway-init', kind: 'gateway', label: 'gateway', url: gatewayInit.url },
     peer: { id: 'peer', kind: 'peer', label: 'SDK McpServer (Node, stateless)', url: peer.url },
   };
-  // The ceiling gets the same request bytes as the gateway (session id included).
-  targets.ceiling.sessionId = targets.gateway.sessionId;
+  // The ceiling gets the same request bytes as the gateway (session id included), and answers
+  // each with the gateway's response bytes.
+  const bodies = {
+    CEILING_BODY: JSON.stringify({ jsonrpc: '2.0', id: 1, result: listResult() }),
+    CEILING_BODIES: JSON.stringify(await ceilingBodies(targets)),
+    CEILING_GET_BODY: JSON.stringify(getPage(wcfg)),
+  };
+  const ceiling = await startMiniflare(h, ceilingOptions(ceilingBuild, wcfg, bodies), 'ceiling');
+  targets.ceiling = {
+    id: 'ceiling',
+    kind: 'ceiling',
+    label: "ceiling (bare Hono Worker, the gateway's bytes)",
+    url: ceiling.url,
+    sessionId: targets.gateway.sessionId,
+    bodies: JSON.parse(bodies.CEILING_BODIES),
+  };
   targets.gateway.recheckMs = recheckDefault;
   const instances = { ceiling, gateway, 'gateway-recheck0': gateway0, 'gateway-init': gatewayInit, peer };
   for (const [t, inst] of Object.entries(instances)) targets[t].pid = inst.pid;
