@@ -50,4 +50,9 @@ export interface RequestScope {
   readonly principal: Principal;
   /** What the request did, for its log line, span, Server-Timing and usage (lib/record.ts). */
   readonly record: RequestRecord;
+  /**
+   * Aborts when the client goes away (compatibility flag `enable_request_signal`): a long-lived
+   * stream ends on it rather than waiting for a write to fail, which some runtimes never report.
+   */
+  readonly signal: AbortSignal | undefined;
 }

@@ -32,9 +32,12 @@ class HonoScope implements RequestScope {
   #method: string | undefined;
   /** The headers of the request as it arrived (a body re-wrapped by guards.ts keeps the same headers). */
   #headers: Headers | undefined;
+  /** The request as it arrived: its signal is the client's connection, whatever guards.ts re-wraps. */
+  readonly #raw: Request;
 
   constructor(c: Context<AppEnv>) {
     this.#c = c;
+    this.#raw = c.req.raw;
     this.env = c.env;
     this.cfg = configOf(c.env);
     this.waitUntil = (p) => c.executionCtx.waitUntil(p);
@@ -42,6 +45,10 @@ class HonoScope implements RequestScope {
 
   get secret(): string {
     return signingSecretOf(this.cfg);
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.#raw.signal;
   }
 
   get url(): string {

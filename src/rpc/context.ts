@@ -57,6 +57,10 @@ class Call implements CallContext {
     return this.scope.principal;
   }
 
+  get signal(): AbortSignal | undefined {
+    return this.scope.signal;
+  }
+
   header(name: string): string | undefined {
     return this.scope.header(name);
   }

@@ -48,6 +48,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     tools: t.cfg.toolsMirror,
     resources: t.cfg.skills,
     catchUp: (generation) => catchUp(t, generation),
+    clientGone: t.signal,
   });
   if (stream) return stream;
   // Ended on another isolate after this one's liveness memo vouched for it: its shard knows.

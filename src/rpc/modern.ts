@@ -106,6 +106,7 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion): Pr
     since: (await currentCatalog(t)).generation,
     stillValid: credentialCheck(t.principal),
     catchUp: (generation) => catchUp(t, generation),
+    clientGone: t.signal,
   });
 }
 

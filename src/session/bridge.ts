@@ -39,6 +39,8 @@ export interface BridgeOptions<F> {
   maxMs?: { ms: number; last?: () => Uint8Array | undefined };
   /** Asked at each keepalive: false ends the stream as `maxMs` does (lib/caller.ts credentialCheck). */
   stillValid?: () => boolean | Promise<boolean>;
+  /** The client's request signal: its abort (the client went away) ends the stream at once. */
+  clientGone?: AbortSignal | undefined;
 }
 
 const MAX_RECONNECTS = 5;
@@ -107,6 +109,10 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   // The client going away cancels the response body, which errors our side at once: drop the
   // socket now rather than at the next keepalive, so the object stops counting this stream.
   writer.closed.catch(client.end);
+  // Not every runtime cancels the body when the client leaves (workerd 1.20260714 leaves the writes
+  // pending, failing none): the request's signal is what reports it there.
+  if (opts.clientGone?.aborted) queueMicrotask(client.end);
+  else opts.clientGone?.addEventListener('abort', client.end, { once: true });
   for (const bytes of preamble) client.write(bytes);
   const finish = () => {
     if (closed) return;

@@ -41,6 +41,8 @@ export interface ListenOptions {
   stillValid?: () => boolean | Promise<boolean>;
   /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
   catchUp?: (generation: number) => Promise<void> | undefined;
+  /** The client's request signal (bridge.ts `clientGone`). */
+  clientGone?: AbortSignal | undefined;
 }
 
 const message = (data: string) => sseEvent({ event: 'message', data });
@@ -83,6 +85,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
       keepaliveMs: o.keepaliveMs,
       maxMs: { ms: o.maxMs, last: end },
       ...(o.stillValid && { stillValid: o.stillValid }),
+      clientGone: o.clientGone,
       before: (frame) => {
         if (frame.t === 'end') return undefined;
         const g = frameGeneration(frame);

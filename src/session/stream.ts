@@ -41,6 +41,8 @@ export interface StreamOptions {
   resources: boolean;
   /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
   catchUp?: (generation: number) => Promise<void> | undefined;
+  /** The client's request signal (bridge.ts `clientGone`). */
+  clientGone?: AbortSignal | undefined;
 }
 
 const notifications = new Map<string, string>();
@@ -92,6 +94,7 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
       connect,
       keepaliveMs: opts.keepaliveMs,
       ...(opts.stillValid && { stillValid: opts.stillValid }),
+      clientGone: opts.clientGone,
       before: (frame) => (frame.t === 'event' ? opts.catchUp?.(frame.event.generation) : undefined),
       onFrame(frame, client) {
         if (frame.t === 'open') {

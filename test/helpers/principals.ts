@@ -48,6 +48,7 @@ export function scope(
     protocolVersion: headers['mcp-protocol-version'],
     principal: p ?? ANONYMOUS,
     record: new RequestRecord(),
+    signal: undefined,
     pending,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The socket bridge's `before` hook (session/bridge.ts): a frame that must wait (its Worker is
  * catching up with the catalog it announces) holds back the frames after it, so a stream never
- * reorders, and frames after the wait still pass. Real WebSockets
+ * reorders, and frames after the wait still pass; the client going away (its request signal)
+ * ends the stream and its socket. Real WebSockets
  * (a WebSocketPair in workerd), no object behind them.
  */
 import { describe, expect, it } from 'vitest';
@@ -59,5 +60,38 @@ describe('bridge: frames that wait', () => {
     const reader = res.body!.getReader();
     theirs.send(JSON.stringify({ n: 1 }));
     expect((await reader.read()).done).toBe(true);
+  });
+});
+
+describe('bridge: the client going away', () => {
+  it("ends the stream and closes the object's socket when the request's signal aborts, with the body never cancelled", async () => {
+    const { ours, theirs } = pair();
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      theirs.addEventListener('close', (e) => r({ code: e.code, reason: e.reason })),
+    );
+    const gone = new AbortController();
+    const res = bridge<{ n: number }>(ours, {
+      connect: () => Promise.resolve(404),
+      keepaliveMs: 60_000,
+      onFrame: () => {},
+      clientGone: gone.signal,
+    });
+    // Nobody reads or cancels the body: as on a runtime that reports a departed client only by the signal.
+    gone.abort();
+    expect(await closed).toEqual({ code: 1000, reason: 'stream closed' });
+    expect((await res.body!.getReader().read()).done).toBe(true);
+  });
+
+  it('a signal already aborted when the stream opens ends it at once', async () => {
+    const { ours, theirs } = pair();
+    const closed = new Promise<number>((r) => theirs.addEventListener('close', (e) => r(e.code)));
+    const res = bridge<{ n: number }>(ours, {
+      connect: () => Promise.resolve(404),
+      keepaliveMs: 60_000,
+      onFrame: () => {},
+      clientGone: AbortSignal.abort(),
+    });
+    expect(await closed).toBe(1000);
+    expect((await res.body!.getReader().read()).done).toBe(true);
   });
 });

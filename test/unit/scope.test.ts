@@ -1,7 +1,8 @@
 /**
  * routes/scope.ts: one RequestScope per request, shared by everything that
  * asks for it; headers read from the runtime only when asked for, the two
- * MCP headers at most once; the signing-secret check only where it is asked.
+ * MCP headers at most once; the signing-secret check only where it is asked;
+ * the client's signal from the request as it arrived.
  */
 import { createExecutionContext, env } from 'cloudflare:test';
 import { Hono } from 'hono';
@@ -33,6 +34,24 @@ async function inRoute(
 }
 
 describe('scopeOf', () => {
+  it("carries the arriving request's signal, also after a guard re-wraps the request", async () => {
+    const client = new AbortController();
+    let seen: AbortSignal | undefined;
+    const app = new Hono<AppEnv>();
+    app.use('*', async (c, next) => {
+      scopeOf(c);
+      // As guards.ts does with a chunked body: a new Request in place of the one that arrived.
+      c.req.raw = new Request(c.req.raw.url, { method: 'POST', body: 'x', signal: new AbortController().signal });
+      await next();
+    });
+    app.post('/', (c) => ((seen = scopeOf(c).signal), c.text('ok')));
+    const req = new Request('https://gateway.test/', { method: 'POST', body: '{}', signal: client.signal });
+    expect((await app.fetch(req, env, createExecutionContext())).status).toBe(200);
+    expect(seen?.aborted).toBe(false);
+    client.abort();
+    expect(seen?.aborted).toBe(true);
+  });
+
   it('is one object per request', async () => {
     await inRoute({}, (scope) => expect(scope()).toBe(scope()));
   });
