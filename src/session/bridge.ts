@@ -11,7 +11,9 @@
  *
  * A stream lives no longer than the credential that opened it: at each
  * keepalive the bridge asks `stillValid` (an expired token, a revoked key)
- * and, on false, ends the stream the way its maximum duration would.
+ * and, on false, ends the stream the way its maximum duration would. Nor
+ * does it outlive its client: the request's signal aborting, or a write
+ * failing, closes the socket so the object stops sending to it.
  */
 import { log } from '../lib/log.js';
 import { closeSocket } from './sockets.js';
