@@ -12,8 +12,9 @@
  * A stream lives no longer than the credential that opened it: at each
  * keepalive the bridge asks `stillValid` (an expired token, a revoked key)
  * and, on false, ends the stream the way its maximum duration would. Nor
- * does it outlive its client: the request's signal aborting, or a write
- * failing, closes the socket so the object stops sending to it.
+ * does it outlive its client: the request's signal aborting, a write
+ * failing, or the client taking none of its bytes for two keepalive
+ * intervals closes the socket so the object stops sending to it.
  */
 import { log } from '../lib/log.js';
 import { closeSocket } from './sockets.js';
@@ -46,6 +47,11 @@ export interface BridgeOptions<F> {
 }
 
 const MAX_RECONNECTS = 5;
+/**
+ * Keepalive intervals in a row in which the client took none of the bytes waiting for it: then it
+ * is gone or stuck, and the stream ends rather than queue frames for it until its maximum duration.
+ */
+const STALLED_TICKS = 2;
 const dec = new TextDecoder();
 
 /** Opens the socket-backed SSE response; `preamble` is written before any frame. */
@@ -55,10 +61,15 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   let closed = false;
   let socket = first;
   let reconnects = 0;
+  // A write settles when the client has taken its bytes (the readable side queues nothing ahead of it).
+  let untaken = 0;
+  let taken = 0;
 
   const client: ClientSide = {
     write: (bytes) => {
-      if (!closed) writer.write(bytes).catch(client.end);
+      if (closed) return;
+      untaken++;
+      writer.write(bytes).then(() => (untaken--, taken++), client.end);
     },
     end: () => {
       if (closed) return;
@@ -123,7 +134,16 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     client.end();
   };
   let asking = false;
+  let takenAtTick = 0;
+  let stalledTicks = 0;
   const tick = () => {
+    stalledTicks = untaken > 0 && taken === takenAtTick ? stalledTicks + 1 : 0;
+    takenAtTick = taken;
+    if (stalledTicks >= STALLED_TICKS) {
+      // Its bytes would never drain: error the body (a close would wait behind them) and let go.
+      writer.abort(new Error('the client stopped reading')).catch(() => {});
+      return client.end();
+    }
     client.write(sseComment('keepalive'));
     const { stillValid } = opts;
     // One question at a time: a slow recheck is not asked again until it has answered.

@@ -95,3 +95,34 @@ describe('bridge: the client going away', () => {
     expect((await res.body!.getReader().read()).done).toBe(true);
   });
 });
+
+describe('bridge: a client that stops reading', () => {
+  it('is let go after two keepalive intervals in which it took nothing, its socket closed', async () => {
+    const { ours, theirs } = pair();
+    const closed = new Promise<number>((r) => theirs.addEventListener('close', (e) => r(e.code)));
+    const opened = Date.now();
+    bridge<{ n: number }>(ours, { connect: () => Promise.resolve(404), keepaliveMs: 30, onFrame: () => {} }, [
+      new TextEncoder().encode('retry: 1000\n\n'),
+    ]);
+    // Nobody reads the body: the preamble is never taken.
+    expect(await closed).toBe(1000);
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(50);
+  });
+
+  it('a client that keeps reading stays, however long', async () => {
+    const { ours, theirs } = pair();
+    let socketClosed = false;
+    theirs.addEventListener('close', () => (socketClosed = true));
+    const res = bridge<{ n: number }>(ours, {
+      connect: () => Promise.resolve(404),
+      keepaliveMs: 20,
+      onFrame: () => {},
+    });
+    const reader = res.body!.getReader();
+    const dec = new TextDecoder();
+    let keepalives = 0;
+    while (keepalives < 10) keepalives += dec.decode((await reader.read()).value).split('keepalive').length - 1;
+    expect(socketClosed).toBe(false);
+    await reader.cancel();
+  });
+});
