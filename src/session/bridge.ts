@@ -52,6 +52,7 @@ const MAX_RECONNECTS = 5;
  * is gone or stuck, and the stream ends rather than queue frames for it until its maximum duration.
  */
 const STALLED_TICKS = 2;
+const stalled = () => new Error('the client stopped reading');
 const dec = new TextDecoder();
 
 /** Opens the socket-backed SSE response; `preamble` is written before any frame. */
@@ -78,6 +79,14 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       if (lifetime !== undefined) clearTimeout(lifetime);
       closeSocket(socket, 1000, 'stream closed');
       writer.close().catch(() => {});
+      // The close waits behind bytes the client has not taken: a client that takes none of them in
+      // as long as the stall rule allows gets the body errored, so the response ends either way.
+      if (untaken > 0) {
+        const takenAtEnd = taken;
+        setTimeout(() => {
+          if (untaken > 0 && taken === takenAtEnd) writer.abort(stalled()).catch(() => {});
+        }, STALLED_TICKS * opts.keepaliveMs);
+      }
     },
   };
 
@@ -141,7 +150,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     takenAtTick = taken;
     if (stalledTicks >= STALLED_TICKS) {
       // Its bytes would never drain: error the body (a close would wait behind them) and let go.
-      writer.abort(new Error('the client stopped reading')).catch(() => {});
+      writer.abort(stalled()).catch(() => {});
       return client.end();
     }
     client.write(sseComment('keepalive'));

@@ -126,3 +126,22 @@ describe('bridge: a client that stops reading', () => {
     await reader.cancel();
   });
 });
+
+describe('bridge: a stream that ends while its client reads nothing', () => {
+  it('still ends: its body errors once the unread bytes have waited as long as the stall rule allows', async () => {
+    const { ours } = pair();
+    const res = bridge<{ n: number }>(
+      ours,
+      {
+        connect: () => Promise.resolve(404),
+        keepaliveMs: 20,
+        maxMs: { ms: 10, last: () => new TextEncoder().encode('event: end\n\n') },
+        onFrame: () => {},
+      },
+      [new TextEncoder().encode('retry: 1000\n\n')],
+    );
+    // Ended by its maximum (before any keepalive) with two frames unread: the close cannot complete behind them.
+    await new Promise((r) => setTimeout(r, 150));
+    await expect(res.body!.getReader().read()).rejects.toThrow('the client stopped reading');
+  });
+});
