@@ -79,9 +79,10 @@ export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
   };
   // The ceiling gets the same request bytes as the gateway (session id included), and answers
   // each with the gateway's response bytes.
+  const answers = await ceilingBodies(targets);
   const bodies = {
     CEILING_BODY: JSON.stringify({ jsonrpc: '2.0', id: 1, result: listResult() }),
-    CEILING_BODIES: JSON.stringify(await ceilingBodies(targets)),
+    CEILING_BODIES: JSON.stringify(answers),
     CEILING_GET_BODY: JSON.stringify(getPage(wcfg)),
   };
   const ceiling = await startMiniflare(h, ceilingOptions(ceilingBuild, wcfg, bodies), 'ceiling');
@@ -91,7 +92,7 @@ export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
     label: "ceiling (bare Hono Worker, the gateway's bytes)",
     url: ceiling.url,
     sessionId: targets.gateway.sessionId,
-    bodies: JSON.parse(bodies.CEILING_BODIES),
+    bodies: answers,
   };
   targets.gateway.recheckMs = recheckDefault;
   const instances = { ceiling, gateway, 'gateway-recheck0': gateway0, 'gateway-init': gatewayInit, peer };

@@ -52,7 +52,6 @@ const MAX_RECONNECTS = 5;
  * is gone or stuck, and the stream ends rather than queue frames for it until its maximum duration.
  */
 const STALLED_TICKS = 2;
-const stalled = () => new Error('the client stopped reading');
 const dec = new TextDecoder();
 
 /** Opens the socket-backed SSE response; `preamble` is written before any frame. */
@@ -65,6 +64,13 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   // A write settles when the client has taken its bytes (the readable side queues nothing ahead of it).
   let untaken = 0;
   let taken = 0;
+  // Errors the body of a client that stopped reading: a close would wait behind its bytes forever.
+  let abandoned = false;
+  const abandon = () => {
+    if (abandoned) return;
+    abandoned = true;
+    writer.abort(new Error('the client stopped reading')).catch(() => {});
+  };
 
   const client: ClientSide = {
     write: (bytes) => {
@@ -81,11 +87,9 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       writer.close().catch(() => {});
       // The close waits behind bytes the client has not taken: a client that takes none of them in
       // as long as the stall rule allows gets the body errored, so the response ends either way.
-      if (untaken > 0) {
+      if (untaken > 0 && !abandoned) {
         const takenAtEnd = taken;
-        setTimeout(() => {
-          if (untaken > 0 && taken === takenAtEnd) writer.abort(stalled()).catch(() => {});
-        }, STALLED_TICKS * opts.keepaliveMs);
+        setTimeout(() => untaken > 0 && taken === takenAtEnd && abandon(), STALLED_TICKS * opts.keepaliveMs);
       }
     },
   };
@@ -149,8 +153,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     stalledTicks = untaken > 0 && taken === takenAtTick ? stalledTicks + 1 : 0;
     takenAtTick = taken;
     if (stalledTicks >= STALLED_TICKS) {
-      // Its bytes would never drain: error the body (a close would wait behind them) and let go.
-      writer.abort(stalled()).catch(() => {});
+      abandon();
       return client.end();
     }
     client.write(sseComment('keepalive'));

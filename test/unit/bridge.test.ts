@@ -1,8 +1,9 @@
 /**
  * The socket bridge's `before` hook (session/bridge.ts): a frame that must wait (its Worker is
  * catching up with the catalog it announces) holds back the frames after it, so a stream never
- * reorders, and frames after the wait still pass; the client going away (its request signal)
- * ends the stream and its socket. Real WebSockets
+ * reorders, and frames after the wait still pass. The client going away (its request signal) or
+ * no longer reading (two keepalive intervals with nothing taken) ends the stream and its socket,
+ * and a stream that ends while its client reads nothing still ends. Real WebSockets
  * (a WebSocketPair in workerd), no object behind them.
  */
 import { describe, expect, it } from 'vitest';
