@@ -13,8 +13,8 @@
  * keepalive the bridge asks `stillValid` (an expired token, a revoked key)
  * and, on false, ends the stream the way its maximum duration would. Nor
  * does it outlive its client: the request's signal aborting, a write
- * failing, or the client taking none of its bytes for two keepalive
- * intervals closes the socket so the object stops sending to it.
+ * failing, or the client taking none of its bytes for 30 s (and two
+ * keepalive intervals) closes the socket so the object stops sending to it.
  */
 import { log } from '../lib/log.js';
 import { closeSocket } from './sockets.js';
@@ -44,14 +44,17 @@ export interface BridgeOptions<F> {
   stillValid?: () => boolean | Promise<boolean>;
   /** The client's request signal: its abort (the client went away) ends the stream at once. */
   clientGone?: AbortSignal | undefined;
+  /** How long a client may take none of the bytes waiting for it before it is let go (default STALLED_MS). */
+  stalledMs?: number;
 }
 
 const MAX_RECONNECTS = 5;
 /**
- * Keepalive intervals in a row in which the client took none of the bytes waiting for it: then it
- * is gone or stuck, and the stream ends rather than queue frames for it until its maximum duration.
+ * A client that took none of the bytes waiting for it for this long (and at least two keepalive
+ * intervals) is gone or stuck: the stream ends rather than queue frames for it until its maximum
+ * duration. Long enough that a client paused by a slow network or a busy machine is not cut off.
  */
-const STALLED_TICKS = 2;
+const STALLED_MS = 30_000;
 const dec = new TextDecoder();
 
 /** Opens the socket-backed SSE response; `preamble` is written before any frame. */
@@ -64,6 +67,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   // A write settles when the client has taken its bytes (the readable side queues nothing ahead of it).
   let untaken = 0;
   let taken = 0;
+  const stalledTicks = Math.max(2, Math.ceil((opts.stalledMs ?? STALLED_MS) / opts.keepaliveMs));
   // Errors the body of a client that stopped reading: a close would wait behind its bytes forever.
   let abandoned = false;
   const abandon = () => {
@@ -89,7 +93,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       // as long as the stall rule allows gets the body errored, so the response ends either way.
       if (untaken > 0 && !abandoned) {
         const takenAtEnd = taken;
-        setTimeout(() => untaken > 0 && taken === takenAtEnd && abandon(), STALLED_TICKS * opts.keepaliveMs);
+        setTimeout(() => untaken > 0 && taken === takenAtEnd && abandon(), stalledTicks * opts.keepaliveMs);
       }
     },
   };
@@ -148,11 +152,11 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   };
   let asking = false;
   let takenAtTick = 0;
-  let stalledTicks = 0;
+  let idleTicks = 0;
   const tick = () => {
-    stalledTicks = untaken > 0 && taken === takenAtTick ? stalledTicks + 1 : 0;
+    idleTicks = untaken > 0 && taken === takenAtTick ? idleTicks + 1 : 0;
     takenAtTick = taken;
-    if (stalledTicks >= STALLED_TICKS) {
+    if (idleTicks >= stalledTicks) {
       abandon();
       return client.end();
     }

@@ -2,7 +2,7 @@
  * The socket bridge's `before` hook (session/bridge.ts): a frame that must wait (its Worker is
  * catching up with the catalog it announces) holds back the frames after it, so a stream never
  * reorders, and frames after the wait still pass. The client going away (its request signal) or
- * no longer reading (two keepalive intervals with nothing taken) ends the stream and its socket,
+ * no longer reading (nothing taken for its stall time) ends the stream and its socket,
  * and a stream that ends while its client reads nothing still ends. Real WebSockets
  * (a WebSocketPair in workerd), no object behind them.
  */
@@ -98,13 +98,30 @@ describe('bridge: the client going away', () => {
 });
 
 describe('bridge: a client that stops reading', () => {
-  it('is let go after two keepalive intervals in which it took nothing, its socket closed', async () => {
+  it('is given 30 s by default, however short the keepalive', async () => {
+    const { ours, theirs } = pair();
+    let socketClosed = false;
+    theirs.addEventListener('close', () => (socketClosed = true));
+    const res = bridge<{ n: number }>(
+      ours,
+      { connect: () => Promise.resolve(404), keepaliveMs: 20, onFrame: () => {} },
+      [new TextEncoder().encode('retry: 1000\n\n')],
+    );
+    // Ten keepalive intervals unread: far more than two, far less than 30 s.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(socketClosed).toBe(false);
+    await res.body!.cancel();
+  });
+
+  it('is let go once it took nothing for its stall time (two keepalive intervals here), its socket closed', async () => {
     const { ours, theirs } = pair();
     const closed = new Promise<number>((r) => theirs.addEventListener('close', (e) => r(e.code)));
     const opened = Date.now();
-    bridge<{ n: number }>(ours, { connect: () => Promise.resolve(404), keepaliveMs: 30, onFrame: () => {} }, [
-      new TextEncoder().encode('retry: 1000\n\n'),
-    ]);
+    bridge<{ n: number }>(
+      ours,
+      { connect: () => Promise.resolve(404), keepaliveMs: 30, stalledMs: 60, onFrame: () => {} },
+      [new TextEncoder().encode('retry: 1000\n\n')],
+    );
     // Nobody reads the body: the preamble is never taken.
     expect(await closed).toBe(1000);
     expect(Date.now() - opened).toBeGreaterThanOrEqual(50);
@@ -117,6 +134,7 @@ describe('bridge: a client that stops reading', () => {
     const res = bridge<{ n: number }>(ours, {
       connect: () => Promise.resolve(404),
       keepaliveMs: 20,
+      stalledMs: 40,
       onFrame: () => {},
     });
     const reader = res.body!.getReader();
@@ -136,6 +154,7 @@ describe('bridge: a stream that ends while its client reads nothing', () => {
       {
         connect: () => Promise.resolve(404),
         keepaliveMs: 20,
+        stalledMs: 40,
         maxMs: { ms: 10, last: () => new TextEncoder().encode('event: end\n\n') },
         onFrame: () => {},
       },
