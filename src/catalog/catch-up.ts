@@ -3,13 +3,16 @@
  * (docs/live-updates.md, "Fresh after the notification"): it loads the
  * announced generation's snapshot before the notification goes out, and
  * tells its colo's other isolates of the generation through the edge cache
- * (edge.ts), which they read at their next refresh (store.ts).
+ * (edge.ts), which they read at their next refresh (store.ts). And the
+ * other way round: a stream's keepalive asks what this isolate serves, so a
+ * stream that never heard of a change it serves can reconnect for it.
  */
 import { bounded } from '../lib/bounded.js';
+import type { Config } from '../lib/config.js';
 import { log } from '../lib/log.js';
 import { originOf } from '../lib/url.js';
 import { writeAnnounced } from './edge.js';
-import { loadSnapshot, servedGeneration, type CatalogQuery } from './store.js';
+import { loadSnapshot, peekCatalog, servedGeneration, type CatalogQuery } from './store.js';
 
 /** The newest generation this isolate announced to its colo (catchUp), per namespace. */
 const announcedHere = new WeakMap<KVNamespace, number>();
@@ -62,3 +65,25 @@ async function catchUpOnce(kv: KVNamespace, generation: number): Promise<void> {
     log.warn('catalog catch-up failed', { generation, error: String(e) });
   }
 }
+
+/**
+ * The generation this isolate serves, for a stream's keepalive (session/bridge.ts `lagging`): a
+ * stream behind it lost a delivery. An isolate that serves requests checks KV every `refreshMs`
+ * anyway; one that only holds streams checks every three keepalives, and at least once a minute:
+ * one small KV read per isolate (once a minute by default), not per stream.
+ */
+export function servedForStreams(q: CatalogQuery, keepaliveMs: number): number | undefined {
+  const everyMs = Math.max(q.cfg.catalogRefreshMs, Math.min(SWEEP_CHECK_MS, 3 * keepaliveMs));
+  peekCatalog({ env: q.env, url: q.url, waitUntil: q.waitUntil, cfg: { catalogRefreshMs: everyMs } });
+  return servedGeneration(q.env.PROMPTS);
+}
+
+/** The longest an isolate holding only streams goes without checking the catalog generation (with a shorter CATALOG_REFRESH_MS). */
+export const SWEEP_CHECK_MS = 60_000;
+
+/**
+ * How long a stream may trail the catalog its isolate serves before its socket is taken for lost:
+ * the coalescing window, in which the change is not sent yet, and two keepalive intervals.
+ */
+export const lagGraceMs = (cfg: Pick<Config, 'notifyCoalesceMs' | 'sseKeepaliveMs'>): number =>
+  cfg.notifyCoalesceMs + 2 * cfg.sseKeepaliveMs;

@@ -6,8 +6,10 @@
  * waiting on I/O and nothing else; the Worker, not the object, writes the
  * keepalive comments. If the socket drops without the object ending the
  * stream (deploy, eviction, restart) the bridge reconnects with a fresh
- * stub, a bounded number of times in a row. Each stream kind (legacy GET stream,
- * modern listen stream) supplies only its own framing.
+ * stub, a bounded number of times in a row; one that went quiet with no
+ * close is noticed by the stream trailing its own isolate's catalog (lag.ts).
+ * Each stream kind (legacy GET stream, modern listen stream) supplies only
+ * its own framing.
  *
  * A stream lives no longer than the credential that opened it: at each
  * keepalive the bridge asks `stillValid` (an expired token, a revoked key)
@@ -17,6 +19,7 @@
  * keepalive intervals) closes the socket so the object stops sending to it.
  */
 import { log } from '../lib/log.js';
+import { lagWatch } from './lag.js';
 import { closeSocket } from './sockets.js';
 import { SSE_HEADERS, sseComment } from './sse.js';
 
@@ -46,6 +49,10 @@ export interface BridgeOptions<F> {
   clientGone?: AbortSignal | undefined;
   /** How long a client may take none of the bytes waiting for it before it is let go (default STALLED_MS). */
   stalledMs?: number;
+  /** Asked at each keepalive (lag.ts): a generation this isolate serves that the stream has not carried. */
+  lagging?: () => number | undefined;
+  /** How long a lag may last before the socket is taken for lost and replaced (default: two keepalives). */
+  lagGraceMs?: number;
 }
 
 const MAX_RECONNECTS = 5;
@@ -62,7 +69,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   let closed = false;
-  let socket = first;
+  let socket: WebSocket | undefined = first;
   let reconnects = 0;
   // A write settles when the client has taken its bytes (the readable side queues nothing ahead of it).
   let untaken = 0;
@@ -87,7 +94,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       closed = true;
       clearInterval(keepalive);
       if (lifetime !== undefined) clearTimeout(lifetime);
-      closeSocket(socket, 1000, 'stream closed');
+      if (socket) closeSocket(socket, 1000, 'stream closed');
       writer.close().catch(() => {});
       // The close waits behind bytes the client has not taken: a client that takes none of them in
       // as long as the stall rule allows gets the body errored, so the response ends either way.
@@ -118,23 +125,39 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     });
   };
 
+  // While a reconnect is under way there is no socket: nothing can start a second one.
+  const reconnect = () => {
+    socket = undefined;
+    if (++reconnects > MAX_RECONNECTS) return client.end();
+    opts
+      .connect(true)
+      .then((next) => (typeof next === 'number' ? client.end() : attach(next)))
+      .catch(client.end);
+  };
+  // Only the current socket speaks for the stream: one given up for lagging may still deliver a
+  // frame or its `end: replaced`, and its close must not start a second reconnect.
   const attach = (ws: WebSocket) => {
+    if (closed) return closeSocket(ws, 1000, 'stream closed');
     socket = ws;
     ws.addEventListener('message', (m) => {
+      if (ws !== socket || closed) return;
       // The object answered on this socket: the bound is on consecutive failed reconnects, not on
       // drops over the stream's life (a stream that outlives six restarts must not end for it).
       reconnects = 0;
-      if (!closed) receive(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data as ArrayBuffer)) as F);
+      receive(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data as ArrayBuffer)) as F);
     });
     ws.addEventListener('close', () => {
-      if (closed) return;
-      if (++reconnects > MAX_RECONNECTS) return client.end();
-      opts
-        .connect(true)
-        .then((next) => (typeof next === 'number' ? client.end() : attach(next)))
-        .catch(client.end);
+      if (ws === socket && !closed) reconnect();
     });
   };
+  const sweep = opts.lagging
+    ? lagWatch(opts.lagging, opts.lagGraceMs ?? 2 * opts.keepaliveMs, () => {
+        if (!socket) return false;
+        closeSocket(socket, 1000, 'lagging');
+        reconnect();
+        return true;
+      })
+    : undefined;
 
   // The client going away cancels the response body, which errors our side at once: drop the
   // socket now rather than at the next keepalive, so the object stops counting this stream.
@@ -161,6 +184,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       return client.end();
     }
     client.write(sseComment('keepalive'));
+    sweep?.();
     const { stillValid } = opts;
     // One question at a time: a slow recheck is not asked again until it has answered.
     if (!stillValid || asking) return;
@@ -182,18 +206,4 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   const lifetime = opts.maxMs ? setTimeout(finish, opts.maxMs.ms) : undefined;
   attach(first);
   return new Response(readable, { status: 200, headers: SSE_HEADERS });
-}
-
-/** Upgrades a request to a Durable Object into an accepted WebSocket, or the status it answered. */
-export async function upgrade(
-  stub: { fetch(url: string, init: RequestInit): Promise<Response> },
-  headers: Record<string, string> = {},
-): Promise<WebSocket | number> {
-  const res = await stub.fetch('https://object.internal/stream', { headers: { ...headers, upgrade: 'websocket' } });
-  if (!res.webSocket) {
-    if (res.status >= 400 && res.status < 500) return res.status;
-    throw new Error(`object answered ${res.status} to a stream upgrade`);
-  }
-  res.webSocket.accept();
-  return res.webSocket;
 }

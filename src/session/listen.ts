@@ -18,7 +18,9 @@
  * missed during the gap is still sent.
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { bridge, upgrade } from './bridge.js';
+import { bridge } from './bridge.js';
+import { behind } from './lag.js';
+import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
 import { frameGeneration, type ShardFrame } from './events.js';
 import { shardStub } from './fanout.js';
@@ -41,6 +43,10 @@ export interface ListenOptions {
   stillValid?: () => boolean | Promise<boolean>;
   /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
   catchUp?: (generation: number) => Promise<void> | undefined;
+  /** The catalog generation this isolate serves, asked at each keepalive (bridge.ts `lagging`). */
+  served?: () => number | undefined;
+  /** How long the stream may lag behind it before its socket is taken for lost (bridge.ts `lagGraceMs`). */
+  lagGraceMs?: number;
   /** The client's request signal (bridge.ts `clientGone`). */
   clientGone?: AbortSignal | undefined;
 }
@@ -86,6 +92,8 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
       maxMs: { ms: o.maxMs, last: end },
       ...(o.stillValid && { stillValid: o.stillValid }),
       clientGone: o.clientGone,
+      ...(o.lagGraceMs !== undefined && { lagGraceMs: o.lagGraceMs }),
+      lagging: () => behind(o.served?.(), generation),
       before: (frame) => {
         if (frame.t === 'end') return undefined;
         const g = frameGeneration(frame);

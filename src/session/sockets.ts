@@ -1,6 +1,6 @@
 /**
- * Writing and closing the sockets that carry stream frames between registry
- * shards and the Workers holding client streams. They never throw: a socket that is already closing is the
+ * Opening, writing and closing the sockets that carry stream frames between
+ * registry shards and the Workers holding client streams. They never throw: a socket that is already closing is the
  * Worker's to reconnect, and each object keeps what a reconnect needs.
  */
 
@@ -25,4 +25,18 @@ export function closeSocket(ws: WebSocket, code: number, reason: string): void {
 /** Answers the peer's close (1005/1006 carry no code we may send back). */
 export function echoClose(ws: WebSocket, code: number): void {
   closeSocket(ws, code === 1005 || code === 1006 ? 1000 : code, 'closed');
+}
+
+/** Upgrades a request to a Durable Object into an accepted WebSocket, or the status it answered. */
+export async function upgrade(
+  stub: { fetch(url: string, init: RequestInit): Promise<Response> },
+  headers: Record<string, string> = {},
+): Promise<WebSocket | number> {
+  const res = await stub.fetch('https://object.internal/stream', { headers: { ...headers, upgrade: 'websocket' } });
+  if (!res.webSocket) {
+    if (res.status >= 400 && res.status < 500) return res.status;
+    throw new Error(`object answered ${res.status} to a stream upgrade`);
+  }
+  res.webSocket.accept();
+  return res.webSocket;
 }

@@ -15,7 +15,9 @@
  * generation it delivered, the shard replays what came after from its event
  * log, and the client's stream carries on. Nothing is written per delivery.
  */
-import { bridge, upgrade } from './bridge.js';
+import { bridge } from './bridge.js';
+import { behind } from './lag.js';
+import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
 import { eventId, STREAM_SESSION_HEADER, STREAM_SINCE_HEADER, type CatalogEvent, type ShardFrame } from './events.js';
 import { shardStub } from './fanout.js';
@@ -41,6 +43,10 @@ export interface StreamOptions {
   resources: boolean;
   /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
   catchUp?: (generation: number) => Promise<void> | undefined;
+  /** The catalog generation this isolate serves, asked at each keepalive (bridge.ts `lagging`). */
+  served?: () => number | undefined;
+  /** How long the stream may lag behind it before its socket is taken for lost (bridge.ts `lagGraceMs`). */
+  lagGraceMs?: number;
   /** The client's request signal (bridge.ts `clientGone`). */
   clientGone?: AbortSignal | undefined;
 }
@@ -96,6 +102,8 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
       ...(opts.stillValid && { stillValid: opts.stillValid }),
       clientGone: opts.clientGone,
       before: (frame) => (frame.t === 'event' ? opts.catchUp?.(frame.event.generation) : undefined),
+      ...(opts.lagGraceMs !== undefined && { lagGraceMs: opts.lagGraceMs }),
+      lagging: () => behind(opts.served?.(), position),
       onFrame(frame, client) {
         if (frame.t === 'open') {
           position ??= frame.generation;
