@@ -151,8 +151,10 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     });
   };
   const sweep = opts.lagging
-    ? lagWatch(opts.lagging, opts.lagGraceMs ?? 2 * opts.keepaliveMs, () => {
+    ? lagWatch(opts.lagging, opts.lagGraceMs ?? 2 * opts.keepaliveMs, (generation) => {
         if (!socket) return false;
+        // Worth an operator's eye: a socket the runtime left open with nothing arriving on it.
+        log.warn('stream socket went quiet; reconnecting for a missed change', { generation });
         closeSocket(socket, 1000, 'lagging');
         reconnect();
         return true;

@@ -18,7 +18,11 @@ export const behind = (served: number | undefined, carried: number | undefined):
  * when one has been lagging for `graceMs`, and answers whether it could act (false: a reconnect
  * is already under way, so the next keepalive asks again).
  */
-export function lagWatch(lagging: () => number | undefined, graceMs: number, lost: () => boolean): () => void {
+export function lagWatch(
+  lagging: () => number | undefined,
+  graceMs: number,
+  lost: (generation: number) => boolean,
+): () => void {
   // The lagging generation being timed (-1: none), since when, and the newest one acted on.
   let suspect = -1;
   let suspectAt = 0;
@@ -31,6 +35,6 @@ export function lagWatch(lagging: () => number | undefined, graceMs: number, los
     if (suspect <= swept) {
       suspect = g;
       suspectAt = now;
-    } else if (now - suspectAt >= graceMs && lost()) swept = g;
+    } else if (now - suspectAt >= graceMs && lost(g)) swept = g;
   };
 }
