@@ -67,15 +67,17 @@ async function catchUpOnce(kv: KVNamespace, generation: number): Promise<void> {
 }
 
 /**
- * The generation this isolate serves, for a stream's keepalive (session/bridge.ts `lagging`): a
- * stream behind it lost a delivery. An isolate that serves requests checks KV every `refreshMs`
+ * The newest generation announced as of the catalog this isolate serves, for a stream's keepalive
+ * (session/lag.ts): a stream behind it lost a delivery. Not the served generation itself: one made
+ * without a notification (an upstream going stale) must not send every stream to its shard. An isolate that serves requests checks KV every `refreshMs`
  * anyway; one that only holds streams checks every three keepalives, and at least once a minute:
  * one small KV read per isolate (once a minute by default), not per stream.
  */
 export function servedForStreams(q: CatalogQuery, keepaliveMs: number): number | undefined {
   const everyMs = Math.max(q.cfg.catalogRefreshMs, Math.min(SWEEP_CHECK_MS, 3 * keepaliveMs));
-  peekCatalog({ env: q.env, url: q.url, waitUntil: q.waitUntil, cfg: { catalogRefreshMs: everyMs } });
-  return servedGeneration(q.env.PROMPTS);
+  // Undefined while a check long overdue is under way: the next keepalive asks again.
+  return peekCatalog({ env: q.env, url: q.url, waitUntil: q.waitUntil, cfg: { catalogRefreshMs: everyMs } })?.snapshot
+    .announced;
 }
 
 /** The longest an isolate holding only streams goes without checking the catalog generation (with a shorter CATALOG_REFRESH_MS). */

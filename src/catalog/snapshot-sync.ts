@@ -1,8 +1,8 @@
 /**
  * Keeps KV and the change announcements in step with the CatalogWriter's
  * history (catalog-writer.ts), in that object's SQLite `meta` table
- * (docs/storage-schema.md): the last generation, a dirty mark, and the lists
- * the pending change touched.
+ * (docs/storage-schema.md): the last generation, the last one announced, a
+ * dirty mark, and the lists the pending change touched.
  *
  * A write (`write`) is begun with a retry alarm armed first and the dirty
  * mark set beside the history it records; then it is published: the snapshot
@@ -101,7 +101,13 @@ export class SnapshotSync {
 
   /** `lists`: what the announced change touched (session/events.ts); the streams frame it per list. */
   private async publish(generation: number, announce: boolean, lists: ChangedList[]): Promise<CatalogSnapshot> {
-    const snap: CatalogSnapshot = { generation, updatedAt: new Date().toISOString(), ...(await this.content()) };
+    const announced = announce ? generation : Number(this.meta('announced')) || undefined;
+    const snap: CatalogSnapshot = {
+      generation,
+      ...(announced !== undefined && { announced }),
+      updatedAt: new Date().toISOString(),
+      ...(await this.content()),
+    };
     const { localPrefix, separator } = configOf(this.env);
     if (localPrefix) Object.assign(snap, { localPrefix, separator });
     const clashes = collisions(snap);
@@ -114,6 +120,7 @@ export class SnapshotSync {
           generation,
           lists: lists.length ? lists : ['prompts'],
         });
+      if (announce) this.setMeta('announced', String(generation));
       this.setMeta('dirty', '0');
       await this.ctx.storage.deleteAlarm();
       return snap;

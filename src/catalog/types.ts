@@ -115,6 +115,12 @@ export interface UpstreamState {
 export interface CatalogSnapshot {
   /** Monotonic; every published change gets a new one. */
   generation: number;
+  /**
+   * The newest generation announced to streams at or before this one: this one, or an older one when
+   * it was made without a notification (an upstream going stale or recovering). Absent in snapshots
+   * from before it was kept. Streams compare their position with it (session/lag.ts).
+   */
+  announced?: number;
   updatedAt: string;
   prompts: PromptRecord[];
   /** Local skills (absent in snapshots from before skills). */

@@ -2,7 +2,8 @@
  * Noticing a stream socket that went quiet without closing: a half-open
  * connection, or an object restarted without its Worker hearing of it. No
  * frame and no close arrive, so the only sign is that the stream trails the
- * catalog generation its own isolate already serves. The bridge (bridge.ts)
+ * newest change announced as of the catalog its own isolate already serves
+ * (catalog/catch-up.ts servedForStreams). The bridge (bridge.ts)
  * asks at each keepalive; a lag that outlasts the grace (the longest a
  * delivery may take) means the socket lost a change, and a reconnect gets it
  * replayed. Once per generation, so a shard that never had the change (its
