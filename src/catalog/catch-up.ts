@@ -4,8 +4,9 @@
  * announced generation's snapshot before the notification goes out, and
  * tells its colo's other isolates of the generation through the edge cache
  * (edge.ts), which they read at their next refresh (store.ts). And the
- * other way round: a stream's keepalive asks what this isolate serves, so a
- * stream that never heard of a change it serves can reconnect for it.
+ * other way round: a stream's keepalive asks for the newest change announced
+ * as of what this isolate serves, so a stream that never heard of it can
+ * reconnect for it.
  */
 import { bounded } from '../lib/bounded.js';
 import type { Config } from '../lib/config.js';
@@ -69,9 +70,10 @@ async function catchUpOnce(kv: KVNamespace, generation: number): Promise<void> {
 /**
  * The newest generation announced as of the catalog this isolate serves, for a stream's keepalive
  * (session/lag.ts): a stream behind it lost a delivery. Not the served generation itself: one made
- * without a notification (an upstream going stale) must not send every stream to its shard. An isolate that serves requests checks KV every `refreshMs`
- * anyway; one that only holds streams checks every three keepalives, and at least once a minute:
- * one small KV read per isolate (once a minute by default), not per stream.
+ * without a notification (an upstream going stale) must not send every stream to its shard. An
+ * isolate that serves requests checks KV every `refreshMs` anyway; one that only holds streams
+ * checks every three keepalives, and at least once a minute: one small KV read per isolate (once a
+ * minute by default), not per stream.
  */
 export function servedForStreams(q: CatalogQuery, keepaliveMs: number): number | undefined {
   const everyMs = Math.max(q.cfg.catalogRefreshMs, Math.min(SWEEP_CHECK_MS, 3 * keepaliveMs));
@@ -80,12 +82,12 @@ export function servedForStreams(q: CatalogQuery, keepaliveMs: number): number |
     .announced;
 }
 
-/** The longest an isolate holding only streams goes without checking the catalog generation (with a shorter CATALOG_REFRESH_MS). */
+/** The longest an isolate holding only streams goes without checking the catalog generation (unless CATALOG_REFRESH_MS is longer). */
 export const SWEEP_CHECK_MS = 60_000;
 
 /**
- * How long a stream may trail the catalog its isolate serves before its socket is taken for lost:
- * the coalescing window, in which the change is not sent yet, and two keepalive intervals.
+ * How long a stream may trail servedForStreams before its socket is taken for lost: the coalescing
+ * window, in which the change is not sent yet, and two keepalive intervals.
  */
 export const lagGraceMs = (cfg: Pick<Config, 'notifyCoalesceMs' | 'sseKeepaliveMs'>): number =>
   cfg.notifyCoalesceMs + 2 * cfg.sseKeepaliveMs;

@@ -49,7 +49,7 @@ export interface BridgeOptions<F> {
   clientGone?: AbortSignal | undefined;
   /** How long a client may take none of the bytes waiting for it before it is let go (default STALLED_MS). */
   stalledMs?: number;
-  /** Asked at each keepalive (lag.ts): a generation this isolate serves that the stream has not carried. */
+  /** Asked at each keepalive (lag.ts): a generation the stream should have carried by now, or undefined. */
   lagging?: () => number | undefined;
   /** How long a lag may last before the socket is taken for lost and replaced (default: two keepalives). */
   lagGraceMs?: number;

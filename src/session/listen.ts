@@ -43,7 +43,7 @@ export interface ListenOptions {
   stillValid?: () => boolean | Promise<boolean>;
   /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
   catchUp?: (generation: number) => Promise<void> | undefined;
-  /** The catalog generation this isolate serves, asked at each keepalive (bridge.ts `lagging`). */
+  /** The newest change announced as of this isolate's catalog, asked at each keepalive (lag.ts). */
   served?: () => number | undefined;
   /** How long the stream may lag behind it before its socket is taken for lost (bridge.ts `lagGraceMs`). */
   lagGraceMs?: number;
