@@ -69,7 +69,7 @@ async function catchUpOnce(kv: KVNamespace, generation: number): Promise<void> {
 
 /**
  * The newest generation announced as of the catalog this isolate serves, for a stream's keepalive
- * (session/lag.ts): a stream behind it lost a delivery. Not the served generation itself: one made
+ * (session/watch.ts): a stream behind it lost a delivery. Not the served generation itself: one made
  * without a notification (an upstream going stale) must not send every stream to its shard. An
  * isolate that serves requests checks KV every `refreshMs` anyway; one that only holds streams
  * checks every three keepalives, and at least once a minute: one small KV read per isolate (once a

@@ -118,7 +118,7 @@ export interface CatalogSnapshot {
   /**
    * The newest generation announced to streams at or before this one: this one, or an older one when
    * it was made without a notification (an upstream going stale or recovering). Absent in snapshots
-   * from before it was kept. Streams compare their position with it (session/lag.ts).
+   * from before it was kept. Streams compare their position with it (session/watch.ts).
    */
   announced?: number;
   updatedAt: string;

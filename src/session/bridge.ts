@@ -7,7 +7,7 @@
  * keepalive comments. If the socket drops without the object ending the
  * stream (deploy, eviction, restart) the bridge reconnects with a fresh
  * stub, a bounded number of times in a row; one that went quiet with no
- * close is noticed by the stream trailing its own isolate's catalog (lag.ts).
+ * close is noticed by the stream trailing its own isolate's catalog (watch.ts).
  * Each stream kind (legacy GET stream, modern listen stream) supplies only
  * its own framing.
  *
@@ -19,7 +19,7 @@
  * keepalive intervals) closes the socket so the object stops sending to it.
  */
 import { log } from '../lib/log.js';
-import { lagWatch } from './lag.js';
+import { lagWatch, validityWatch } from './watch.js';
 import { closeSocket } from './sockets.js';
 import { SSE_HEADERS, sseComment } from './sse.js';
 
@@ -49,7 +49,7 @@ export interface BridgeOptions<F> {
   clientGone?: AbortSignal | undefined;
   /** How long a client may take none of the bytes waiting for it before it is let go (default STALLED_MS). */
   stalledMs?: number;
-  /** Asked at each keepalive (lag.ts): a generation the stream should have carried by now, or undefined. */
+  /** Asked at each keepalive (watch.ts): a generation the stream should have carried by now, or undefined. */
   lagging?: () => number | undefined;
   /** How long a lag may last before the socket is taken for lost and replaced (default: two keepalives). */
   lagGraceMs?: number;
@@ -175,7 +175,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     if (last) client.write(last);
     client.end();
   };
-  let asking = false;
+  const validity = opts.stillValid && validityWatch(opts.stillValid, finish);
   let takenAtTick = 0;
   let idleTicks = 0;
   const tick = () => {
@@ -187,22 +187,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     }
     client.write(sseComment('keepalive'));
     sweep?.();
-    const { stillValid } = opts;
-    // One question at a time: a slow recheck is not asked again until it has answered.
-    if (!stillValid || asking) return;
-    let valid: boolean | Promise<boolean>;
-    try {
-      valid = stillValid();
-    } catch {
-      valid = false;
-    }
-    if (valid === false) return finish();
-    if (valid === true) return;
-    asking = true;
-    valid.then(
-      (ok) => ((asking = false), ok || finish()),
-      () => ((asking = false), finish()),
-    );
+    validity?.();
   };
   const keepalive = setInterval(tick, opts.keepaliveMs);
   const lifetime = opts.maxMs ? setTimeout(finish, opts.maxMs.ms) : undefined;

@@ -19,7 +19,7 @@
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bridge } from './bridge.js';
-import { behind } from './lag.js';
+import { behind } from './watch.js';
 import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
 import { frameGeneration, type ShardFrame } from './events.js';
@@ -43,7 +43,7 @@ export interface ListenOptions {
   stillValid?: () => boolean | Promise<boolean>;
   /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
   catchUp?: (generation: number) => Promise<void> | undefined;
-  /** The newest change announced as of this isolate's catalog, asked at each keepalive (lag.ts). */
+  /** The newest change announced as of this isolate's catalog, asked at each keepalive (watch.ts). */
   served?: () => number | undefined;
   /** How long the stream may lag behind it before its socket is taken for lost (bridge.ts `lagGraceMs`). */
   lagGraceMs?: number;

@@ -16,7 +16,7 @@
  * log, and the client's stream carries on. Nothing is written per delivery.
  */
 import { bridge } from './bridge.js';
-import { behind } from './lag.js';
+import { behind } from './watch.js';
 import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
 import { eventId, STREAM_SESSION_HEADER, STREAM_SINCE_HEADER, type CatalogEvent, type ShardFrame } from './events.js';
@@ -43,7 +43,7 @@ export interface StreamOptions {
   resources: boolean;
   /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
   catchUp?: (generation: number) => Promise<void> | undefined;
-  /** The newest change announced as of this isolate's catalog, asked at each keepalive (lag.ts). */
+  /** The newest change announced as of this isolate's catalog, asked at each keepalive (watch.ts). */
   served?: () => number | undefined;
   /** How long the stream may lag behind it before its socket is taken for lost (bridge.ts `lagGraceMs`). */
   lagGraceMs?: number;

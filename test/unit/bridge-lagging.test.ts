@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bridge } from '../../src/session/bridge.js';
-import { behind } from '../../src/session/lag.js';
+import { behind } from '../../src/session/watch.js';
 
 function pair(): { ours: WebSocket; theirs: WebSocket } {
   const [ours, theirs] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];

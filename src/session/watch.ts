@@ -1,0 +1,70 @@
+/**
+ * What a stream watches at each keepalive (bridge.ts), besides its client:
+ *
+ * - That it may still run (`validityWatch`): the session and the credential
+ *   that opened it, asked one question at a time.
+ * - That its socket still delivers (`lagWatch`). A socket can go quiet
+ *   without closing: a half-open connection, or an object restarted without
+ *   its Worker hearing of it. No frame and no close arrive, so the only sign
+ *   is that the stream trails the newest change announced as of the catalog
+ *   its own isolate already serves (catalog/catch-up.ts servedForStreams). A
+ *   lag that outlasts the grace (the longest a delivery may take) means the
+ *   socket lost a change, and a reconnect gets it replayed. Once per
+ *   generation, so a shard that never had the change (its fan-out still
+ *   retrying) is not asked for it at every keepalive.
+ */
+
+/** The generation served, when the stream has carried less; undefined when level (or nothing to compare yet). */
+export const behind = (served: number | undefined, carried: number | undefined): number | undefined =>
+  served !== undefined && carried !== undefined && served > carried ? served : undefined;
+
+/**
+ * A keepalive's check. `lagging` names a generation the stream has not carried; `lost` is called
+ * when one has been lagging for `graceMs`, and answers whether it could act (false: a reconnect
+ * is already under way, so the next keepalive asks again).
+ */
+export function lagWatch(
+  lagging: () => number | undefined,
+  graceMs: number,
+  lost: (generation: number) => boolean,
+): () => void {
+  // The lagging generation being timed (-1: none), since when, and the newest one acted on.
+  let suspect = -1;
+  let suspectAt = 0;
+  let swept = -1;
+  return () => {
+    const g = lagging();
+    if (g === undefined) suspect = -1;
+    if (g === undefined || g <= swept) return;
+    const now = Date.now();
+    if (suspect <= swept) {
+      suspect = g;
+      suspectAt = now;
+    } else if (now - suspectAt >= graceMs && lost(g)) swept = g;
+  };
+}
+
+/**
+ * A keepalive's question whether the stream may go on (`stillValid`: lib/caller.ts credentialCheck,
+ * the session's liveness). `invalid` runs on a no, a throw or a rejection. One question at a time:
+ * a slow recheck is not asked again until it has answered.
+ */
+export function validityWatch(stillValid: () => boolean | Promise<boolean>, invalid: () => void): () => void {
+  let asking = false;
+  return () => {
+    if (asking) return;
+    let valid: boolean | Promise<boolean>;
+    try {
+      valid = stillValid();
+    } catch {
+      valid = false;
+    }
+    if (valid === false) return invalid();
+    if (valid === true) return;
+    asking = true;
+    valid.then(
+      (ok) => ((asking = false), ok || invalid()),
+      () => ((asking = false), invalid()),
+    );
+  };
+}
