@@ -6,7 +6,7 @@
  * legacy GET streams and modern listen streams next to prompts (and skill resources).
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import { readGeneration } from '../../src/catalog/store.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
@@ -357,6 +357,9 @@ async function publishSkillsChange(): Promise<number> {
 const idAt = (priming: string, g: number) => priming.replace(/\.\d+$/, `.${g}`);
 
 describe('list_changed', () => {
+  // A fan-out still pending from before (beforeAll's publishes, an earlier test's) must not reach
+  // the streams a test opens: its ids would not be the test's.
+  beforeEach(() => flushFeed());
   it('legacy GET stream: a prompts change is also a tools change; only the last frame carries the id', async () => {
     const s = await legacy(ON);
     const stream = await s.stream();
