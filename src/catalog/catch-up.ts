@@ -6,11 +6,12 @@
  * (edge.ts), which they read at their next refresh (store.ts). And the
  * other way round: a stream's keepalive asks for the newest change announced
  * as of what this isolate serves, so a stream that never heard of it can
- * reconnect for it.
+ * reconnect for it. `streamHooks` hands both to every stream kind.
  */
 import { bounded } from '../lib/bounded.js';
-import type { Config } from '../lib/config.js';
 import { log } from '../lib/log.js';
+import type { RequestScope } from '../lib/scope.js';
+import type { StreamHooks } from '../session/watch.js';
 import { originOf } from '../lib/url.js';
 import { writeAnnounced } from './edge.js';
 import { loadSnapshot, peekCatalog, servedGeneration, type CatalogQuery } from './store.js';
@@ -75,19 +76,26 @@ async function catchUpOnce(kv: KVNamespace, generation: number): Promise<void> {
  * checks every three keepalives, and at least once a minute: one small KV read per isolate (once a
  * minute by default), not per stream.
  */
-export function servedForStreams(q: CatalogQuery, keepaliveMs: number): number | undefined {
-  const everyMs = Math.max(q.cfg.catalogRefreshMs, Math.min(SWEEP_CHECK_MS, 3 * keepaliveMs));
+function servedForStreams(t: RequestScope): number | undefined {
+  const everyMs = Math.max(t.cfg.catalogRefreshMs, Math.min(SWEEP_CHECK_MS, 3 * t.cfg.sseKeepaliveMs));
   // Undefined while a check long overdue is under way: the next keepalive asks again.
-  return peekCatalog({ env: q.env, url: q.url, waitUntil: q.waitUntil, cfg: { catalogRefreshMs: everyMs } })?.snapshot
+  return peekCatalog({ env: t.env, url: t.url, waitUntil: t.waitUntil, cfg: { catalogRefreshMs: everyMs } })?.snapshot
     .announced;
 }
 
 /** The longest an isolate holding only streams goes without checking the catalog generation (unless CATALOG_REFRESH_MS is longer). */
-export const SWEEP_CHECK_MS = 60_000;
+const SWEEP_CHECK_MS = 60_000;
 
 /**
- * How long a stream may trail servedForStreams before its socket is taken for lost: the coalescing
- * window, in which the change is not sent yet, and two keepalive intervals.
+ * What a stream of either kind gets from the request that opened it (session/watch.ts). A stream may
+ * trail `served` for the coalescing window, in which the change is not sent yet, and two keepalive
+ * intervals before its socket is taken for lost.
  */
-export const lagGraceMs = (cfg: Pick<Config, 'notifyCoalesceMs' | 'sseKeepaliveMs'>): number =>
-  cfg.notifyCoalesceMs + 2 * cfg.sseKeepaliveMs;
+export function streamHooks(t: RequestScope): StreamHooks {
+  return {
+    catchUp: (generation) => catchUp(t, generation),
+    served: () => servedForStreams(t),
+    lagGraceMs: t.cfg.notifyCoalesceMs + 2 * t.cfg.sseKeepaliveMs,
+    clientGone: t.signal,
+  };
+}

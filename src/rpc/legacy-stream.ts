@@ -2,7 +2,7 @@
  * The legacy era's GET (legacy.ts): a session's standalone SSE stream, new or resumed with
  * Last-Event-ID, kept open only while both the session and the caller's credential stay valid.
  */
-import { catchUp, lagGraceMs, servedForStreams } from '../catalog/catch-up.js';
+import { streamHooks } from '../catalog/catch-up.js';
 import { featuresOf } from '../lib/versions.js';
 import { markEnded, sessionInit, sessionLiveness } from '../session/sessions.js';
 import { parseEventId } from '../session/events.js';
@@ -47,10 +47,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     stillValid: credential ? () => allTrue(session(), credential()) : session,
     tools: t.cfg.toolsMirror,
     resources: t.cfg.skills,
-    catchUp: (generation) => catchUp(t, generation),
-    served: () => servedForStreams(t, t.cfg.sseKeepaliveMs),
-    lagGraceMs: lagGraceMs(t.cfg),
-    clientGone: t.signal,
+    ...streamHooks(t),
   });
   if (stream) return stream;
   // Ended on another isolate after this one's liveness memo vouched for it: its shard knows.

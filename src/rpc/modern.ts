@@ -9,7 +9,7 @@
  * capabilities, standard headers, method, then the method itself (whose
  * errors are in-band on HTTP 200).
  */
-import { catchUp, lagGraceMs, servedForStreams } from '../catalog/catch-up.js';
+import { streamHooks } from '../catalog/catch-up.js';
 import { currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
 import {
@@ -105,10 +105,7 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion): Pr
     shards: t.cfg.registryShards,
     since: (await currentCatalog(t)).generation,
     stillValid: credentialCheck(t.principal),
-    catchUp: (generation) => catchUp(t, generation),
-    served: () => servedForStreams(t, t.cfg.sseKeepaliveMs),
-    lagGraceMs: lagGraceMs(t.cfg),
-    clientGone: t.signal,
+    ...streamHooks(t),
   });
 }
 

@@ -19,14 +19,14 @@
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { bridge } from './bridge.js';
-import { behind } from './watch.js';
+import { watchedBy, type StreamHooks } from './watch.js';
 import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
 import { frameGeneration, type ShardFrame } from './events.js';
 import { shardStub } from './fanout.js';
 import { SSE_HEADERS, sseEvent } from './sse.js';
 
-export interface ListenOptions {
+export interface ListenOptions extends StreamHooks {
   env: Env;
   listenId: RequestId;
   /** The requested notification types this server will send (the ack's `notifications`). */
@@ -41,14 +41,6 @@ export interface ListenOptions {
   since: number;
   /** Asked at each keepalive; false ends the stream with the listen result (the credential expired or was revoked). */
   stillValid?: () => boolean | Promise<boolean>;
-  /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
-  catchUp?: (generation: number) => Promise<void> | undefined;
-  /** The newest change announced as of this isolate's catalog, asked at each keepalive (watch.ts). */
-  served?: () => number | undefined;
-  /** How long the stream may lag behind it before its socket is taken for lost (bridge.ts `lagGraceMs`). */
-  lagGraceMs?: number;
-  /** The client's request signal (bridge.ts `clientGone`). */
-  clientGone?: AbortSignal | undefined;
 }
 
 const message = (data: string) => sseEvent({ event: 'message', data });
@@ -91,9 +83,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
       keepaliveMs: o.keepaliveMs,
       maxMs: { ms: o.maxMs, last: end },
       ...(o.stillValid && { stillValid: o.stillValid }),
-      clientGone: o.clientGone,
-      ...(o.lagGraceMs !== undefined && { lagGraceMs: o.lagGraceMs }),
-      lagging: () => behind(o.served?.(), generation),
+      ...watchedBy(o, () => generation),
       before: (frame) => {
         if (frame.t === 'end') return undefined;
         const g = frameGeneration(frame);

@@ -16,14 +16,14 @@
  * log, and the client's stream carries on. Nothing is written per delivery.
  */
 import { bridge } from './bridge.js';
-import { behind } from './watch.js';
+import { watchedBy, type StreamHooks } from './watch.js';
 import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
 import { eventId, STREAM_SESSION_HEADER, STREAM_SINCE_HEADER, type CatalogEvent, type ShardFrame } from './events.js';
 import { shardStub } from './fanout.js';
 import { sseEvent, sseRetry } from './sse.js';
 
-export interface StreamOptions {
+export interface StreamOptions extends StreamHooks {
   env: Env;
   sessionId: string;
   /** The registry shard holding the session's stream (fanout.ts shardIndex). */
@@ -41,14 +41,6 @@ export interface StreamOptions {
   /** Besides prompts: tools (TOOLS_MIRROR on) and resources (SKILLS on) list changes. */
   tools: boolean;
   resources: boolean;
-  /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
-  catchUp?: (generation: number) => Promise<void> | undefined;
-  /** The newest change announced as of this isolate's catalog, asked at each keepalive (watch.ts). */
-  served?: () => number | undefined;
-  /** How long the stream may lag behind it before its socket is taken for lost (bridge.ts `lagGraceMs`). */
-  lagGraceMs?: number;
-  /** The client's request signal (bridge.ts `clientGone`). */
-  clientGone?: AbortSignal | undefined;
 }
 
 const notifications = new Map<string, string>();
@@ -100,10 +92,8 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
       connect,
       keepaliveMs: opts.keepaliveMs,
       ...(opts.stillValid && { stillValid: opts.stillValid }),
-      clientGone: opts.clientGone,
+      ...watchedBy(opts, () => position),
       before: (frame) => (frame.t === 'event' ? opts.catchUp?.(frame.event.generation) : undefined),
-      ...(opts.lagGraceMs !== undefined && { lagGraceMs: opts.lagGraceMs }),
-      lagging: () => behind(opts.served?.(), position),
       onFrame(frame, client) {
         if (frame.t === 'open') {
           position ??= frame.generation;

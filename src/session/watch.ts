@@ -14,6 +14,31 @@
  *   retrying) is not asked for it at every keepalive.
  */
 
+/**
+ * What the isolate holding a stream lends every stream kind (rpc builds it once:
+ * catalog/catch-up.ts streamHooks): its catalog, to catch up with before a change is announced and
+ * to compare the stream's position with, how long a lag may last, and the client's signal.
+ */
+export interface StreamHooks {
+  /** Run before a change is announced, with its generation: the Worker catches up with that catalog first. */
+  catchUp?: (generation: number) => Promise<void> | undefined;
+  /** The newest change announced as of this isolate's catalog, asked at each keepalive. */
+  served?: () => number | undefined;
+  /** How long the stream may trail `served` before its socket is taken for lost (bridge.ts `lagGraceMs`). */
+  lagGraceMs?: number;
+  /** The client's request signal (bridge.ts `clientGone`). */
+  clientGone?: AbortSignal | undefined;
+}
+
+/** The bridge options the hooks give a stream whose position (the generation it carried) is `carried`. */
+export function watchedBy(h: StreamHooks, carried: () => number | undefined) {
+  return {
+    clientGone: h.clientGone,
+    ...(h.lagGraceMs !== undefined && { lagGraceMs: h.lagGraceMs }),
+    lagging: () => behind(h.served?.(), carried()),
+  };
+}
+
 /** The generation served, when the stream has carried less; undefined when level (or nothing to compare yet). */
 export const behind = (served: number | undefined, carried: number | undefined): number | undefined =>
   served !== undefined && carried !== undefined && served > carried ? served : undefined;
