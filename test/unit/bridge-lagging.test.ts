@@ -6,22 +6,9 @@
  * test plays the object.
  */
 import { describe, expect, it } from 'vitest';
+import { pair, pause, until } from '../helpers/socket-pair.js';
 import { bridge } from '../../src/session/bridge.js';
 import { behind } from '../../src/session/watch.js';
-
-function pair(): { ours: WebSocket; theirs: WebSocket } {
-  const [ours, theirs] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-  ours.accept();
-  theirs.accept();
-  return { ours, theirs };
-}
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 400 && !check(); i++) await pause(5);
-  expect(check()).toBe(true);
-};
 
 type Frame = { g: number };
 
@@ -59,12 +46,12 @@ describe('bridge: a socket that went quiet', () => {
     });
     const reason = new Promise<string>((r) => s.first.theirs.addEventListener('close', (e) => r(e.reason)));
     s.first.theirs.send(JSON.stringify({ g: 4 }));
-    await until(() => s.state.position === 4);
+    await until(() => s.state.position === 4, 2_000);
     // The isolate serves 5; the first socket never brings it.
     s.state.served = 5;
-    await until(() => s.state.connects === 1);
+    await until(() => s.state.connects === 1, 2_000);
     expect(await reason).toBe('lagging');
-    await until(() => s.state.position === 5);
+    await until(() => s.state.position === 5, 2_000);
     // Level again: no further reconnect, however many keepalives pass.
     await pause(200);
     expect(s.state.connects).toBe(1);
@@ -77,7 +64,7 @@ describe('bridge: a socket that went quiet', () => {
     s.state.served = 3;
     await pause(150);
     s.first.theirs.send(JSON.stringify({ g: 3 }));
-    await until(() => s.state.position === 3);
+    await until(() => s.state.position === 3, 2_000);
     await pause(300);
     expect(s.state.connects).toBe(0);
     expect(s.state.delivered).toEqual([3]);
@@ -88,16 +75,16 @@ describe('bridge: a socket that went quiet', () => {
     // The object replays nothing: the change never reached it.
     const s = stream({ keepaliveMs: 20, lagGraceMs: 40, replay: () => {} });
     s.state.served = 7;
-    await until(() => s.state.connects === 1);
+    await until(() => s.state.connects === 1, 2_000);
     await pause(250);
     expect(s.state.connects).toBe(1);
     s.state.served = 8;
-    await until(() => s.state.connects === 2);
+    await until(() => s.state.connects === 2, 2_000);
     await pause(250);
     expect(s.state.connects).toBe(2);
     // When the change does reach the current socket, it is delivered once.
     s.state.sockets.at(-1)!.theirs.send(JSON.stringify({ g: 8 }));
-    await until(() => s.state.position === 8);
+    await until(() => s.state.position === 8, 2_000);
     expect(s.state.delivered).toEqual([8]);
     await s.res.body!.cancel();
   });
@@ -112,14 +99,14 @@ describe('bridge: a socket that went quiet', () => {
     })();
     const gaveUp = new Promise<void>((r) => s.first.theirs.addEventListener('close', () => r()));
     s.state.served = 2;
-    await until(() => s.state.position === 2);
+    await until(() => s.state.position === 2, 2_000);
     await gaveUp;
     await pause(150);
     expect(s.state.connects).toBe(1);
     expect(ended).toBe(false);
     // The new socket carries the next change.
     s.state.sockets[1]!.theirs.send(JSON.stringify({ g: 3 }));
-    await until(() => s.state.position === 3);
+    await until(() => s.state.position === 3, 2_000);
     expect(s.state.delivered).toEqual([2, 3]);
     await reader.cancel();
   });

@@ -7,19 +7,8 @@
  * (a WebSocketPair in workerd), no object behind them.
  */
 import { describe, expect, it } from 'vitest';
+import { pair, until } from '../helpers/socket-pair.js';
 import { bridge } from '../../src/session/bridge.js';
-
-function pair(): { ours: WebSocket; theirs: WebSocket } {
-  const [ours, theirs] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-  ours.accept();
-  theirs.accept();
-  return { ours, theirs };
-}
-
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
-};
 
 describe('bridge: frames that wait', () => {
   it('keeps their order behind a frame that waits, and frames after the wait still pass', async () => {
