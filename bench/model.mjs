@@ -10,7 +10,8 @@
  *    platform limit with the least headroom.
  * Knobs: MODEL_FANOUT_JSON (comma-separated result files), MODEL_RPC_MS and MODEL_WS_MS (one-way
  * latency feed->shard and shard->Worker; default 50 ms, across regions), MODEL_CALL_MS (feed CPU
- * per shard call; default from the measured runs' shard count), MODEL_COALESCE_MS (default 250).
+ * per shard call; default from the measured runs' shard count), MODEL_COALESCE_MS (default 250),
+ * MODEL_SOCKET_KB (an awake shard's memory per socket; default 22.1).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +24,12 @@ const RPC_MS = envNum('MODEL_RPC_MS', 50, { min: 0 });
 const WS_MS = envNum('MODEL_WS_MS', 50, { min: 0 });
 const COALESCE_MS = envNum('MODEL_COALESCE_MS', 250, { min: 0 });
 const CALL_MS = process.env.MODEL_CALL_MS ? envNum('MODEL_CALL_MS', 0.05, { min: 0 }) : null;
+/**
+ * The JavaScript heap per attached stream, both ends (the Worker's SSE stream and socket, and the
+ * shard's socket): 22.1 KB in V8 heap snapshots before and after attaching 300 streams
+ * (bench/RESULTS.md, "The SSE body's stream"). The shard's share is less: an upper bound.
+ */
+const SOCKET_KB = envNum('MODEL_SOCKET_KB', 22.1, { min: 0 });
 if (process.env.BENCH_LOAD_CHECK === '1') process.exit(0);
 
 const runs = FILES.flatMap((f) => JSON.parse(readFileSync(f.trim(), 'utf8')).runs).filter((r) => r.coalesceMs === 0);
@@ -65,11 +72,13 @@ const hops = {
   frameMs: cal.perStreamMs,
   coalesceMs: COALESCE_MS,
   sessionWakeMs: 5,
+  socketBytes: SOCKET_KB * 1000,
 };
 out.push(
   '',
   `Projected on Cloudflare (coalescing ${COALESCE_MS} ms, ${RPC_MS} ms feed->shard, ${WS_MS} ms shard->Worker, ` +
-    `${fmt(callMs, 3)} ms feed CPU per shard call, ${fmt(cal.perStreamMs, 3)} ms per stream at the shard and again at its Worker):`,
+    `${fmt(callMs, 3)} ms feed CPU per shard call, ${fmt(cal.perStreamMs, 3)} ms per stream at the shard and again at its Worker, ` +
+    `${fmt(SOCKET_KB)} KB of an awake shard's memory per socket):`,
   '',
   '| Streams | Shards | per shard | last delivery ms | cost per change | calling every session (before) | least headroom |',
   '|---:|---:|---:|---:|---:|---:|---|',
@@ -90,6 +99,7 @@ out.push(
   '',
   `Limits: ${LIMITS.subrequestsPerInvocation.toLocaleString('en-US')} subrequests and ` +
     `${LIMITS.cpuMsPerInvocation / 1000} s CPU per invocation (the feed's alarm makes one call per shard), ` +
+    `${LIMITS.objectMemoryBytes / 1024 / 1024} MB of memory per object, ` +
     `REGISTRY_SHARDS at most ${LIMITS.shardsConfigMax.toLocaleString('en-US')}. ` +
     `A relay level (feed -> relays -> shards) is needed past ${LIMITS.subrequestsPerInvocation.toLocaleString('en-US')} ` +
     `shards: ${relaysNeeded(20_000)} relays for 20,000.`,

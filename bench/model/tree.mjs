@@ -22,6 +22,8 @@ export const LIMITS = {
   objectRequestsPerSecond: 1_000,
   /** REGISTRY_SHARDS' configured maximum (src/lib/config.ts). */
   shardsConfigMax: 4_096,
+  /** Memory of one isolate, so of one awake object (workers/platform/limits). */
+  objectMemoryBytes: 128 * 1024 * 1024,
 };
 
 /**
@@ -56,7 +58,7 @@ export const miniflareLastMs = (n, cal) => cal.fixedMs + n * cal.perStreamMs;
  * works its N/S sockets in parallel, each Worker frames its own stream.
  * `h`: { callMs: feed CPU per shard call, rpcMs: feed->shard latency, sendMs: shard CPU per socket,
  * shardFixedMs: shard CPU per change, wsMs: shard->Worker latency, frameMs: Worker CPU per stream,
- * coalesceMs }.
+ * coalesceMs, socketBytes: an awake shard's memory per socket }.
  */
 export function production(n, s, h) {
   const perShard = Math.ceil(n / s);
@@ -70,11 +72,13 @@ export function production(n, s, h) {
     workerCpu: (n * h.frameMs * PRICES.workerCpuMsPerMillion) / 1e6,
   };
   // What share of each platform limit one change uses; the largest binds first. A shard serves one
-  // call per change and the feed a publish per write, far under an object's ~1,000 requests/s.
+  // call per change and the feed a publish per write, far under an object's ~1,000 requests/s. A
+  // fan-out wakes the shard with every socket it holds, so its memory is the sockets'.
   const headroom = {
     'feed subrequests': s / LIMITS.subrequestsPerInvocation,
     'feed CPU': feedMs / LIMITS.cpuMsPerInvocation,
     'shard CPU': shardMs / LIMITS.cpuMsPerInvocation,
+    'shard memory': (perShard * h.socketBytes) / LIMITS.objectMemoryBytes,
   };
   const binding = Object.entries(headroom).sort((a, b) => b[1] - a[1])[0];
   return { n, s, perShard, feedMs, shardMs, lastMs, cost, total: sum(cost), headroom, binding };

@@ -20,7 +20,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
 import type { CatalogEvent, ChangedList } from './events.js';
-import { shardCount, shardStub, type DeliveryReport, type FanoutRecord } from './fanout.js';
+import { crowding, shardCount, shardStub, type DeliveryReport, type FanoutRecord } from './fanout.js';
 import { log } from '../lib/log.js';
 
 /** A failed fan-out is retried after 1 s, then twice as long each time, at most every minute, until it succeeds. */
@@ -101,13 +101,26 @@ export class ChangeFeed extends DurableObject<Env> {
     );
     const total: DeliveryReport = { listeners: 0, streams: 0, rowsWritten: 0 };
     let shardFailures = 0;
+    let busiestShard = 0;
     for (const r of results) {
       if (r.status === 'rejected') shardFailures += 1;
-      else for (const k of Object.keys(total) as (keyof DeliveryReport)[]) total[k] += r.value[k];
+      else {
+        for (const k of Object.keys(total) as (keyof DeliveryReport)[]) total[k] += r.value[k];
+        busiestShard = Math.max(busiestShard, r.value.listeners + r.value.streams);
+      }
     }
     const durationMs = Date.now() - started;
     const { generation } = event;
-    log.info('catalog change fanned out', { generation, shards, shardFailures, ...total, ms: durationMs });
+    log.info('catalog change fanned out', {
+      generation,
+      shards,
+      shardFailures,
+      ...total,
+      busiestShard,
+      ms: durationMs,
+    });
+    const crowded = crowding(busiestShard, shards);
+    if (crowded) log.warn('a registry shard holds more streams than its memory is sized for', crowded);
     const last: FanoutRecord = {
       generation,
       startedAt: new Date(started).toISOString(),
@@ -115,6 +128,7 @@ export class ChangeFeed extends DurableObject<Env> {
       shards,
       shardFailures,
       ...total,
+      busiestShard,
     };
     await this.ctx.storage.put('lastFanout', last);
     return shardFailures === 0;

@@ -34,6 +34,26 @@ export interface FanoutRecord extends DeliveryReport {
   shards: number;
   /** Shards whose delivery call failed as a whole (the fan-out is then retried). */
   shardFailures: number;
+  /** Streams of both eras at the shard that held the most. */
+  busiestShard: number;
+}
+
+/**
+ * More streams than this at one shard draw a warning: a fan-out wakes the shard with all of its
+ * sockets, and at 22.1 KB of JavaScript heap per attached stream (both ends, bench/RESULTS.md) an
+ * isolate's 128 MB holds about 6,000 (docs/scale.md, "What binds first").
+ */
+export const SHARD_STREAMS_WARN = 5_000;
+
+/** The warning's fields when the busiest shard holds more than SHARD_STREAMS_WARN streams; else undefined. */
+export function crowding(busiestShard: number, shards: number) {
+  if (busiestShard <= SHARD_STREAMS_WARN) return undefined;
+  return {
+    busiestShard,
+    shards,
+    limit: SHARD_STREAMS_WARN,
+    fix: `raise REGISTRY_SHARDS: one shard per ${SHARD_STREAMS_WARN} streams or more (docs/scale.md)`,
+  };
 }
 
 /** The shard count may grow between deploys but must not shrink (streams on dropped shards would be missed). */

@@ -2,13 +2,14 @@
  * What one catalog change costs in storage: a few rows per registry shard, the same whether
  * one stream or dozens are attached, and nothing in any session's object (issue 16).
  */
-import { runInDurableObject, SELF } from 'cloudflare:test';
+import { env, runInDurableObject, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { flushFeed, holdFeed } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { endListeners, openListener, settleListeners, useListenClock } from '../helpers/listen.js';
 import { sessionObject } from '../helpers/tally.js';
 import { MCP_URL, openSession, openStream, publish, type EventStream, type Session } from '../helpers/worker.js';
+import { shardStub } from '../../src/session/fanout.js';
 
 interface Fanout {
   generation: number;
@@ -16,6 +17,13 @@ interface Fanout {
   streams: number;
   listeners: number;
   rowsWritten: number;
+  busiestShard: number;
+}
+
+/** The most streams any shard holds, asked of each shard itself (what /status's live counts read). */
+async function busiestNow(shards: number): Promise<number> {
+  const counts = await Promise.all(Array.from({ length: shards }, (_, i) => shardStub(env, i).counts()));
+  return Math.max(...counts.map((c) => c.sessions + c.listeners));
 }
 
 const lastFanout = async () =>
@@ -59,6 +67,7 @@ describe('storage writes per catalog change', () => {
       const few = await attach(1);
       const one = await change();
       expect(one.streams).toBe(1);
+      expect(one.busiestShard).toBe(1);
       expect((await few[0]!.stream.nextMessage()).id).toMatch(new RegExp(`\\.${one.generation}$`));
       // Every shard logs the change once: O(shards), not O(sessions).
       expect(one.rowsWritten).toBeGreaterThanOrEqual(one.shards * 2);
@@ -71,6 +80,9 @@ describe('storage writes per catalog change', () => {
       expect(forty.streams).toBe(40);
       expect(forty.listeners).toBe(5);
       expect(forty.rowsWritten).toBe(one.rowsWritten);
+      // The shard that held the most, of the 45: what the memory warning watches (docs/scale.md).
+      expect(forty.busiestShard).toBe(await busiestNow(forty.shards));
+      expect(forty.busiestShard).toBeGreaterThanOrEqual(Math.ceil(45 / forty.shards));
       // Every stream heard it, and no session's object was written (or even asked) for it.
       for (const c of many) expect((await c.stream.nextMessage()).id).toMatch(new RegExp(`\\.${forty.generation}$`));
       expect(await Promise.all(many.map((c) => storageOf(c.session)))).toEqual(before);

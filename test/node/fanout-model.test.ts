@@ -15,6 +15,7 @@ const hops = {
   frameMs: 0.1,
   coalesceMs: 250,
   sessionWakeMs: 5,
+  socketBytes: 20_000,
 };
 
 describe('fan-out model', () => {
@@ -31,9 +32,17 @@ describe('fan-out model', () => {
   });
   it('at 10,000 shards the feed uses every subrequest one invocation has: that binds first', () => {
     expect(production(1_000_000, 10_000, hops).binding).toEqual(['feed subrequests', 1]);
-    expect(production(1_000_000, 16, hops).binding[0]).toBe('shard CPU');
+    expect(production(1_000_000, 16, { ...hops, socketBytes: 0 }).binding[0]).toBe('shard CPU');
     expect(relaysNeeded(10_000)).toBe(0);
     expect(relaysNeeded(25_000)).toBe(3);
+  });
+  it("an awake shard holds every socket it sends to: too few shards run out of an object's memory", () => {
+    // 62,500 sockets of 20 KB on one shard: 1.25 GB, about 9.3 times an object's 128 MiB.
+    const few = production(1_000_000, 16, hops);
+    expect(few.binding[0]).toBe('shard memory');
+    expect(few.binding[1]).toBeCloseTo((62_500 * 20_000) / (128 * 1024 * 1024), 9);
+    // 3,907 sockets: 78 MB, 58 % of it.
+    expect(production(1_000_000, 256, hops).headroom['shard memory']).toBeCloseTo(0.5822, 4);
   });
   it('calibrates per-stream CPU and the fixed part from measured runs', () => {
     const runs = [
