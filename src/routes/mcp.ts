@@ -27,7 +27,7 @@ const methodNotAllowed = () => {
 // Hono answers HEAD with the GET route; a HEAD here would open (and replace) the session's stream.
 const noHead: MiddlewareHandler<AppEnv> = (c, next) => (methodOf(c) === 'HEAD' ? methodNotAllowed() : next());
 mcp.use('/', noHead);
-// The per-client rate limit comes first, for every method (limits.ts).
+// The per-client rate limit runs before every method's handler; only HEAD is refused earlier (limits.ts).
 mcp.use('*', mcpRateLimit);
 // POST runs the browser guard inside postGuard (one middleware layer on the hot path); the rest run it on its own.
 mcp.on(['GET', 'DELETE', 'OPTIONS', 'PUT', 'PATCH'], '/', browserGuard);

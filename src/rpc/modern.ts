@@ -39,7 +39,7 @@ const bad = (msg: Request, code: number, message: string, data?: unknown) =>
 
 /** The envelope's version, checked against the header and the revisions served here. */
 function readVersion(t: RequestScope, msg: Request): ModernVersion {
-  // Absent when only the header said modern (era.ts): then the version check below fails with -32602.
+  // era.ts already refused a request without the claim; here it may still not be a string (-32602 below).
   const meta = (typeof msg.params?._meta === 'object' && msg.params._meta !== null ? msg.params._meta : {}) as Record<
     string,
     unknown

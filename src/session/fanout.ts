@@ -1,8 +1,8 @@
 /**
  * Where catalog changes travel, by name through the generated `Env`: the one ChangeFeed every
  * change is published to, and the RegistryShards it fans out through. A module of its own, so
- * the objects that reach each other (a session joining its shard, the feed delivering to the
- * shards, the catalog writer announcing) import none of each other's files.
+ * the objects that reach each other (a session ending its stream at its shard, the feed delivering
+ * to the shards, the catalog writer announcing) import none of each other's files.
  */
 import { configOf } from '../lib/config.js';
 import { fnv1a } from '../lib/hash.js';

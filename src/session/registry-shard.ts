@@ -4,7 +4,8 @@
  *
  * Every stream is a hibernatable WebSocket from the Worker holding the client's SSE response:
  * - legacy GET streams, tagged with their session (one per session: a new one replaces the old;
- *   the session's object says which shard, and ends them on DELETE or expiry);
+ *   the shard is a hash of the session id, fanout.ts shardIndex; the session's object ends them on
+ *   DELETE or expiry);
  * - modern listen streams (a random shard each; no state, since 2026-07-28 has no resume).
  * Idle streams cost nothing: the shard sleeps.
  *
@@ -48,7 +49,7 @@ export class RegistryShard extends DurableObject<Env> {
     // Sessions ended (DELETE, expiry) until their ids expire: a stream that attaches after its session
     // ended (opened on an isolate whose liveness memo still vouched for it) is refused, not kept for a TTL.
     sql.exec('CREATE TABLE IF NOT EXISTS ended (session TEXT PRIMARY KEY, until INTEGER NOT NULL)');
-    // Sessions used to be called one by one; their streams are sockets here now.
+    // A table an older schema left in existing shards; nothing reads it.
     sql.exec('DROP TABLE IF EXISTS members');
   }
 

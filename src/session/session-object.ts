@@ -11,8 +11,10 @@
  * costs nothing per session.
  *
  * Workers ask it only at DELETE, `logging/setLevel`, when their liveness
- * memo runs out, and when a stream's session could have expired (SESSION_RECHECK_MS). `lastSeenAt` is written at most
- * every tenth of the TTL, so a chatty client is not a storage write per request.
+ * memo runs out, and when a stream's session could have expired (its id's
+ * `unusedUntil`, then its idle TTL: sessions.ts sessionLiveness). `lastSeenAt`
+ * is written at most once per tenth of the TTL or per minute, whichever is
+ * shorter, so a chatty client is not a storage write per request.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
@@ -79,7 +81,8 @@ export class SessionObject extends DurableObject<Env> {
   /**
    * Marks activity; false when the session has ended or expired. A session idle past its TTL whose
    * alarm has not run yet is expired here, not revived. Activity is kept in memory at once, and
-   * written at most every tenth of the TTL: an object evicted in between expires early by at most that.
+   * written at most once per tenth of the TTL or per minute, whichever is shorter: an object evicted
+   * in between expires early by at most that.
    */
   async touch(init: SessionInit): Promise<boolean> {
     const s = await this.ensure(init);
@@ -111,7 +114,8 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * Whether the session is alive, without recording activity: its stream's Worker asks when the
-   * session could first have expired, and then when its idle TTL would run out (session/stream.ts).
+   * session could first have expired, and then when its idle TTL would run out (sessions.ts
+   * sessionLiveness).
    * Never makes the object: an id nobody used is alive until its `unusedUntil`.
    */
   async alive(init: SessionInit): Promise<false | { until: number }> {

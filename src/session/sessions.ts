@@ -3,15 +3,16 @@
  *
  * Creating a session is minting its signed id (token.ts): no Durable Object
  * is written, so `initialize` costs an HMAC. The session's object is made by
- * the first call that needs state (a liveness recheck, `logging/setLevel`,
- * the GET stream, DELETE), from what the id says (SessionInit); an id minted
+ * the first call that needs state (a liveness recheck of any request, the GET
+ * stream's included; `logging/setLevel`; DELETE), from what the id says
+ * (SessionInit); an id minted
  * longer than the TTL ago whose object never came to be is expired.
  *
  * A check is a signature check of the id (memoised) plus a per-isolate
  * liveness memo. Only when the memo is older than `recheckMs` does the
  * isolate ask the session's Durable Object (which also records activity).
  * An isolate that ended a session forgets it at once; other isolates notice
- * within `recheckMs`. The README ("Session checks") has the measurements
+ * within `recheckMs`. docs/architecture.md ("Session checks") has the measurements
  * behind this trade-off; `recheckMs = 0` asks the Durable Object every time.
  *
  * A session belongs to the principal that opened it (token.ts): every check
@@ -153,7 +154,7 @@ export function sessionLiveness(env: SessionEnv, init: SessionInit): () => boole
   };
 }
 
-/** Forgets a session this isolate learned has ended (its shard refused its stream). */
+/** Forgets a session this isolate learned has ended (DELETE here, a failed check, or its shard refusing its stream). */
 export function markEnded(id: string): void {
   live.delete(id);
   ended.set(id, true);

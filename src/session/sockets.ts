@@ -10,7 +10,7 @@ export function sendFrame(ws: WebSocket, frame: ShardFrame): void {
   try {
     ws.send(JSON.stringify(frame));
   } catch {
-    // Closing: the Worker reconnects (and a session resumes from storage).
+    // Closing: the Worker reconnects, and its shard replays what the stream missed.
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * completion/complete for `ref/prompt`: ranks the argument's declared values.
- * This gateway has no resources, so `ref/resource` is invalid params.
+ * Only prompts are completed: the skill resources have no templates to complete, so
+ * `ref/resource` is invalid params.
  */
 import { checkValue, readArguments } from '../../catalog/arguments.js';
 import { invalidParams } from '../errors.js';
