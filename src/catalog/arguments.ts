@@ -5,8 +5,8 @@
  *
  * The map has no prototype: a template or a required-argument check that
  * names `constructor`, `toString` or `__proto__` must find only what the
- * client sent, never an inherited Object member (which once rendered as
- * native function source, and hid a missing required argument).
+ * client sent, never an inherited Object member (which would render as
+ * native function source, and hide a missing required argument).
  */
 import type { ArgumentLimits } from '../lib/config.js';
 import { LookupError } from './errors.js';

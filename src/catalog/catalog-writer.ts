@@ -1,12 +1,14 @@
 /**
  * CatalogWriter: the single writer of the prompt catalog (one Durable Object).
  *
- * KV has no compare-and-set, so every write goes through this object. Each
- * mutation runs under blockConcurrencyWhile, so writes are applied one at a
- * time in arrival order: validate, record a new version of every changed
- * prompt in SQLite (an overwrite or delete never loses the old text), assign
- * the next generation, write the snapshot to KV, announce the change. Readers
- * keep reading KV at the edge and never touch this object.
+ * KV has no compare-and-set, so every write goes through this object. A
+ * write is validated first; then, under blockConcurrencyWhile, writes are
+ * applied one at a time in arrival order: take the next generation, record a
+ * new version of every changed prompt with it in SQLite (an overwrite or
+ * delete never loses the old text), write the snapshot to KV, announce the
+ * change. Prompt reads come from KV; only API-key lookups (memoised for
+ * KEY_RECHECK_MS) and cold upstream listings reach this object from a
+ * request.
  *
  * The versions are recorded with a dirty mark and a retry alarm armed first
  * (snapshot-sync.ts): if the KV write or the announcement fails, or the

@@ -2,8 +2,8 @@
  * One catalog generation, compiled for serving (compiled.ts), and its views.
  *
  * Built once per generation per isolate. The Catalog is itself the whole
- * view (view.ts): admins', and everyone's when no prompt or upstream names a
- * group, which costs one branch per request. Other views are made on first
+ * view (view.ts): admins', and everyone's when no prompt, skill or upstream
+ * names a group, which costs one branch per request. Other views are made on first
  * use, one per view key (views.ts), and kept for the life of the generation.
  */
 import { BoundedMap } from '../lib/memo.js';
@@ -38,7 +38,7 @@ export class Catalog extends View {
     return this.compiled.snapshot;
   }
 
-  /** Whether any prompt or upstream names a group: only then do principals see different things. */
+  /** Whether any prompt, skill or upstream names a group: only then do principals see different things. */
   get grouped(): boolean {
     return this.compiled.groups.size > 0;
   }

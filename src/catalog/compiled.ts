@@ -149,7 +149,7 @@ export function renderMessage(m: CompiledMessage, args: Arguments): MessageRecor
 /**
  * What substitution would produce, counted before anything is built: a
  * large value used many times must not make a large response (one 900 KB
- * value used 20 times once rendered 18 MB).
+ * value used 20 times would render 18 MB).
  */
 export function checkRenderedSize(p: CompiledPrompt, args: Arguments, max: number): void {
   if (max === Infinity) return;

@@ -38,7 +38,7 @@ export interface PageKey {
   /** `-` for everyone's view of a catalog without groups; else a digest of the view key. */
   readonly view: string;
   readonly generation: number;
-  /** Which shape of page (the protocol revision it was built for). */
+  /** Which shape of page: the protocol revision, and the list kind for all but prompts (listing-keys.ts variantOf). */
   readonly variant: string;
   readonly cursor: string | undefined;
 }

@@ -1,5 +1,6 @@
 /**
- * One prompt-list page of the caller's view (catalog/views.ts), from the
+ * One page of any list (prompts, the tools mirror, skills, skill resources) of the caller's
+ * view (catalog/views.ts), from the
  * cheapest place that has it:
  *   1. this isolate's compiled catalog (a warm isolate: no I/O at all);
  *   2. the edge cache, for an isolate with no catalog yet: the colo's
@@ -8,9 +9,10 @@
  *      view, generation, revision, cursor), with no KV read;
  *   3. KV (one read of the head snapshot), and the page is then stored in
  *      the edge cache for the isolates that come after.
- * POST prompts/list (both eras) and GET /prompts are all served here.
- * Pages are kept per view, never per token: principals who see the same
- * prompts share them.
+ * prompts/list (both eras), tools/list, skills/list, resources/list and
+ * GET /prompts are all served here. Pages are kept per view, so principals
+ * who see the same prompts share them; only a page whose content is private
+ * (an upstream said so) is also kept per caller (listing-keys.ts callerOf).
  *
  * The layer that answered goes on the request's record (`promptgate.cache`).
  * The pages this isolate made are kept by listing-memo.ts, and the parts of

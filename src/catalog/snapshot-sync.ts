@@ -138,7 +138,7 @@ export class SnapshotSync {
 
   /** Publishes a write that was cut short; nothing when none was. */
   async resyncIfDirty(): Promise<void> {
-    // A write cut short announces what it was about; anything else (an upstream listing) as a prompt change.
+    // A write cut short is announced with the lists it recorded (prompts when it recorded none, e.g. a stale flip).
     if (this.meta('dirty') === '1') await this.publish(this.lastGeneration(), true, listsOf(this.meta('lists')));
   }
 

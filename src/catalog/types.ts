@@ -2,7 +2,8 @@
  * The stored shape of prompts: MCP `Prompt` metadata plus message templates.
  *
  * Records reuse the SDK's spec types for everything the wire carries; the
- * only additions are argument completion `values`, `tags` and the template
+ * only additions are argument completion `values`, `tags`, `groups`
+ * (visibility), `tool` (the tools mirror's opt-out) and the template
  * messages. A snapshot is the whole published catalog at one generation.
  */
 import type { ContentBlock, Icon, PromptArgument } from '@modelcontextprotocol/sdk/types.js';

@@ -1,5 +1,5 @@
 /**
- * Validation of prompt records, shared by every writer (seed, admin API, CLI).
+ * Validation of prompt records, shared by the writer (admin API) and the CLI.
  *
  * Hand-written rather than the SDK's zod schemas: it must also check what the
  * spec types cannot (placeholders naming declared arguments, unique names,

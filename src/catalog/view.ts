@@ -5,7 +5,8 @@
  * map lookup plus an id splice; cursors carry the view key under their MAC. What the view sees,
  * routes and serves by name is view-lookup.ts.
  *
- * The whole catalog (catalog.ts) is the view of admins, and of everyone when no prompt names a group.
+ * The whole catalog (catalog.ts) is the view of admins, and of everyone when no prompt, skill or
+ * upstream names a group.
  */
 import { featuresOf, type Features, type ProtocolVersion } from '../lib/versions.js';
 import { contentHints, type Entry } from './compiled.js';
@@ -22,7 +23,7 @@ import { ViewLookup } from './view-lookup.js';
  * tags), since a page is immutable per generation.
  */
 export interface ListKind<T = unknown> {
-  /** Names the list in page keys and cursors; '' for prompts, so their keys stay as they were. */
+  /** Names the list in page keys and cursors; '' for prompts, whose page keys and cursors carry no kind. */
   readonly id: string;
   /** The result's array field (`prompts`, `tools`, `skills`, `resources`). */
   readonly field: string;

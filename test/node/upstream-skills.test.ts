@@ -1,6 +1,6 @@
 /**
  * Upstream skills (src/catalog/upstreams/skills.ts, skill-entries.ts): the mapping of `skills/list` entries under an
- * upstream's mount, the routing of a client URI by mount, the writer's next state, and listing,
+ * upstream's mount, the writer's next state, and listing,
  * following and reading against real SDK 2.x servers with the official Skills extension, in both eras.
  */
 import { createHash } from 'node:crypto';
@@ -12,8 +12,6 @@ import {
   mapSkill,
   mapSkills,
   mountOf,
-  skillMounts,
-  skillOriginOf,
   SKILL_MAX_BYTES,
 } from '../../src/catalog/upstreams/skill-entries.js';
 import type { UpstreamSkill } from '../../src/catalog/types.js';
@@ -89,21 +87,10 @@ describe('mapping a skills/list entry', () => {
   });
 });
 
-describe('routing a client URI by mount', () => {
-  it('maps skill://<mount>/<rest> to the upstream and its own URI; the mount is the prefix, else the id', () => {
+describe("an upstream's mount", () => {
+  it('is its prefix, else its id', () => {
     expect(mountOf({ id: 'github', prefix: 'gh' })).toBe('gh');
     expect(mountOf({ id: 'github', prefix: '' })).toBe('github');
-    const mounts = skillMounts([
-      { id: 'github', prefix: 'gh' },
-      { id: 'plain', prefix: '' },
-    ]);
-    expect(skillOriginOf('skill://gh/review/refs/A.md', mounts)).toEqual({
-      upstream: 'github',
-      uri: 'skill://review/refs/A.md',
-    });
-    expect(skillOriginOf('skill://plain/x/SKILL.md', mounts)).toEqual({ upstream: 'plain', uri: 'skill://x/SKILL.md' });
-    for (const uri of ['skill://other/x/SKILL.md', 'skill://gh/', 'skill://gh', 'https://gh/x', 'skill:///x'])
-      expect(skillOriginOf(uri, mounts), uri).toBeNull();
   });
 });
 

@@ -3,7 +3,7 @@
  * skills at `skill://[<LOCAL_PREFIX>/]<name>/<path>`, then upstream skills at their client URIs, sorted by
  * their SKILL.md URI and found by it or by any file URI. A skill owns its folder: one whose folder is,
  * holds or lies within a folder already taken is not served (local skills first), so a URI never has two
- * owners, as prompt names never do; the writer logs the collision.
+ * owners, as prompt names never do.
  */
 import type { SkillFileRecord, SkillRecord, SkillResourceRecord, UpstreamSkill, UpstreamState } from '../types.js';
 import { mimeTypeOf } from './mime.js';

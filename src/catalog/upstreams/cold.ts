@@ -1,8 +1,8 @@
 /**
- * The read path's cold-upstream branch (listMissing): the first page of
- * prompts/list (catalog/listing.ts) and a name the catalog does not know
- * yet (rpc/methods/route.ts) list never-listed upstreams from the Worker
- * itself. It takes the caller's already-parsed Config; the upstream list
+ * The read path's cold-upstream branch (listMissing): the first page of any
+ * list (catalog/listing.ts), a name the catalog does not know yet
+ * (rpc/methods/route.ts) and the catalog page (routes/web-cache.ts) list
+ * never-listed upstreams from the Worker itself. It takes the caller's already-parsed Config; the upstream list
  * is the isolate's cached copy (config.ts).
  */
 import type { RequestScope } from '../../lib/scope.js';

@@ -1,8 +1,9 @@
 /**
  * The follow loop of an upstream (UpstreamObject): holds the upstream's
  * change stream open and re-lists on `list_changed` (debounced by 100 ms:
- * one re-list for a burst), and at once when the stream drops, so a dead
- * upstream shows as failing now rather than at the next poll. Reconnects
+ * one re-list for a burst), and when the stream drops (after 1 s if it
+ * lasted under a minute), so a dead upstream shows as failing now rather
+ * than at the next poll. Reconnects
  * with a backoff that doubles to a minute (reset after a stream that lasted
  * a minute), and re-lists again once the new stream is open: a change made
  * while no stream was open would otherwise wait for the poll. A stream

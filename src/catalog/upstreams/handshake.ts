@@ -3,7 +3,7 @@
  * as the spec says: modern 2026-07-28 first (`server/discover`), then legacy
  * Streamable HTTP (initialize, session id), then 2024-11-05 HTTP+SSE
  * (sse-link.ts) when the initialize POST gets 400, 404 or 405. The era found
- * is kept per origin for the isolate.
+ * is kept per endpoint URL (origin and path) for the isolate.
  *
  * On first contact the modern probe and the legacy initialize are sent
  * together (`probe`), and `initialized` goes out without waiting for its 202

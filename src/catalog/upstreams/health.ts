@@ -36,7 +36,7 @@ export function upstreamHealth(configs: readonly UpstreamConfig[], listed: reado
       lastError: s?.lastError ?? null,
       // The fault kind leads lastError (timeout, http_500, invalid_json, too_large, redirect_refused, closed, ...).
       fault: s && !s.ok && s.lastError ? (/^([a-z0-9_]+):/.exec(s.lastError)?.[1] ?? null) : null,
-      // Only for upstreams with skills, so /status reads as before for the others.
+      // Only for upstreams with skills: omitted for the others.
       ...(s?.skills && { skills: s.skills.length }),
       ...(s?.skillsError !== undefined && { skillsError: s.skillsError }),
     };

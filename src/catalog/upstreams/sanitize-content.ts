@@ -2,7 +2,7 @@
  * Upstream `prompts/get` content is untrusted, like listings (sanitize.ts):
  * only the content types the spec defines pass, each rebuilt from its known
  * fields; a URI with a script-capable scheme (`javascript:`, `vbscript:`,
- * `data:`, `blob:`) or with control characters or whitespace (which URL
+ * `data:`, `blob:`, `about:`) or with control characters or whitespace (which URL
  * parsers strip, turning `java\tscript:` back into `javascript:`) drops its
  * block, and icons follow the listing rule (https:, or a small
  * data:image/). Upstream `_meta` on content is not passed on.

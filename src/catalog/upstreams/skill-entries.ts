@@ -1,15 +1,16 @@
 /**
  * Upstream skill entries (SEP-2640, docs/upstreams.md "Upstream skills"), for an upstream that declares
  * the Skills extension: each `skills/list` entry is mounted under `skill://<mount>/` (the upstream's
- * prefix, else its id), so two upstreams' same-named skills never collide, and a client URI routes back
- * to its upstream by that mount. Listings are untrusted: an entry that is malformed, not `skill://` or
- * over the SEP's limits is skipped (logged), and the kept ones are bounded like prompt listings.
+ * prefix, else its id), so two upstreams' same-named skills never collide; a listed client URI keeps
+ * its upstream's own as its origin (skills/index.ts serves it). Listings are untrusted: an entry that
+ * is malformed, not `skill://` or over the SEP's limits is skipped (logged), and the kept ones are
+ * bounded like prompt listings.
  * Listing them is skills.ts.
  */
 import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
 import { canonical } from '../diff.js';
-import type { SkillResourceRecord, UpstreamSkill, UpstreamState } from '../types.js';
+import type { SkillResourceRecord, UpstreamSkill } from '../types.js';
 import type { UpstreamConfig } from './schema.js';
 import type { Json } from './wire.js';
 
@@ -38,30 +39,6 @@ export function declaresSkills(capabilities: Json | undefined): boolean {
 
 /** Where an upstream's skills are mounted: `skill://<prefix>/…`, or `skill://<id>/…` for an unprefixed upstream. */
 export const mountOf = (u: Pick<UpstreamConfig, 'id' | 'prefix'>): string => u.prefix || u.id;
-
-/** Mount → upstream id, for `skillOriginOf` (the first upstream keeps a mount, as prefixes are unique anyway). */
-export function skillMounts(upstreams: readonly Pick<UpstreamState, 'id' | 'prefix'>[]): Map<string, string> {
-  const m = new Map<string, string>();
-  for (const u of upstreams) if (!m.has(mountOf(u))) m.set(mountOf(u), u.id);
-  return m;
-}
-
-/**
- * Where a client's skill URI lives upstream, by its mount alone (as an unlisted prompt name routes by its
- * prefix): `skill://<mount>/<rest>` → `{upstream, uri: 'skill://<rest>'}`; null when no upstream has that
- * mount or the URI is not a skill URI. The caller decides first whether a local skill or a listed upstream
- * file owns the URI, and whether the caller may see that upstream (its groups).
- */
-export function skillOriginOf(
-  uri: string,
-  mounts: ReadonlyMap<string, string>,
-): { upstream: string; uri: string } | null {
-  if (!uri.startsWith(SCHEME)) return null;
-  const rest = uri.slice(SCHEME.length);
-  const i = rest.indexOf('/');
-  const upstream = i > 0 ? mounts.get(rest.slice(0, i)) : undefined;
-  return upstream && i < rest.length - 1 ? { upstream, uri: `${SCHEME}${rest.slice(i + 1)}` } : null;
-}
 
 /** A client URI under `mount` for the upstream's own `skill://` URI. */
 export const clientUri = (mount: string, upstreamUri: string): string =>

@@ -14,8 +14,9 @@
  * `list_changed`; the poll stays as the fallback. That open stream keeps one
  * object per upstream resident: a cost bounded by the number of upstreams,
  * paid for change propagation in seconds instead of a poll interval.
- * A dropped stream triggers a re-list at once (a dead upstream shows as
- * failing now, not at the next poll). A configuration change stops the
+ * A dropped stream triggers a re-list (after 1 s if it lasted under a
+ * minute: follow.ts), so a dead upstream shows as failing now, not at the
+ * next poll. A configuration change stops the
  * follow loop: a moved upstream is followed at its new URL after the
  * re-list, a removed or disabled one is not followed at all.
  *
