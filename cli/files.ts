@@ -1,6 +1,6 @@
 /**
- * Prompt files → prompt records. The one loader: seeding, tests and (later)
- * the CLI all go through `loadPromptFiles`.
+ * Prompt files → prompt records. The one loader: the CLI, `npm start`'s
+ * seeding and the tests all go through `loadPromptFiles`.
  *
  * A prompt is a Markdown file with YAML front matter (the record's metadata)
  * and `## user` / `## assistant` sections (its messages). A section whose

@@ -1,8 +1,9 @@
 /**
  * `promptgate`: the command line, its options and its exit codes (0 on
  * success, 1 on any failure, 2 on a usage error). Each command lives with
- * its kind: prompt directories in prompt-commands.ts, skills in
- * skill-commands.ts, API keys in keys.ts, usage counts in usage.ts.
+ * its kind: prompt directories (with their skills, through
+ * skill-commands.ts) in prompt-commands.ts, API keys in keys.ts, usage
+ * counts in usage.ts; history and rollback are here.
  */
 import { parseArgs } from 'node:util';
 import { AdminClient, UsageError } from './api.js';
@@ -14,7 +15,7 @@ const USAGE = `promptgate <command> [options]
 
 Commands:
   validate <dir>                    check prompt files and skill folders; errors name file, line and field
-  push <dir> [--dry-run] [--prune]  publish the directory's prompts, then its skills (files first), each
+  push <dir> [--dry-run] [--prune]  publish the directory's skills (files first), then its prompts, each
                                     set atomically (--prune deletes prompts and skills not in it)
   pull <dir>                        write the published prompts and skills as files into <dir>
   diff <dir>                        what push --prune would change (prompts and skills), field by field

@@ -82,7 +82,7 @@ const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padSt
 
 /**
  * The key's principal; undefined for a key that is unknown, revoked or expired. `sha256` is the
- * key's digest when the caller already took it (routes/auth.ts does, for the ADMIN_TOKEN check).
+ * key's digest when the caller already took it (auth/authenticate.ts does, for the ADMIN_TOKEN check).
  */
 export async function apiKeyPrincipal(
   scope: RequestScope,

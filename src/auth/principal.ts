@@ -26,7 +26,10 @@ const uncredentialed = (id: string, good: boolean): Principal =>
 /** AUTH=none: everyone, unauthenticated. */
 export const ANONYMOUS: Principal = uncredentialed(ANONYMOUS_ID, true);
 
-/** Before access control ran: no scopes, never good. Nothing that checks access should ever see it. */
+/**
+ * No accepted credential: before access control runs, or after it refused one (on /admin and the
+ * web pages). No scopes, never good.
+ */
 export const NOBODY: Principal = uncredentialed('unauthenticated', false);
 
 /** The ADMIN_TOKEN holder (break-glass). */

@@ -17,7 +17,7 @@ const PURPOSE = 'cursor/v1';
 type Position = { generation: number; offset: number; view: string };
 const minted = new PerSecret<Position>(10_000);
 
-/** What the MAC covers: the body, and the view unless it is everyone's (''), whose cursors are signed over the body alone. */
+/** What the MAC covers: the body, and the view unless it is everyone's (''): those are signed over the body alone. */
 const signed = (body: string, view: string) => (view === '' ? body : `${body}|${view}`);
 
 export async function mintCursor(secret: string, generation: number, offset: number, view = ''): Promise<string> {

@@ -1,7 +1,7 @@
 /**
  * How the layers below the routes use the request's principal (lib/scope.ts): its id binds
- * sessions, its credential's life bounds streams. Until access control sets one, `undefined`
- * is the anonymous principal with no groups (docs/access-control.md).
+ * sessions, its credential's life bounds streams. `undefined` (a caller with no principal) counts
+ * as the anonymous principal with no groups (docs/access-control.md).
  */
 import { sha256Hex } from './hash.js';
 import type { Principal } from './scope.js';

@@ -13,7 +13,10 @@ export type AuthMethod = 'oauth' | 'access' | 'apikey' | 'admin' | 'none';
 
 /** Who is asking, as routes/auth.ts establishes it once per request (docs/access-control.md). */
 export interface Principal {
-  /** Stable and unique (`oauth:<iss>#<sub>`, `key:<id>`, `admin`, `anonymous`); never a credential. */
+  /**
+   * Stable and unique (`oauth:<iss>#<sub>`, `access:<team>#<sub>`, `key:<id>`, `admin`, `anonymous`,
+   * `unauthenticated` when no credential was accepted); never a credential.
+   */
   readonly id: string;
   readonly method: AuthMethod;
   /** For people: a name or e-mail; for keys: the key's name. */

@@ -1,8 +1,8 @@
 /**
  * The one log line of a request (docs/observability.md, "The log line"):
  * `msg: "request"` and the record's attributes (lib/attributes.ts) beside
- * the HTTP ones, through lib/log.ts. A batch is named by its first call
- * (`promptgate.calls` counts them) and fails with its first error.
+ * the HTTP ones, through lib/log.ts. A batch is named by its first failed
+ * call, else its first call (`promptgate.calls` counts them).
  */
 import { callAttributes } from '../lib/attributes.js';
 import { log } from '../lib/log.js';

@@ -93,7 +93,7 @@ function respond(c: Context<AppEnv>, s: Served): Response {
 /** Whether the caller proved who it is: then every answer is private to it (HTTP caching only). */
 const authenticated = (q: RequestScope) => q.principal !== undefined && q.principal.method !== 'none';
 
-/** An ETag part per view: nothing for everyone's view of a catalog without groups (tags as before). */
+/** An ETag part per view: nothing for everyone's view of a catalog without groups, whose tag is the page's alone. */
 const viewTag = (view: string) => (view === '' ? '' : `|${view}`);
 
 listings.get('/', async (c) => {

@@ -22,7 +22,7 @@ class HonoScope implements RequestScope {
   readonly env: Env;
   readonly cfg: Config;
   readonly waitUntil: (p: Promise<unknown>) => void;
-  /** NOBODY until routes/auth.ts has run (it runs before every route that reads it). */
+  /** NOBODY until access control has run (routes/auth.ts; the web pages set it themselves, routes/web.ts). */
   principal: Principal = NOBODY;
   readonly record = new RequestRecord();
   readonly #c: Context<AppEnv>;

@@ -21,7 +21,11 @@ import { Tally } from './tally.js';
 
 /** Failed batches kept for resending (each is bounded); past this many, counts stay in the tally. */
 const MAX_RETAINED = 32;
-/** Resends of a failed flush within its background task, after min(USAGE_FLUSH_MS, 2 s), then twice that, …: within a waitUntil's 30 s. */
+/**
+ * Resends of a failed flush within its background task, after min(USAGE_FLUSH_MS, 2 s), then twice
+ * that (14 s in all at most). With USAGE_FLUSH_MS above ~16 s the last ones may outlive the
+ * waitUntil's 30 s; the batch is then retained and goes with the next flush.
+ */
 const RETRIES = 3;
 const RETRY_MAX_FIRST_MS = 2_000;
 

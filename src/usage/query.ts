@@ -44,7 +44,7 @@ export async function dailyUse(env: Env, days: number, now = Date.now()): Promis
   return out;
 }
 
-/** Failed requests since `since` (epoch ms) by `error.type` (`-32602`, `404`, …), over every route. */
+/** Failed /mcp requests since `since` (epoch ms) by `error.type` (`-32602`, `404`, …): only /mcp is counted. */
 export async function errorsSince(env: Env, since: number): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const row of await usageStore(env).errors(hourOf(since))) out[row.class] = row.count;

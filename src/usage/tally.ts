@@ -18,7 +18,7 @@ class Row {
   constructor(
     readonly hour: number,
     readonly method: string,
-    /** undefined when the row was keyed by a whole label (a batch merged back). */
+    /** undefined for a client that did not name itself and for the `(other)` fold. */
     readonly version: string | undefined,
     readonly era: string,
     readonly outcome: string,
@@ -38,7 +38,7 @@ export class Tally {
 
   /**
    * +n calls. `client` is the client's name and `version` its version (the label is `name/version`);
-   * a client that did not name itself is undefined. A label already joined comes with version undefined.
+   * a client that did not name itself is undefined.
    */
   add(
     hour: number,

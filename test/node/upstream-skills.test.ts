@@ -8,12 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamClient } from '../../src/catalog/upstreams/client.js';
 import type { UpstreamConfig } from '../../src/catalog/upstreams/schema.js';
 import { listUpstream, nextSkills } from '../../src/catalog/upstreams/skills.js';
-import {
-  mapSkill,
-  mapSkills,
-  mountOf,
-  SKILL_MAX_BYTES,
-} from '../../src/catalog/upstreams/skill-entries.js';
+import { mapSkill, mapSkills, mountOf, SKILL_MAX_BYTES } from '../../src/catalog/upstreams/skill-entries.js';
 import type { UpstreamSkill } from '../../src/catalog/types.js';
 import { closedAfterAll, skillMd, skillsServer } from '../helpers/upstreams.js';
 
