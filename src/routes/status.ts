@@ -17,8 +17,7 @@ import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { upstreamHealth } from '../catalog/upstreams/health.js';
 import { collisionsSeen } from '../catalog/collisions.js';
 import { catalogWriter } from '../catalog/stubs.js';
-import { feedStatus } from '../session/fanout.js';
-import { lastFanout, liveCounts } from '../session/live-status.js';
+import { feedProgress, lastFanout, liveCounts } from '../session/live-status.js';
 import { errorsSince } from '../usage/query.js';
 import { HOUR_MS } from '../usage/store.js';
 import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
@@ -80,13 +79,8 @@ async function recentErrors(env: Env): Promise<{ since: string; byClass: Record<
 status.get('/', async (c) => {
   const writer = catalogWriter(c.env);
   // The live figures start first and run alongside the rest; each reports 'unknown' rather than failing.
-  const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env)]);
-  const [listed, local, feed, caller] = await Promise.all([
-    writer.upstreams(),
-    writer.current(),
-    feedStatus(c.env),
-    callerOf(c),
-  ]);
+  const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env), feedProgress(c.env)]);
+  const [listed, local, caller] = await Promise.all([writer.upstreams(), writer.current(), callerOf(c)]);
   const sees = (groups: readonly string[] | undefined) => principalSees(caller, groups);
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
   const configs = await upstreamConfigs(c.env);
@@ -106,7 +100,7 @@ status.get('/', async (c) => {
     },
     sees,
   );
-  const [live, fanout, errors] = await liveFigures;
+  const [live, fanout, errors, feed] = await liveFigures;
   return c.json({
     generation: await readGeneration(c.env.PROMPTS),
     auth: authStatus(c.env),

@@ -1,11 +1,11 @@
 /**
  * The live figures /status shows: open streams counted at every registry
- * shard in parallel, and the change feed's last fan-out. Each read is bounded
+ * shard in parallel, and the change feed's progress and last fan-out. Each read is bounded
  * and may fail alone; a shard or feed that does not answer is reported as
  * unknown, so /status stays cheap and never fails because of them.
  */
 import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
-import { changeFeed, shardCount, shardStub, type FanoutRecord } from './fanout.js';
+import { changeFeed, feedStatus, shardCount, shardStub, type FanoutRecord } from './fanout.js';
 
 export interface LiveCounts {
   /** Legacy sessions with a standalone GET stream. */
@@ -43,6 +43,15 @@ export async function liveCounts(env: Env): Promise<LiveCounts> {
 export async function lastFanout(env: Env): Promise<FanoutRecord | null | 'unknown'> {
   try {
     return await bounded(changeFeed(env).lastFanout(), STATUS_CALL_MS);
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The feed's progress (published, pending); 'unknown' when the feed does not answer. */
+export async function feedProgress(env: Env): Promise<{ published: number; pending: number | null } | 'unknown'> {
+  try {
+    return await bounded(feedStatus(env), STATUS_CALL_MS);
   } catch {
     return 'unknown';
   }

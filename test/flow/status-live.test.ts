@@ -41,7 +41,12 @@ interface Errors {
   byClass: Record<string, number>;
 }
 
-async function statusBody(): Promise<{ live: Live; lastFanout: Fanout | null; errors: Errors | 'unknown' }> {
+async function statusBody(): Promise<{
+  live: Live;
+  lastFanout: Fanout | null | 'unknown';
+  errors: Errors | 'unknown';
+  feed: { published: number; pending: number | null } | 'unknown';
+}> {
   const res = await SELF.fetch('https://gateway.test/status');
   expect(res.status).toBe(200);
   return res.json();
@@ -104,6 +109,23 @@ describe('GET /status live counts', () => {
       );
     }
     expect((await statusBody()).live.unknownShards).toBe(0);
+  });
+});
+
+describe('GET /status when the change feed does not answer', () => {
+  it("reports the feed's figures as unknown within the 2 s bound, and still answers 200", async () => {
+    expect((await statusBody()).feed).toMatchObject({ pending: null });
+    // The feed is busy for 4 s: every call to it waits behind that.
+    const busy = runInDurableObject(feedStub(), (_o, ctx) =>
+      ctx.blockConcurrencyWhile(() => new Promise((r) => setTimeout(r, 4_000))),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    // Unbounded, the read would wait the 4 s out and see the feed's real figures.
+    const body = await statusBody();
+    expect(body.feed).toBe('unknown');
+    expect(body.lastFanout).toBe('unknown');
+    await busy;
+    expect((await statusBody()).feed).toMatchObject({ pending: null });
   });
 });
 
