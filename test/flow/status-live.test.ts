@@ -138,7 +138,7 @@ describe('GET /status last fan-out', () => {
     const g = await publish(FIXTURE_PROMPTS);
     const started = Date.now();
     expect(await flushFeed()).toBe(g);
-    const last = (await statusBody()).lastFanout!;
+    const last = (await statusBody()).lastFanout as Fanout;
     expect(last).toMatchObject({ generation: g, shards: 4, shardFailures: 0 });
     expect(last.streams).toBeGreaterThanOrEqual(1);
     expect(last.rowsWritten).toBeGreaterThanOrEqual(4);
@@ -155,7 +155,7 @@ describe('GET /status last fan-out', () => {
     await runInDurableObject(shardStub(env, 1), (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE events RENAME TO e2'));
     try {
       await runFeedAlarm();
-      const last = (await statusBody()).lastFanout!;
+      const last = (await statusBody()).lastFanout as Fanout;
       expect(last).toMatchObject({ generation: g, shards: 4, shardFailures: 1 });
     } finally {
       await runInDurableObject(shardStub(env, 1), (_o, ctx) => ctx.storage.sql.exec('ALTER TABLE e2 RENAME TO events'));
