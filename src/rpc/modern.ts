@@ -24,7 +24,7 @@ import {
 } from '../lib/versions.js';
 import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck } from '../lib/caller.js';
-import { clientLabel } from '../lib/record.js';
+import { clientLabel, type CallFact } from '../lib/record.js';
 import { callContext } from './context.js';
 import { call, factOf, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
@@ -78,12 +78,13 @@ function readVersion(t: RequestScope, msg: Request): ModernVersion {
   return version;
 }
 
-async function listen(t: RequestScope, msg: Request, version: ModernVersion): Promise<Response> {
+async function listen(t: RequestScope, msg: Request, version: ModernVersion, fact: CallFact): Promise<Response> {
   const requested = msg.params?.notifications;
   if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-    return jsonResponse(
-      errorJson(msg.id, invalidParams('subscriptions/listen needs params.notifications (an object)')),
-    );
+    // In-band, so recorded on the call for its log line and the error counts.
+    const refused = invalidParams('subscriptions/listen needs params.notifications (an object)');
+    fact.errorCode = refused.code;
+    return jsonResponse(errorJson(msg.id, refused));
   }
   // The list changes this deployment has: prompts always, tools with the mirror on, resources with skills on.
   const asked = requested as Record<string, unknown>;
@@ -125,7 +126,7 @@ export function modernPost(t: RequestScope, body: unknown): Response | Promise<R
   const version = readVersion(t, msg);
   t.record.version = version;
   checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
-  if (msg.method === 'subscriptions/listen') return listen(t, msg, version);
+  if (msg.method === 'subscriptions/listen') return listen(t, msg, version, fact);
   if (!hasMethod('modern', msg.method, t.cfg))
     throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
   return jsonResponse(call(msg, callContext(t, 'modern', version), fact));

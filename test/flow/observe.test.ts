@@ -164,6 +164,17 @@ describe('the request line', () => {
     }
   });
 
+  it('error.type: a listen without params.notifications is -32602 in-band (HTTP 200)', async () => {
+    capture();
+    const { res, line } = await logged(variant(), MCP_URL, modernPost('subscriptions/listen').init);
+    expect(res.status).toBe(200);
+    expect(line).toMatchObject({
+      'mcp.method.name': 'subscriptions/listen',
+      'error.type': '-32602',
+      'rpc.response.status_code': '-32602',
+    });
+  });
+
   it('error.type on HTTP errors: a bad session 404 (-32001), initialize refused in-band, a plain 404', async () => {
     capture();
     const e = variant();
