@@ -21,3 +21,12 @@ export async function bounded<T>(
 
 /** How long /status waits for any one object before calling its figure unknown. */
 export const STATUS_CALL_MS = 2_000;
+
+/** A /status figure: what `p` gives within STATUS_CALL_MS, else 'unknown' (late or failed). */
+export async function statusFigure<T>(p: Promise<T>): Promise<T | 'unknown'> {
+  try {
+    return await bounded(p, STATUS_CALL_MS);
+  } catch {
+    return 'unknown';
+  }
+}

@@ -20,7 +20,7 @@ import { catalogWriter } from '../catalog/stubs.js';
 import { feedProgress, lastFanout, liveCounts } from '../session/live-status.js';
 import { errorsSince } from '../usage/query.js';
 import { HOUR_MS } from '../usage/store.js';
-import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
+import { statusFigure } from '../lib/bounded.js';
 import { announce, authenticate, authorize } from '../auth/authenticate.js';
 import { ANONYMOUS } from '../auth/principal.js';
 import { principalSees } from '../catalog/views.js';
@@ -69,11 +69,8 @@ async function callerOf(c: Context<AppEnv>): Promise<Principal> {
  */
 async function recentErrors(env: Env): Promise<{ since: string; byClass: Record<string, number> } | 'unknown'> {
   const since = Math.floor((Date.now() - HOUR_MS) / HOUR_MS) * HOUR_MS;
-  try {
-    return { since: new Date(since).toISOString(), byClass: await bounded(errorsSince(env, since), STATUS_CALL_MS) };
-  } catch {
-    return 'unknown';
-  }
+  const byClass = await statusFigure(errorsSince(env, since));
+  return byClass === 'unknown' ? byClass : { since: new Date(since).toISOString(), byClass };
 }
 
 status.get('/', async (c) => {

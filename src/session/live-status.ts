@@ -4,7 +4,7 @@
  * and may fail alone; a shard or feed that does not answer is reported as
  * unknown, so /status stays cheap and never fails because of them.
  */
-import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
+import { bounded, STATUS_CALL_MS, statusFigure } from '../lib/bounded.js';
 import { changeFeed, feedStatus, shardCount, shardStub, type FanoutRecord } from './fanout.js';
 
 export interface LiveCounts {
@@ -40,19 +40,9 @@ export async function liveCounts(env: Env): Promise<LiveCounts> {
 }
 
 /** The last fan-out; null before the first, 'unknown' when the feed does not answer. */
-export async function lastFanout(env: Env): Promise<FanoutRecord | null | 'unknown'> {
-  try {
-    return await bounded(changeFeed(env).lastFanout(), STATUS_CALL_MS);
-  } catch {
-    return 'unknown';
-  }
-}
+export const lastFanout = (env: Env): Promise<FanoutRecord | null | 'unknown'> =>
+  statusFigure(changeFeed(env).lastFanout());
 
 /** The feed's progress (published, pending); 'unknown' when the feed does not answer. */
-export async function feedProgress(env: Env): Promise<{ published: number; pending: number | null } | 'unknown'> {
-  try {
-    return await bounded(feedStatus(env), STATUS_CALL_MS);
-  } catch {
-    return 'unknown';
-  }
-}
+export const feedProgress = (env: Env): Promise<{ published: number; pending: number | null } | 'unknown'> =>
+  statusFigure(feedStatus(env));
