@@ -22,7 +22,8 @@ export function callAttributes(
 ): Attributes {
   const code = fact ? fact.errorCode : requestCode;
   if (fact) {
-    out['mcp.method.name'] = fact.method;
+    // An unreadable batch item may name no method.
+    if (fact.method !== '') out['mcp.method.name'] = fact.method;
     if (fact.id !== undefined) out['jsonrpc.request.id'] = String(fact.id);
     if (fact.prompt !== undefined) out['gen_ai.prompt.name'] = fact.prompt;
   }

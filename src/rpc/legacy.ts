@@ -17,6 +17,7 @@ import { call, factOf } from './dispatch.js';
 import type { CallFact } from '../lib/record.js';
 import { accepted, jsonResponse, readMessage, type Message } from './envelope.js';
 import { errorJson, ErrorCode, HttpError } from './errors.js';
+import { isRecord } from '../lib/json.js';
 import { checkVersionHeader, initialize, requireSession } from './legacy-session.js';
 
 /**
@@ -51,6 +52,8 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
         msg = readMessage(item);
       } catch (e) {
         const err = e as HttpError;
+        // A call of its own, so the line's error.type and the error counts include it.
+        t.record.call(methodNameOf(item), err.id).errorCode = err.code;
         return errorJson(err.id, err);
       }
       return msg.kind === 'request' ? call(msg, ctx) : null;
@@ -59,6 +62,10 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   const out = replies.filter((r): r is string => r !== null);
   return out.length ? jsonResponse(`[${out.join(',')}]`) : accepted();
 }
+
+/** An unreadable batch item's method, when it names one as a string ('' otherwise); cut like any logged name. */
+const methodNameOf = (item: unknown): string =>
+  isRecord(item) && typeof item.method === 'string' ? item.method.slice(0, 100) : '';
 
 /** Synchronous for a warm in-session list (no promise on the hot path), like the modern entry. */
 export function legacyPost(t: RequestScope, body: unknown): Response | Promise<Response> {

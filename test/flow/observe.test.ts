@@ -213,6 +213,17 @@ describe('the request line', () => {
     expect(line).toMatchObject({ 'mcp.method.name': 'prompts/get', 'error.type': '-32602', 'promptgate.calls': 2 });
   });
 
+  it('an unreadable item in a batch is a failed call of its own, with its error.type', async () => {
+    capture();
+    const e = variant();
+    const s = await openSessionWith(fetcher(e), MCP_URL, '2025-03-26');
+    const batch = [request('prompts/list'), { jsonrpc: '2.0', id: 9, method: 42 }];
+    const { res, line } = await logged(e, MCP_URL, postInit(batch, { session: s.id, version: s.version }));
+    expect(res.status).toBe(200);
+    expect(line).toMatchObject({ 'error.type': '-32600', 'rpc.response.status_code': '-32600', 'promptgate.calls': 2 });
+    expect(line).not.toHaveProperty('mcp.method.name');
+  });
+
   it('trace context in _meta is continued on the line when valid, and ignored when not', async () => {
     capture();
     const e = variant();
