@@ -7,7 +7,7 @@
 import { LookupError } from '../catalog/errors.js';
 import type { CallContext, Handler } from './context.js';
 import type { Era } from './era.js';
-import { errorJson, ErrorCode, HttpError, RpcError, toRpcError } from './errors.js';
+import { callFailed, ErrorCode, HttpError, RpcError, toRpcError } from './errors.js';
 import { resultMessage, type Message, type Params } from './envelope.js';
 import { complete } from './methods/completion.js';
 import { discover } from './methods/discover.js';
@@ -102,10 +102,8 @@ export function call(
   fact: CallFact = factOf(ctx.record, msg),
 ): string | Promise<string> {
   const handler = hasMethod(ctx.era, msg.method, ctx.cfg) ? METHODS[ctx.era][msg.method] : undefined;
-  if (!handler) {
-    fact.errorCode = ErrorCode.MethodNotFound;
-    return errorJson(msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
-  }
+  if (!handler)
+    return callFailed(fact, msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
   return inSpan(run, handler, msg, ctx, fact);
 }
 
@@ -121,9 +119,7 @@ function run(
       fact.errorCode = e.code;
       throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers, id: msg.id });
     }
-    const err = asRpcError(e, msg.method);
-    fact.errorCode = err.code;
-    return errorJson(msg.id, err);
+    return callFailed(fact, msg.id, asRpcError(e, msg.method));
   };
   try {
     const result = handler(msg.params, ctx);

@@ -10,6 +10,7 @@
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { clip } from '../lib/clip.js';
+import type { CallFact } from '../lib/record.js';
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -82,6 +83,12 @@ export function errorMessage(id: RequestId | undefined, err: RpcError): ErrorMes
 /** The serialized error reply: the form every JSON-RPC error body takes on the wire. */
 export function errorJson(id: RequestId | undefined, err: RpcError): string {
   return JSON.stringify(errorMessage(id, err));
+}
+
+/** A call answered with an in-band error: its code goes on the call (log line, error counts), its body is errorJson's. */
+export function callFailed(fact: CallFact, id: RequestId | undefined, err: RpcError): string {
+  fact.errorCode = err.code;
+  return errorJson(id, err);
 }
 
 /** Maps anything thrown while answering a message to a JSON-RPC error, hiding internals. */

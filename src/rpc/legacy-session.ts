@@ -10,7 +10,7 @@ import type { RequestScope } from '../lib/scope.js';
 import { principalIdOf } from '../lib/caller.js';
 import type { CallFact } from '../lib/record.js';
 import { jsonResponse, resultMessage, type Message } from './envelope.js';
-import { errorJson, ErrorCode, HttpError, RpcError } from './errors.js';
+import { callFailed, ErrorCode, HttpError, RpcError } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
@@ -72,8 +72,7 @@ export async function initialize(
   try {
     init = readInitialize(msg.params);
   } catch (e) {
-    fact.errorCode = (e as RpcError).code;
-    return jsonResponse(errorJson(msg.id, e as RpcError));
+    return jsonResponse(callFailed(fact, msg.id, e as RpcError));
   }
   t.record.version = init.version;
   // The id is the session: nothing is stored until the session has state to keep (session/sessions.ts).

@@ -16,7 +16,7 @@ import { callContext } from './context.js';
 import { call, factOf } from './dispatch.js';
 import type { CallFact } from '../lib/record.js';
 import { accepted, jsonResponse, readMessage, type Message } from './envelope.js';
-import { errorJson, ErrorCode, HttpError } from './errors.js';
+import { callFailed, ErrorCode, HttpError } from './errors.js';
 import { isRecord } from '../lib/json.js';
 import { checkVersionHeader, initialize, requireSession } from './legacy-session.js';
 
@@ -53,8 +53,7 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
       } catch (e) {
         const err = e as HttpError;
         // A call of its own, so the line's error.type and the error counts include it.
-        t.record.call(methodNameOf(item), err.id).errorCode = err.code;
-        return errorJson(err.id, err);
+        return callFailed(t.record.call(methodNameOf(item), err.id), err.id, err);
       }
       return msg.kind === 'request' ? call(msg, ctx) : null;
     }),

@@ -28,7 +28,7 @@ import { clientLabel, type CallFact } from '../lib/record.js';
 import { callContext } from './context.js';
 import { call, factOf, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
-import { errorJson, ErrorCode, HttpError, invalidParams } from './errors.js';
+import { callFailed, ErrorCode, HttpError, invalidParams } from './errors.js';
 import { checkStandardHeaders } from './modern-headers.js';
 import { serverInfo } from './server-info.js';
 
@@ -81,10 +81,8 @@ function readVersion(t: RequestScope, msg: Request): ModernVersion {
 async function listen(t: RequestScope, msg: Request, version: ModernVersion, fact: CallFact): Promise<Response> {
   const requested = msg.params?.notifications;
   if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-    // In-band, so recorded on the call for its log line and the error counts.
     const refused = invalidParams('subscriptions/listen needs params.notifications (an object)');
-    fact.errorCode = refused.code;
-    return jsonResponse(errorJson(msg.id, refused));
+    return jsonResponse(callFailed(fact, msg.id, refused));
   }
   // The list changes this deployment has: prompts always, tools with the mirror on, resources with skills on.
   const asked = requested as Record<string, unknown>;
