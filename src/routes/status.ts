@@ -9,7 +9,8 @@
  * listing: a caller that presents no valid credential sees only what everyone may.
  * `live` counts open streams at the registry shards and `lastFanout` is the feed's
  * last fan-out (session/live-status.ts), `errors` the failed requests by class over the
- * last hour (usage/query.ts); a shard, feed or store that fails is reported unknown.
+ * last hour (usage/query.ts). A shard, the feed, the usage store or the catalog writer (upstream
+ * health and collisions) that fails or hangs is reported unknown, and the page still answers.
  */
 import { Hono, type Context } from 'hono';
 import { readGeneration } from '../catalog/store.js';
@@ -73,12 +74,17 @@ async function recentErrors(env: Env): Promise<{ since: string; byClass: Record<
   return byClass === 'unknown' ? byClass : { since: new Date(since).toISOString(), byClass };
 }
 
-status.get('/', async (c) => {
+/**
+ * Upstream health and collisions, from the CatalogWriter's listings, within the same bound as the
+ * live figures: a writer that fails or hangs makes both 'unknown', not a stalled or failed page.
+ */
+async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
   const writer = catalogWriter(c.env);
-  // The live figures start first and run alongside the rest; each reports 'unknown' rather than failing.
-  const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env), feedProgress(c.env)]);
-  const [listed, local, caller] = await Promise.all([writer.upstreams(), writer.current(), callerOf(c)]);
-  const sees = (groups: readonly string[] | undefined) => principalSees(caller, groups);
+  const read = await statusFigure(Promise.all([writer.upstreams(), writer.current()]));
+  if (read === 'unknown') return { upstreams: read, collisions: read };
+  const [listed, local] = read;
+  const who = await caller;
+  const sees = (groups: readonly string[] | undefined) => principalSees(who, groups);
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
   const configs = await upstreamConfigs(c.env);
   const upstreams = upstreamHealth(
@@ -88,7 +94,7 @@ status.get('/', async (c) => {
   // Each side of a clash is guarded as configured now (a listing's copy of its upstream's groups may be older).
   const groupsNow = new Map(configs.map((u) => [u.id, u.groups]));
   const { localPrefix, separator } = configOf(c.env);
-  const clashes = collisionsSeen(
+  const collisions = collisionsSeen(
     {
       prompts: local.map((p) => p.record),
       upstreams: listed.map((u) => ({ ...u, groups: groupsNow.get(u.id) ?? u.groups })),
@@ -97,13 +103,20 @@ status.get('/', async (c) => {
     },
     sees,
   );
+  return { upstreams, collisions };
+}
+
+status.get('/', async (c) => {
+  // Every figure starts at once; each object's reports 'unknown' rather than failing or stalling the page.
+  const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env), feedProgress(c.env)]);
+  const { upstreams, collisions } = await writerFigures(c, callerOf(c));
   const [live, fanout, errors, feed] = await liveFigures;
   return c.json({
     generation: await readGeneration(c.env.PROMPTS),
     auth: authStatus(c.env),
     feed,
     upstreams,
-    collisions: clashes,
+    collisions,
     live,
     lastFanout: fanout,
     errors,

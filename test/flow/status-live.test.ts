@@ -7,6 +7,7 @@
 import { createExecutionContext, env, runInDurableObject, SELF } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index.js';
+import { writerObject } from '../../src/catalog/stubs.js';
 import { shardStub } from '../../src/session/fanout.js';
 import { flush } from '../../src/usage/flush.js';
 import { usageObject } from '../../src/usage/stub.js';
@@ -126,6 +127,31 @@ describe('GET /status when the change feed does not answer', () => {
     expect(body.lastFanout).toBe('unknown');
     await busy;
     expect((await statusBody()).feed).toMatchObject({ pending: null });
+  });
+});
+
+describe('GET /status when the catalog writer does not answer', () => {
+  it('reports upstream health and collisions as unknown within the 2 s bound, and still answers 200', async () => {
+    const read = async () => {
+      const res = await SELF.fetch('https://gateway.test/status');
+      expect(res.status).toBe(200);
+      return res.json<{ upstreams: unknown; collisions: unknown; generation: number }>();
+    };
+    const before = await read();
+    expect(Array.isArray(before.upstreams)).toBe(true);
+    expect(Array.isArray(before.collisions)).toBe(true);
+    // The writer is busy for 4 s: every call to it waits behind that.
+    const busy = runInDurableObject(writerObject(env), (_o, ctx) =>
+      ctx.blockConcurrencyWhile(() => new Promise((r) => setTimeout(r, 4_000))),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    // Unbounded, the read would wait the 4 s out and see the writer's real figures.
+    const body = await read();
+    expect(body.upstreams).toBe('unknown');
+    expect(body.collisions).toBe('unknown');
+    expect(body.generation).toBe(before.generation);
+    await busy;
+    expect(Array.isArray((await read()).upstreams)).toBe(true);
   });
 });
 
