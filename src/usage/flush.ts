@@ -23,11 +23,22 @@ import { Tally } from './tally.js';
 const MAX_RETAINED = 32;
 /**
  * Resends of a failed flush within its background task, after min(USAGE_FLUSH_MS, 2 s), then twice
- * that (14 s in all at most). With USAGE_FLUSH_MS above ~16 s the last ones may outlive the
- * waitUntil's 30 s; the batch is then retained and goes with the next flush.
+ * that, each only if it can still end inside the task's budget; what is left goes with the next flush.
  */
 const RETRIES = 3;
 const RETRY_MAX_FIRST_MS = 2_000;
+/**
+ * The runtime may cancel a waitUntil 30 s after its response. Resends stop being scheduled this long
+ * after arming, leaving the last store call 5 s, so a batch is never mid-send when the task is cut.
+ */
+const TASK_BUDGET_MS = 25_000;
+
+/** The wait before resend `attempt` (0-based), or undefined when none is due: past RETRIES, or past `deadline`. */
+export function resendDelay(retryMs: number, attempt: number, now: number, deadline: number): number | undefined {
+  if (retryMs <= 0 || attempt >= RETRIES) return undefined;
+  const wait = retryMs * 2 ** attempt;
+  return now + wait <= deadline ? wait : undefined;
+}
 
 /** This isolate's name in batch ids (with a sequence number, unique per flush); random values only in a handler. */
 let isolate: string | undefined;
@@ -49,17 +60,20 @@ const GRACE_MS = 30_000;
 export function arm(env: Env, flushMs: number, waitUntil: (p: Promise<unknown>) => void): void {
   if (armed && Date.now() < overdue) return;
   armed = true;
-  overdue = Date.now() + flushMs + GRACE_MS;
-  waitUntil(sleep(flushMs).then(() => flush(env, Math.min(flushMs, RETRY_MAX_FIRST_MS))));
+  const now = Date.now();
+  overdue = now + flushMs + GRACE_MS;
+  const deadline = now + TASK_BUDGET_MS;
+  waitUntil(sleep(flushMs).then(() => flush(env, Math.min(flushMs, RETRY_MAX_FIRST_MS), 0, deadline)));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends the tally and any retained batches in one store call; also to Analytics Engine when bound.
- * `retryMs`: on failure, try again after this long (doubling, RETRIES times); 0 leaves it to the next flush.
+ * `retryMs`: on failure, try again after this long (doubling, RETRIES times, none past `deadline`);
+ * 0 leaves it to the next flush.
  */
-export async function flush(env: Env, retryMs = 0, attempt = 0): Promise<void> {
+export async function flush(env: Env, retryMs = 0, attempt = 0, deadline = Infinity): Promise<void> {
   armed = false;
   const sends = retained;
   retained = [];
@@ -73,11 +87,12 @@ export async function flush(env: Env, retryMs = 0, attempt = 0): Promise<void> {
   } catch (e) {
     // With what another failed flush kept meanwhile: neither overwrites the other.
     retained = [...sends, ...retained];
-    const again = retryMs > 0 && attempt < RETRIES;
+    const wait = resendDelay(retryMs, attempt, Date.now(), deadline);
+    const again = wait !== undefined;
     log.warn('usage flush failed; resending', { batches: retained.length, again, error: String(e) });
     if (again) {
-      await sleep(retryMs * 2 ** attempt);
-      return flush(env, retryMs, attempt + 1);
+      await sleep(wait);
+      return flush(env, retryMs, attempt + 1, deadline);
     }
     return;
   }
