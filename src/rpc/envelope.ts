@@ -18,7 +18,19 @@ export type Message =
   | { kind: 'notification'; method: string; params: Params }
   | { kind: 'response'; id: RequestId };
 
-const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+/**
+ * A string, or an integer a double holds exactly: a larger one would be echoed as a different
+ * number (9223372036854775807 comes back as 9223372036854776000), so it is not an id we can read.
+ */
+const isId = (v: unknown): v is RequestId =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
+
+/** The id of a body that is one message and names a readable one, for errors raised before the message is read. */
+export function readableId(body: unknown): RequestId | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const id = (body as { id?: unknown }).id;
+  return isId(id) ? id : undefined;
+}
 
 export function parseBody(text: string): unknown {
   let body: unknown;
@@ -27,16 +39,15 @@ export function parseBody(text: string): unknown {
   } catch {
     throw new HttpError(400, ErrorCode.ParseError, 'Parse error: body is not valid JSON');
   }
-  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
-    const id =
-      typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH))
     throw new HttpError(
       400,
       ErrorCode.InvalidRequest,
       `Invalid Request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
-      { id: isId(id) ? id : undefined },
+      {
+        id: readableId(body),
+      },
     );
-  }
   return body;
 }
 
@@ -55,7 +66,7 @@ export function readMessage(x: unknown): Message {
       throw bad('params must be an object', id);
     const params = p as Params;
     if (!('id' in m)) return { kind: 'notification', method: m.method, params };
-    if (id === undefined) throw bad('id must be a string or an integer');
+    if (id === undefined) throw bad('id must be a string or an integer of at most 2^53 - 1');
     return { kind: 'request', id, method: m.method, params };
   }
   if (id !== undefined && ('result' in m || 'error' in m)) return { kind: 'response', id };

@@ -4,11 +4,13 @@
  * modern (2026-07-28); anything else is legacy. The body decides (spec §6),
  * with one exception taken from the SDK's inbound classifier: a body with no
  * claim under a header naming a modern revision is a broken modern message,
- * not a legacy one. Such a request is refused with 400 -32602 naming the
- * missing envelope keys, an `initialize` is a header mismatch (-32020), and
- * a notification is modern. Header values are OWS-stripped first.
+ * not a legacy one. Such a request that is not valid JSON-RPC is 400 -32600
+ * first; a valid one is refused with 400 -32602 naming the missing envelope
+ * keys, an `initialize` is a header mismatch (-32020), and a notification is
+ * modern. Header values are OWS-stripped first.
  */
 import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META } from '../lib/versions.js';
+import { readMessage } from './envelope.js';
 import { ErrorCode, HttpError } from './errors.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../lib/json.js';
@@ -43,9 +45,10 @@ export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
   if (carriesModernMeta(body)) return 'modern';
   const header = protocolVersionHeader?.trim();
   if (!isModernVersion(header) || !isRecord(body) || typeof body.method !== 'string') return 'legacy';
-  if (!('id' in body)) return 'modern'; // a notification: answered 202 by the modern entry
-  const id =
-    typeof body.id === 'string' || (typeof body.id === 'number' && Number.isInteger(body.id)) ? body.id : undefined;
+  // The JSON-RPC shape is judged before the envelope, as the SDK's classifier does: a null id is -32600.
+  const msg = readMessage(body);
+  if (msg.kind !== 'request') return 'modern'; // a notification: answered 202 by the modern entry
+  const id = msg.id;
   if (body.method === 'initialize')
     throw new HttpError(
       400,

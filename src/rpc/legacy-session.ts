@@ -9,7 +9,7 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestScope } from '../lib/scope.js';
 import { principalIdOf } from '../lib/caller.js';
 import type { CallFact } from '../lib/record.js';
-import { jsonResponse, resultMessage, type Message } from './envelope.js';
+import { jsonResponse, readableId, resultMessage, type Message } from './envelope.js';
 import { callFailed, ErrorCode, HttpError, RpcError } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
 
@@ -18,8 +18,11 @@ export const SESSION_HEADER = 'mcp-session-id';
 /** A session id as logged (`mcp.session.id`): ours are at most 190 characters; a client's garbage is cut short. */
 const MAX_LOGGED_SESSION_ID = 200;
 
-/** An unsupported MCP-Protocol-Version header is a 400 (spec §2), in a body dual-era clients read as "legacy". */
-export function checkVersionHeader(value: string | undefined): void {
+/**
+ * An unsupported MCP-Protocol-Version header is a 400 (spec §2), in a body dual-era clients read as
+ * "legacy", echoing the POST body's id when it names a readable one.
+ */
+export function checkVersionHeader(value: string | undefined, body?: unknown): void {
   if (value !== undefined && !isLegacyVersion(value)) {
     throw new HttpError(
       400,
@@ -27,6 +30,7 @@ export function checkVersionHeader(value: string | undefined): void {
       `Bad Request: unsupported MCP-Protocol-Version "${value.slice(0, 40)}"`,
       {
         data: { supported: LEGACY_VERSIONS },
+        id: readableId(body),
       },
     );
   }

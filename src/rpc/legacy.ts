@@ -69,7 +69,7 @@ const methodNameOf = (item: unknown): string =>
 /** Synchronous for a warm in-session list (no promise on the hot path), like the modern entry. */
 export function legacyPost(t: RequestScope, body: unknown): Response | Promise<Response> {
   t.record.era = 'legacy';
-  checkVersionHeader(t.protocolVersion);
+  checkVersionHeader(t.protocolVersion, body);
   if (Array.isArray(body)) return batch(t, body);
   const msg = readMessage(body);
   const fact = msg.kind === 'request' ? factOf(t.record, msg) : undefined;

@@ -78,6 +78,39 @@ export const TRANSPORT_CASES: TransportCase[] = [
     id: 4,
   },
   { name: '400 -32600 for no method (id echoed)', body: { jsonrpc: '2.0', id: 5 }, status: 400, code: -32600, id: 5 },
+  // An integer past 2^53 would be echoed as another number; it is refused as an id that cannot be read.
+  {
+    name: '400 -32600 for an integer id past 2^53 (none echoed)',
+    body: '{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}',
+    status: 400,
+    code: -32600,
+    id: 'none',
+  },
+  // Under a modern header, the JSON-RPC shape is judged before the envelope (the SDK's order).
+  {
+    name: '400 -32600 for a null id under a 2026-07-28 header',
+    headers: { 'mcp-protocol-version': '2026-07-28' },
+    body: { jsonrpc: '2.0', id: null, method: 'prompts/list' },
+    status: 400,
+    code: -32600,
+    id: 'none',
+  },
+  {
+    name: '400 -32600 for jsonrpc 1.0 under a 2026-07-28 header (id echoed)',
+    headers: { 'mcp-protocol-version': '2026-07-28' },
+    body: { jsonrpc: '1.0', id: 8, method: 'prompts/list' },
+    status: 400,
+    code: -32600,
+    id: 8,
+  },
+  {
+    name: '400 -32000 for an unsupported MCP-Protocol-Version (id echoed)',
+    headers: { 'mcp-protocol-version': '1999-01-01' },
+    body: ping,
+    status: 400,
+    code: -32000,
+    id: 1,
+  },
   // Sessions at the transport.
   // The body was read before the session was checked, so its id is echoed.
   {
