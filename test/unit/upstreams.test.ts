@@ -4,8 +4,14 @@ import { nameAllowed } from '../../src/catalog/upstreams/schema.js';
 import { isPrivateHost } from '../../src/catalog/upstreams/ssrf.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
 import { sanitizeListing } from '../../src/catalog/upstreams/sanitize.js';
+import { ownSecretNames } from '../../src/lib/own-secrets.js';
 
-const opts = { separator: '.', secrets: { GH_TOKEN: 's3cret' }, allowHttpLoopback: false };
+const opts = {
+  separator: '.',
+  secrets: { GH_TOKEN: 's3cret' },
+  ownSecrets: ownSecretNames({}),
+  allowHttpLoopback: false,
+};
 
 describe('parseUpstreams', () => {
   it('fills defaults and resolves secrets in headers', () => {
@@ -66,6 +72,55 @@ describe('parseUpstreams', () => {
     const cfg = JSON.stringify([{ id: 'local', url: 'http://127.0.0.1:3001/mcp' }]);
     expect(() => parseUpstreams(cfg, opts)).toThrowError(/must be https/);
     expect(parseUpstreams(cfg, { ...opts, allowHttpLoopback: true })[0]!.url.port).toBe('3001');
+  });
+});
+
+describe("parseUpstreams: the gateway's own secrets are never sent upstream", () => {
+  // What a deployment holds: its own secrets beside one meant for an upstream.
+  const env = {
+    SIGNING_SECRET: 'sign-value',
+    ADMIN_TOKEN: 'admin-value',
+    IDP_INTROSPECT: 'introspect-value',
+    GH_TOKEN: 's3cret',
+    OAUTH_ISSUERS: JSON.stringify([
+      { issuer: 'https://idp.example.com', introspection: { clientId: 'gw', clientSecret: 'IDP_INTROSPECT' } },
+    ]),
+  };
+  const own = { ...opts, secrets: env, ownSecrets: ownSecretNames(env) };
+  const problemOf = (entry: Record<string, unknown>): string => {
+    try {
+      parseUpstreams(JSON.stringify([{ id: 'x', url: 'https://attacker.example/mcp', ...entry }]), own);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return '';
+  };
+
+  it('names them: SIGNING_SECRET, ADMIN_TOKEN and every introspection client secret', () => {
+    expect([...ownSecretNames(env)].sort()).toEqual(['ADMIN_TOKEN', 'IDP_INTROSPECT', 'SIGNING_SECRET']);
+    // A bad OAUTH_ISSUERS is access control's error; the fixed names still hold.
+    expect([...ownSecretNames({ OAUTH_ISSUERS: '[' })].sort()).toEqual(['ADMIN_TOKEN', 'SIGNING_SECRET']);
+  });
+
+  it('refuses them in a header and as an oauth client secret, naming the field and never the value', () => {
+    for (const name of ['ADMIN_TOKEN', 'SIGNING_SECRET', 'IDP_INTROSPECT']) {
+      const inHeader = problemOf({ headers: { 'x-leak': `a \${${name}} b` } });
+      expect(inHeader).toMatch(
+        new RegExp(`UPSTREAMS\\[0\\]\\.headers\\.x-leak: ${name} is one of the gateway's own secrets`),
+      );
+      const oauth = { tokenUrl: 'https://attacker.example/token', clientId: 'c', clientSecret: name };
+      expect(problemOf({ oauth })).toMatch(new RegExp(`oauth\\.clientSecret: ${name} is one of the gateway's own`));
+      for (const message of [inHeader, problemOf({ oauth })])
+        for (const value of ['sign-value', 'admin-value', 'introspect-value']) expect(message).not.toContain(value);
+    }
+    // Another secret still resolves.
+    const [u] = parseUpstreams(
+      JSON.stringify([
+        { id: 'x', url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer ${GH_TOKEN}' } },
+      ]),
+      own,
+    );
+    expect(u!.headers).toEqual({ authorization: 'Bearer s3cret' });
   });
 });
 

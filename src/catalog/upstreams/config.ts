@@ -4,6 +4,7 @@
  * isolate. What one entry is: schema.ts.
  */
 import { configOf } from '../../lib/config.js';
+import { ownSecretNames } from '../../lib/own-secrets.js';
 import { parseUpstreams } from './parse.js';
 import type { UpstreamConfig } from './schema.js';
 
@@ -17,6 +18,7 @@ function parseFor(env: Env, raw: string): UpstreamConfig[] {
   return parseUpstreams(raw, {
     separator: cfg.separator,
     secrets: env as unknown as Record<string, unknown>,
+    ownSecrets: ownSecretNames(env),
     allowHttpLoopback: cfg.allowHttpLoopback,
     localPrefix: cfg.localPrefix,
   });

@@ -5,27 +5,24 @@
  * secret pasted where its name belongs is not echoed back.
  */
 import type { UpstreamOAuth } from './schema.js';
+import { secretValue, type SecretSource } from './secret-ref.js';
 import { guardUrl } from './ssrf.js';
 
 const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,127}$/;
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
 const KNOWN = new Set(['tokenUrl', 'clientId', 'clientSecret', 'scope', 'resource', 'authMethod']);
 
-export interface OAuthParseOptions {
-  readonly secrets: Record<string, unknown>;
+export interface OAuthParseOptions extends SecretSource {
   readonly allowHttpLoopback: boolean;
 }
 
 /** The client secret's value, or '' with a problem pushed. */
-function clientSecretOf(name: unknown, at: string, secrets: Record<string, unknown>, problems: string[]): string {
+function clientSecretOf(name: unknown, at: string, source: SecretSource, problems: string[]): string {
   if (typeof name !== 'string' || !SECRET_NAME.test(name)) {
     problems.push(`${at}: required, the NAME of a Worker secret (A-Z 0-9 _), not the secret`);
     return '';
   }
-  const secret = secrets[name];
-  if (typeof secret === 'string' && secret) return secret;
-  problems.push(`${at}: secret ${name} is not set`);
-  return '';
+  return secretValue(name, at, source, problems);
 }
 
 /** The entry, or undefined with every problem pushed onto `problems`. */
@@ -49,7 +46,7 @@ export function parseOAuth(
     problems.push(`${at('oauth.tokenUrl')}: required, a URL`);
   }
   if (typeof o.clientId !== 'string' || !o.clientId) problems.push(`${at('oauth.clientId')}: required, a string`);
-  const clientSecret = clientSecretOf(o.clientSecret, at('oauth.clientSecret'), opts.secrets, problems);
+  const clientSecret = clientSecretOf(o.clientSecret, at('oauth.clientSecret'), opts, problems);
   if (o.scope !== undefined && typeof o.scope !== 'string') problems.push(`${at('oauth.scope')}: must be a string`);
   if (o.resource !== undefined && (typeof o.resource !== 'string' || !URL.canParse(o.resource)))
     problems.push(`${at('oauth.resource')}: must be an absolute URL`);

@@ -3,13 +3,15 @@
  * configurations (schema.ts). Every problem is reported with its field path
  * ("UPSTREAMS[1].url: ..."), all of them at once, and a bad configuration
  * fails loudly rather than silently dropping an upstream. Header values may
- * name Worker secrets as ${SECRET_NAME}; they are resolved here and never
- * logged. The URL passes the SSRF guard (ssrf.ts); redirects are never
+ * name Worker secrets as ${SECRET_NAME}, other than the gateway's own; they
+ * are resolved here (secret-ref.ts) and never logged. The URL passes the SSRF guard (ssrf.ts); redirects are never
  * followed (fetch-guard.ts).
  */
 import { groupProblems, NAME_PATTERN } from '../validate.js';
 import { parseOAuth, type OAuthParseOptions } from './parse-oauth.js';
 import { DEFAULT_TIMEOUT_MS, UpstreamConfigError, type UpstreamConfig } from './schema.js';
+import type { SecretSource } from './secret-ref.js';
+import { secretValue } from './secret-ref.js';
 import { guardUrl } from './ssrf.js';
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
@@ -22,7 +24,7 @@ export interface ParseOptions extends OAuthParseOptions {
 type At = (field: string) => string;
 
 /** Header names lower-cased, `${SECRET}` references resolved (never echoed in a problem). */
-function headersOf(v: unknown, at: At, secrets: Record<string, unknown>, problems: string[]): Record<string, string> {
+function headersOf(v: unknown, at: At, source: SecretSource, problems: string[]): Record<string, string> {
   const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   if (v === undefined) return headers;
   if (typeof v !== 'object' || v === null) {
@@ -34,11 +36,9 @@ function headersOf(v: unknown, at: At, secrets: Record<string, unknown>, problem
       problems.push(`${at(`headers.${k}`)}: must be a string`);
       continue;
     }
-    headers[k.toLowerCase()] = value.replace(/\$\{([A-Z0-9_]+)\}/g, (_m, name: string) => {
-      const secret = secrets[name];
-      if (typeof secret !== 'string') problems.push(`${at(`headers.${k}`)}: secret ${name} is not set`);
-      return typeof secret === 'string' ? secret : '';
-    });
+    headers[k.toLowerCase()] = value.replace(/\$\{([A-Z0-9_]+)\}/g, (_m, name: string) =>
+      secretValue(name, at(`headers.${k}`), source, problems),
+    );
   }
   return headers;
 }
@@ -106,7 +106,7 @@ function parseEntry(item: unknown, i: number, opts: ParseOptions, seen: Seen, pr
   const timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(o.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000)
     problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
-  const headers = headersOf(o.headers, at, opts.secrets, problems);
+  const headers = headersOf(o.headers, at, opts, problems);
   const aliases = aliasesOf(o.aliases, at, problems);
   if (o.enabled !== undefined && typeof o.enabled !== 'boolean')
     problems.push(`${at('enabled')}: must be true or false`);
