@@ -9,8 +9,8 @@
  * (the folders with a SKILL.md in `skillsDir`) with the SDK's own Skills
  * extension (`@modelcontextprotocol/server/ext/skills`).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { body, listen, relay, stop } from './http-server.js';
 import {
   acceptedContent,
   completable,
@@ -69,12 +69,6 @@ function skillFiles(dir: string): Record<string, Uint8Array> {
   return files;
 }
 
-async function body(req: IncomingMessage): Promise<string> {
-  let s = '';
-  for await (const chunk of req) s += chunk;
-  return s;
-}
-
 export async function conformanceUpstream(
   promptsDir: string,
   skillsDir?: string,
@@ -114,25 +108,15 @@ export async function conformanceUpstream(
   });
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = req.method === 'POST' ? await body(req) : undefined;
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const response = await handler.fetch(
-      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }),
-    );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body)
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-    res.end();
+    await relay(req, res, raw, (r) => handler.fetch(r));
   };
-  // A request that fails surfaces as an unhandled rejection, which vitest reports as an error.
-  const http = createServer((req, res) => void serve(req, res));
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  // A request that fails surfaces as an unhandled rejection, which vitest reports as an error (http-server.ts).
+  const { http, url } = await listen(serve);
   return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    url: `${url}/mcp`,
     close: async () => {
       await handler.close();
-      http.closeAllConnections();
-      await new Promise((r) => http.close(() => r(undefined)));
+      await stop(http);
     },
   };
 }

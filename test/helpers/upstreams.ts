@@ -12,8 +12,8 @@
 import { spawn } from 'node:child_process';
 import { afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { body, listen, stop } from './http-server.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { body, listen, relay, stop } from './http-server.js';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
@@ -141,21 +141,6 @@ export async function legacyServer(
       void (await Promise.all([...servers].map((sv) => sv.sendPromptListChanged().catch(() => undefined)))),
     close: () => stop(http),
   };
-}
-
-/** Serves one Node request with a Web-standard handler (the SDK 2.x servers), streaming its answer back. */
-async function relay(
-  req: IncomingMessage,
-  res: ServerResponse,
-  raw: string | undefined,
-  serve: (r: Request) => Promise<Response>,
-): Promise<void> {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-  const response = await serve(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: raw }));
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-  res.end();
 }
 
 /** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */
