@@ -59,7 +59,7 @@ export class CatalogWriter extends DurableObject<Env> {
       upstreams: await this.upstreams(),
     }));
     this.writes = new VersionedWrites(this.versions, this.sync, (fn) => this.mutate(fn));
-    this.listings = new UpstreamListings(env, upstreamRows, this.sync, (fn) => this.mutate(fn));
+    this.listings = new UpstreamListings(env, ctx.storage, upstreamRows, this.sync, (fn) => this.mutate(fn));
   }
 
   // ---- API keys (keys-table.ts) -----------------------------------------
@@ -92,9 +92,14 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.listings.upstreamsReported(reports);
   }
 
-  /** Drops the listings of upstreams no longer configured (after an admin change), announcing the change. */
+  /** Drops the listings of upstreams no longer configured and re-guards the rest, announcing the change. */
   async reconcileUpstreams(): Promise<{ removed: string[] }> {
     return this.listings.reconcileUpstreams();
+  }
+
+  /** The admin API's upstream list (`null`: the UPSTREAMS var), which this object guards listings by from now on. */
+  async setUpstreams(raw: string | null): Promise<{ removed: string[] }> {
+    return this.listings.setUpstreams(raw);
   }
 
   // ---- reads ------------------------------------------------------------

@@ -27,6 +27,7 @@ export type WriterApi = Pick<
   | 'upstreams'
   | 'upstreamsReported'
   | 'reconcileUpstreams'
+  | 'setUpstreams'
   | 'createKey'
   | 'listKeys'
   | 'revokeKey'

@@ -7,31 +7,70 @@
 import { sha256Hex } from '../lib/hash.js';
 import { canonical } from './diff.js';
 import type { ListReport } from './upstreams/report.js';
-import { mergeReport } from './upstreams/merge-report.js';
+import { mergeReport, sameGroups } from './upstreams/merge-report.js';
 import type { ChangedList } from '../session/events.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import type { CatalogSnapshot, UpstreamState } from './types.js';
-import { upstreamConfigs } from './upstreams/config.js';
+import { configOf } from '../lib/config.js';
+import { upstreamConfigs, validateUpstreams } from './upstreams/config.js';
+import type { UpstreamConfig } from './upstreams/schema.js';
 import type { UpstreamsTable } from './upstreams-table.js';
 import type { Mutate } from './versioned-writes.js';
+
+/** Storage key of the upstream list the admin API last gave this object (`{raw: null}`: the UPSTREAMS var). */
+const CONFIG_KEY = 'upstreams-config';
+
+/** The state with the groups configured now, and no others (undefined: open to everyone). */
+function guarded(state: UpstreamState, groups: readonly string[] | undefined): UpstreamState {
+  const { groups: _listed, ...rest } = state;
+  return groups ? { ...rest, groups: [...groups] } : rest;
+}
 
 export class UpstreamListings {
   constructor(
     private readonly env: Env,
+    private readonly storage: DurableObjectStorage,
     private readonly upstreamRows: UpstreamsTable,
     private readonly sync: SnapshotSync,
     private readonly mutate: Mutate,
   ) {}
 
-  /** Every configured upstream's last listing and health. */
+  /**
+   * Every configured upstream's last listing and health, guarded by the groups configured now: a
+   * listing's own copy of them may be older (it was made from the configuration its object read).
+   */
   async upstreams(): Promise<UpstreamState[]> {
-    const configured = await this.enabledUpstreams();
-    return this.upstreamRows.all().filter((u) => configured.has(u.id));
+    const configured = await this.configured();
+    return this.upstreamRows
+      .all()
+      .flatMap((u) => (configured.has(u.id) ? [guarded(u, configured.get(u.id)!.groups)] : []));
   }
 
-  /** The ids of the upstreams configured and enabled now (read fresh, not from the isolate's copy). */
-  private async enabledUpstreams(): Promise<Set<string>> {
-    return new Set((await upstreamConfigs(this.env, true)).filter((u) => u.enabled).map((u) => u.id));
+  /**
+   * The upstreams configured and enabled now, by id. Who may see an upstream is decided here, so
+   * this reads no copy that can be older than the last change: the list the admin API gave this
+   * object (setUpstreams), else KV or the UPSTREAMS var, read fresh.
+   */
+  private async configured(): Promise<Map<string, UpstreamConfig>> {
+    const set = await this.storage.get<{ raw: string | null }>(CONFIG_KEY);
+    const list =
+      set === undefined
+        ? await upstreamConfigs(this.env, true)
+        : validateUpstreams(this.env, set.raw ?? configOf(this.env).upstreamsJson);
+    return new Map(list.filter((u) => u.enabled).map((u) => [u.id, u]));
+  }
+
+  /**
+   * A new upstream list from the admin API (`null`: back to the UPSTREAMS var), kept here before
+   * anything reads it, then reconciled: upstreams no longer configured are dropped and the rest
+   * re-guarded by their groups at once. Throws UpstreamConfigError, storing nothing, when it is bad.
+   */
+  async setUpstreams(raw: string | null): Promise<{ removed: string[] }> {
+    validateUpstreams(this.env, raw ?? configOf(this.env).upstreamsJson);
+    return this.mutate(async () => {
+      await this.storage.put(CONFIG_KEY, { raw });
+      return this.reconciled();
+    });
   }
 
   /**
@@ -48,7 +87,14 @@ export class UpstreamListings {
       let flipped = false;
       const lists = new Set<ChangedList>();
       const stamp = new Date().toISOString();
-      for (const r of reports) {
+      const configured = await this.configured();
+      for (const reported of reports) {
+        const config = configured.get(reported.id);
+        // Made from a configuration older than this object's (another prefix): its names are stale, the next is not.
+        if (config && config.prefix !== reported.prefix) continue;
+        // Guarded as configured here, whatever configuration the reporting object read.
+        const r = { ...reported, groups: config?.groups && [...config.groups] };
+        if (!r.groups) delete r.groups;
         const digest = r.prompts ? await sha256Hex(canonical(r.prompts)) : undefined;
         const merged = mergeReport(this.upstreamRows.get(r.id), r, digest, stamp);
         this.upstreamRows.save(merged.state);
@@ -61,15 +107,27 @@ export class UpstreamListings {
     });
   }
 
-  /** Drops the listings of upstreams no longer configured (after an admin change), announcing the change. */
+  /** Drops the listings of upstreams no longer configured and re-guards the rest, announcing the change. */
   async reconcileUpstreams(): Promise<{ removed: string[] }> {
-    return this.mutate(async () => {
-      const configured = await this.enabledUpstreams();
-      const removed = this.upstreamRows.ids().filter((id) => !configured.has(id));
-      const hadSkills = removed.some((id) => this.upstreamRows.get(id)?.skills?.length);
-      for (const id of removed) this.upstreamRows.delete(id);
-      if (removed.length) await this.sync.bump(true, hadSkills ? ['prompts', 'skills'] : ['prompts']);
-      return { removed };
-    });
+    return this.mutate(() => this.reconciled());
+  }
+
+  /** reconcileUpstreams under the lock: a removed upstream or one with new groups is a change of who sees what. */
+  private async reconciled(): Promise<{ removed: string[] }> {
+    const configured = await this.configured();
+    const removed: string[] = [];
+    const lists = new Set<ChangedList>();
+    for (const row of this.upstreamRows.all()) {
+      const config = configured.get(row.id);
+      if (!config) {
+        removed.push(row.id);
+        this.upstreamRows.delete(row.id);
+      } else if (!sameGroups(row.groups, config.groups)) this.upstreamRows.save(guarded(row, config.groups));
+      else continue;
+      lists.add('prompts');
+      if (row.skills?.length) lists.add('skills');
+    }
+    if (lists.size) await this.sync.bump(true, [...lists].sort());
+    return { removed };
   }
 }

@@ -142,19 +142,21 @@ admin.put('/upstreams', async (c) => {
       );
     throw e;
   }
-  await c.env.PROMPTS.put(UPSTREAMS_KEY, raw);
-  return c.json(await applyUpstreams(c.env));
+  return c.json(await applyUpstreams(c.env, raw));
 });
 
 /** Goes back to the UPSTREAMS var. */
-admin.delete('/upstreams', async (c) => {
-  await c.env.PROMPTS.delete(UPSTREAMS_KEY);
-  return c.json(await applyUpstreams(c.env));
-});
+admin.delete('/upstreams', async (c) => c.json(await applyUpstreams(c.env, null)));
 
-async function applyUpstreams(env: Env) {
+/**
+ * The writer takes the list first: it decides who sees each upstream, from its own copy, at once.
+ * KV's copy serves the isolates and the upstreams' objects (their routing, their next listing).
+ * Every step is idempotent, so a failed call is safely repeated whole.
+ */
+async function applyUpstreams(env: Env, raw: string | null) {
+  const { removed } = await catalogWriter(env).setUpstreams(raw);
+  await (raw === null ? env.PROMPTS.delete(UPSTREAMS_KEY) : env.PROMPTS.put(UPSTREAMS_KEY, raw));
   forgetUpstreamConfig(env);
-  const { removed } = await catalogWriter(env).reconcileUpstreams();
   // Removed or disabled upstreams stop following their change streams now; moved ones restart in their refresh.
   await Promise.all(
     removed.map((id) =>

@@ -5,10 +5,10 @@
  * the same prompts, never by two views), cursors fail in another view, grouped listings are
  * private, and a prompt outside the view is a 404 / -32602 exactly like an unknown one.
  */
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, env, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listing } from '../../src/catalog/listing.js';
-import { catalogWriter } from '../../src/catalog/stubs.js';
+import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
 import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
 import { reported } from '../../src/catalog/upstreams/report.js';
 import type { Principal } from '../../src/lib/scope.js';
@@ -196,12 +196,36 @@ describe('prompts/get and completion/complete per view', () => {
 
 describe('an upstream with groups', () => {
   const entry = { id: 'gh', url: 'https://gh.example/mcp', prefix: 'gh', groups: ['eng'] };
+  /** The entry as parsed, for `reported`. */
+  const ghConfig = () => ({
+    ...entry,
+    url: new URL(entry.url),
+    timeoutMs: 1000,
+    enabled: true,
+    headers: {},
+    allow: null,
+    deny: [],
+    aliases: {},
+  });
+  /** Every name a principal's listing shows, across its pages. */
+  const all = async (p: Principal) => {
+    const out: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const l = JSON.parse((await page(p, cursor === undefined ? {} : { cursor })).json) as {
+        prompts: { name: string }[];
+        nextCursor?: string;
+      };
+      out.push(...l.prompts.map((x) => x.name));
+      cursor = l.nextCursor;
+    } while (cursor);
+    return out;
+  };
   beforeAll(async () => {
     await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([entry]));
     forgetUpstreamConfig(env);
     // The listing as the upstream's object reports it (sanitize + report), without calling anyone.
-    const config = { ...entry, url: new URL(entry.url), timeoutMs: 1000, enabled: true, headers: {}, allow: null };
-    const report = reported({ ...config, deny: [], aliases: {} }, '.', { prompts: [{ name: 'review' }] });
+    const report = reported(ghConfig(), '.', { prompts: [{ name: 'review' }] });
     expect(report).toMatchObject({ groups: ['eng'], prompts: [{ name: 'gh.review', groups: ['eng'] }] });
     await catalogWriter(env).upstreamsReported([report]);
   });
@@ -212,19 +236,6 @@ describe('an upstream with groups', () => {
   });
 
   it('shows its prompts to its groups only, and never routes an outsider’s name to it', async () => {
-    const all = async (p: Principal) => {
-      const out: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const l = JSON.parse((await page(p, cursor === undefined ? {} : { cursor })).json) as {
-          prompts: { name: string }[];
-          nextCursor?: string;
-        };
-        out.push(...l.prompts.map((x) => x.name));
-        cursor = l.nextCursor;
-      } while (cursor);
-      return out;
-    };
     expect(await all(alice)).toContain('gh.review');
     expect(await all(bob)).not.toContain('gh.review');
     // Listed, and unlisted under its prefix: both unknown to bob, exactly as a name no upstream has.
@@ -236,15 +247,46 @@ describe('an upstream with groups', () => {
       );
   });
 
-  it('follows its configuration while it fails: a failure report carries the groups in force', async () => {
+  it('follows its configuration while it fails: the groups in force, not the ones a report carries', async () => {
+    const ghGroups = (snapshot: { upstreams?: { id: string; groups?: string[] }[] } | undefined) =>
+      snapshot?.upstreams?.find((u) => u.id === 'gh')?.groups;
+    // A failure reported by an object that read another configuration: the groups configured here stay.
     const { snapshot } = await catalogWriter(env).upstreamsReported([
       { id: 'gh', prefix: 'gh', error: 'down', groups: ['ops'] },
     ]);
-    expect(snapshot?.upstreams?.find((u) => u.id === 'gh')).toMatchObject({ ok: false, groups: ['ops'] });
-    const { snapshot: cleared } = await catalogWriter(env).upstreamsReported([
-      { id: 'gh', prefix: 'gh', error: 'down' },
+    expect(snapshot?.upstreams?.find((u) => u.id === 'gh')).toMatchObject({ ok: false, groups: ['eng'] });
+    const { snapshot: bare } = await catalogWriter(env).upstreamsReported([{ id: 'gh', prefix: 'gh', error: 'down' }]);
+    expect(ghGroups(bare ?? snapshot)).toEqual(['eng']);
+    expect(await all(bob)).not.toContain('gh.review');
+    expect(await all(alice)).toContain('gh.review');
+  });
+
+  it('a listing made from an older configuration never widens who sees it, nor mounts an old prefix', async () => {
+    // What an object that read the list before `groups` were added would report: the same names, no groups.
+    const before = { ...ghConfig(), groups: undefined };
+    await catalogWriter(env).upstreamsReported([reported(before, '.', { prompts: [{ name: 'review' }] })]);
+    expect(await all(bob)).not.toContain('gh.review');
+    expect(await all(alice)).toContain('gh.review');
+    // Made under a prefix no longer configured: dropped, the listing in force stays.
+    await catalogWriter(env).upstreamsReported([
+      reported({ ...ghConfig(), prefix: 'old' }, '.', { prompts: [{ name: 'review' }] }),
     ]);
-    expect(cleared?.upstreams?.find((u) => u.id === 'gh')?.groups).toBeUndefined();
+    expect(await all(alice)).toContain('gh.review');
+    expect((await all(alice)).filter((n) => n.startsWith('old.'))).toEqual([]);
+  });
+
+  it('new groups from the admin API guard its listing at once, before it is listed again', async () => {
+    try {
+      await catalogWriter(env).setUpstreams(JSON.stringify([{ ...entry, groups: ['ops'] }]));
+      expect(await all(alice)).not.toContain('gh.review');
+      expect(await all(bob)).toContain('gh.review');
+    } finally {
+      await catalogWriter(env).setUpstreams(JSON.stringify([entry]));
+      // Back to the KV copy the other blocks of this file set by hand.
+      await runInDurableObject(writerObject(env), (_o, state) => state.storage.delete('upstreams-config'));
+    }
+    expect(await all(alice)).toContain('gh.review');
+    expect(await all(bob)).not.toContain('gh.review');
   });
 });
 

@@ -23,7 +23,7 @@ export interface Merged {
 }
 
 /** Group lists as configured (order kept: reordering them is a configuration change too, and harmless). */
-const sameGroups = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
+export const sameGroups = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
   (a ?? []).join(',') === (b ?? []).join(',');
 
 const sameHints = (a: CacheHints | undefined, b: CacheHints | undefined) =>
