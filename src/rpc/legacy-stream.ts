@@ -55,8 +55,12 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
   throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
 }
 
-function allTrue(a: boolean | Promise<boolean>, b: boolean | Promise<boolean>): boolean | Promise<boolean> {
-  if (a === false || b === false) return false;
+/** Both checks. One already false decides; the other's answer, still coming, is read all the same (a rejection must not go unhandled). */
+export function allTrue(a: boolean | Promise<boolean>, b: boolean | Promise<boolean>): boolean | Promise<boolean> {
+  if (a === false || b === false) {
+    for (const p of [a, b]) if (p instanceof Promise) p.catch(() => undefined);
+    return false;
+  }
   if (a === true && b === true) return true;
   return Promise.all([a, b]).then(([x, y]) => x && y);
 }
