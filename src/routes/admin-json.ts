@@ -12,18 +12,27 @@ import { headerOf } from './scope.js';
 /** Largest admin body. */
 export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
 
+/** Strict, as /mcp is: a byte that is not UTF-8 must not be stored as U+FFFD in a prompt's text. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 export async function readJson(c: Context<AppEnv>): Promise<unknown> {
   if (!/^application\/json\s*(;|$)/i.test(headerOf(c, 'content-type') ?? ''))
     throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
   const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
   if (Number(headerOf(c, 'content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
   const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
-  let text = '';
+  let bytes: Uint8Array = new Uint8Array();
   try {
-    if (body) text = new TextDecoder().decode(await readCapped(body, MAX_ADMIN_BODY, tooLarge));
+    if (body) bytes = await readCapped(body, MAX_ADMIN_BODY, tooLarge);
   } catch (e) {
     if (e instanceof ApiError) throw e;
     throw new ApiError(400, 'invalid_json', 'The body could not be read in full');
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'The body is not valid UTF-8');
   }
   let value: unknown;
   try {

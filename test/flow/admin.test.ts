@@ -178,6 +178,18 @@ describe('writes', () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.code).toBe('invalid_name');
   });
+  it('a body that is not UTF-8 is refused (400), not stored with U+FFFD in its text', async () => {
+    const json = new TextEncoder().encode(JSON.stringify(text('utf8_probe', 'caf\u00e9 Z')));
+    const bytes = json.map((b, i) => (b === 0x5a && json[i - 1] === 0x20 ? 0xff : b)); // the Z becomes 0xFF
+    const res = await SELF.fetch(`${BASE}/prompts/utf8_probe`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: bytes,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'invalid_json', message: 'The body is not valid UTF-8' } });
+    expect((await admin('GET', '/prompts/utf8_probe')).status).toBe(404);
+  });
   it('a name starting with a dot is refused: no URL path or file name could reach it again', async () => {
     for (const name of ['.hidden', '..', '.']) {
       const res = await admin('POST', '/publish', { prompts: [text(name, 'x')] });
