@@ -71,4 +71,5 @@ mcp.get('/', identified, (c) => {
 
 mcp.delete('/', identified, (c) => legacyDelete(signingScopeOf(c)));
 
-mcp.on(['PUT', 'PATCH'], '/', methodNotAllowed);
+// Every other method: PUT, PATCH, an OPTIONS that is no CORS preflight (no Origin), anything unknown.
+mcp.all('/', methodNotAllowed);

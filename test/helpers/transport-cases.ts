@@ -9,7 +9,7 @@ import { ACCEPT, type Fetch } from './protocol.js';
 
 export interface TransportCase {
   name: string;
-  method?: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+  method?: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'OPTIONS' | 'PROPFIND';
   /** Over the defaults (POST: both Accept types and JSON); null drops a default. */
   headers?: Record<string, string | null>;
   /** Sent as is when a string, as JSON otherwise; POST only (PUT/PATCH send `{}`). */
@@ -174,7 +174,8 @@ export const TRANSPORT_CASES: TransportCase[] = [
     status: 406,
     code: -32000,
   },
-  ...(['PUT', 'PATCH'] as const).map((method): TransportCase => ({
+  // OPTIONS without an Origin is no CORS preflight; an unknown method is no method of this endpoint.
+  ...(['PUT', 'PATCH', 'OPTIONS', 'PROPFIND'] as const).map((method): TransportCase => ({
     name: `405 with Allow for ${method}`,
     method,
     status: 405,
