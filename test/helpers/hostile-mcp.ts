@@ -181,7 +181,7 @@ export const GENERATORS: Record<string, (r: Rng, w: World) => Case> = {
           s,
           JSON.stringify({
             jsonrpc: '2.0',
-            id: r.pick<unknown>([null, {}, { id: 1 }, [1], 1.5, true]),
+            id: r.pick<unknown>([null, {}, { id: 1 }, [1], 1.5, true, 2 ** 53 + 2]),
             method: 'ping',
           }),
           rpcError(400, -32600, null),
@@ -347,13 +347,13 @@ export const GENERATORS: Record<string, (r: Rng, w: World) => Case> = {
   versions: (r, w) => {
     const id = randomId(r);
     return r.pick<() => Case>([
-      // Legacy: an unsupported version header (never a modern one).
+      // Legacy: an unsupported version header (never a modern one); the body's id is echoed.
       () =>
         mcpPost(
           'versions',
           legacy(w.s1, r.pick(['2024-11-05', '1.0', 'garbage', '2025-11-25x', '2099-01-01', 'x'.repeat(500)])),
           req(id, 'ping'),
-          rpcError(400, -32000, null),
+          rpcError(400, -32000, id),
         ),
       // A modern header on a single message without the envelope (SDK v2 rule): modern, -32602, id echoed.
       () =>
