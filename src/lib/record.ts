@@ -61,6 +61,13 @@ export class RequestRecord {
   upstream: string | undefined = undefined;
   upstreamMs: number | undefined = undefined;
   readonly calls: CallFact[] = [];
+  /** A JSON-RPC batch (2025-03-26): an HTTP error answers the whole of it, so it echoes no call's id. */
+  batch = false;
+
+  /** The id of the one request a single message carried, once read: an HTTP error raised later still echoes it. */
+  get soleId(): RequestId | undefined {
+    return !this.batch && this.calls.length === 1 ? this.calls[0]!.id : undefined;
+  }
 
   /** Starts the record of one JSON-RPC call. */
   call(method: string, id: RequestId | undefined): CallFact {

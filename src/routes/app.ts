@@ -164,7 +164,9 @@ app.onError((err, c) => {
       misconfigured ? 'Server misconfigured; see logs' : 'Internal error',
     );
   }
-  return new Response(errorJson(http.id, http), {
+  // An error raised after the body's one request was read (a failed Durable Object call, a bug) still echoes its id.
+  const id = http.id ?? (c.req.path.startsWith('/mcp') ? c.get('scope')?.record.soleId : undefined);
+  return new Response(errorJson(id, http), {
     status: http.status,
     headers: { 'content-type': 'application/json', ...corsOf(c), ...http.headers },
   });

@@ -70,7 +70,10 @@ const methodNameOf = (item: unknown): string =>
 export function legacyPost(t: RequestScope, body: unknown): Response | Promise<Response> {
   t.record.era = 'legacy';
   checkVersionHeader(t.protocolVersion, body);
-  if (Array.isArray(body)) return batch(t, body);
+  if (Array.isArray(body)) {
+    t.record.batch = true;
+    return batch(t, body);
+  }
   const msg = readMessage(body);
   const fact = msg.kind === 'request' ? factOf(t.record, msg) : undefined;
   if (fact && msg.kind === 'request' && msg.method === 'initialize') return initialize(t, msg, fact);

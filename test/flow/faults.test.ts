@@ -11,7 +11,15 @@
  * write) and none is applied twice. The suite prints its counts; each
  * count that should be 0 is asserted to be 0.
  */
-import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  SELF,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
@@ -34,7 +42,9 @@ import {
   streamsAtShard,
   type LegacyClient,
 } from '../helpers/tally.js';
-import { openStream, publish } from '../helpers/worker.js';
+import { MCP_URL, openStream, publish } from '../helpers/worker.js';
+import { initialize, postInit } from '../helpers/protocol.js';
+import worker from '../../src/index.js';
 
 const counts = {
   faultsInjected: 0,
@@ -353,3 +363,26 @@ async function expectServedOnce(names: string[]): Promise<void> {
     expect(served.has(n), `${n} served`).toBe(true);
   }
 }
+
+describe('a request whose Durable Object fails under it', () => {
+  it('is answered 500 -32603, echoing the request id its body carried', async () => {
+    // Every use asks the session's object (no liveness memo), through the Worker's own fetch.
+    const askEveryTime = { ...env, SESSION_RECHECK_MS: '0' } as unknown as Env;
+    const send = async (init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request(MCP_URL, init), askEveryTime, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const opened = await send(postInit(initialize()));
+    const session = opened.headers.get('mcp-session-id')!;
+    // A real failure of the real object: state it cannot read, so its check of the session throws.
+    await runInDurableObject(sessionObject(session), (_o, ctx) => ctx.storage.put('state', 5));
+    const res = await send(postInit({ jsonrpc: '2.0', id: 'ping-on-broken-object', method: 'ping' }, { session }));
+    const body = await res.json<{ id?: unknown; error?: { code: number; message: string } }>();
+    expect(res.status, JSON.stringify(body)).toBe(500);
+    expect(body.error).toEqual({ code: -32603, message: 'Internal error' });
+    expect(body.id).toBe('ping-on-broken-object');
+    await runInDurableObject(sessionObject(session), (_o, ctx) => ctx.storage.deleteAll());
+  });
+});
