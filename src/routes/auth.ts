@@ -12,6 +12,13 @@ import { ANONYMOUS, NOBODY } from '../auth/principal.js';
 import type { AppEnv } from '../env.js';
 import { methodOf, scopeOf, setPrincipal } from './scope.js';
 
+/**
+ * Every request header a caller's identity may come from: a bearer token or API key, Cloudflare
+ * Access's assertion, or its session cookie. A response that depends on who asks varies on all of
+ * them, so a browser never reuses one caller's copy for the next (another Access sign-in, say).
+ */
+export const IDENTITY_HEADERS = 'Authorization, Cf-Access-Jwt-Assertion, Cookie';
+
 export function identify(route: Guarded): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     // A CORS preflight carries no credentials by design; the route answers it.

@@ -27,7 +27,7 @@ import { fnv1a } from '../lib/hash.js';
 import { MODERN_VERSIONS } from '../lib/versions.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv } from '../env.js';
-import { identify } from './auth.js';
+import { identify, IDENTITY_HEADERS } from './auth.js';
 import { headerOf, scopeOf, signingScopeOf } from './scope.js';
 
 export const listings = new Hono<AppEnv>();
@@ -78,7 +78,7 @@ interface Served {
 
 function served(body: string, etag: string, hints: CacheHints): Served {
   const notModified: Record<string, string> = { ...CORS, etag, 'cache-control': cacheControl(hints) };
-  if (hints.cacheScope === 'private') notModified.vary = 'Authorization';
+  if (hints.cacheScope === 'private') notModified.vary = IDENTITY_HEADERS;
   return { body, etag, notModified, ok: { ...notModified, 'content-type': 'application/json' } };
 }
 

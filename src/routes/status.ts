@@ -111,6 +111,8 @@ status.get('/', async (c) => {
   const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env), feedProgress(c.env)]);
   const { upstreams, collisions } = await writerFigures(c, callerOf(c));
   const [live, fanout, errors, feed] = await liveFigures;
+  // What a caller sees depends on its groups, and the figures are live: no cache keeps a copy.
+  c.header('cache-control', 'no-store');
   return c.json({
     generation: await readGeneration(c.env.PROMPTS),
     auth: authStatus(c.env),

@@ -23,6 +23,7 @@ import { cachedPage, freshView, type Viewer } from './web-cache.js';
 import { principalSees } from '../catalog/views.js';
 import type { RequestScope } from '../lib/scope.js';
 import { argumentsOf, cardFor, cardsOf, changesOf, complete, health, preview } from './web-data.js';
+import { IDENTITY_HEADERS } from './auth.js';
 
 export const web = new Hono<AppEnv>();
 
@@ -54,7 +55,7 @@ function htmlHeaders(v: Viewer, c: Context<AppEnv>, extra: Record<string, string
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',
     'cache-control': authed ? 'private, no-cache' : 'no-cache',
-    vary: 'Accept, Authorization',
+    vary: `Accept, ${IDENTITY_HEADERS}`,
     ...extra,
   };
 }

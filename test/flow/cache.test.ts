@@ -172,7 +172,7 @@ describe('private listings', () => {
   it('narrows the hints and the HTTP caching', async () => {
     const res = await send(get(LIST_URL, { authorization: 'Bearer alice' }));
     expect(res.headers.get('cache-control')).toBe('private, no-cache');
-    expect(res.headers.get('vary')).toBe('Authorization');
+    expect(res.headers.get('vary')).toBe('Authorization, Cf-Access-Jwt-Assertion, Cookie');
     expect((await res.json()) as any).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
     const modern = (await (await send(modernList(5))).json()) as any;
     expect(modern.result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });

@@ -50,6 +50,8 @@ async function statusBody(): Promise<{
 }> {
   const res = await SELF.fetch('https://gateway.test/status');
   expect(res.status).toBe(200);
+  // Per caller and live: never kept by a cache.
+  expect(res.headers.get('cache-control')).toBe('no-store');
   return res.json();
 }
 

@@ -149,14 +149,14 @@ describe('listings per view', () => {
 });
 
 describe('GET /prompts per view', () => {
-  it('is private with Vary: Authorization for an authenticated caller, with an ETag per view', async () => {
+  it('is private, varying on every identity header, for an authenticated caller, with an ETag per view', async () => {
     const a = await http('/prompts', alice);
     const c = await http('/prompts', carol);
     const b = await http('/prompts', bob);
     for (const r of [a, b, c]) {
       expect(r.status).toBe(200);
       expect(r.headers.get('cache-control')).toMatch(/^private, max-age=\d+$/);
-      expect(r.headers.get('vary')).toBe('Authorization');
+      expect(r.headers.get('vary')).toBe('Authorization, Cf-Access-Jwt-Assertion, Cookie');
     }
     expect(JSON.parse(a.body)).toMatchObject({ cacheScope: 'private' });
     expect(c.headers.get('etag')).toBe(a.headers.get('etag'));

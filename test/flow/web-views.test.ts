@@ -122,7 +122,7 @@ describe('what a viewer sees', () => {
     expect(pa.body.replace('Alice Liddell', 'Carol Danvers')).toBe(pc.body);
     for (const r of [a, c, pa]) {
       expect(r.headers.get('cache-control')).toBe('private, no-cache');
-      expect(r.headers.get('vary')).toBe('Accept, Authorization');
+      expect(r.headers.get('vary')).toBe('Accept, Authorization, Cf-Access-Jwt-Assertion, Cookie');
     }
   });
 });
