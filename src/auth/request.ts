@@ -21,9 +21,14 @@ export interface OAuthRequest {
 export const invalidToken = (r: OAuthRequest, why: string) =>
   new AuthError(401, 'invalid_token', why, r.challengeFor(why));
 
-/** `oauth:<iss>#<sub>`: the subject, or for a client acting for itself its client id. */
+/**
+ * `oauth:<iss>#<sub>`: the subject; else the user the token is for (an introspection answer may
+ * leave `sub` out, RFC 7662); else, for a client acting for itself, its client id. A user's token
+ * never falls back to its client id: every user of that client would be one principal, sharing
+ * sessions and private pages.
+ */
 function subjectOf(r: OAuthRequest, claims: Record<string, unknown>): string {
-  const sub = claims.sub ?? claims.client_id ?? claims.username;
+  const sub = claims.sub ?? claims.username ?? claims.client_id;
   if (typeof sub !== 'string' || !sub) throw invalidToken(r, 'The token names no subject');
   return sub;
 }

@@ -9,6 +9,7 @@ import { AuthConfigError } from '../../src/auth/config-checks.js';
 import { authConfigOf } from '../../src/auth/config.js';
 import { challenge, metadataUrl } from '../../src/auth/errors.js';
 import { claimList, claimsPrincipal, grants, hasScope, scopesOf } from '../../src/auth/principal.js';
+import { oauthPrincipal, type OAuthRequest } from '../../src/auth/request.js';
 
 const cfg = (vars: Record<string, string>) => authConfigOf({ ...env, ...vars });
 const ISSUERS = JSON.stringify([{ issuer: 'https://idp.example.com' }]);
@@ -156,5 +157,21 @@ describe('scopes, claims, challenges', () => {
     expect(challenge({ resourceMetadata: undefined, scopes: ['a', 'b'], error: 'insufficient_scope' })).toBe(
       'Bearer error="insufficient_scope", scope="a b"',
     );
+  });
+});
+
+describe('the principal a token names', () => {
+  const c = cfg({ AUTH: 'oauth', OAUTH_ISSUERS: ISSUERS });
+  const r: OAuthRequest = { cfg: c, env, resource: 'https://gateway.test/mcp', challengeFor: (d) => d };
+  const idOf = (claims: Record<string, unknown>) => oauthPrincipal(r, c.issuers[0]!, claims).id;
+
+  it('is the subject; else the user (introspection may omit sub); else a client acting for itself', () => {
+    const issuer = 'oauth:https://idp.example.com#';
+    expect(idOf({ sub: 'u1', username: 'alice', client_id: 'app' })).toBe(`${issuer}u1`);
+    // Two users of one client, introspected without `sub`, are two principals, not the client.
+    expect(idOf({ username: 'alice', client_id: 'app' })).toBe(`${issuer}alice`);
+    expect(idOf({ username: 'bob', client_id: 'app' })).toBe(`${issuer}bob`);
+    expect(idOf({ client_id: 'app' })).toBe(`${issuer}app`);
+    expect(() => idOf({ scope: 'prompts:read' })).toThrowError(/names no subject/);
   });
 });
