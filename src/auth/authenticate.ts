@@ -12,6 +12,7 @@ import { originOf } from '../lib/url.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
 import { ACCESS_HEADER, accessPrincipal } from './access.js';
 import { apiKeyPrincipal } from './api-key.js';
+import { KEY_PREFIX } from '../catalog/keys-table.js';
 import { AuthNotConfiguredError } from './config-checks.js';
 import { authConfigOf, type AuthConfig } from './config.js';
 import { AuthError, challenge, metadataUrl } from './errors.js';
@@ -97,7 +98,9 @@ export async function authenticate(scope: RequestScope): Promise<Principal> {
   if (await isAdminToken(scope.env, digest)) return adminPrincipal(cfg);
   if (cfg.none) return ANONYMOUS;
   const invalid = (why: string) => new AuthError(401, 'invalid_token', why, challengeOf('invalid_token', why));
-  if (token.startsWith('pg_') && cfg.methods.has('apikey')) {
+  // The gateway's own key format: looked up here or refused, never offered to an issuer's introspection.
+  if (token.startsWith(KEY_PREFIX)) {
+    if (!cfg.methods.has('apikey')) throw invalid('API keys are not accepted here');
     const p = await apiKeyPrincipal(scope, token, digest);
     if (!p) throw invalid('Unknown, expired or revoked API key');
     return p;

@@ -296,6 +296,11 @@ describe('AUTH=oauth with JWTs', () => {
     const e = oauthEnv({}, { AUTH: 'oauth,apikey' });
     await expect401(await listMcp(e, bearer('pg_unknownkey')), 'Unknown, expired or revoked API key');
     await expect401(await listMcp(e, { authorization: 'Basic YTpi' }));
+    // Without apikey, a key is refused as one, and never sent on to an issuer's introspection.
+    const noKeys = oauthEnv({
+      introspection: { endpoint: 'https://idp.example.com/introspect', clientId: 'gw', clientSecret: 'IDP_SECRET' },
+    });
+    await expect401(await listMcp(noKeys, bearer('pg_somekey')), 'API keys are not accepted here');
   });
 
   it('credentials in the query string: 400, whatever AUTH says', async () => {
