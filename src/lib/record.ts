@@ -30,6 +30,9 @@ export function clientLabel(info: unknown): ClientLabel | undefined {
   };
 }
 
+/** Longest method name kept (`mcp.method.name`, span names): it is client input, and goes on every log line. */
+export const MAX_METHOD = 100;
+
 /** One JSON-RPC request inside the HTTP request (a legacy batch has several). */
 export class CallFact {
   /** `gen_ai.prompt.name`: prompts/get's (and the mirror's tools/call's) `name`, completion/complete's `ref.name`. */
@@ -69,9 +72,9 @@ export class RequestRecord {
     return !this.batch && this.calls.length === 1 ? this.calls[0]!.id : undefined;
   }
 
-  /** Starts the record of one JSON-RPC call. */
+  /** Starts the record of one JSON-RPC call; a client's method name longer than any real one is cut. */
   call(method: string, id: RequestId | undefined): CallFact {
-    const fact = new CallFact(method, id);
+    const fact = new CallFact(method.length > MAX_METHOD ? method.slice(0, MAX_METHOD) : method, id);
     this.calls.push(fact);
     return fact;
   }

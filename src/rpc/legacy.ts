@@ -62,9 +62,8 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   return out.length ? jsonResponse(`[${out.join(',')}]`) : accepted();
 }
 
-/** An unreadable batch item's method, when it names one as a string ('' otherwise); cut like any logged name. */
-const methodNameOf = (item: unknown): string =>
-  isRecord(item) && typeof item.method === 'string' ? item.method.slice(0, 100) : '';
+/** An unreadable batch item's method, when it names one as a string ('' otherwise). */
+const methodNameOf = (item: unknown): string => (isRecord(item) && typeof item.method === 'string' ? item.method : '');
 
 /** Synchronous for a warm in-session list (no promise on the hot path), like the modern entry. */
 export function legacyPost(t: RequestScope, body: unknown): Response | Promise<Response> {

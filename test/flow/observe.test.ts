@@ -130,6 +130,14 @@ describe('the request line', () => {
     expect(requestLines()).toHaveLength(2);
   });
 
+  it('a method name is client input too: cut to 100 characters on the line', async () => {
+    capture();
+    const method = `x/${'m'.repeat(5_000)}`;
+    const { res, line } = await logged(variant(), MCP_URL, modernPost(method).init);
+    expect(res.status).toBe(404);
+    expect(line['mcp.method.name']).toBe(method.slice(0, 100));
+  });
+
   it('in-session requests name the client from the signed session id when the session is not re-checked', async () => {
     capture();
     const e = variant({ SESSION_RECHECK_MS: '60000' });
