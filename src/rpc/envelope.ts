@@ -16,7 +16,7 @@ export type Params = Record<string, unknown> | undefined;
 export type Message =
   | { kind: 'request'; id: RequestId; method: string; params: Params }
   | { kind: 'notification'; method: string; params: Params }
-  | { kind: 'response'; id: RequestId };
+  | { kind: 'response'; id: RequestId | null };
 
 /**
  * A string, or an integer a double holds exactly: a larger one would be echoed as a different
@@ -70,6 +70,8 @@ export function readMessage(x: unknown): Message {
     return { kind: 'request', id, method: m.method, params };
   }
   if (id !== undefined && ('result' in m || 'error' in m)) return { kind: 'response', id };
+  // JSON-RPC 2.0 §5: an error about a request whose id could not be read carries `"id": null`.
+  if (m.id === null && 'error' in m) return { kind: 'response', id: null };
   throw bad('not a request, notification or response', id);
 }
 

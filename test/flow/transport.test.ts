@@ -157,6 +157,8 @@ describe('JSON-RPC envelope', () => {
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 'srv-1', result: {} },
       { jsonrpc: '2.0', id: 'srv-2', error: { code: -1, message: 'x' } },
+      // An error about a request whose id the client could not read (JSON-RPC 2.0 §5).
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } },
     ]) {
       const res = await post(msg, { session: s.id, version: s.version });
       expect(res.status).toBe(202);
