@@ -80,7 +80,7 @@ export function listing(
   const warm = peekCatalog(q);
   if (warm) {
     // Cold upstream path, first page only (a cursor belongs to the generation it was minted in).
-    const catalog = cursor === undefined ? listMissing(q, warm, q.cfg.pageSize) : warm;
+    const catalog = cursor === undefined ? listMissing(q, warm, q.cfg.pageSize, kind) : warm;
     if (catalog instanceof Promise)
       return catalog.then((c) => {
         q.record.cache = 'isolate';
@@ -105,7 +105,7 @@ async function cold(q: RequestScope, version: ProtocolVersion, cursor: unknown, 
   q.record.cache = 'kv';
   // A cold isolate has neither the catalog nor the upstream list yet: read both at once.
   const [loaded] = await Promise.all([currentCatalog(q), cursor === undefined && upstreamConfigs(q.env)]);
-  const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize) : loaded;
+  const catalog = cursor === undefined ? await listMissing(q, loaded, q.cfg.pageSize, kind) : loaded;
   const view = catalog.viewFor(q.principal);
   return knownPage(q, version, cursor, view, kind) ?? build(q, version, cursor, view, kind);
 }

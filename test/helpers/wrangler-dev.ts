@@ -35,6 +35,11 @@ export interface GatewayOptions {
   /** How long to wait for `wrangler dev` to answer (default 60 s). */
   readyTimeoutMs?: number;
   /**
+   * Where readiness is asked (default `/`, the catalog page, which lists never-listed upstreams);
+   * `/status` lists none, for a test that needs its upstreams still cold.
+   */
+  readyPath?: '/' | '/status';
+  /**
    * Run the plain `wrangler dev` CLI, DevTools inspector included, instead of
    * scripts/wrangler-dev.ts (what `npm start` runs: the same local runtime
    * without the inspector, see there why). Default false.
@@ -242,7 +247,7 @@ function tidy(output: string): string {
     .join('\n');
 }
 
-async function waitReady(url: string, run: Running, timeoutMs: number): Promise<void> {
+async function waitReady(url: string, run: Running, timeoutMs: number, path: '/' | '/status' = '/'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastProblem = 'no attempt yet';
   while (Date.now() < deadline) {
@@ -257,9 +262,9 @@ async function waitReady(url: string, run: Running, timeoutMs: number): Promise<
     if (/Address already in use/i.test(run.output()))
       throw new StartError(`${url}: address already in use.\n--- wrangler output ---\n${tidy(run.output())}`, true);
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      const res = await fetch(url + (path === '/' ? '' : path), { signal: AbortSignal.timeout(2_000) });
       const body = await res.text();
-      if (res.ok && body.includes('promptgate')) return;
+      if (res.ok && body.includes(path === '/' ? 'promptgate' : '"generation"')) return;
       lastProblem = `HTTP ${res.status}: ${body.slice(0, 200)}`;
     } catch (e) {
       lastProblem = String((e as Error).cause ?? e);
@@ -316,7 +321,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       const run = spawnWrangler(port, persistDir, vars, opts.devtools ?? false);
       entry.pgid = run.pgid;
       try {
-        await waitReady(url, run, opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
+        await waitReady(url, run, opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS, opts.readyPath);
         await pushDir(url, adminToken, promptsDir);
       } catch (e) {
         await stopRunning(run);

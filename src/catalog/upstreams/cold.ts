@@ -7,6 +7,7 @@
  */
 import type { RequestScope } from '../../lib/scope.js';
 import { Catalog } from '../catalog.js';
+import { PROMPTS, type ListKind } from '../view.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter, upstreamStub } from '../stubs.js';
 import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
@@ -30,28 +31,45 @@ let pending: { base: number; merged: Catalog } | undefined;
 /**
  * The cold path: upstreams that are configured but were never listed (a
  * fresh deploy, a new upstream) are listed now, in parallel, each within its
- * own timeout. When the merged list fits on the first page it is served at
+ * own timeout. When the merged list asked for (`kind`: prompts, skills, …) fits on the first page it is served at
  * once and the writer records it in the background (then this isolate
  * adopts the writer's snapshot); otherwise the request waits for the writer,
  * so cursors always belong to a published generation. An upstream that
  * failed here is not retried on the request path for 30 s (the poll goes on).
  */
-export function listMissing(q: ColdQuery, catalog: Catalog, pageSize: number): Catalog | Promise<Catalog> {
+export function listMissing(
+  q: ColdQuery,
+  catalog: Catalog,
+  pageSize: number,
+  kind: ListKind = PROMPTS,
+): Catalog | Promise<Catalog> {
   // Until the writer's snapshot arrives, later first pages in this isolate see the same merged list.
-  if (pending && pending.base === catalog.generation && pending.merged.size <= pageSize) return pending.merged;
+  if (pending && pending.base === catalog.generation && fits(pending.merged, kind, pageSize)) return pending.merged;
   // Synchronous when nothing is missing (every warm first page): no promise on the hot path.
   const configs = cachedUpstreamConfigs(q.env);
-  if (!configs) return upstreamConfigs(q.env).then(() => listMissing(q, catalog, pageSize));
+  if (!configs) return upstreamConfigs(q.env).then(() => listMissing(q, catalog, pageSize, kind));
   if (configs.length === 0) return catalog;
   const now = Date.now();
   const known = catalog.upstreamIds();
   const missing = configs.filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
   if (missing.length === 0) return catalog;
   for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
-  return listNow(q, catalog, missing, pageSize);
+  return listNow(q, catalog, missing, pageSize, kind);
 }
 
-async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[], pageSize: number): Promise<Catalog> {
+/**
+ * Whether the list asked for is one page of a merged catalog: then no cursor is minted in it. Its
+ * generation is the one before the writer's, so a cursor minted there would page another list.
+ */
+const fits = (merged: Catalog, kind: ListKind, pageSize: number) => merged.itemsOf(kind).length <= pageSize;
+
+async function listNow(
+  q: ColdQuery,
+  catalog: Catalog,
+  missing: UpstreamConfig[],
+  pageSize: number,
+  kind: ListKind,
+): Promise<Catalog> {
   const { env, waitUntil } = q;
   // Listed straight from this Worker: no object has to be created before the upstream is called.
   const { separator } = q.cfg;
@@ -114,7 +132,7 @@ async function listNow(q: ColdQuery, catalog: Catalog, missing: UpstreamConfig[]
     },
     true,
   );
-  if (merged.size <= pageSize) {
+  if (fits(merged, kind, pageSize)) {
     const entry = { base: catalog.generation, merged };
     pending = entry;
     const settle = () => {
