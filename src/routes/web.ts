@@ -66,11 +66,14 @@ const render = (el: unknown) => DOCTYPE + String(el);
 /** The per-request parts of a cached page: the viewer's name, and live upstream health on the index. */
 async function personalise(html: string, v: Viewer, scope: RequestScope): Promise<string> {
   const name = v.principal.name;
-  html = html.replace(VIEWER_SLOT, name && !v.needsKey ? String(ViewerLine({ name })) : '');
+  // A replacer function, not a string: `$&` or `$\`` in a viewer's name must stay text, not copy the page.
+  const viewer = name && !v.needsKey ? String(ViewerLine({ name })) : '';
+  html = html.replace(VIEWER_SLOT, () => viewer);
   if (html.includes(HEALTH_SLOT)) {
     // Only the upstreams this viewer may see: a guarded one's row would tell how many prompts it hides.
     const rows = (await health(scope.env)).filter((r) => principalSees(v.principal, r.groups));
-    html = html.replace(HEALTH_SLOT, String(HealthRows({ rows })));
+    const healthRows = String(HealthRows({ rows }));
+    html = html.replace(HEALTH_SLOT, () => healthRows);
   }
   return html;
 }

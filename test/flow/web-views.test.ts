@@ -109,6 +109,14 @@ describe('what a viewer sees', () => {
     expect(JSON.parse((await page('/', undefined, 'application/json')).body)).toMatchObject({ name: 'promptgate' });
   });
 
+  it("a viewer's name with replacement patterns ($`, $&, $') is only text on the page", async () => {
+    const odd: Who = { sub: 'odd', name: "x $` $& $' y", groups: ['eng'] };
+    const { body } = await page('/', odd);
+    expect(body).toContain(`<p id="viewer" class="viewer">Signed in as x $\` $&amp; $&#39; y</p>`);
+    expect(body.split('<!doctype').length).toBe(2);
+    expect(body).not.toContain('<!--pg:viewer-->');
+  });
+
   it("names the viewer, and never in another viewer's page of the same view; private to the credential", async () => {
     const a = await page('/', alice);
     const c = await page('/', carol);
