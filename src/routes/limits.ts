@@ -1,9 +1,11 @@
 /**
- * Per-client rate limits on /mcp and /admin, with Cloudflare's Rate
- * Limiting bindings (wrangler.toml `[[ratelimits]]`; Miniflare runs them
- * locally). The key is the client's address (CF-Connecting-IP), never a
- * token. Over a limit: HTTP 429 with Retry-After; on /mcp the body is the
- * JSON-RPC -32000 error, on /admin the admin API's JSON error.
+ * Per-client rate limits on /mcp, /admin, /status, the catalog pages and
+ * credentialed listings, with Cloudflare's Rate Limiting bindings
+ * (wrangler.toml `[[ratelimits]]`; Miniflare runs them locally; counted per
+ * Cloudflare location). The key is the client's address (CF-Connecting-IP;
+ * an IPv6 client's /64), never a token. Over a limit: HTTP 429 with
+ * Retry-After; on /mcp the body is the JSON-RPC -32000 error, elsewhere the
+ * `{error}` body.
  *
  * /admin also counts failed token checks. A client over that limit is
  * locked out of /admin (right token or not) until the period ends, so a
@@ -22,6 +24,7 @@ import { ErrorCode, HttpError } from '../rpc/errors.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
+import { ACCESS_HEADER } from '../auth/access.js';
 import { headerOf } from './scope.js';
 
 /** The period of every `[[ratelimits]]` binding in wrangler.toml, in seconds: the Retry-After we send. */
@@ -29,7 +32,25 @@ export const RATE_PERIOD_S = 60;
 
 type LimiterName = 'MCP_RATE_LIMIT' | 'ADMIN_RATE_LIMIT' | 'ADMIN_AUTH_RATE_LIMIT';
 
-const clientOf = (c: Context<AppEnv>) => headerOf(c, 'cf-connecting-ip') ?? 'unknown';
+/**
+ * The client a limit counts: its IPv4 address, or its IPv6 /64 (one subscriber's prefix; counting
+ * single IPv6 addresses would give one client 2^64 budgets).
+ */
+export function clientKey(ip: string | undefined): string {
+  if (ip === undefined) return 'unknown';
+  if (!ip.includes(':')) return ip;
+  const [head = '', tail] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
+const clientOf = (c: Context<AppEnv>) => clientKey(headerOf(c, 'cf-connecting-ip'));
 
 function limiter(c: Context<AppEnv>, name: LimiterName): RateLimit | undefined {
   if (!configOf(c.env).rateLimits) return undefined;
@@ -61,6 +82,21 @@ export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) => {
     return next();
   });
 };
+
+/**
+ * The same per-client budget as /mcp, for the other routes that cost more than a cached read:
+ * /status (several Durable Objects), the catalog pages, and any request that presents a credential
+ * (each unknown one is a lookup at the catalog writer or an issuer). Over it: 429 with the
+ * `{error}` body. An anonymous GET /prompts, served from caches, is not counted.
+ */
+export const clientRateLimit = (when: 'always' | 'credentialed'): MiddlewareHandler<AppEnv> =>
+  async function clientLimit(c, next) {
+    const binding = limiter(c, 'MCP_RATE_LIMIT');
+    const counted =
+      when === 'always' || headerOf(c, 'authorization') !== undefined || headerOf(c, ACCESS_HEADER) !== undefined;
+    if (binding && counted && !(await within(binding, 'MCP_RATE_LIMIT', clientOf(c)))) throw tooMany(c, 'requests');
+    await next();
+  };
 
 /** Clients locked out of /admin after too many failed token checks, until when (ms). */
 const lockedOut = new BoundedMap<string, number>(10_000);

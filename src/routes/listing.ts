@@ -28,6 +28,7 @@ import { MODERN_VERSIONS } from '../lib/versions.js';
 import { ApiError } from './api-error.js';
 import type { AppEnv } from '../env.js';
 import { identify, IDENTITY_HEADERS } from './auth.js';
+import { clientRateLimit } from './limits.js';
 import { headerOf, scopeOf, signingScopeOf } from './scope.js';
 
 export const listings = new Hono<AppEnv>();
@@ -56,7 +57,7 @@ listings.options(
     }),
 );
 
-listings.use('*', identify('prompts'));
+listings.use('*', clientRateLimit('credentialed'), identify('prompts'));
 
 const SHAPE = MODERN_VERSIONS[0];
 /** How long a CDN may keep serving a stale page while the origin is failing. */

@@ -27,12 +27,16 @@ import { ANONYMOUS } from '../auth/principal.js';
 import { principalSees } from '../catalog/views.js';
 import { configOf } from '../lib/config.js';
 import type { Principal } from '../lib/scope.js';
+import { clientRateLimit } from './limits.js';
 import { scopeOf } from './scope.js';
 import { AuthConfigError } from '../auth/config-checks.js';
 import { authConfigOf } from '../auth/config.js';
 import type { AppEnv } from '../env.js';
 
 export const status = new Hono<AppEnv>();
+
+// Each answer asks every registry shard, the feed, the usage store and the writer: a per-client budget.
+status.use('*', clientRateLimit('always'));
 
 /** Which access-control methods are on; `configured: false` when AUTH is unset or a var is bad (named, not shown). */
 function authStatus(env: Env) {

@@ -24,8 +24,14 @@ import { principalSees } from '../catalog/views.js';
 import type { RequestScope } from '../lib/scope.js';
 import { argumentsOf, cardFor, cardsOf, changesOf, complete, health, preview } from './web-data.js';
 import { IDENTITY_HEADERS } from './auth.js';
+import { clientRateLimit } from './limits.js';
 
 export const web = new Hono<AppEnv>();
+
+// The pages (not their static assets): an uncached render or completion can call upstreams.
+const pageLimit = clientRateLimit('always');
+web.use('/', pageLimit);
+web.use('/p/*', pageLimit);
 
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +

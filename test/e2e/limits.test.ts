@@ -135,7 +135,7 @@ describe('rate limits (wrangler.toml values)', () => {
     expect((await initialize()).status).toBe(200);
   });
 
-  it('a burst on /mcp gets 429 -32000 with Retry-After; GET /prompts is not limited', async () => {
+  it('a burst on /mcp gets 429 -32000 with Retry-After; the same budget then holds /status, the pages and credentialed listings, not an anonymous GET /prompts', async () => {
     let sent = 0;
     let limited: Response | undefined;
     // Cheap requests (bad JSON, answered 400 after the limiter) in parallel batches, at most 2 × the limit + 1.
@@ -161,7 +161,19 @@ describe('rate limits (wrangler.toml values)', () => {
     const body = (await limited!.json()) as any;
     expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     expect(body.error.message).toMatch(/Too Many Requests/);
+    // An anonymous listing is served from caches and not counted; the same budget covers /status, the
+    // catalog pages and any listing that presents a credential (each unknown one is a lookup).
     expect((await fetch(`${gw.url}/prompts`)).status).toBe(200);
+    for (const [path, headers] of [
+      ['/status', {}],
+      ['/', { accept: 'text/html' }],
+      ['/prompts', { authorization: 'Bearer pg_not-a-key' }],
+    ] as const) {
+      const res = await fetch(gw.url + path, { headers });
+      expect(res.status, path).toBe(429);
+      expect(res.headers.get('retry-after')).toBe('60');
+      expect(await res.json()).toMatchObject({ error: { code: 'rate_limited' } });
+    }
     console.log(`rate limit: first 429 after ${sent} /mcp requests (limit ${MCP_LIMIT} per 60 s)`);
   });
 });

@@ -50,3 +50,21 @@ describe('tokenEqual', () => {
     }
   });
 });
+
+describe('clientKey (what a rate limit counts)', () => {
+  it('an IPv4 address as it is, an IPv6 address by its /64, however it is written', async () => {
+    const { clientKey } = await import('../../src/routes/limits.js');
+    expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKey(undefined)).toBe('unknown');
+    const prefix = '2001:db8:0:1::/64';
+    for (const ip of [
+      '2001:db8:0:1::1',
+      '2001:DB8:0:1:ffff:ffff:ffff:ffff',
+      '2001:0db8:0000:0001:0:0:0:2',
+      '2001:db8::1:0:0:0:3',
+    ])
+      expect(clientKey(ip), ip).toBe(prefix);
+    expect(clientKey('2001:db8:0:2::1')).not.toBe(prefix);
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+  });
+});
