@@ -150,6 +150,11 @@ export async function readGeneration(kv: KVNamespace): Promise<number> {
   return Number(await kv.get(KV_KEYS.generation)) || 0;
 }
 
+/** The catalog this isolate serves, as it is (no refresh is started), or undefined before it has one. */
+export function servedCatalog(kv: KVNamespace): Catalog | undefined {
+  return byNamespace.get(kv)?.catalog;
+}
+
 /** The generation this isolate serves, or undefined before it has a catalog. */
 export function servedGeneration(kv: KVNamespace): number | undefined {
   return byNamespace.get(kv)?.catalog.generation;

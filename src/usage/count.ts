@@ -6,12 +6,25 @@
  */
 import { errorTypeOf, type Outcome } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
-import { RpcError } from '../rpc/errors.js';
+import { ErrorCode, RpcError } from '../rpc/errors.js';
+import { servedCatalog } from '../catalog/store.js';
 import { arm, tally } from './flush.js';
 import { HOUR_MS } from './store.js';
 
 const GET = 'prompts/get';
 const COMPLETE = 'completion/complete';
+/** The prompt of a call refused with -32602 for a name this isolate's catalog does not have. */
+export const UNKNOWN_PROMPT = '(unknown)';
+
+/**
+ * The prompt a call is counted under. A call refused as invalid may name a prompt nobody has, and
+ * every name a caller makes up would be a row kept for months: such names are counted as one.
+ */
+function countedName(scope: RequestScope, prompt: string | undefined, code: number | undefined): string {
+  if (prompt === undefined) return '';
+  if (code !== ErrorCode.InvalidParams) return prompt;
+  return servedCatalog(scope.env.PROMPTS)?.publishes(prompt) ? prompt : UNKNOWN_PROMPT;
+}
 
 /**
  * Counts one finished request. `error` is what app.onError answered, if anything: a JSON-RPC error
@@ -33,7 +46,8 @@ export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error)
     if (call.method !== GET && call.method !== COMPLETE) continue;
     const result = code === undefined && status < 400 ? 'ok' : errorTypeOf(code, status)!;
     const client = record.client;
-    tally.add(hour, call.method, call.prompt ?? '', client?.name, client?.version, record.era ?? 'unknown', result);
+    const prompt = countedName(scope, call.prompt, code);
+    tally.add(hour, call.method, prompt, client?.name, client?.version, record.era ?? 'unknown', result);
     counted = true;
   }
   // A failed request with no failed call read (a body that does not parse, a refusal, a 404 route).

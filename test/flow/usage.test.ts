@@ -98,8 +98,10 @@ describe('usage counts', () => {
       }
     // One failing get per client and era: a missing required argument is -32602.
     calls.push(modern('client-a', 'prompts/get', { name: 'greet' }), sessions.b('prompts/get', { name: 'greet' }));
+    // Names nobody publishes, each its own: counted under one name, not one row per made-up name.
+    for (let i = 0; i < 3; i++) calls.push(modern('client-a', 'prompts/get', { name: `made-up-${i}-${Date.now()}` }));
     const responses = await Promise.all(calls);
-    await Promise.all(responses.slice(0, -2).map(expectOk));
+    await Promise.all(responses.slice(0, -5).map(expectOk));
     await settle();
 
     const after = await counts('prompt');
@@ -115,12 +117,13 @@ describe('usage counts', () => {
       'greet completion/complete legacy ok': 2 * N,
       'greet prompts/get modern -32602': 1,
       'greet prompts/get legacy -32602': 1,
+      '(unknown) prompts/get modern -32602': 3,
     });
 
     const byClient = await counts('client');
     expect(byClient['client-a/1 prompts/get modern ok']).toBe(N);
     expect(byClient['client-b/1 completion/complete modern ok']).toBe(N);
-    expect(byClient['client-a/1 prompts/get modern -32602']).toBe(1);
+    expect(byClient['client-a/1 prompts/get modern -32602']).toBe(1 + 3);
     expect(byClient['client-a/1 prompts/get legacy ok']).toBe(N);
     expect(byClient['client-b/1 completion/complete legacy ok']).toBe(N);
     expect(byClient['client-b/1 prompts/get legacy -32602']).toBe(1);
