@@ -18,6 +18,8 @@ export interface Config {
   readonly sseRetryMs: number;
   readonly notifyCoalesceMs: number;
   readonly registryShards: number;
+  /** Streams one registry shard accepts before it refuses new ones (503): its memory holds them all when awake. */
+  readonly shardMaxStreams: number;
   /** Separator between an upstream's prefix and its prompt names. */
   readonly separator: string;
   /** Optional prefix for local prompts (LOCAL_PREFIX); empty keeps them unprefixed. */
@@ -164,6 +166,7 @@ export function configOf(env: Env): Config {
     sseRetryMs: int(vars, 'SSE_RETRY_MS', 3000, 0, 600_000),
     notifyCoalesceMs: int(vars, 'NOTIFY_COALESCE_MS', 250, 0, 60_000),
     registryShards: int(vars, 'REGISTRY_SHARDS', 16, 1, 4096),
+    shardMaxStreams: int(vars, 'SHARD_MAX_STREAMS', 10_000, 1, 1_000_000),
     separator: separatorOf(vars.UPSTREAM_SEPARATOR),
     localPrefix: localPrefixOf(vars.LOCAL_PREFIX, separatorOf(vars.UPSTREAM_SEPARATOR)),
     upstreamsJson: typeof vars.UPSTREAMS === 'string' ? vars.UPSTREAMS : '',

@@ -38,6 +38,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     env: t.env,
     sessionId: init.id,
     shard: shardIndex(init.id, t.cfg.registryShards),
+    maxStreams: t.cfg.shardMaxStreams,
     key,
     since,
     priming: featuresOf(version).priming,

@@ -102,6 +102,7 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion, fac
     keepaliveMs: t.cfg.sseKeepaliveMs,
     maxMs: t.cfg.listenMaxMs,
     shards: t.cfg.registryShards,
+    maxStreams: t.cfg.shardMaxStreams,
     since: (await currentCatalog(t)).generation,
     stillValid: credentialCheck(t.principal),
     ...streamHooks(t),

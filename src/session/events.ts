@@ -21,6 +21,8 @@ export interface CatalogEvent {
 /** Headers of a stream's upgrade request to its shard (stream.ts): no session header means a listen stream. */
 export const STREAM_SESSION_HEADER = 'x-promptgate-session';
 export const STREAM_SINCE_HEADER = 'x-promptgate-since';
+/** The most streams the shard may hold, as the Worker's configuration says (SHARD_MAX_STREAMS). */
+export const STREAM_CAP_HEADER = 'x-promptgate-max-streams';
 
 /**
  * Messages a registry shard sends down its WebSockets to the Workers holding client streams,

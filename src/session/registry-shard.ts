@@ -17,6 +17,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import {
+  STREAM_CAP_HEADER,
   STREAM_SESSION_HEADER,
   STREAM_SINCE_HEADER,
   type CatalogEvent,
@@ -53,6 +54,19 @@ export class RegistryShard extends DurableObject<Env> {
     sql.exec('DROP TABLE IF EXISTS members');
   }
 
+  /** Sockets held, as last counted; undefined after waking (the count is made again when asked). */
+  private held: number | undefined;
+
+  /**
+   * Whether one more socket would pass `cap`. The running count only grows (a closed socket is not
+   * subtracted), so it is exact or high; the sockets are counted again only when it says full.
+   */
+  private full(cap: number): boolean {
+    if ((this.held ??= this.ctx.getWebSockets().length) < cap) return false;
+    this.held = this.ctx.getWebSockets().length;
+    return this.held >= cap;
+  }
+
   private announced(): number {
     return (
       this.ctx.storage.sql.exec<{ generation: number }>('SELECT generation FROM announced').toArray()[0]?.generation ??
@@ -72,6 +86,8 @@ export class RegistryShard extends DurableObject<Env> {
     const since = sinceHeader === null ? undefined : Number(sinceHeader);
     if (since !== undefined && !Number.isSafeInteger(since)) return new Response('bad position', { status: 400 });
     if (session !== null && this.hasEnded(session)) return new Response('session ended', { status: 404 });
+    if (this.full(Number(req.headers.get(STREAM_CAP_HEADER)) || Infinity))
+      return new Response('shard full', { status: 503 });
     const announced = this.announced();
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     if (session === null) this.ctx.acceptWebSocket(server, [LISTENER]);
@@ -79,6 +95,7 @@ export class RegistryShard extends DurableObject<Env> {
       this.endStreams(session, 'replaced');
       this.ctx.acceptWebSocket(server, [STREAM, session]);
     }
+    this.held = (this.held ?? 0) + 1;
     sendFrame(server, { t: 'open', generation: announced });
     if (since !== undefined && since < announced) for (const event of this.since(since)) sendFrame(server, event);
     return new Response(null, { status: 101, webSocket: client });

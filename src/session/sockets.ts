@@ -34,6 +34,8 @@ export async function upgrade(
 ): Promise<WebSocket | number> {
   const res = await stub.fetch('https://object.internal/stream', { headers: { ...headers, upgrade: 'websocket' } });
   if (!res.webSocket) {
+    // A full shard: the runtime's mark for an overloaded object, which the app answers 503 with Retry-After.
+    if (res.status === 503) throw Object.assign(new Error('registry shard is full'), { overloaded: true });
     if (res.status >= 400 && res.status < 500) return res.status;
     throw new Error(`object answered ${res.status} to a stream upgrade`);
   }

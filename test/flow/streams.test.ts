@@ -169,6 +169,7 @@ describe('catalog changes', () => {
       priming: false,
       keepaliveMs: 60_000,
       retryMs: 1_000,
+      maxStreams: 10_000,
       tools: false,
       resources: true,
     });
@@ -248,6 +249,7 @@ describe('session end', () => {
         priming: true,
         keepaliveMs: 60_000,
         retryMs: 1_000,
+        maxStreams: 10_000,
         tools: false,
         resources: false,
       });
