@@ -7,8 +7,13 @@
  */
 import { errorTypeOf, type CallFact, type RequestRecord } from './record.js';
 import { traceIdOf } from './trace-context.js';
+import { clip } from './clip.js';
 
 export type Attributes = Record<string, string | number>;
+
+/** Longest request id and URL path kept on a line or span: both are client input. */
+export const MAX_LOGGED_ID = 200;
+export const MAX_LOGGED_PATH = 512;
 
 /** One JSON-RPC call's attributes, with the request's (era, revision, client, cache, upstream) added to `out`. */
 export function callAttributes(
@@ -24,7 +29,8 @@ export function callAttributes(
   if (fact) {
     // An unreadable batch item may name no method.
     if (fact.method !== '') out['mcp.method.name'] = fact.method;
-    if (fact.id !== undefined) out['jsonrpc.request.id'] = String(fact.id);
+    // Client input: an id may be any string the body limit allows.
+    if (fact.id !== undefined) out['jsonrpc.request.id'] = clip(String(fact.id), MAX_LOGGED_ID);
     if (fact.prompt !== undefined) out['gen_ai.prompt.name'] = fact.prompt;
   }
   if (record.version !== undefined) out['mcp.protocol.version'] = record.version;

@@ -4,7 +4,8 @@
  * the HTTP ones, through lib/log.ts. A batch is named by its first failed
  * call, else its first call (`promptgate.calls` counts them).
  */
-import { callAttributes } from '../lib/attributes.js';
+import { callAttributes, MAX_LOGGED_PATH } from '../lib/attributes.js';
+import { clip } from '../lib/clip.js';
 import { log } from '../lib/log.js';
 import type { CallFact, RequestRecord } from '../lib/record.js';
 
@@ -28,7 +29,7 @@ function callOf(calls: readonly CallFact[]): CallFact | undefined {
 export function requestFields(record: RequestRecord, end: Ended): Record<string, string | number> {
   const fields: Record<string, string | number> = {
     'http.request.method': end.method,
-    'url.path': end.path,
+    'url.path': clip(end.path, MAX_LOGGED_PATH),
     'http.response.status_code': end.status,
     duration_ms: end.durationMs,
   };

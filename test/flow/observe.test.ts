@@ -138,6 +138,18 @@ describe('the request line', () => {
     expect(line['mcp.method.name']).toBe(method.slice(0, 100));
   });
 
+  it('a request id and a URL path are client input too: cut on the line', async () => {
+    capture();
+    const id = 'i'.repeat(10_000);
+    const { init } = modernPost('prompts/list');
+    const body = { ...JSON.parse(init.body as string), id };
+    const { line } = await logged(variant(), MCP_URL, { ...init, body: JSON.stringify(body) });
+    expect(line['jsonrpc.request.id']).toBe(`${id.slice(0, 200)}…`);
+    const path = `/p/${'x'.repeat(5_000)}`;
+    const { line: page } = await logged(variant(), `https://gateway.test${path}`);
+    expect(page['url.path']).toBe(`${path.slice(0, 512)}…`);
+  });
+
   it('in-session requests name the client from the signed session id when the session is not re-checked', async () => {
     capture();
     const e = variant({ SESSION_RECHECK_MS: '60000' });
