@@ -3,7 +3,7 @@
  * when, as streams end in each way. Real timers: the backoff is the loop's own (about a second).
  */
 import { describe, expect, it } from 'vitest';
-import { followChanges, type Follow } from '../../src/catalog/upstreams/follow.js';
+import { followChanges, MIN_RELIST_MS, type Follow } from '../../src/catalog/upstreams/follow.js';
 
 type Outcome = 'unsupported' | 'ended' | 'closed';
 
@@ -57,6 +57,43 @@ describe('the follow loop', () => {
 
   it('a stream ended by closing its client reconnects without a re-list of its own, then re-lists once open', async () => {
     expect(await afterFirstStream('closed', 1)).toEqual(['listen', 'listen, re-list once open', 're-list']);
+  });
+
+  it('an upstream announcing changes in a loop is re-listed once per interval, never two at once', async () => {
+    const log: string[] = [];
+    const ctl = new AbortController();
+    let inFlight = 0;
+    let overlapped = false;
+    let announce: (() => void) | undefined;
+    const loop = followChanges({
+      signal: ctl.signal,
+      listen: (changed, signal) =>
+        new Promise<Outcome>((resolve) => {
+          announce = changed;
+          signal.addEventListener('abort', () => resolve('ended'), { once: true });
+        }),
+      relist: async () => {
+        overlapped ||= inFlight > 0;
+        inFlight += 1;
+        log.push('re-list');
+        await new Promise((r) => setTimeout(r, 300)); // a slow upstream
+        inFlight -= 1;
+      },
+    });
+    await until('the stream', () => announce !== undefined);
+    const started = Date.now();
+    // A notification every 150 ms for 3 s: more often than a listing takes to settle.
+    while (Date.now() - started < 3_000) {
+      announce!();
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const during = count(log, 're-list');
+    ctl.abort();
+    await loop;
+    // The first 100 ms after the burst began, then no sooner than MIN_RELIST_MS after it started.
+    expect(during).toBeGreaterThanOrEqual(1);
+    expect(during).toBeLessThanOrEqual(1 + Math.ceil(3_000 / MIN_RELIST_MS));
+    expect(overlapped).toBe(false);
   });
 
   it('stops for an upstream without a stream, and when aborted', async () => {

@@ -1,7 +1,8 @@
 /**
  * The follow loop of an upstream (UpstreamObject): holds the upstream's
- * change stream open and re-lists on `list_changed` (debounced by 100 ms:
- * one re-list for a burst), and when the stream drops (after 1 s if it
+ * change stream open and re-lists on `list_changed` (100 ms after the first
+ * of a burst, one re-list for all of it, at most one per MIN_RELIST_MS), and
+ * when the stream drops (after 1 s if it
  * lasted under a minute), so a dead upstream shows as failing now rather
  * than at the next poll. Reconnects
  * with a backoff that doubles to a minute (reset after a stream that lasted
@@ -25,6 +26,12 @@ export interface Follow {
 }
 
 const DEBOUNCE_MS = 100;
+/**
+ * Re-lists on notifications start at least this far apart, and never while one runs: an upstream
+ * announcing changes in a loop costs one listing, and at most one new catalog generation, per
+ * interval, not one per notification.
+ */
+export const MIN_RELIST_MS = 2_000;
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
 /** A stream that lasted this long was healthy: the next drop starts the backoff over. */
@@ -42,9 +49,20 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 export async function followChanges(f: Follow): Promise<void> {
   const { signal } = f;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastStart = -Infinity;
+  let running: Promise<unknown> = Promise.resolve();
+  // One pending re-list covers every change announced before it starts.
   const changed = () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = setTimeout(() => void (signal.aborted || f.relist().catch(() => undefined)), DEBOUNCE_MS);
+    if (timer !== undefined) return;
+    const wait = Math.max(DEBOUNCE_MS, lastStart + MIN_RELIST_MS - Date.now());
+    timer = setTimeout(() => {
+      running = running.then(() => {
+        timer = undefined;
+        if (signal.aborted) return;
+        lastStart = Date.now();
+        return f.relist().catch(() => undefined);
+      });
+    }, wait);
   };
   let backoff = FIRST_BACKOFF_MS;
   // The first stream follows a fresh listing; every later one may have missed changes while it was down.
