@@ -13,7 +13,7 @@
  * health and collisions) that fails or hangs is reported unknown, and the page still answers.
  */
 import { Hono, type Context } from 'hono';
-import { readGeneration } from '../catalog/store.js';
+import { currentCatalog, readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { upstreamHealth } from '../catalog/upstreams/health.js';
 import { collisionsSeen } from '../catalog/collisions.js';
@@ -84,9 +84,11 @@ async function recentErrors(env: Env): Promise<{ since: string; byClass: Record<
  */
 async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
   const writer = catalogWriter(c.env);
-  const read = await statusFigure(Promise.all([writer.upstreams(), writer.current()]));
+  // The local prompts as this isolate serves them (at most CATALOG_REFRESH_MS old): asking the writer
+  // for every prompt's text on each /status would make an open page a load on the catalog's one writer.
+  const read = await statusFigure(Promise.all([writer.upstreams(), currentCatalog(scopeOf(c))]));
   if (read === 'unknown') return { upstreams: read, collisions: read };
-  const [listed, local] = read;
+  const [listed, catalog] = read;
   const who = await caller;
   const sees = (groups: readonly string[] | undefined) => principalSees(who, groups);
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
@@ -100,7 +102,7 @@ async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
   const { localPrefix, separator } = configOf(c.env);
   const collisions = collisionsSeen(
     {
-      prompts: local.map((p) => p.record),
+      prompts: catalog.snapshot.prompts,
       upstreams: listed.map((u) => ({ ...u, groups: groupsNow.get(u.id) ?? u.groups })),
       localPrefix,
       separator,
