@@ -36,6 +36,8 @@ export interface ScriptOptions {
   get?: Behaviour;
   /** What a healthy prompts/get answers (the `result`). */
   getResult?: (name: string) => Record<string, unknown>;
+  /** An HTTP status prompts/get answers instead, for some names (an upstream refusing a request it finds too large). */
+  getStatus?: (name: string) => number | undefined;
   /** A JSON-RPC error prompts/get answers instead, for some names. */
   getError?: (name: string) => { code: number; message: string } | undefined;
   /** Delay before the initialize reply (a slow handshake). */
@@ -187,6 +189,8 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
     if (msg.method === 'prompts/get') {
       const name = String(msg.params?.name);
       return act(opts.get ?? 'ok', () => {
+        const status = opts.getStatus?.(name);
+        if (status) return void res.writeHead(status, { 'content-type': 'text/plain' }).end('refused');
         const err = opts.getError?.(name);
         if (err) return json(200, { jsonrpc: '2.0', id: msg.id, error: err });
         if (!(opts.prompts ?? []).some((p) => p.name === name))

@@ -70,6 +70,16 @@ export function rpcFailure(e: unknown): ForwardResult | undefined {
   return { ok: false, kind: 'rpc', code: e.code ?? -32603, message: e.message, data: e.data };
 }
 
+/**
+ * HTTP statuses by which an upstream refuses one request for what it carried (a body too large for
+ * it, content it will not take), not for being down: a caller's arguments must not open the breaker
+ * that every other caller's calls go through.
+ */
+const REQUEST_REFUSALS = new Set([400, 413, 414, 415, 422]);
+
+export const refusedRequest = (e: unknown): boolean =>
+  e instanceof UpstreamError && e.kind === 'http' && e.code !== undefined && REQUEST_REFUSALS.has(e.code);
+
 /** A fault of the call (timeout, transport, protocol): `fault` is its description, as the breaker counted it. */
 export function callFailure(e: unknown, u: UpstreamConfig, fault: string): ForwardResult {
   if (e instanceof UpstreamError && e.kind === 'timeout')

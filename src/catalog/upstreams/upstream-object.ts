@@ -39,6 +39,7 @@ import { describeFault } from './errors.js';
 import { followChanges } from './follow.js';
 import {
   callFailure,
+  refusedRequest,
   renamed,
   rpcFailure,
   unknownTarget,
@@ -188,6 +189,8 @@ export class UpstreamObject extends DurableObject<Env> {
       this.breaker.succeeded();
       return { ok: true, result };
     } catch (e) {
+      // Refused for what this request carried: the upstream is up, and another caller's calls must still go.
+      if (refusedRequest(e)) return callFailure(e, u, describeFault(e));
       return rpcFailure(e) ?? callFailure(e, u, this.failed(e));
     }
   }

@@ -1,0 +1,49 @@
+/**
+ * End-to-end, the circuit breaker of one upstream (src/catalog/upstreams/breaker.ts) is the
+ * upstream's health, not one caller's: an upstream that refuses a request for what it carries (HTTP
+ * 413, as a server with a body limit does) answers that caller with -32603 naming the upstream, and
+ * every other call still goes through. Before, three such refusals opened the breaker for everyone.
+ * A real `wrangler dev`, a scripted upstream, the official SDK client.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BREAKER_THRESHOLD } from '../../src/catalog/upstreams/breaker.js';
+import { scriptedServer, type Scripted } from '../helpers/fault-servers.js';
+import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
+
+let gw: Gateway;
+let upstream: Scripted;
+
+beforeAll(async () => {
+  upstream = await scriptedServer({
+    prompts: [{ name: 'big' }, { name: 'small' }],
+    getStatus: (name) => (name === 'big' ? 413 : undefined),
+  });
+  gw = await startGateway({
+    vars: {
+      UPSTREAMS: JSON.stringify([{ id: 'sc', url: upstream.url, prefix: 'sc', timeout: 3000 }]),
+      UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await gw?.stop();
+  await upstream?.close();
+});
+
+it("an upstream refusing one caller's requests (413) does not open its breaker for every other call", async () => {
+  const client = new Client({ name: 'breaker', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
+  try {
+    for (let i = 0; i < BREAKER_THRESHOLD + 2; i++) {
+      const refused = client.getPrompt({ name: 'sc.big' });
+      await expect(refused).rejects.toThrow(/Upstream "sc" failed: http_413/);
+    }
+    const served = await client.getPrompt({ name: 'sc.small' });
+    expect(served.messages[0]?.content).toEqual({ type: 'text', text: 'scripted small' });
+  } finally {
+    await client.close();
+  }
+});
