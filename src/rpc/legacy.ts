@@ -16,7 +16,8 @@ import { callContext } from './context.js';
 import { call, factOf } from './dispatch.js';
 import type { CallFact } from '../lib/record.js';
 import { accepted, jsonResponse, readMessage, type Message } from './envelope.js';
-import { callFailed, ErrorCode, HttpError } from './errors.js';
+import { runBatch } from './batch-runner.js';
+import { callFailed, ErrorCode, HttpError, RpcError } from './errors.js';
 import { isRecord } from '../lib/json.js';
 import { checkVersionHeader, initialize, requireSession } from './legacy-session.js';
 
@@ -25,6 +26,12 @@ import { checkVersionHeader, initialize, requireSession } from './legacy-session
  * may be a call upstream, so a bound keeps one POST within the runtime's subrequest limit.
  */
 export const MAX_BATCH = 100;
+
+/** An item of a batch whose replies already passed the budget (batch-runner.ts). */
+const TOO_MUCH = new RpcError(
+  ErrorCode.InternalError,
+  'The batch reply is too large: send this request again on its own',
+);
 
 async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   if (items.length === 0) throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
@@ -45,18 +52,26 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
       `Invalid Request: JSON-RPC batches are not part of protocol ${version}`,
     );
   const ctx = callContext(t, 'legacy', version, t.sessionId);
-  const replies = await Promise.all(
-    items.map(async (item) => {
-      let msg: Message;
-      try {
-        msg = readMessage(item);
-      } catch (e) {
-        const err = e as HttpError;
-        // A call of its own, so the line's error.type and the error counts include it.
-        return callFailed(t.record.call(methodNameOf(item), err.id), err.id, err);
-      }
-      return msg.kind === 'request' ? call(msg, ctx) : null;
-    }),
+  /** The item as a message, or its error reply: a call of its own, so the line's error.type and the error counts include it. */
+  const read = (item: unknown): Message | string => {
+    try {
+      return readMessage(item);
+    } catch (e) {
+      const err = e as HttpError;
+      return callFailed(t.record.call(methodNameOf(item), err.id), err.id, err);
+    }
+  };
+  const replies = await runBatch(
+    items,
+    (item) => {
+      const msg = read(item);
+      return typeof msg === 'string' ? msg : msg.kind === 'request' ? call(msg, ctx) : null;
+    },
+    (item) => {
+      const msg = read(item);
+      if (typeof msg === 'string' || msg.kind !== 'request') return typeof msg === 'string' ? msg : null;
+      return callFailed(t.record.call(msg.method, msg.id), msg.id, TOO_MUCH);
+    },
   );
   const out = replies.filter((r): r is string => r !== null);
   return out.length ? jsonResponse(`[${out.join(',')}]`) : accepted();

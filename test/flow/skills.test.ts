@@ -11,6 +11,7 @@ import { digestOf } from '../../src/catalog/skills/file-store.js';
 import type { SkillRecord, UpstreamSkill, UpstreamState } from '../../src/catalog/types.js';
 import type { Principal } from '../../src/lib/scope.js';
 import { app } from '../../src/routes/app.js';
+import { BATCH_CONCURRENCY, MAX_BATCH_REPLY_CHARS } from '../../src/rpc/batch-runner.js';
 import { modernPost as modernEntry } from '../../src/rpc/modern.js';
 import { principal, scope } from '../helpers/principals.js';
 import { envelope, MODERN } from '../helpers/protocol.js';
@@ -460,5 +461,30 @@ describe('edge cache of files', () => {
     const c2 = await read(second.env);
     expect(c2).toEqual(c1);
     expect(second.reads.filter((r) => r.includes('skills/files/'))).toEqual([]);
+  });
+});
+
+describe('a 2025-03-26 batch of large reads', () => {
+  it('runs within a reply budget: the reads past it are each answered with an error to send them alone', async () => {
+    const old = await openSession('2025-03-26');
+    const uri = 'skill://pdf-tools/data/big.bin';
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: `read-${i}`,
+      method: 'resources/read',
+      params: { uri },
+    }));
+    const res = await post(items, { session: old.id, version: old.version });
+    expect(res.status).toBe(200);
+    const replies = await res.json<any[]>();
+    // Every item answered once, in order; the first ones read, then the budget (8 Mi characters) turns the rest away.
+    expect(replies.map((r) => r.id)).toEqual(items.map((i) => i.id));
+    const served = replies.filter((r) => r.result).length;
+    const perRead = JSON.stringify(replies[0]).length;
+    expect(served).toBeGreaterThan(1);
+    expect(served).toBeLessThanOrEqual(Math.ceil(MAX_BATCH_REPLY_CHARS / perRead) + BATCH_CONCURRENCY);
+    expect(replies.slice(served).every((r) => r.error?.code === -32603 && /on its own/.test(r.error.message))).toBe(
+      true,
+    );
   });
 });
