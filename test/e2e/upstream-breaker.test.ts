@@ -14,15 +14,25 @@ import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
 let upstream: Scripted;
+let jsonErrors: Scripted;
 
 beforeAll(async () => {
   upstream = await scriptedServer({
     prompts: [{ name: 'big' }, { name: 'small' }],
     getStatus: (name) => (name === 'big' ? 413 : undefined),
   });
+  // The same refusal with a JSON body that is not a JSON-RPC error (as some HTTP servers answer).
+  jsonErrors = await scriptedServer({
+    prompts: [{ name: 'big' }],
+    getStatus: () => 413,
+    getStatusBody: { error: 'Payload Too Large' },
+  });
   gw = await startGateway({
     vars: {
-      UPSTREAMS: JSON.stringify([{ id: 'sc', url: upstream.url, prefix: 'sc', timeout: 3000 }]),
+      UPSTREAMS: JSON.stringify([
+        { id: 'sc', url: upstream.url, prefix: 'sc', timeout: 3000 },
+        { id: 'js', url: jsonErrors.url, prefix: 'js', timeout: 3000 },
+      ]),
       UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
     },
   });
@@ -31,6 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.stop();
   await upstream?.close();
+  await jsonErrors?.close();
 });
 
 it("an upstream refusing one caller's requests (413) does not open its breaker for every other call", async () => {
@@ -43,6 +54,8 @@ it("an upstream refusing one caller's requests (413) does not open its breaker f
     }
     const served = await client.getPrompt({ name: 'sc.small' });
     expect(served.messages[0]?.content).toEqual({ type: 'text', text: 'scripted small' });
+    // A JSON body that is no JSON-RPC error is still the HTTP refusal, named as such.
+    await expect(client.getPrompt({ name: 'js.big' })).rejects.toThrow(/Upstream "js" failed: http_413/);
   } finally {
     await client.close();
   }

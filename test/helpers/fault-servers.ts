@@ -38,6 +38,8 @@ export interface ScriptOptions {
   getResult?: (name: string) => Record<string, unknown>;
   /** An HTTP status prompts/get answers instead, for some names (an upstream refusing a request it finds too large). */
   getStatus?: (name: string) => number | undefined;
+  /** The body of those answers: plain text unless set (then JSON, as some servers send their errors). */
+  getStatusBody?: unknown;
   /** A JSON-RPC error prompts/get answers instead, for some names. */
   getError?: (name: string) => { code: number; message: string } | undefined;
   /** Delay before the initialize reply (a slow handshake). */
@@ -190,6 +192,7 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
       const name = String(msg.params?.name);
       return act(opts.get ?? 'ok', () => {
         const status = opts.getStatus?.(name);
+        if (status && opts.getStatusBody !== undefined) return json(status, opts.getStatusBody);
         if (status) return void res.writeHead(status, { 'content-type': 'text/plain' }).end('refused');
         const err = opts.getError?.(name);
         if (err) return json(200, { jsonrpc: '2.0', id: msg.id, error: err });

@@ -73,9 +73,11 @@ export class UpstreamHttp {
     const headers = conn.era === 'modern' ? this.modernHeaders(method, params) : this.legacyHeaders(conn);
     const res = await this.send('POST', this.opts.url, msg, headers, d.signal);
     if (!res.ok) {
-      const body = (await errorBody(res)) as { error?: { code: number; message: string; data?: unknown } } | null;
-      if (body?.error && res.status !== 404)
-        throw new UpstreamError('rpc', body.error.message, body.error.code, body.error.data);
+      const body = (await errorBody(res)) as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null;
+      const e = body?.error;
+      // A JSON-RPC error is the upstream's answer; any other body (`{"error": "too large"}`) is just an HTTP error.
+      if (e && typeof e.code === 'number' && typeof e.message === 'string' && res.status !== 404)
+        throw new UpstreamError('rpc', e.message, e.code, e.data);
       throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
     }
     return reply(res, msg.id, d);
