@@ -44,7 +44,8 @@ export async function readCursor(secret: string, cursor: unknown, generation: nu
 async function verify(secret: string, cursor: unknown, view: string): Promise<Position | null> {
   if (typeof cursor !== 'string' || cursor.length > 200) return null;
   const bytes = decodeBase64Url(cursor);
-  if (!bytes) return null;
+  // Only the spelling we mint: another (other unused bits in the last character) would be another page key.
+  if (!bytes || encodeBase64Url(bytes) !== cursor) return null;
   const m = /^(\d{1,15})\.(\d{1,9})\.([A-Za-z0-9_-]{22})$/.exec(new TextDecoder().decode(bytes));
   if (!m) return null;
   const expected = await mac(secret, PURPOSE, signed(`${m[1]}.${m[2]}`, view));

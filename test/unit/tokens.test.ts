@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mintCursor, readCursor } from '../../src/catalog/cursor.js';
-import { encodeBase64Url } from '../../src/lib/base64url.js';
+import { decodeBase64Url, encodeBase64Url } from '../../src/lib/base64url.js';
 import { mintSessionId, readSessionId, readSessionToken } from '../../src/session/token.js';
 
 describe('session ids', () => {
@@ -47,5 +47,18 @@ describe('cursors', () => {
     await expect(readCursor('other-secret', await mintCursor('k2', 7, 1), 7)).rejects.toMatchObject({
       reason: 'invalid_cursor',
     });
+  });
+
+  it('only as minted: a spelling with other unused bits in its last character decodes alike and is refused', async () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const c = await mintCursor('k', 1795723738111, 5);
+    const bytes = decodeBase64Url(c)!;
+    const variants = [...alphabet]
+      .map((ch) => c.slice(0, -1) + ch)
+      .filter((v) => v !== c && decodeBase64Url(v)?.join() === bytes.join());
+    expect(variants.length).toBeGreaterThan(0);
+    expect(await readCursor('k', c, 1795723738111)).toBe(5);
+    for (const v of variants)
+      await expect(readCursor('k', v, 1795723738111)).rejects.toMatchObject({ reason: 'invalid_cursor' });
   });
 });
