@@ -89,13 +89,18 @@ export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) => {
  * (each unknown one is a lookup at the catalog writer or an issuer). Over it: 429 with the
  * `{error}` body. An anonymous GET /prompts, served from caches, is not counted.
  */
-export const clientRateLimit = (when: 'always' | 'credentialed'): MiddlewareHandler<AppEnv> =>
-  async function clientLimit(c, next) {
+export const clientRateLimit =
+  (when: 'always' | 'credentialed'): MiddlewareHandler<AppEnv> =>
+  (c, next) => {
+    // Synchronous when nothing is counted: the anonymous listing makes no promise here.
+    const credential = headerOf(c, 'authorization') !== undefined || headerOf(c, ACCESS_HEADER) !== undefined;
+    if (when === 'credentialed' && !credential) return next();
     const binding = limiter(c, 'MCP_RATE_LIMIT');
-    const counted =
-      when === 'always' || headerOf(c, 'authorization') !== undefined || headerOf(c, ACCESS_HEADER) !== undefined;
-    if (binding && counted && !(await within(binding, 'MCP_RATE_LIMIT', clientOf(c)))) throw tooMany(c, 'requests');
-    await next();
+    if (!binding) return next();
+    return within(binding, 'MCP_RATE_LIMIT', clientOf(c)).then((ok) => {
+      if (!ok) throw tooMany(c, 'requests');
+      return next();
+    });
   };
 
 /** Clients locked out of /admin after too many failed token checks, until when (ms). */
