@@ -96,6 +96,39 @@ describe('the follow loop', () => {
     expect(overlapped).toBe(false);
   });
 
+  it('a re-list after a drop waits for the one a notification started: two never run at once', async () => {
+    let inFlight = 0;
+    let overlapped = false;
+    let relists = 0;
+    const ctl = new AbortController();
+    const streams: ((o: Outcome) => void)[] = [];
+    let announce: (() => void) | undefined;
+    const loop = followChanges({
+      signal: ctl.signal,
+      listen: (changed, signal) =>
+        new Promise<Outcome>((resolve) => {
+          announce = changed;
+          streams.push(resolve);
+          signal.addEventListener('abort', () => resolve('ended'), { once: true });
+        }),
+      relist: async () => {
+        overlapped ||= inFlight > 0;
+        inFlight += 1;
+        relists += 1;
+        await new Promise((r) => setTimeout(r, 1_500)); // slower than the drop's one-second pause
+        inFlight -= 1;
+      },
+    });
+    await until('the stream', () => announce !== undefined);
+    announce!();
+    await until('the re-list of the change', () => relists === 1);
+    streams[0]!('ended'); // the drop's own re-list comes about a second later, while the first still runs
+    await until('the re-list after the drop', () => relists === 2);
+    ctl.abort();
+    await loop;
+    expect(overlapped).toBe(false);
+  });
+
   it('stops for an upstream without a stream, and when aborted', async () => {
     const a = standIn();
     const stopped = followChanges(a.follow);

@@ -51,18 +51,19 @@ export async function followChanges(f: Follow): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastStart = -Infinity;
   let running: Promise<unknown> = Promise.resolve();
+  /** Every re-list goes through here, after the one running: an older listing never lands after a newer one. */
+  const relist = (before?: () => void): Promise<unknown> =>
+    (running = running.then(() => {
+      before?.();
+      if (signal.aborted) return;
+      lastStart = Date.now();
+      return f.relist().catch(() => undefined);
+    }));
   // One pending re-list covers every change announced before it starts.
   const changed = () => {
-    if (timer !== undefined) return;
+    if (timer !== undefined || signal.aborted) return;
     const wait = Math.max(DEBOUNCE_MS, lastStart + MIN_RELIST_MS - Date.now());
-    timer = setTimeout(() => {
-      running = running.then(() => {
-        timer = undefined;
-        if (signal.aborted) return;
-        lastStart = Date.now();
-        return f.relist().catch(() => undefined);
-      });
-    }, wait);
+    timer = setTimeout(() => void relist(() => (timer = undefined)), wait);
   };
   let backoff = FIRST_BACKOFF_MS;
   // The first stream follows a fresh listing; every later one may have missed changes while it was down.
@@ -78,7 +79,7 @@ export async function followChanges(f: Follow): Promise<void> {
       if (outcome === 'ended') {
         // The stream dropped: find out now whether the upstream is still there (the poll may be minutes away).
         if (!healthy) await pause(FIRST_BACKOFF_MS, signal);
-        if (!signal.aborted) await f.relist().catch(() => undefined);
+        if (!signal.aborted) await relist();
       }
       await pause(backoff, signal);
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
