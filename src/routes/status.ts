@@ -92,18 +92,19 @@ async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
   const who = await caller;
   const sees = (groups: readonly string[] | undefined) => principalSees(who, groups);
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
+  // Its groups are the writer's (upstream-listings.ts keeps them as configured now); this isolate's copy of
+  // the configuration, which may be older, only speaks for an upstream the writer has no listing of.
+  const guardedBy = new Map(listed.map((u) => [u.id, u.groups]));
   const configs = await upstreamConfigs(c.env);
   const upstreams = upstreamHealth(
-    configs.filter((u) => sees(u.groups)),
+    configs.filter((u) => sees(guardedBy.has(u.id) ? guardedBy.get(u.id) : u.groups)),
     listed,
   );
-  // Each side of a clash is guarded as configured now (a listing's copy of its upstream's groups may be older).
-  const groupsNow = new Map(configs.map((u) => [u.id, u.groups]));
   const { localPrefix, separator } = configOf(c.env);
   const collisions = collisionsSeen(
     {
       prompts: catalog.snapshot.prompts,
-      upstreams: listed.map((u) => ({ ...u, groups: groupsNow.get(u.id) ?? u.groups })),
+      upstreams: listed,
       localPrefix,
       separator,
     },

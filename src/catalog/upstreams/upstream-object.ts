@@ -189,8 +189,12 @@ export class UpstreamObject extends DurableObject<Env> {
       this.breaker.succeeded();
       return { ok: true, result };
     } catch (e) {
-      // Refused for what this request carried: the upstream is up, and another caller's calls must still go.
-      if (refusedRequest(e)) return callFailure(e, u, describeFault(e));
+      // Refused for what this request carried: not counted against the upstream, whose other callers' calls
+      // must still go. The client starts over all the same (a refusal may also mean its session is gone).
+      if (refusedRequest(e)) {
+        this.closeClient();
+        return callFailure(e, u, describeFault(e));
+      }
       return rpcFailure(e) ?? callFailure(e, u, this.failed(e));
     }
   }
