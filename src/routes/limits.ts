@@ -18,6 +18,7 @@
  * of the gateway.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { clientKey } from '../lib/client-address.js';
 import { configOf } from '../lib/config.js';
 import { BoundedMap } from '../lib/memo.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
@@ -31,24 +32,6 @@ import { headerOf } from './scope.js';
 export const RATE_PERIOD_S = 60;
 
 type LimiterName = 'MCP_RATE_LIMIT' | 'ADMIN_RATE_LIMIT' | 'ADMIN_AUTH_RATE_LIMIT';
-
-/**
- * The client a limit counts: its IPv4 address, or its IPv6 /64 (one subscriber's prefix; counting
- * single IPv6 addresses would give one client 2^64 budgets).
- */
-export function clientKey(ip: string | undefined): string {
-  if (ip === undefined) return 'unknown';
-  if (!ip.includes(':')) return ip;
-  const [head = '', tail] = ip.toLowerCase().split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups =
-    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
 
 const clientOf = (c: Context<AppEnv>) => clientKey(headerOf(c, 'cf-connecting-ip'));
 

@@ -53,7 +53,7 @@ describe('tokenEqual', () => {
 
 describe('clientKey (what a rate limit counts)', () => {
   it('an IPv4 address as it is, an IPv6 address by its /64, however it is written', async () => {
-    const { clientKey } = await import('../../src/routes/limits.js');
+    const { clientKey } = await import('../../src/lib/client-address.js');
     expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
     expect(clientKey(undefined)).toBe('unknown');
     const prefix = '2001:db8:0:1::/64';
@@ -66,5 +66,14 @@ describe('clientKey (what a rate limit counts)', () => {
       expect(clientKey(ip), ip).toBe(prefix);
     expect(clientKey('2001:db8:0:2::1')).not.toBe(prefix);
     expect(clientKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientKey('::')).toBe('0:0:0:0::/64');
+    expect(clientKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    // An IPv4 client seen through IPv6 is that IPv4 client: two of them are two budgets.
+    expect(clientKey('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(clientKey('::ffff:192.0.2.2')).toBe('192.0.2.2');
+    // A dotted tail is two groups; what is not an address is counted as written, never an error.
+    expect(clientKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
+    expect(clientKey('1:2:3:4:5:6:7:8::9')).toBe('1:2:3:4:5:6:7:8::9');
+    expect(clientKey('1::2::3')).toBe('1::2::3');
   });
 });
