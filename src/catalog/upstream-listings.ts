@@ -12,7 +12,7 @@ import type { ChangedList } from '../session/events.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import type { CatalogSnapshot, UpstreamState } from './types.js';
 import { configOf } from '../lib/config.js';
-import { upstreamConfigs, validateUpstreams } from './upstreams/config.js';
+import { upstreamConfigs, UPSTREAMS_KEY, validateUpstreams } from './upstreams/config.js';
 import type { UpstreamConfig } from './upstreams/schema.js';
 import type { UpstreamsTable } from './upstreams-table.js';
 import type { Mutate } from './versioned-writes.js';
@@ -61,14 +61,17 @@ export class UpstreamListings {
   }
 
   /**
-   * A new upstream list from the admin API (`null`: back to the UPSTREAMS var), kept here before
-   * anything reads it, then reconciled: upstreams no longer configured are dropped and the rest
-   * re-guarded by their groups at once. Throws UpstreamConfigError, storing nothing, when it is bad.
+   * A new upstream list from the admin API (`null`: back to the UPSTREAMS var), kept here and then
+   * in KV (for the isolates and the upstreams' objects), both under this object's lock, so two
+   * changes at once land in the same order in both; then reconciled: upstreams no longer configured
+   * are dropped and the rest re-guarded by their groups at once. Throws UpstreamConfigError, storing
+   * nothing, when it is bad. Safe to repeat after a failure.
    */
   async setUpstreams(raw: string | null): Promise<{ removed: string[] }> {
     validateUpstreams(this.env, raw ?? configOf(this.env).upstreamsJson);
     return this.mutate(async () => {
       await this.storage.put(CONFIG_KEY, { raw });
+      await (raw === null ? this.env.PROMPTS.delete(UPSTREAMS_KEY) : this.env.PROMPTS.put(UPSTREAMS_KEY, raw));
       return this.reconciled();
     });
   }

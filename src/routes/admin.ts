@@ -149,13 +149,13 @@ admin.put('/upstreams', async (c) => {
 admin.delete('/upstreams', async (c) => c.json(await applyUpstreams(c.env, null)));
 
 /**
- * The writer takes the list first: it decides who sees each upstream, from its own copy, at once.
- * KV's copy serves the isolates and the upstreams' objects (their routing, their next listing).
- * Every step is idempotent, so a failed call is safely repeated whole.
+ * The writer takes the list: it decides who sees each upstream from its own copy, and writes KV's
+ * (for the isolates and the upstreams' objects) under the same lock. Every step is idempotent, so a
+ * failed call is safely repeated whole. The refresh lists the upstreams of the list just set, not
+ * of a KV read that may not show it yet.
  */
 async function applyUpstreams(env: Env, raw: string | null) {
   const { removed } = await catalogWriter(env).setUpstreams(raw);
-  await (raw === null ? env.PROMPTS.delete(UPSTREAMS_KEY) : env.PROMPTS.put(UPSTREAMS_KEY, raw));
   forgetUpstreamConfig(env);
   // Removed or disabled upstreams stop following their change streams now; moved ones restart in their refresh.
   await Promise.all(
@@ -165,5 +165,8 @@ async function applyUpstreams(env: Env, raw: string | null) {
         .catch(() => undefined),
     ),
   );
-  return { removed, upstreams: await refreshUpstreams(env) };
+  return {
+    removed,
+    upstreams: await refreshUpstreams(env, validateUpstreams(env, raw ?? configOf(env).upstreamsJson)),
+  };
 }

@@ -4,11 +4,15 @@
  */
 import { upstreamStub } from '../stubs.js';
 import { upstreamConfigs } from './config.js';
+import type { UpstreamConfig } from './schema.js';
 import type { RefreshResult } from './upstream-object.js';
 
-/** Refreshes every enabled upstream in parallel; results without the snapshots. */
-export async function refreshUpstreams(env: Env): Promise<Record<string, Omit<RefreshResult, 'snapshot'>>> {
-  const ups = (await upstreamConfigs(env, true)).filter((u) => u.enabled);
+/** Refreshes every enabled upstream in parallel (of `configs`, else as read now); results without the snapshots. */
+export async function refreshUpstreams(
+  env: Env,
+  configs?: UpstreamConfig[],
+): Promise<Record<string, Omit<RefreshResult, 'snapshot'>>> {
+  const ups = (configs ?? (await upstreamConfigs(env, true))).filter((u) => u.enabled);
   const results = await Promise.all(ups.map((u) => upstreamStub(env, u.id).refresh(u.id)));
   return Object.fromEntries(
     ups.map((u, i) => {
