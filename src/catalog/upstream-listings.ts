@@ -6,7 +6,7 @@
  */
 import { sha256Hex } from '../lib/hash.js';
 import { canonical } from './diff.js';
-import type { ListReport } from './upstreams/report.js';
+import { listingKey, type ListReport } from './upstreams/report.js';
 import { mergeReport, sameGroups } from './upstreams/merge-report.js';
 import type { ChangedList } from '../session/events.js';
 import type { SnapshotSync } from './snapshot-sync.js';
@@ -93,11 +93,17 @@ export class UpstreamListings {
       const configured = await this.configured();
       for (const reported of reports) {
         const config = configured.get(reported.id);
-        // Made from a configuration older than this object's (another prefix): its names are stale, the next is not.
-        if (config && config.prefix !== reported.prefix) continue;
+        // Made under a configuration older than this object's (another prefix, allow, deny or aliases): its
+        // names are stale, and the upstream's next listing is not.
+        if (
+          config &&
+          (config.prefix !== reported.prefix || (reported.configKey ?? listingKey(config)) !== listingKey(config))
+        )
+          continue;
         // Guarded as configured here, whatever configuration the reporting object read.
-        const r = { ...reported, groups: config?.groups && [...config.groups] };
-        if (!r.groups) delete r.groups;
+        const { configKey: _key, ...r } = reported;
+        if (config?.groups) r.groups = [...config.groups];
+        else delete r.groups;
         const digest = r.prompts ? await sha256Hex(canonical(r.prompts)) : undefined;
         const merged = mergeReport(this.upstreamRows.get(r.id), r, digest, stamp);
         this.upstreamRows.save(merged.state);
@@ -115,7 +121,7 @@ export class UpstreamListings {
     return this.mutate(() => this.reconciled());
   }
 
-  /** reconcileUpstreams under the lock: a removed upstream or one with new groups is a change of who sees what. */
+  /** reconcileUpstreams under the lock: a removed, moved or re-grouped upstream is a change of who sees what. */
   private async reconciled(): Promise<{ removed: string[] }> {
     const configured = await this.configured();
     const removed: string[] = [];
@@ -124,6 +130,9 @@ export class UpstreamListings {
       const config = configured.get(row.id);
       if (!config) {
         removed.push(row.id);
+        this.upstreamRows.delete(row.id);
+      } else if (row.prefix !== config.prefix) {
+        // Its names carry the old prefix: gone until the upstream is listed under the new one.
         this.upstreamRows.delete(row.id);
       } else if (!sameGroups(row.groups, config.groups)) this.upstreamRows.save(guarded(row, config.groups));
       else continue;

@@ -275,6 +275,24 @@ describe('an upstream with groups', () => {
     expect((await all(alice)).filter((n) => n.startsWith('old.'))).toEqual([]);
   });
 
+  it('a listing made under an older allow/deny is dropped, and a new prefix drops the listing under the old one', async () => {
+    try {
+      await catalogWriter(env).setUpstreams(JSON.stringify([{ ...entry, deny: ['secret'] }]));
+      // What an object that read the list before `deny` was added would report.
+      const older = reported(ghConfig(), '.', { prompts: [{ name: 'review' }, { name: 'secret' }] });
+      await catalogWriter(env).upstreamsReported([older]);
+      expect(await all(alice)).not.toContain('gh.secret');
+      // Moved to another prefix: the names under the old one go at once.
+      await catalogWriter(env).setUpstreams(JSON.stringify([{ ...entry, prefix: 'gx' }]));
+      expect((await all(alice)).filter((n) => n.startsWith('gh.'))).toEqual([]);
+    } finally {
+      await catalogWriter(env).setUpstreams(JSON.stringify([entry]));
+      await catalogWriter(env).upstreamsReported([reported(ghConfig(), '.', { prompts: [{ name: 'review' }] })]);
+      await runInDurableObject(writerObject(env), (_o, state) => state.storage.delete('upstreams-config'));
+    }
+    expect(await all(alice)).toContain('gh.review');
+  });
+
   it('new groups from the admin API guard its listing at once, before it is listed again', async () => {
     try {
       await catalogWriter(env).setUpstreams(JSON.stringify([{ ...entry, groups: ['ops'] }]));

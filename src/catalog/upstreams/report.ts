@@ -18,6 +18,8 @@ export interface ListReport {
   skills?: UpstreamSkill[];
   /** Why listing its skills failed: the writer keeps the last good skills listing, marked stale. */
   skillsError?: string;
+  /** listingKey of the configuration the listing was made under; the writer drops one made under another. */
+  configKey?: string;
   /** The upstream's configured groups (UpstreamState.groups). */
   groups?: string[];
   /** The upstream's cache hints on that listing, when it sent any. */
@@ -27,13 +29,25 @@ export interface ListReport {
   ms?: number;
 }
 
+/**
+ * What of an upstream's configuration shapes its listing's names: its prefix, allow, deny and
+ * aliases. A listing made under another (an object reading an older copy) is not the upstream's now.
+ */
+export const listingKey = (u: Pick<UpstreamConfig, 'prefix' | 'allow' | 'deny' | 'aliases'>): string =>
+  JSON.stringify([u.prefix, u.allow, u.deny, u.aliases]);
+
 /** A listing as reported: sanitized prompts, and the hints when there were some. */
 export function reported(
   u: UpstreamConfig,
   separator: string,
   listing: { prompts: Record<string, unknown>[]; hints?: CacheHints },
 ): ListReport {
-  const r: ListReport = { id: u.id, prefix: u.prefix, prompts: sanitizeListing(u, separator, listing.prompts) };
+  const r: ListReport = {
+    id: u.id,
+    prefix: u.prefix,
+    prompts: sanitizeListing(u, separator, listing.prompts),
+    configKey: listingKey(u),
+  };
   if (listing.hints) r.hints = listing.hints;
   if (u.groups) r.groups = u.groups;
   return r;
