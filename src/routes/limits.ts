@@ -50,21 +50,32 @@ async function within(binding: RateLimit, name: LimiterName, key: string): Promi
   }
 }
 
-/** On the hot path of every /mcp request: without a limiter it adds no promise of its own. */
-export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) => {
+/**
+ * The per-client budget (MCP_RATE_LIMIT), answered with `refusal` when spent. Synchronous without
+ * a limiter: no promise of its own on the hot path.
+ */
+function perClient(c: Context<AppEnv>, next: () => Promise<void>, refusal: () => Error): Promise<void> {
   const binding = limiter(c, 'MCP_RATE_LIMIT');
   if (!binding) return next();
   return within(binding, 'MCP_RATE_LIMIT', clientOf(c)).then((ok) => {
-    if (!ok)
-      throw new HttpError(
+    if (!ok) throw refusal();
+    return next();
+  });
+}
+
+/** On the hot path of every /mcp request; over the budget, the JSON-RPC -32000 error. */
+export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) =>
+  perClient(
+    c,
+    next,
+    () =>
+      new HttpError(
         429,
         ErrorCode.Transport,
         `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`,
         { headers: { 'retry-after': String(RATE_PERIOD_S) } },
-      );
-    return next();
-  });
-};
+      ),
+  );
 
 /**
  * The same per-client budget as /mcp, for the other routes that cost more than a cached read:
@@ -75,15 +86,9 @@ export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) => {
 export const clientRateLimit =
   (when: 'always' | 'credentialed'): MiddlewareHandler<AppEnv> =>
   (c, next) => {
-    // Synchronous when nothing is counted: the anonymous listing makes no promise here.
     const credential = headerOf(c, 'authorization') !== undefined || headerOf(c, ACCESS_HEADER) !== undefined;
     if (when === 'credentialed' && !credential) return next();
-    const binding = limiter(c, 'MCP_RATE_LIMIT');
-    if (!binding) return next();
-    return within(binding, 'MCP_RATE_LIMIT', clientOf(c)).then((ok) => {
-      if (!ok) throw tooMany(c, 'requests');
-      return next();
-    });
+    return perClient(c, next, () => tooMany(c, 'requests'));
   };
 
 /** Clients locked out of /admin after too many failed token checks, until when (ms). */

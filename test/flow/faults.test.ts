@@ -378,11 +378,14 @@ describe('a request whose Durable Object fails under it', () => {
     const session = opened.headers.get('mcp-session-id')!;
     // A real failure of the real object: state it cannot read, so its check of the session throws.
     await runInDurableObject(sessionObject(session), (_o, ctx) => ctx.storage.put('state', 5));
-    const res = await send(postInit({ jsonrpc: '2.0', id: 'ping-on-broken-object', method: 'ping' }, { session }));
-    const body = await res.json<{ id?: unknown; error?: { code: number; message: string } }>();
-    expect(res.status, JSON.stringify(body)).toBe(500);
-    expect(body.error).toEqual({ code: -32603, message: 'Internal error' });
-    expect(body.id).toBe('ping-on-broken-object');
-    await runInDurableObject(sessionObject(session), (_o, ctx) => ctx.storage.deleteAll());
+    try {
+      const res = await send(postInit({ jsonrpc: '2.0', id: 'ping-on-broken-object', method: 'ping' }, { session }));
+      const body = await res.json<{ id?: unknown; error?: { code: number; message: string } }>();
+      expect(res.status, JSON.stringify(body)).toBe(500);
+      expect(body.error).toEqual({ code: -32603, message: 'Internal error' });
+      expect(body.id).toBe('ping-on-broken-object');
+    } finally {
+      await runInDurableObject(sessionObject(session), (_o, ctx) => ctx.storage.deleteAll());
+    }
   });
 });
