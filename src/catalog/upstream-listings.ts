@@ -26,6 +26,8 @@ function guarded(state: UpstreamState, groups: readonly string[] | undefined): U
   return groups ? { ...rest, groups: [...groups] } : rest;
 }
 
+const enabledById = (list: UpstreamConfig[]) => new Map(list.filter((u) => u.enabled).map((u) => [u.id, u]));
+
 export class UpstreamListings {
   constructor(
     private readonly env: Env,
@@ -53,12 +55,14 @@ export class UpstreamListings {
    */
   private async configured(): Promise<Map<string, UpstreamConfig>> {
     const set = await this.storage.get<{ raw: string | null }>(CONFIG_KEY);
-    const list =
-      set === undefined
-        ? await upstreamConfigs(this.env, true)
-        : validateUpstreams(this.env, set.raw ?? configOf(this.env).upstreamsJson);
-    return new Map(list.filter((u) => u.enabled).map((u) => [u.id, u]));
+    if (set === undefined) return enabledById(await upstreamConfigs(this.env, true));
+    const raw = set.raw ?? configOf(this.env).upstreamsJson;
+    // Parsed once per list, not on every report or snapshot.
+    if (this.parsed?.raw !== raw) this.parsed = { raw, byId: enabledById(validateUpstreams(this.env, raw)) };
+    return this.parsed.byId;
   }
+
+  private parsed: { raw: string; byId: Map<string, UpstreamConfig> } | undefined;
 
   /**
    * A new upstream list from the admin API (`null`: back to the UPSTREAMS var), kept here and then
