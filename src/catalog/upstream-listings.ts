@@ -21,9 +21,9 @@ import type { Mutate } from './versioned-writes.js';
 const CONFIG_KEY = 'upstreams-config';
 
 /** The state with the groups configured now, and no others (undefined: open to everyone). */
-function guarded(state: UpstreamState, groups: readonly string[] | undefined): UpstreamState {
+function guarded<T extends { groups?: string[] }>(state: T, groups: readonly string[] | undefined): T {
   const { groups: _listed, ...rest } = state;
-  return groups ? { ...rest, groups: [...groups] } : rest;
+  return (groups ? { ...rest, groups: [...groups] } : rest) as T;
 }
 
 const enabledById = (list: UpstreamConfig[]) => new Map(list.filter((u) => u.enabled).map((u) => [u.id, u]));
@@ -105,9 +105,8 @@ export class UpstreamListings {
         )
           continue;
         // Guarded as configured here, whatever configuration the reporting object read.
-        const { configKey: _key, ...r } = reported;
-        if (config?.groups) r.groups = [...config.groups];
-        else delete r.groups;
+        const { configKey: _key, ...listing } = reported;
+        const r = guarded(listing, config?.groups);
         const digest = r.prompts ? await sha256Hex(canonical(r.prompts)) : undefined;
         const merged = mergeReport(this.upstreamRows.get(r.id), r, digest, stamp);
         this.upstreamRows.save(merged.state);

@@ -65,12 +65,14 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
     items,
     (item) => {
       const msg = read(item);
-      return typeof msg === 'string' ? msg : msg.kind === 'request' ? call(msg, ctx) : null;
+      if (typeof msg === 'string') return msg;
+      return msg.kind === 'request' ? call(msg, ctx) : null;
     },
     (item) => {
       const msg = read(item);
-      if (typeof msg === 'string' || msg.kind !== 'request') return typeof msg === 'string' ? msg : null;
-      return callFailed(t.record.call(msg.method, msg.id), msg.id, TOO_MUCH);
+      if (typeof msg === 'string') return msg;
+      // Recorded like any call refused before it ran (its method and prompt on the line).
+      return msg.kind === 'request' ? callFailed(factOf(t.record, msg), msg.id, TOO_MUCH) : null;
     },
   );
   const out = replies.filter((r): r is string => r !== null);
