@@ -26,6 +26,39 @@ function standIn() {
   return { log, streams, ctl, follow };
 }
 
+/** A stand-in upstream whose re-lists take `ms`: how many ran, and whether two ever ran at once. */
+function slowUpstream(ms: number) {
+  const ctl = new AbortController();
+  const u = {
+    relists: 0,
+    overlapped: false,
+    inFlight: 0,
+    announce: undefined as (() => void) | undefined,
+    streams: [] as ((o: Outcome) => void)[],
+    stop: async () => {
+      ctl.abort();
+      await loop;
+    },
+  };
+  const loop = followChanges({
+    signal: ctl.signal,
+    listen: (changed, signal) =>
+      new Promise<Outcome>((resolve) => {
+        u.announce = changed;
+        u.streams.push(resolve);
+        signal.addEventListener('abort', () => resolve('ended'), { once: true });
+      }),
+    relist: async () => {
+      u.overlapped ||= u.inFlight > 0;
+      u.inFlight += 1;
+      u.relists += 1;
+      await new Promise((r) => setTimeout(r, ms));
+      u.inFlight -= 1;
+    },
+  });
+  return u;
+}
+
 async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!ok()) {
@@ -60,73 +93,31 @@ describe('the follow loop', () => {
   });
 
   it('an upstream announcing changes in a loop is re-listed once per interval, never two at once', async () => {
-    const log: string[] = [];
-    const ctl = new AbortController();
-    let inFlight = 0;
-    let overlapped = false;
-    let announce: (() => void) | undefined;
-    const loop = followChanges({
-      signal: ctl.signal,
-      listen: (changed, signal) =>
-        new Promise<Outcome>((resolve) => {
-          announce = changed;
-          signal.addEventListener('abort', () => resolve('ended'), { once: true });
-        }),
-      relist: async () => {
-        overlapped ||= inFlight > 0;
-        inFlight += 1;
-        log.push('re-list');
-        await new Promise((r) => setTimeout(r, 300)); // a slow upstream
-        inFlight -= 1;
-      },
-    });
-    await until('the stream', () => announce !== undefined);
+    const u = slowUpstream(300);
+    await until('the stream', () => u.announce !== undefined);
     const started = Date.now();
     // A notification every 150 ms for 3 s: more often than a listing takes to settle.
     while (Date.now() - started < 3_000) {
-      announce!();
+      u.announce!();
       await new Promise((r) => setTimeout(r, 150));
     }
-    const during = count(log, 're-list');
-    ctl.abort();
-    await loop;
+    const during = u.relists;
+    await u.stop();
     // The first 100 ms after the burst began, then no sooner than MIN_RELIST_MS after it started.
     expect(during).toBeGreaterThanOrEqual(1);
     expect(during).toBeLessThanOrEqual(1 + Math.ceil(3_000 / MIN_RELIST_MS));
-    expect(overlapped).toBe(false);
+    expect(u.overlapped).toBe(false);
   });
 
   it('a re-list after a drop waits for the one a notification started: two never run at once', async () => {
-    let inFlight = 0;
-    let overlapped = false;
-    let relists = 0;
-    const ctl = new AbortController();
-    const streams: ((o: Outcome) => void)[] = [];
-    let announce: (() => void) | undefined;
-    const loop = followChanges({
-      signal: ctl.signal,
-      listen: (changed, signal) =>
-        new Promise<Outcome>((resolve) => {
-          announce = changed;
-          streams.push(resolve);
-          signal.addEventListener('abort', () => resolve('ended'), { once: true });
-        }),
-      relist: async () => {
-        overlapped ||= inFlight > 0;
-        inFlight += 1;
-        relists += 1;
-        await new Promise((r) => setTimeout(r, 1_500)); // slower than the drop's one-second pause
-        inFlight -= 1;
-      },
-    });
-    await until('the stream', () => announce !== undefined);
-    announce!();
-    await until('the re-list of the change', () => relists === 1);
-    streams[0]!('ended'); // the drop's own re-list comes about a second later, while the first still runs
-    await until('the re-list after the drop', () => relists === 2);
-    ctl.abort();
-    await loop;
-    expect(overlapped).toBe(false);
+    const u = slowUpstream(1_500); // slower than the drop's one-second pause
+    await until('the stream', () => u.announce !== undefined);
+    u.announce!();
+    await until('the re-list of the change', () => u.relists === 1);
+    u.streams[0]!('ended'); // the drop's own re-list comes about a second later, while the first still runs
+    await until('the re-list after the drop', () => u.relists === 2);
+    await u.stop();
+    expect(u.overlapped).toBe(false);
   });
 
   it('stops for an upstream without a stream, and when aborted', async () => {
