@@ -21,21 +21,34 @@ export interface OAuthRequest {
 export const invalidToken = (r: OAuthRequest, why: string) =>
   new AuthError(401, 'invalid_token', why, r.challengeFor(why));
 
+/** The claims that name a principal, in order, and the prefix of the id each makes. */
+const ID_CLAIMS = [
+  ['sub', 'oauth'],
+  ['username', 'oauth-user'],
+  ['client_id', 'oauth-client'],
+] as const;
+
 /**
- * `oauth:<iss>#<sub>`: the subject; else the user the token is for (an introspection answer may
- * leave `sub` out, RFC 7662); else, for a client acting for itself, its client id. A user's token
- * never falls back to its client id: every user of that client would be one principal, sharing
- * sessions and private pages.
+ * The principal id a token names: `oauth:<iss>#<sub>` for its subject; else, for the user the token
+ * is for (an introspection answer may leave `sub` out, RFC 7662), `oauth-user:<iss>#<username>`;
+ * else, for a client acting for itself, `oauth-client:<iss>#<client_id>`. Each kind has its own
+ * prefix: an issuer's user names and client ids are not its subjects, so a client registered as
+ * `alice` must not become the subject `alice` (her sessions, her private pages). A user's token never
+ * falls back to its client id: every user of that client would be one principal.
  */
-function subjectOf(r: OAuthRequest, claims: Record<string, unknown>): string {
-  const sub = claims.sub ?? claims.username ?? claims.client_id;
-  if (typeof sub !== 'string' || !sub) throw invalidToken(r, 'The token names no subject');
-  return sub;
+function idOf(r: OAuthRequest, issuer: string, claims: Record<string, unknown>): string {
+  for (const [claim, kind] of ID_CLAIMS) {
+    const value = claims[claim];
+    if (value == null) continue;
+    if (typeof value !== 'string' || !value) break;
+    return `${kind}:${issuer}#${value}`;
+  }
+  throw invalidToken(r, 'The token names no subject');
 }
 
 export function oauthPrincipal(r: OAuthRequest, entry: IssuerConfig, claims: Record<string, unknown>): Principal {
   return claimsPrincipal(r.cfg, {
-    id: `oauth:${entry.issuer}#${subjectOf(r, claims)}`,
+    id: idOf(r, entry.issuer, claims),
     method: 'oauth',
     claims,
     groupsClaim: entry.groupsClaim,

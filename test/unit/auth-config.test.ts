@@ -166,12 +166,19 @@ describe('the principal a token names', () => {
   const idOf = (claims: Record<string, unknown>) => oauthPrincipal(r, c.issuers[0]!, claims).id;
 
   it('is the subject; else the user (introspection may omit sub); else a client acting for itself', () => {
-    const issuer = 'oauth:https://idp.example.com#';
-    expect(idOf({ sub: 'u1', username: 'alice', client_id: 'app' })).toBe(`${issuer}u1`);
+    const iss = 'https://idp.example.com';
+    expect(idOf({ sub: 'u1', username: 'alice', client_id: 'app' })).toBe(`oauth:${iss}#u1`);
     // Two users of one client, introspected without `sub`, are two principals, not the client.
-    expect(idOf({ username: 'alice', client_id: 'app' })).toBe(`${issuer}alice`);
-    expect(idOf({ username: 'bob', client_id: 'app' })).toBe(`${issuer}bob`);
-    expect(idOf({ client_id: 'app' })).toBe(`${issuer}app`);
+    expect(idOf({ username: 'alice', client_id: 'app' })).toBe(`oauth-user:${iss}#alice`);
+    expect(idOf({ username: 'bob', client_id: 'app', sub: null })).toBe(`oauth-user:${iss}#bob`);
+    expect(idOf({ client_id: 'app' })).toBe(`oauth-client:${iss}#app`);
+  });
+
+  it('keeps subjects, user names and client ids apart: a client registered as a user is not that user', () => {
+    const ids = [idOf({ sub: 'alice' }), idOf({ username: 'alice' }), idOf({ client_id: 'alice' })];
+    expect(new Set(ids).size).toBe(3);
+    expect(() => idOf({ sub: 7, client_id: 'app' })).toThrowError(/names no subject/);
+    expect(() => idOf({ sub: '', client_id: 'app' })).toThrowError(/names no subject/);
     expect(() => idOf({ scope: 'prompts:read' })).toThrowError(/names no subject/);
   });
 });
