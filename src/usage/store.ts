@@ -6,6 +6,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
+import { HourClients } from './hour-clients.js';
 
 /** Epoch ms in an hour bucket (bucket = floor(ms / HOUR_MS)). */
 export const HOUR_MS = 3_600_000;
@@ -27,6 +28,9 @@ export interface SentBatch {
   readonly batch: UsageBatch;
 }
 
+/** Distinct client labels one hour keeps; later ones are counted as `(other)` (hour-clients.ts). */
+export const MAX_CLIENTS_PER_HOUR = 1_000;
+
 /** How long the store remembers the ids of batches it applied (a resend comes within minutes). */
 const BATCH_ID_MS = 24 * HOUR_MS;
 
@@ -43,6 +47,12 @@ export class UsageStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** The hour this instance last pruned in; pruning again within it finds nothing. */
   private prunedHour = -1;
+  private readonly clients = new HourClients(MAX_CLIENTS_PER_HOUR, (hour) =>
+    this.sql
+      .exec<{ client: string }>('SELECT DISTINCT client FROM usage WHERE hour = ?', hour)
+      .toArray()
+      .map((r) => r.client),
+  );
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -62,13 +72,18 @@ export class UsageStore extends DurableObject<Env> {
    */
   async add(batches: SentBatch[]): Promise<void> {
     const now = Date.now();
-    this.ctx.storage.transactionSync(() => {
-      for (const { id, batch } of batches) {
-        if (this.sql.exec('SELECT 1 FROM batches WHERE id = ?', id).toArray().length) continue;
-        this.sql.exec('INSERT INTO batches VALUES (?, ?)', id, now);
-        this.apply(batch);
-      }
-    });
+    try {
+      this.ctx.storage.transactionSync(() => {
+        for (const { id, batch } of batches) {
+          if (this.sql.exec('SELECT 1 FROM batches WHERE id = ?', id).toArray().length) continue;
+          this.sql.exec('INSERT INTO batches VALUES (?, ?)', id, now);
+          this.apply(batch);
+        }
+      });
+    } catch (e) {
+      this.clients.forget();
+      throw e;
+    }
     this.prune(now);
   }
 
@@ -80,7 +95,7 @@ export class UsageStore extends DurableObject<Env> {
         hour,
         method,
         prompt,
-        client,
+        this.clients.admit(hour, client),
         era,
         outcome,
         count,

@@ -4,12 +4,11 @@
  * increment; strings are built only for a new row. Bounded: past MAX_ROWS distinct rows (clients
  * and unknown prompt names are chosen by callers) new tuples fold into `(other)`.
  */
+import { OTHER } from './hour-clients.js';
 import type { ErrorTuple, UsageBatch, UsageTuple } from './store.js';
 
 /** Distinct usage rows one tally holds before new ones fold into `(other)`. */
 export const MAX_ROWS = 2_000;
-/** Stands for the prompts and clients folded away once a tally is full. */
-export const OTHER = '(other)';
 /** The client of a call whose client did not name itself. */
 export const UNKNOWN_CLIENT = 'unknown';
 

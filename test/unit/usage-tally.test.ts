@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, configOf } from '../../src/lib/config.js';
 import { MAX_DATA_POINTS, MIXED, writeUsageEvents, type Dataset } from '../../src/usage/analytics.js';
 import type { UsageTuple } from '../../src/usage/store.js';
-import { MAX_ROWS, OTHER, Tally } from '../../src/usage/tally.js';
+import { OTHER } from '../../src/usage/hour-clients.js';
+import { MAX_ROWS, Tally } from '../../src/usage/tally.js';
 
 function recording(): Dataset & { points: AnalyticsEngineDataPoint[] } {
   const points: AnalyticsEngineDataPoint[] = [];
