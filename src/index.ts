@@ -1,8 +1,9 @@
 /**
- * Worker entry: the Hono app as the fetch handler, the cron that re-reads
- * upstream prompt lists, and the Durable Object classes wrangler.toml binds.
+ * Worker entry: the Hono app as the fetch handler, the cron that squares the
+ * catalog with the upstreams configured and re-reads their prompt lists, and
+ * the Durable Object classes wrangler.toml binds.
  */
-import { refreshUpstreams } from './catalog/upstreams/refresh.js';
+import { scheduledRefresh } from './catalog/upstreams/refresh.js';
 import { app } from './routes/app.js';
 
 export { CatalogWriter } from './catalog/catalog-writer.js';
@@ -15,6 +16,6 @@ export { UsageStore } from './usage/store.js';
 export default {
   fetch: app.fetch,
   scheduled(_controller, env, ctx) {
-    ctx.waitUntil(refreshUpstreams(env));
+    ctx.waitUntil(scheduledRefresh(env));
   },
 } satisfies ExportedHandler<Env>;

@@ -5,13 +5,21 @@
  * the same prompts, never by two views), cursors fail in another view, grouped listings are
  * private, and a prompt outside the view is a 404 / -32602 exactly like an unknown one.
  */
-import { createExecutionContext, env, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  runInDurableObject,
+  SELF,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listing } from '../../src/catalog/listing.js';
 import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
 import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
 import { reported } from '../../src/catalog/upstreams/report.js';
 import type { Principal } from '../../src/lib/scope.js';
+import worker from '../../src/index.js';
 import { app } from '../../src/routes/app.js';
 import { modernPost } from '../../src/rpc/modern.js';
 import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
@@ -289,6 +297,23 @@ describe('an upstream with groups', () => {
       await catalogWriter(env).setUpstreams(JSON.stringify([entry]));
       await catalogWriter(env).upstreamsReported([reported(ghConfig(), '.', { prompts: [{ name: 'review' }] })]);
       await runInDurableObject(writerObject(env), (_o, state) => state.storage.delete('upstreams-config'));
+    }
+    expect(await all(alice)).toContain('gh.review');
+  });
+
+  it('a configuration changed outside the admin API (the UPSTREAMS var, by a deploy) reaches the catalog at the next cron run', async () => {
+    try {
+      // No admin list stored: the writer reads the configuration fresh, as after a deploy changed the var.
+      await env.PROMPTS.put(UPSTREAMS_KEY, '[]');
+      forgetUpstreamConfig(env);
+      const ctx = createExecutionContext();
+      worker.scheduled(createScheduledController({ cron: '* * * * *' }), env, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(await all(alice)).not.toContain('gh.review');
+    } finally {
+      await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([entry]));
+      forgetUpstreamConfig(env);
+      await catalogWriter(env).upstreamsReported([reported(ghConfig(), '.', { prompts: [{ name: 'review' }] })]);
     }
     expect(await all(alice)).toContain('gh.review');
   });
