@@ -31,6 +31,8 @@ function options(build, wcfg, coalesceMs, logs) {
       ...wcfg.vars,
       NOTIFY_COALESCE_MS: String(coalesceMs),
       ...(SHARDS_OVERRIDE ? { REGISTRY_SHARDS: String(SHARDS_OVERRIDE) } : {}),
+      // Every stream comes from this one address, standing for many clients: one client's share is the whole shard.
+      SHARD_MAX_CLIENT_STREAMS: wcfg.vars.SHARD_MAX_STREAMS,
       ...(RECHECK_OVERRIDE !== null ? { SESSION_RECHECK_MS: String(RECHECK_OVERRIDE) } : {}),
       SIGNING_SECRET,
       ADMIN_TOKEN,

@@ -20,6 +20,8 @@ export interface Config {
   readonly registryShards: number;
   /** Streams one registry shard accepts before it refuses new ones (503): its memory holds them all when awake. */
   readonly shardMaxStreams: number;
+  /** Streams one client address may hold at one registry shard (429 past it): no one client fills a shard. */
+  readonly shardMaxClientStreams: number;
   /** Separator between an upstream's prefix and its prompt names. */
   readonly separator: string;
   /** Optional prefix for local prompts (LOCAL_PREFIX); empty keeps them unprefixed. */
@@ -167,6 +169,7 @@ export function configOf(env: Env): Config {
     notifyCoalesceMs: int(vars, 'NOTIFY_COALESCE_MS', 250, 0, 60_000),
     registryShards: int(vars, 'REGISTRY_SHARDS', 16, 1, 4096),
     shardMaxStreams: int(vars, 'SHARD_MAX_STREAMS', 10_000, 1, 1_000_000),
+    shardMaxClientStreams: int(vars, 'SHARD_MAX_CLIENT_STREAMS', 1_000, 1, 1_000_000),
     separator: separatorOf(vars.UPSTREAM_SEPARATOR),
     localPrefix: localPrefixOf(vars.LOCAL_PREFIX, separatorOf(vars.UPSTREAM_SEPARATOR)),
     upstreamsJson: typeof vars.UPSTREAMS === 'string' ? vars.UPSTREAMS : '',

@@ -18,6 +18,8 @@ import { status } from './status.js';
 import { web } from './web.js';
 import { observe } from './observe.js';
 import { methodOf, scopeOf } from './scope.js';
+import { RATE_PERIOD_S } from './limits.js';
+import { TooManyStreamsError } from '../session/stream-limits.js';
 import { log } from '../lib/log.js';
 
 export const app = new Hono<AppEnv>();
@@ -131,7 +133,10 @@ app.onError((err, c) => {
       : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', {
           headers: { 'retry-after': '1' },
         });
-  }
+  } else if (err instanceof TooManyStreamsError)
+    err = new HttpError(429, ErrorCode.Transport, `Too Many Requests: ${err.message}; close one and retry`, {
+      headers: { 'retry-after': String(RATE_PERIOD_S) },
+    });
   if (err instanceof ApiError) {
     const error =
       err.issues === undefined

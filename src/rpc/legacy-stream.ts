@@ -9,6 +9,7 @@ import { parseEventId } from '../session/events.js';
 import { shardIndex } from '../session/fanout.js';
 import { isStreamKey, newStreamKey } from '../session/stream-key.js';
 import { openLegacyStream } from '../session/stream.js';
+import { streamLimits } from '../session/stream-limits.js';
 import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck, principalIdOf } from '../lib/caller.js';
 import { ErrorCode, HttpError } from './errors.js';
@@ -38,7 +39,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     env: t.env,
     sessionId: init.id,
     shard: shardIndex(init.id, t.cfg.registryShards),
-    maxStreams: t.cfg.shardMaxStreams,
+    limits: streamLimits(t),
     key,
     since,
     priming: featuresOf(version).priming,

@@ -12,6 +12,7 @@
 import { streamHooks } from '../catalog/catch-up.js';
 import { currentCatalog } from '../catalog/store.js';
 import { openListenStream } from '../session/listen.js';
+import { streamLimits } from '../session/stream-limits.js';
 import {
   CLIENT_CAPABILITIES_META,
   CLIENT_INFO_META,
@@ -102,7 +103,7 @@ async function listen(t: RequestScope, msg: Request, version: ModernVersion, fac
     keepaliveMs: t.cfg.sseKeepaliveMs,
     maxMs: t.cfg.listenMaxMs,
     shards: t.cfg.registryShards,
-    maxStreams: t.cfg.shardMaxStreams,
+    limits: streamLimits(t),
     since: (await currentCatalog(t)).generation,
     stillValid: credentialCheck(t.principal),
     ...streamHooks(t),

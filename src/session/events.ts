@@ -23,6 +23,9 @@ export const STREAM_SESSION_HEADER = 'x-promptgate-session';
 export const STREAM_SINCE_HEADER = 'x-promptgate-since';
 /** The most streams the shard may hold, as the Worker's configuration says (SHARD_MAX_STREAMS). */
 export const STREAM_CAP_HEADER = 'x-promptgate-max-streams';
+/** Who opens the stream (its address key) and how many streams one client may hold there (SHARD_MAX_CLIENT_STREAMS). */
+export const STREAM_CLIENT_HEADER = 'x-promptgate-client';
+export const STREAM_CLIENT_CAP_HEADER = 'x-promptgate-max-client-streams';
 
 /**
  * Messages a registry shard sends down its WebSockets to the Workers holding client streams,

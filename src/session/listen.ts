@@ -22,7 +22,8 @@ import { bridge } from './bridge.js';
 import { watchedBy, type StreamHooks } from './watch.js';
 import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
-import { frameGeneration, STREAM_CAP_HEADER, type ShardFrame } from './events.js';
+import { frameGeneration, type ShardFrame } from './events.js';
+import { limitHeaders, type StreamLimits } from './stream-limits.js';
 import { shardStub } from './fanout.js';
 import { SSE_HEADERS, sseEvent } from './sse.js';
 
@@ -37,8 +38,8 @@ export interface ListenOptions extends StreamHooks {
   keepaliveMs: number;
   maxMs: number;
   shards: number;
-  /** SHARD_MAX_STREAMS: a full shard refuses the stream (503). */
-  maxStreams: number;
+  /** What the shard admits (503 when full, 429 past the client's share): stream-limits.ts. */
+  limits: StreamLimits;
   /** The catalog generation the client can have seen when it listened: only newer ones are announced. */
   since: number;
   /** Asked at each keepalive; false ends the stream with the listen result (the credential expired or was revoked). */
@@ -73,7 +74,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
     return f;
   };
   const shard = Math.floor(Math.random() * o.shards);
-  const connect = () => upgrade(shardStub(o.env, shard), { [STREAM_CAP_HEADER]: String(o.maxStreams) });
+  const connect = () => upgrade(shardStub(o.env, shard), limitHeaders(o.limits));
   // Subscribed before the ack goes out, so a change right after the ack is never missed.
   const first = await connect();
   if (typeof first === 'number') throw new Error(`registry shard answered ${first} to a listen upgrade`);

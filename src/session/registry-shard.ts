@@ -7,7 +7,8 @@
  *   the shard is a hash of the session id, fanout.ts shardIndex; the session's object ends them on
  *   DELETE or expiry);
  * - modern listen streams (a random shard each; no state, since 2026-07-28 has no resume).
- * Idle streams cost nothing: the shard sleeps.
+ * Idle streams cost nothing: the shard sleeps. What it admits (its cap, one client's share) is
+ * shard-admission.ts.
  *
  * A change is one event for everyone: the shard writes it once to its event log (the replay a
  * resuming legacy stream needs) and sends one frame, serialized once, to every socket. Nothing is
@@ -17,7 +18,6 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import {
-  STREAM_CAP_HEADER,
   STREAM_SESSION_HEADER,
   STREAM_SINCE_HEADER,
   type CatalogEvent,
@@ -25,6 +25,7 @@ import {
   type ShardFrame,
 } from './events.js';
 import type { DeliveryReport, ShardCounts } from './fanout.js';
+import { ShardAdmission } from './shard-admission.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
 
 const LISTENER = 'listener';
@@ -54,18 +55,8 @@ export class RegistryShard extends DurableObject<Env> {
     sql.exec('DROP TABLE IF EXISTS members');
   }
 
-  /** Sockets held, as last counted; undefined after waking (the count is made again when asked). */
-  private held: number | undefined;
-
-  /**
-   * Whether one more socket would pass `cap`. The running count only grows (a closed socket is not
-   * subtracted), so it is exact or high; the sockets are counted again only when it says full.
-   */
-  private full(cap: number): boolean {
-    if ((this.held ??= this.ctx.getWebSockets().length) < cap) return false;
-    this.held = this.ctx.getWebSockets().length;
-    return this.held >= cap;
-  }
+  /** Its caps: all streams, and one client's (shard-admission.ts). */
+  private readonly admission = new ShardAdmission(this.ctx);
 
   private announced(): number {
     return (
@@ -86,16 +77,16 @@ export class RegistryShard extends DurableObject<Env> {
     const since = sinceHeader === null ? undefined : Number(sinceHeader);
     if (since !== undefined && !Number.isSafeInteger(since)) return new Response('bad position', { status: 400 });
     if (session !== null && this.hasEnded(session)) return new Response('session ended', { status: 404 });
-    if (this.full(Number(req.headers.get(STREAM_CAP_HEADER)) || Infinity))
-      return new Response('shard full', { status: 503 });
+    const tags = this.admission.admit(req.headers, session);
+    if (tags instanceof Response) return tags;
     const announced = this.announced();
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    if (session === null) this.ctx.acceptWebSocket(server, [LISTENER]);
+    if (session === null) this.ctx.acceptWebSocket(server, [LISTENER, ...tags]);
     else {
       this.endStreams(session, 'replaced');
-      this.ctx.acceptWebSocket(server, [STREAM, session]);
+      this.ctx.acceptWebSocket(server, [STREAM, session, ...tags]);
     }
-    this.held = (this.held ?? 0) + 1;
+    this.admission.accepted();
     sendFrame(server, { t: 'open', generation: announced });
     if (since !== undefined && since < announced) for (const event of this.since(since)) sendFrame(server, event);
     return new Response(null, { status: 101, webSocket: client });

@@ -4,6 +4,7 @@
  * Worker's to reconnect, and each object keeps what a reconnect needs.
  */
 
+import { TooManyStreamsError } from './stream-limits.js';
 import type { ShardFrame } from './events.js';
 
 export function sendFrame(ws: WebSocket, frame: ShardFrame): void {
@@ -36,6 +37,7 @@ export async function upgrade(
   if (!res.webSocket) {
     // A full shard: the runtime's mark for an overloaded object, which the app answers 503 with Retry-After.
     if (res.status === 503) throw Object.assign(new Error('registry shard is full'), { overloaded: true });
+    if (res.status === 429) throw new TooManyStreamsError();
     if (res.status >= 400 && res.status < 500) return res.status;
     throw new Error(`object answered ${res.status} to a stream upgrade`);
   }

@@ -19,16 +19,10 @@ import { bridge } from './bridge.js';
 import { watchedBy, type StreamHooks } from './watch.js';
 import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
-import {
-  eventId,
-  STREAM_CAP_HEADER,
-  STREAM_SESSION_HEADER,
-  STREAM_SINCE_HEADER,
-  type CatalogEvent,
-  type ShardFrame,
-} from './events.js';
+import { eventId, STREAM_SESSION_HEADER, STREAM_SINCE_HEADER, type CatalogEvent, type ShardFrame } from './events.js';
 import { shardStub } from './fanout.js';
 import { sseEvent, sseRetry } from './sse.js';
+import { limitHeaders, type StreamLimits } from './stream-limits.js';
 
 export interface StreamOptions extends StreamHooks {
   env: Env;
@@ -43,8 +37,8 @@ export interface StreamOptions extends StreamHooks {
   priming: boolean;
   keepaliveMs: number;
   retryMs: number;
-  /** SHARD_MAX_STREAMS: a full shard refuses the stream (503). */
-  maxStreams: number;
+  /** What the shard admits (503 when full, 429 past the client's share): stream-limits.ts. */
+  limits: StreamLimits;
   /** Asked at each keepalive; false ends the stream (the session or the credential ended). */
   stillValid?: () => boolean | Promise<boolean>;
   /** Besides prompts: tools (TOOLS_MIRROR on) and resources (SKILLS on) list changes. */
@@ -90,7 +84,7 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
   const connect = () =>
     upgrade(shardStub(opts.env, opts.shard), {
       [STREAM_SESSION_HEADER]: opts.sessionId,
-      [STREAM_CAP_HEADER]: String(opts.maxStreams),
+      ...limitHeaders(opts.limits),
       ...(position !== undefined && { [STREAM_SINCE_HEADER]: String(position) }),
     });
   const first = await connect();

@@ -169,7 +169,7 @@ describe('catalog changes', () => {
       priming: false,
       keepaliveMs: 60_000,
       retryMs: 1_000,
-      maxStreams: 10_000,
+      limits: { maxStreams: 10_000, client: 'test', maxClientStreams: 10_000 },
       tools: false,
       resources: true,
     });
@@ -249,7 +249,7 @@ describe('session end', () => {
         priming: true,
         keepaliveMs: 60_000,
         retryMs: 1_000,
-        maxStreams: 10_000,
+        limits: { maxStreams: 10_000, client: 'test', maxClientStreams: 10_000 },
         tools: false,
         resources: false,
       });

@@ -1,0 +1,93 @@
+/**
+ * SHARD_MAX_CLIENT_STREAMS through the real Worker and the real registry shard: one shard that
+ * takes ten streams, of which one client address may hold two. A third from that address, legacy
+ * GET or modern listen, is refused with 429 -32000 and Retry-After (the listen's error echoes its
+ * id); another address, and a session replacing its own stream, are served; a stream that ends
+ * frees its place. An IPv6 client is counted by its /64, as the rate limits count it.
+ */
+import { createExecutionContext, env, SELF } from 'cloudflare:test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import worker from '../../src/index.js';
+import { shardStub } from '../../src/session/fanout.js';
+import { waitFor } from '../helpers/feed.js';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { initialize, modernPost, postInit, streamHeaders } from '../helpers/protocol.js';
+import { readEvents, type EventStream } from '../helpers/sse.js';
+import { MCP_URL, publish } from '../helpers/worker.js';
+
+const capped = {
+  ...env,
+  REGISTRY_SHARDS: '1',
+  SHARD_MAX_STREAMS: '10',
+  SHARD_MAX_CLIENT_STREAMS: '2',
+} as unknown as Env;
+const send = (init: RequestInit) => worker.fetch(new Request(MCP_URL, init), capped, createExecutionContext());
+const open: EventStream[] = [];
+const A = '203.0.113.5';
+const B = '2001:db8:0:7::1';
+
+async function session(): Promise<string> {
+  const res = await send(postInit(initialize()));
+  expect(res.status).toBe(200);
+  return res.headers.get('mcp-session-id')!;
+}
+
+const getStream = (id: string, ip: string) =>
+  send({ headers: { ...streamHeaders(id, '2025-11-25'), 'cf-connecting-ip': ip } });
+
+/** An accepted stream, read up to its retry hint (the shard has taken its socket). */
+async function held(res: Response): Promise<EventStream> {
+  expect(res.status).toBe(200);
+  const stream = readEvents(res);
+  open.push(stream);
+  await stream.next();
+  return stream;
+}
+
+const streamsAtShard = async () => (await shardStub(env, 0).counts()).sessions;
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS);
+  await SELF.fetch('https://gateway.test/prompts');
+});
+
+afterAll(async () => {
+  await Promise.all(open.map((s) => s.close()));
+});
+
+describe("one client's share of a registry shard", () => {
+  it('refuses a client its third stream with 429 and Retry-After, of either era, while others and replacements are served', async () => {
+    const [s1, s2, s3, s4] = [await session(), await session(), await session(), await session()];
+    const first = await held(await getStream(s1, A));
+    await held(await getStream(s2, A));
+
+    const refused = await getStream(s3, A);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    const body = await refused.json<{ error: { code: number; message: string } }>();
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    expect(body.error.message).toMatch(/Too Many Requests: .*open streams/);
+
+    const { body: listenBody, init } = modernPost('subscriptions/listen', {
+      notifications: { promptsListChanged: true },
+    });
+    const listen = await send({
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), 'cf-connecting-ip': A },
+    });
+    expect(listen.status).toBe(429);
+    expect(await listen.json()).toMatchObject({ id: listenBody.id, error: { code: -32000 } });
+
+    // A session at the cap may still replace its own stream: the old one goes, so it does not count.
+    await held(await getStream(s2, A));
+    // Another client has a share of its own; an address in its /64 is the same client.
+    await held(await getStream(s3, B));
+    await held(await getStream(s4, B.replace(/1$/, 'ffff')));
+    expect((await getStream(await session(), '2001:db8:0:7:aaaa::9')).status).toBe(429);
+
+    // One of A's streams ends: its place is free again.
+    await first.close();
+    await waitFor(async () => (await streamsAtShard()) === 3, "A's first stream gone from its shard");
+    await held(await getStream(await session(), A));
+  });
+});
