@@ -2,7 +2,8 @@
  * Over real HTTP (`wrangler dev`), what only a real connection exercises:
  * chunked bodies without Content-Length, bodies cut short, and the
  * per-client rate limits of wrangler.toml (the
- * [[ratelimits]] bindings, run by Miniflare) with RATE_LIMITS on.
+ * [[ratelimits]] bindings, run by Miniflare) with RATE_LIMITS on, and one
+ * client's share of a registry shard's streams, by the address wrangler dev gives it.
  *
  * The hostile suite proper runs inside workerd (test/flow/hostile.test.ts);
  * this is its transport-level slice, and the one place the production
@@ -11,7 +12,13 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCEPT, initialize as initializeRequest, postInit, SESSION_ID_SHAPE } from '../helpers/protocol.js';
+import {
+  ACCEPT,
+  initialize as initializeRequest,
+  postInit,
+  SESSION_ID_SHAPE,
+  streamHeaders,
+} from '../helpers/protocol.js';
 import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 const MAX_BODY = 4096;
@@ -23,7 +30,9 @@ let gw: Gateway;
 let port: number;
 
 beforeAll(async () => {
-  gw = await startGateway({ vars: { MAX_BODY_BYTES: MAX_BODY, RATE_LIMITS: 'on' } });
+  gw = await startGateway({
+    vars: { MAX_BODY_BYTES: MAX_BODY, RATE_LIMITS: 'on', REGISTRY_SHARDS: '1', SHARD_MAX_CLIENT_STREAMS: '1' },
+  });
   port = Number(new URL(gw.url).port);
 });
 
@@ -109,6 +118,33 @@ describe('transport over real HTTP', () => {
       await next.body?.cancel();
     }
     expect(workerErrors()).toEqual([]);
+  });
+});
+
+describe("one client's streams at a registry shard (SHARD_MAX_CLIENT_STREAMS 1, one shard)", () => {
+  it('holds its first GET stream, and its second gets 429 -32000 with Retry-After until the first closes', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) ids.push((await initialize()).headers.get('mcp-session-id')!);
+    const first = new AbortController();
+    const held = await fetch(gw.mcpUrl, { headers: streamHeaders(ids[0]!), signal: first.signal });
+    expect(held.status).toBe(200);
+    const reader = held.body!.getReader();
+    await reader.read(); // the retry hint: the shard has taken the socket
+    const refused = await fetch(gw.mcpUrl, { headers: streamHeaders(ids[1]!) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    first.abort();
+    await reader.cancel().catch(() => {});
+    // The client went away: once its socket has closed at the shard, the other session's stream is taken.
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      const again = await fetch(gw.mcpUrl, { headers: streamHeaders(ids[1]!), signal: AbortSignal.timeout(5_000) });
+      status = again.status;
+      await again.body?.cancel();
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
   });
 });
 
