@@ -5,15 +5,13 @@
  * id); another address, and a session replacing its own stream, are served; a stream that ends
  * frees its place. An IPv6 client is counted by its /64, as the rate limits count it.
  */
-import { createExecutionContext, env, SELF } from 'cloudflare:test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecutionContext, env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
 import worker from '../../src/index.js';
-import { shardStub } from '../../src/session/fanout.js';
 import { waitFor } from '../helpers/feed.js';
-import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { initialize, modernPost, postInit, streamHeaders } from '../helpers/protocol.js';
-import { readEvents, type EventStream } from '../helpers/sse.js';
-import { MCP_URL, publish } from '../helpers/worker.js';
+import { heldStreams } from '../helpers/shard-streams.js';
+import { MCP_URL } from '../helpers/worker.js';
 
 const capped = {
   ...env,
@@ -22,7 +20,6 @@ const capped = {
   SHARD_MAX_CLIENT_STREAMS: '2',
 } as unknown as Env;
 const send = (init: RequestInit) => worker.fetch(new Request(MCP_URL, init), capped, createExecutionContext());
-const open: EventStream[] = [];
 const A = '203.0.113.5';
 const B = '2001:db8:0:7::1';
 
@@ -35,25 +32,7 @@ async function session(): Promise<string> {
 const getStream = (id: string, ip: string) =>
   send({ headers: { ...streamHeaders(id, '2025-11-25'), 'cf-connecting-ip': ip } });
 
-/** An accepted stream, read up to its retry hint (the shard has taken its socket). */
-async function held(res: Response): Promise<EventStream> {
-  expect(res.status).toBe(200);
-  const stream = readEvents(res);
-  open.push(stream);
-  await stream.next();
-  return stream;
-}
-
-const streamsAtShard = async () => (await shardStub(env, 0).counts()).sessions;
-
-beforeAll(async () => {
-  await publish(FIXTURE_PROMPTS);
-  await SELF.fetch('https://gateway.test/prompts');
-});
-
-afterAll(async () => {
-  await Promise.all(open.map((s) => s.close()));
-});
+const { held, streamsAtShard } = heldStreams();
 
 describe("one client's share of a registry shard", () => {
   it('refuses a client its third stream with 429 and Retry-After, of either era, while others and replacements are served', async () => {

@@ -4,19 +4,18 @@
  * Retry-After (the listen's error echoes its request id) instead of growing the shard past what its
  * memory holds; once a stream ends, a new one is accepted again.
  */
-import { createExecutionContext, env, SELF } from 'cloudflare:test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecutionContext, env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
 import worker from '../../src/index.js';
-import { shardStub } from '../../src/session/fanout.js';
 import { waitFor } from '../helpers/feed.js';
-import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { initialize, modernPost, postInit, streamHeaders } from '../helpers/protocol.js';
-import { readEvents, type EventStream } from '../helpers/sse.js';
-import { MCP_URL, publish } from '../helpers/worker.js';
+import { readEvents } from '../helpers/sse.js';
+import { heldStreams } from '../helpers/shard-streams.js';
+import { MCP_URL } from '../helpers/worker.js';
 
 const capped = { ...env, REGISTRY_SHARDS: '1', SHARD_MAX_STREAMS: '2' } as unknown as Env;
 const send = (init: RequestInit) => worker.fetch(new Request(MCP_URL, init), capped, createExecutionContext());
-const open: EventStream[] = [];
+const { open, held, streamsAtShard } = heldStreams();
 
 async function session(): Promise<{ id: string; version: string }> {
   const res = await send(postInit(initialize()));
@@ -25,28 +24,11 @@ async function session(): Promise<{ id: string; version: string }> {
 }
 
 const getStream = async (s: { id: string; version: string }) => send({ headers: streamHeaders(s.id, s.version) });
-const streamsAtShard = async () => (await shardStub(env, 0).counts()).sessions;
-
-beforeAll(async () => {
-  await publish(FIXTURE_PROMPTS);
-  // Through SELF once, so the catalog is served in this isolate.
-  await SELF.fetch('https://gateway.test/prompts');
-});
-
-afterAll(async () => {
-  await Promise.all(open.map((s) => s.close()));
-});
 
 describe('a full registry shard', () => {
   it('refuses a third stream with 503 and Retry-After, of either era, and takes one again once a stream ends', async () => {
     const [a, b, c] = [await session(), await session(), await session()];
-    for (const s of [a, b]) {
-      const res = await getStream(s);
-      expect(res.status).toBe(200);
-      const stream = readEvents(res);
-      open.push(stream);
-      await stream.next(); // the retry hint: the shard has taken the socket
-    }
+    for (const s of [a, b]) await held(await getStream(s));
     expect(await streamsAtShard()).toBe(2);
 
     const refused = await getStream(c);
