@@ -10,44 +10,26 @@
  * Idle streams cost nothing: the shard sleeps. What it admits (its cap, one client's share) is
  * shard-admission.ts.
  *
- * A change is one event for everyone: the shard writes it once to its event log (the replay a
- * resuming legacy stream needs) and sends one frame, serialized once, to every socket. Nothing is
+ * A change is one event for everyone: the shard writes it once to its event log (replay-log.ts: the
+ * replay a resuming legacy stream needs) and sends one frame, serialized once, to every socket. Nothing is
  * written or called per session, so a change costs O(1) rows per shard, whatever the number of
  * streams. The shard remembers the newest generation it announced, so a retried fan-out never
  * repeats a notification, and a reconnecting stream learns whether it missed one.
  */
 import { DurableObject } from 'cloudflare:workers';
-import {
-  STREAM_SESSION_HEADER,
-  STREAM_SINCE_HEADER,
-  type CatalogEvent,
-  type ChangedList,
-  type ShardFrame,
-} from './events.js';
+import { STREAM_SESSION_HEADER, STREAM_SINCE_HEADER, type CatalogEvent, type ShardFrame } from './events.js';
 import type { DeliveryReport, ShardCounts } from './fanout.js';
+import { ReplayLog } from './replay-log.js';
 import { ShardAdmission } from './shard-admission.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
 
 const LISTENER = 'listener';
 const STREAM = 'stream';
 
-/** Replay is bounded in count and age: enough to bridge a reconnect, not an archive. */
-export const REPLAY_MAX_EVENTS = 100;
-export const REPLAY_MAX_AGE_MS = 60 * 60 * 1000;
-
-/** What a missed change that the log no longer holds may have touched: every list. */
-const ALL_LISTS: ChangedList[] = ['prompts', 'skills'];
-
 export class RegistryShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
-    sql.exec(
-      'CREATE TABLE IF NOT EXISTS announced (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)',
-    );
-    sql.exec('CREATE TABLE IF NOT EXISTS events (generation INTEGER PRIMARY KEY, lists TEXT NOT NULL, at INTEGER)');
-    // The newest generation trimmed from the log: a resume from before it missed changes the log no longer names.
-    sql.exec('CREATE TABLE IF NOT EXISTS trimmed (id INTEGER PRIMARY KEY CHECK (id = 0), generation INTEGER NOT NULL)');
     // Sessions ended (DELETE, expiry) until their ids expire: a stream that attaches after its session
     // ended (opened on an isolate whose liveness memo still vouched for it) is refused, not kept for a TTL.
     sql.exec('CREATE TABLE IF NOT EXISTS ended (session TEXT PRIMARY KEY, until INTEGER NOT NULL)');
@@ -57,13 +39,8 @@ export class RegistryShard extends DurableObject<Env> {
 
   /** Its caps: all streams, and one client's (shard-admission.ts). */
   private readonly admission = new ShardAdmission(this.ctx);
-
-  private announced(): number {
-    return (
-      this.ctx.storage.sql.exec<{ generation: number }>('SELECT generation FROM announced').toArray()[0]?.generation ??
-      0
-    );
-  }
+  /** What it announced, and the recent changes a resuming stream is replayed (replay-log.ts). */
+  private readonly replay = new ReplayLog(this.ctx.storage);
 
   /**
    * A stream's socket. Legacy streams name their session and, resuming, the generation they last
@@ -79,7 +56,7 @@ export class RegistryShard extends DurableObject<Env> {
     if (session !== null && this.hasEnded(session)) return new Response('session ended', { status: 404 });
     const tags = this.admission.admit(req.headers, session);
     if (tags instanceof Response) return tags;
-    const announced = this.announced();
+    const announced = this.replay.announced();
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     if (session === null) this.ctx.acceptWebSocket(server, [LISTENER, ...tags]);
     else {
@@ -88,31 +65,9 @@ export class RegistryShard extends DurableObject<Env> {
     }
     this.admission.accepted();
     sendFrame(server, { t: 'open', generation: announced });
-    if (since !== undefined && since < announced) for (const event of this.since(since)) sendFrame(server, event);
+    if (since !== undefined && since < announced)
+      for (const event of this.replay.since(since)) sendFrame(server, event);
     return new Response(null, { status: 101, webSocket: client });
-  }
-
-  /**
-   * What a stream resuming at `since` missed, oldest first. When the log no longer holds all of
-   * it (trimmed past `since`, or older than the replay age), one event for every list instead:
-   * what the missing changes touched is not known, and a list must not go unannounced.
-   */
-  private since(since: number): ShardFrame[] {
-    const sql = this.ctx.storage.sql;
-    const rows = sql
-      .exec<{ generation: number; lists: string; at: number | null }>(
-        'SELECT generation, lists, at FROM events WHERE generation > ? ORDER BY generation',
-        since,
-      )
-      .toArray();
-    const trimmed = sql.exec<{ generation: number }>('SELECT generation FROM trimmed').toArray()[0]?.generation ?? 0;
-    const held = rows.length > 0 && since >= trimmed && (rows[0]!.at ?? 0) > Date.now() - REPLAY_MAX_AGE_MS;
-    if (!held)
-      return [{ t: 'event', event: { kind: 'prompts_list_changed', generation: this.announced(), lists: ALL_LISTS } }];
-    return rows.map((r) => ({
-      t: 'event',
-      event: { kind: 'prompts_list_changed', generation: r.generation, lists: JSON.parse(r.lists) as ChangedList[] },
-    }));
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
@@ -150,28 +105,8 @@ export class RegistryShard extends DurableObject<Env> {
     return {
       sessions: this.ctx.getWebSockets(STREAM).length,
       listeners: this.ctx.getWebSockets(LISTENER).length,
-      announced: this.announced(),
+      announced: this.replay.announced(),
     };
-  }
-
-  /** Keeps the newest REPLAY_MAX_EVENTS events, and remembers the newest generation it let go. */
-  private trim(): number {
-    const sql = this.ctx.storage.sql;
-    // The newest event past the kept ones, if the log is that long: it and everything older go.
-    const cut = sql
-      .exec<{ generation: number }>(
-        'SELECT generation FROM events ORDER BY generation DESC LIMIT 1 OFFSET ?',
-        REPLAY_MAX_EVENTS,
-      )
-      .toArray()[0]?.generation;
-    if (cut === undefined) return 0;
-    return (
-      sql.exec('DELETE FROM events WHERE generation <= ?', cut).rowsWritten +
-      sql.exec(
-        'INSERT INTO trimmed (id, generation) VALUES (0, ?) ON CONFLICT (id) DO UPDATE SET generation = max(generation, excluded.generation)',
-        cut,
-      ).rowsWritten
-    );
   }
 
   /**
@@ -181,21 +116,8 @@ export class RegistryShard extends DurableObject<Env> {
    */
   async deliver(event: CatalogEvent): Promise<DeliveryReport> {
     const report: DeliveryReport = { listeners: 0, streams: 0, rowsWritten: 0 };
-    if (event.generation <= this.announced()) return report;
-    const sql = this.ctx.storage.sql;
-    const lists = JSON.stringify(event.lists ?? ['prompts']);
-    // All or nothing: a failed delivery leaves the shard as it was, and the feed's retry does it whole.
-    report.rowsWritten = this.ctx.storage.transactionSync(
-      () =>
-        sql.exec(
-          'INSERT OR REPLACE INTO events (generation, lists, at) VALUES (?, ?, ?)',
-          event.generation,
-          lists,
-          Date.now(),
-        ).rowsWritten +
-        sql.exec('INSERT OR REPLACE INTO announced (id, generation) VALUES (0, ?)', event.generation).rowsWritten +
-        this.trim(),
-    );
+    if (event.generation <= this.replay.announced()) return report;
+    report.rowsWritten = this.replay.record(event);
     const frame = JSON.stringify({ t: 'event', event } satisfies ShardFrame);
     for (const ws of this.ctx.getWebSockets()) {
       try {

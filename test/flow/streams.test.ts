@@ -12,7 +12,7 @@ import worker from '../../src/index.js';
 import { expectError, MCP_URL, openSession, openStream, publish, readEvents, type Session } from '../helpers/worker.js';
 import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
 import { openLegacyStream } from '../../src/session/stream.js';
-import { REPLAY_MAX_EVENTS } from '../../src/session/registry-shard.js';
+import { REPLAY_MAX_EVENTS } from '../../src/session/replay-log.js';
 import { SELF } from 'cloudflare:test';
 
 /** Ends a session: its stream closes after everything already sent on it (the terminator for exact counts). */
