@@ -67,11 +67,6 @@ export class SnapshotSync {
     return { generation, recorded, snapshot };
   }
 
-  /** A new generation of the same history (an upstream listing changed or went stale), published. */
-  async bump(announce: boolean, lists: ChangedList[] = ['prompts']): Promise<CatalogSnapshot> {
-    return (await this.write(lists, () => undefined, announce)).snapshot;
-  }
-
   /** Past every generation this object or KV has seen, and never behind the clock. */
   private async nextGeneration(): Promise<number> {
     return Math.max(Date.now(), this.lastGeneration() + 1, (await readGeneration(this.env.PROMPTS)) + 1);

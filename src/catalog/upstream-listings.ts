@@ -95,6 +95,8 @@ export class UpstreamListings {
       const lists = new Set<ChangedList>();
       const stamp = new Date().toISOString();
       const configured = await this.configured();
+      // The new rows, by upstream: saved together with the change they make (below), never before it.
+      const rows = new Map<string, UpstreamState>();
       for (const reported of reports) {
         const config = configured.get(reported.id);
         // Made under a configuration older than this object's (another prefix, allow, deny or aliases): its
@@ -108,14 +110,18 @@ export class UpstreamListings {
         const { configKey: _key, ...listing } = reported;
         const r = guarded(listing, config?.groups);
         const digest = r.prompts ? await sha256Hex(canonical(r.prompts)) : undefined;
-        const merged = mergeReport(this.upstreamRows.get(r.id), r, digest, stamp);
-        this.upstreamRows.save(merged.state);
+        const merged = mergeReport(rows.get(r.id) ?? this.upstreamRows.get(r.id), r, digest, stamp);
+        rows.set(r.id, merged.state);
         for (const l of merged.lists) lists.add(l);
         changed ||= merged.changed;
         flipped ||= merged.flipped;
       }
-      if (!changed && !flipped) return { changed };
-      return { changed, snapshot: await this.sync.bump(changed, [...lists].sort()) };
+      const save = () => rows.forEach((state) => this.upstreamRows.save(state));
+      if (!changed && !flipped) {
+        save();
+        return { changed };
+      }
+      return { changed, snapshot: (await this.sync.write([...lists].sort(), save, changed)).snapshot };
     });
   }
 
@@ -129,20 +135,24 @@ export class UpstreamListings {
     const configured = await this.configured();
     const removed: string[] = [];
     const lists = new Set<ChangedList>();
+    // What changes, applied with the change it makes (sync.write's transaction), so a failure before
+    // it is published leaves the rows as they were and a retry finds the same work to do.
+    const apply: (() => void)[] = [];
     for (const row of this.upstreamRows.all()) {
       const config = configured.get(row.id);
       if (!config) {
         removed.push(row.id);
-        this.upstreamRows.delete(row.id);
+        apply.push(() => this.upstreamRows.delete(row.id));
       } else if (row.prefix !== config.prefix) {
         // Its names carry the old prefix: gone until the upstream is listed under the new one.
-        this.upstreamRows.delete(row.id);
-      } else if (!sameGroups(row.groups, config.groups)) this.upstreamRows.save(guarded(row, config.groups));
+        apply.push(() => this.upstreamRows.delete(row.id));
+      } else if (!sameGroups(row.groups, config.groups))
+        apply.push(() => this.upstreamRows.save(guarded(row, config.groups)));
       else continue;
       lists.add('prompts');
       if (row.skills?.length) lists.add('skills');
     }
-    if (lists.size) await this.sync.bump(true, [...lists].sort());
+    if (lists.size) await this.sync.write([...lists].sort(), () => apply.forEach((f) => f()));
     return { removed };
   }
 }

@@ -318,6 +318,51 @@ describe('an upstream with groups', () => {
     expect(await all(alice)).toContain('gh.review');
   });
 
+  it('new groups whose publication failed before it began are published by the retry, not left behind', async () => {
+    const narrowed = JSON.stringify([{ ...entry, groups: ['ops'] }]);
+    // The runtime's KV fails the writer's first read (the real binding, wrapped): the generation
+    // the change would take, read before anything of the change is recorded.
+    const failed = await runInDurableObject(writerObject(env), async (instance) => {
+      const sync = (instance as unknown as { sync: { env: Env } }).sync;
+      const real = sync.env;
+      let fail = true;
+      const kv = new Proxy(real.PROMPTS, {
+        get(target, key) {
+          if (key === 'get' && fail) {
+            fail = false;
+            // After a real round trip to KV, as a real failure would come: the writes before it commit.
+            return (k: string) =>
+              target.get(k).then(() => {
+                throw new Error('injected KV failure');
+              });
+          }
+          const value: unknown = Reflect.get(target, key);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      sync.env = { ...real, PROMPTS: kv };
+      try {
+        await (instance as { setUpstreams(raw: string): Promise<unknown> }).setUpstreams(narrowed);
+        return false;
+      } catch {
+        return true;
+      } finally {
+        sync.env = real;
+      }
+    }).catch(() => true);
+    expect(failed, 'the injected failure reached the write').toBe(true);
+    try {
+      // The admin's retry (a 503 says the write is safe to repeat).
+      await catalogWriter(env).setUpstreams(narrowed);
+      expect(await all(alice)).not.toContain('gh.review');
+      expect(await all(bob)).toContain('gh.review');
+    } finally {
+      await catalogWriter(env).setUpstreams(JSON.stringify([entry]));
+      await runInDurableObject(writerObject(env), (_o, state) => state.storage.delete('upstreams-config'));
+    }
+    expect(await all(alice)).toContain('gh.review');
+  });
+
   it('new groups from the admin API guard its listing at once, before it is listed again', async () => {
     try {
       await catalogWriter(env).setUpstreams(JSON.stringify([{ ...entry, groups: ['ops'] }]));
