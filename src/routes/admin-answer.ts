@@ -9,8 +9,36 @@ import { log } from '../lib/log.js';
 import { ApiError } from './api-error.js';
 import { HISTORY_PAGE_MAX, type HistoryPage } from '../catalog/versions-table.js';
 
-export const flag = (c: Context<AppEnv>, key: string) =>
-  ['1', 'true', 'yes'].includes((c.req.query(key) ?? '').toLowerCase());
+/**
+ * The on/off query flags a write takes, read strictly: on when present bare or as 1/true/yes, off
+ * as 0/false/no. Any other value, or a parameter the route does not take (a misspelt `dry-run`
+ * that would otherwise publish, and prune, for real), is a 400 before anything is written.
+ */
+export function flags<K extends string>(c: Context<AppEnv>, allowed: readonly K[]): Record<K, boolean> {
+  const out = Object.fromEntries(allowed.map((k) => [k, false])) as Record<K, boolean>;
+  for (const [key, raw] of new URL(c.req.url).searchParams) {
+    if (!(allowed as readonly string[]).includes(key))
+      throw new ApiError(
+        400,
+        'invalid_query',
+        `Unknown query parameter "${key.slice(0, 40)}"; this request takes ${allowed.length ? allowed.join(', ') : 'none'}`,
+      );
+    const value = raw.toLowerCase();
+    if (ON.has(value)) out[key as K] = true;
+    else if (!OFF.has(value))
+      throw new ApiError(400, 'invalid_query', `${key} must be 1 or 0, got "${raw.slice(0, 40)}"`);
+  }
+  return out;
+}
+
+const ON = new Set(['', '1', 'true', 'yes']);
+const OFF = new Set(['0', 'false', 'no']);
+
+/** ?prune and ?dry_run of a whole-set publish (prompts or skills). */
+export function writeFlags(c: Context<AppEnv>): { prune: boolean; dryRun: boolean } {
+  const f = flags(c, ['prune', 'dry_run']);
+  return { prune: f.prune, dryRun: f.dry_run };
+}
 
 /** The versions a history page holds when `?limit` does not say. */
 const HISTORY_DEFAULT = 100;

@@ -11,7 +11,7 @@ import { MAX_PUBLISH_SKILLS, SKILL_LIMITS, SKILL_NAME } from '../catalog/skills/
 import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
 import { actor } from './admin-auth.js';
-import { answer, flag, historyAnswer, historyPage } from './admin-answer.js';
+import { answer, historyAnswer, historyPage, writeFlags } from './admin-answer.js';
 import { readJson } from './admin-json.js';
 import { ApiError } from './api-error.js';
 import { headerOf } from './scope.js';
@@ -86,7 +86,7 @@ adminSkills.post('/publish', async (c) => {
     throw new ApiError(400, 'invalid_body', 'Body must be {"skills": [...]}');
   if (body.skills.length > MAX_PUBLISH_SKILLS)
     throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_SKILLS} skills per publish`);
-  const opts = { prune: flag(c, 'prune'), dryRun: flag(c, 'dry_run'), by: actor(c) };
+  const opts = { ...writeFlags(c), by: actor(c) };
   return answer(c, await catalogWriter(c.env).publishSkills(body.skills as unknown[], opts), 'skills');
 });
 

@@ -19,7 +19,7 @@ import { actor, requireAdmin } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 import { adminKeys } from './admin-keys.js';
 import { adminSkills } from './admin-skills.js';
-import { answer, flag, historyAnswer, historyPage } from './admin-answer.js';
+import { answer, flags, historyAnswer, historyPage, writeFlags } from './admin-answer.js';
 import { adminUsage } from './admin-usage.js';
 import { identify } from './auth.js';
 import { adminRateLimit } from './limits.js';
@@ -94,20 +94,17 @@ async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
 
 /** The whole set, atomically: ?dry_run=1 returns the diff only; ?prune=1 deletes prompts missing from the set. */
 admin.post('/publish', async (c) =>
-  answer(
-    c,
-    await catalogWriter(c.env).publishSet(await readSet(c), {
-      prune: flag(c, 'prune'),
-      dryRun: flag(c, 'dry_run'),
-      by: actor(c),
-    }),
-  ),
+  answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { ...writeFlags(c), by: actor(c) })),
 );
 
-/** Replaces the whole catalog: the same as POST /publish?prune=1. */
-admin.put('/catalog', async (c) =>
-  answer(c, await catalogWriter(c.env).publishSet(await readSet(c), { prune: true, dryRun: false, by: actor(c) })),
-);
+/** Replaces the whole catalog: the same as POST /publish?prune=1 (whose ?dry_run=1 shows what it would do). */
+admin.put('/catalog', async (c) => {
+  flags(c, []);
+  return answer(
+    c,
+    await catalogWriter(c.env).publishSet(await readSet(c), { prune: true, dryRun: false, by: actor(c) }),
+  );
+});
 
 /** Re-reads every upstream now (the cron does it every minute). */
 admin.post('/upstreams/refresh', async (c) => c.json({ upstreams: await refreshUpstreams(c.env) }));

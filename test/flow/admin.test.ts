@@ -71,6 +71,27 @@ describe('writes', () => {
     const s = await openSession();
     expect((await s.call('prompts/list')).body.result.prompts.map((p: any) => p.name)).toEqual(['fresh', 'keep']);
   });
+  it('a misspelt or unreadable flag is a 400 that writes nothing, never a real publish; a bare flag is on', async () => {
+    await admin('POST', '/publish?prune=1', { prompts: [text('keep', 'k'), text('drop', 'd')] });
+    const before = await readGeneration(env.PROMPTS);
+    const set = { prompts: [text('keep', 'k2')] };
+    for (const [method, path] of [
+      ['POST', '/publish?prune=1&dry-run=1'],
+      ['POST', '/publish?prune=1&dryRun=1'],
+      ['POST', '/publish?prune=1&dry_run=on'],
+      ['PUT', '/catalog?dry_run=1'],
+      ['POST', '/skills/publish?prune=1&dry-run=1'],
+    ] as const) {
+      const res = await admin(method, path, path.startsWith('/skills') ? { skills: [] } : set);
+      expect(res.status, path).toBe(400);
+      expect(await res.json(), path).toMatchObject({ error: { code: 'invalid_query' } });
+    }
+    expect(await readGeneration(env.PROMPTS)).toBe(before);
+    expect((await admin('GET', '/prompts/drop')).status).toBe(200);
+    const bare = (await (await admin('POST', '/publish?prune&dry_run', set)).json()) as any;
+    expect(bare).toMatchObject({ dryRun: true, diff: { removed: ['drop'] } });
+    expect(await readGeneration(env.PROMPTS)).toBe(before);
+  });
   it('put, delete and history keep every version, deletions included', async () => {
     await admin('PUT', '/prompts/hist', text('hist', 'one'));
     await admin('PUT', '/prompts/hist', text('hist', 'two'));
