@@ -123,16 +123,25 @@ function refusal(err: AuthError, c: Context<AppEnv>): Response {
   });
 }
 
+/** The `{error}` code of an HttpError that reached a route other than /mcp (a shared guard's refusal). */
+function apiCodeOf(status: number): string {
+  if (status === 503) return 'unavailable';
+  if (status >= 500) return 'internal';
+  if (status === 413) return 'too_large';
+  if (status === 403) return 'forbidden';
+  return 'bad_request';
+}
+
 app.onError((err, c) => {
   if (err instanceof AuthError) return refusal(err, c);
   if (err instanceof MissingSecretError || err instanceof AuthConfigError) err = misconfigured(err, c.req.path);
   else if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
     log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
-    err = c.req.path.startsWith('/admin')
-      ? new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)')
-      : new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', {
+    err = c.req.path.startsWith('/mcp')
+      ? new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', {
           headers: { 'retry-after': '1' },
-        });
+        })
+      : new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)');
   } else if (err instanceof TooManyStreamsError)
     err = new HttpError(429, ErrorCode.Transport, `Too Many Requests: ${err.message}; close one and retry`, {
       headers: { 'retry-after': String(RATE_PERIOD_S) },
@@ -145,6 +154,7 @@ app.onError((err, c) => {
     return c.json({ error }, err.status, { ...corsOf(c), ...(err.status === 503 && { 'retry-after': '1' }) });
   }
   let http: HttpError;
+  let apiCode: string | undefined;
   if (err instanceof HttpError) {
     http = err;
     // A 4xx is the request's own log line (routes/observe.ts: status, error.type); a 5xx also says why.
@@ -168,7 +178,14 @@ app.onError((err, c) => {
       ErrorCode.InternalError,
       misconfigured ? 'Server misconfigured; see logs' : 'Internal error',
     );
+    apiCode = misconfigured ? 'misconfigured' : 'internal';
   }
+  // Every route but /mcp answers the `{error}` body, whatever failed (a shared guard, a bug).
+  if (!c.req.path.startsWith('/mcp'))
+    return new Response(JSON.stringify({ error: { code: apiCode ?? apiCodeOf(http.status), message: http.message } }), {
+      status: http.status,
+      headers: { 'content-type': 'application/json', ...corsOf(c), ...http.headers },
+    });
   // An error raised after the body's one request was read (a failed Durable Object call, a bug) still echoes its id.
   const id = http.id ?? (c.req.path.startsWith('/mcp') ? c.get('scope')?.record.soleId : undefined);
   return new Response(errorJson(id, http), {

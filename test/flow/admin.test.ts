@@ -92,6 +92,21 @@ describe('writes', () => {
     expect(bare).toMatchObject({ dryRun: true, diff: { removed: ['drop'] } });
     expect(await readGeneration(env.PROMPTS)).toBe(before);
   });
+  it('answers a failure nobody foresaw with the {error} body (500 internal), not a JSON-RPC error', async () => {
+    // A real failure of the real writer: a stored version it cannot read.
+    const corrupt = (sql: string) => runInDurableObject(writerObject(env), (_o, ctx) => void ctx.storage.sql.exec(sql));
+    await corrupt(
+      "INSERT INTO versions (name, version, generation, record, created_at) VALUES ('corrupt_row', 1, 1, '{not json', 0)",
+    );
+    try {
+      const res = await admin('GET', '/prompts/corrupt_row');
+      expect(res.status).toBe(500);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ error: { code: 'internal', message: 'Internal error' } });
+    } finally {
+      await corrupt("DELETE FROM versions WHERE name = 'corrupt_row'");
+    }
+  });
   it('put, delete and history keep every version, deletions included', async () => {
     await admin('PUT', '/prompts/hist', text('hist', 'one'));
     await admin('PUT', '/prompts/hist', text('hist', 'two'));
