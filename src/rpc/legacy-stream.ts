@@ -42,7 +42,9 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     limits: streamLimits(t),
     key,
     since,
-    priming: featuresOf(version).priming,
+    // Not on a resume: the client holds its last event id, and a priming event would repeat it
+    // (event ids are unique across the session's streams).
+    priming: featuresOf(version).priming && since === undefined,
     keepaliveMs: t.cfg.sseKeepaliveMs,
     retryMs: t.cfg.sseRetryMs,
     // The session (DELETE elsewhere, expiry) and the credential: either ending ends the stream.
