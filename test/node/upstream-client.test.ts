@@ -2,7 +2,9 @@
  * The upstream client against real MCP servers of every era, and against
  * servers that fail in the ways real ones do.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { body, listen, stop } from '../helpers/http-server.js';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import {
   everything,
@@ -268,5 +270,56 @@ describe('the handshake', () => {
       'protocol',
       'initialize refused (JSON-RPC -32602)',
     ]);
+  });
+});
+
+/** A session-era server whose initialize settles on `version`; it records the headers of every DELETE. */
+async function versionServer(version: string): Promise<Running & { deletes: IncomingHttpHeaders[] }> {
+  const deletes: IncomingHttpHeaders[] = [];
+  const { http, url } = await listen(async (req, res) => {
+    if (req.method === 'DELETE') {
+      deletes.push(req.headers);
+      return void res.writeHead(200).end();
+    }
+    const msg = JSON.parse((await body(req)) || 'null');
+    const json = (payload: unknown, headers: Record<string, string> = {}) =>
+      void res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
+    // Not a 2026-07-28 server: the modern probe is refused, as session-era servers refuse it.
+    if (req.method !== 'POST' || msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion'])
+      return void res.writeHead(400).end();
+    if (msg?.id === undefined) return void res.writeHead(202).end();
+    if (msg.method === 'initialize')
+      return json(
+        {
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: { protocolVersion: version, capabilities: { prompts: {} }, serverInfo: { name: 'v', version: '1' } },
+        },
+        { 'mcp-session-id': 'v-1' },
+      );
+    return json({ jsonrpc: '2.0', id: msg.id, result: { prompts: [{ name: 'one' }] } });
+  });
+  return { url: `${url}/mcp`, deletes, close: () => stop(http) };
+}
+
+describe('the negotiated revision', () => {
+  it('is sent on the DELETE that ends the session, like every request after initialize', async () => {
+    const server = await started(versionServer('2025-06-18'));
+    const c = client(server.url);
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['one']);
+    await c.close();
+    expect(server.deletes.map((h) => [h['mcp-session-id'], h['mcp-protocol-version']])).toEqual([
+      ['v-1', '2025-06-18'],
+    ]);
+  });
+  it('one this gateway does not speak is a protocol fault, and the session it opened is ended', async () => {
+    const server = await started(versionServer('2099-01-01'));
+    const err = (await client(server.url)
+      .listPrompts()
+      .catch((e) => e)) as UpstreamError;
+    expect([err.kind, err.fault]).toEqual(['protocol', 'protocol']);
+    expect(err.message).toMatch(/"2099-01-01"/);
+    for (let i = 0; i < 50 && server.deletes.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(server.deletes.map((h) => h['mcp-session-id'])).toEqual(['v-1']);
   });
 });

@@ -183,7 +183,7 @@ export class UpstreamClient {
   /** Ends one connection: its HTTP+SSE stream, and a legacy session with DELETE. */
   private async end(conn: Connection): Promise<void> {
     conn.sse?.close();
-    if (conn.era === 'legacy' && conn.sessionId) await this.http.endSession(conn.sessionId);
+    if (conn.era === 'legacy' && conn.sessionId) await this.http.endSession(conn);
   }
 
   /**

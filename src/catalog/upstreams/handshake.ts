@@ -13,6 +13,10 @@ import { isRecord } from '../../lib/json.js';
 import { SseLink } from './sse-link.js';
 import { errorBody, LEGACY_VERSION, type Connection, type Era, type UpstreamHttp } from './http.js';
 import { reply, UpstreamError, type Deadline } from './wire.js';
+import { LEGACY_VERSIONS } from '../../lib/versions.js';
+
+/** The revisions an upstream's initialize may settle on over Streamable HTTP: the session-era ones, and 2024-11-05. */
+const SPOKEN: ReadonlySet<string> = new Set([...LEGACY_VERSIONS, '2024-11-05']);
 
 /** Errors by which a modern server says "modern, but not like that" (-32022 aside: see tryModern). */
 const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32602]);
@@ -97,9 +101,7 @@ export class Handshake {
 
   /** Ends a legacy session opened by a probe that lost. */
   private discard(legacy: Promise<Connection | undefined>): void {
-    this.cleanup = legacy
-      .then((c) => (c?.sessionId ? this.http.endSession(c.sessionId) : undefined))
-      .catch(() => undefined);
+    this.cleanup = legacy.then((c) => (c?.sessionId ? this.http.endSession(c) : undefined)).catch(() => undefined);
   }
 
   private async tryLegacy(d: Deadline): Promise<Connection | undefined> {
@@ -125,12 +127,21 @@ export class Handshake {
       throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
     }
     const result = await reply(res, init.id, d);
-    return {
+    const conn: Connection = {
       era: 'legacy',
       sessionId: res.headers.get('mcp-session-id') ?? undefined,
       version: String(result.protocolVersion ?? LEGACY_VERSION),
       ...(isRecord(result.capabilities) && { capabilities: result.capabilities }),
     };
+    // A counter-offer of a revision this client does not speak: disconnect (spec, lifecycle), and end the session it opened.
+    if (!SPOKEN.has(conn.version!)) {
+      if (conn.sessionId) void this.http.endSession(conn);
+      throw new UpstreamError(
+        'protocol',
+        `upstream negotiated protocol version "${conn.version!.slice(0, 40)}", which this gateway does not speak`,
+      );
+    }
+    return conn;
   }
 
   /**

@@ -117,9 +117,12 @@ export class UpstreamHttp {
     return h;
   }
 
-  /** Ends a legacy session (DELETE). Best effort: a session it fails to end expires upstream on its own. */
-  endSession(sessionId: string): Promise<void> {
-    return this.send('DELETE', this.opts.url, undefined, { 'mcp-session-id': sessionId })
+  /**
+   * Ends a legacy session (DELETE), with the negotiated revision like every request after initialize.
+   * Best effort: a session it fails to end expires upstream on its own.
+   */
+  endSession(conn: Pick<Connection, 'version' | 'sessionId'>): Promise<void> {
+    return this.send('DELETE', this.opts.url, undefined, this.legacyHeaders(conn))
       .then((r) => r.body?.cancel())
       .catch(() => undefined);
   }
