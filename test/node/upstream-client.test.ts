@@ -323,3 +323,62 @@ describe('the negotiated revision', () => {
     expect(server.deletes.map((h) => h['mcp-session-id'])).toEqual(['v-1']);
   });
 });
+
+/**
+ * A session-era server that pings: on its GET stream it sends a `ping` request and records the answer,
+ * and its SSE reply to each POST first sends a request of its own under the same id as the client's.
+ */
+async function pingingServer(): Promise<Running & { pongs: unknown[] }> {
+  const pongs: unknown[] = [];
+  const { http, url } = await listen(async (req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', method: 'ping' })}\n\n`);
+      return;
+    }
+    if (req.method === 'DELETE') return void res.writeHead(200).end();
+    const msg = JSON.parse((await body(req)) || 'null');
+    if (msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion']) return void res.writeHead(400).end();
+    if (msg?.method === undefined && msg?.id !== undefined) {
+      pongs.push({ ...msg, session: req.headers['mcp-session-id'] });
+      return void res.writeHead(202).end();
+    }
+    if (msg?.id === undefined) return void res.writeHead(202).end();
+    if (msg.method === 'initialize')
+      return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'p-1' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: {
+            protocolVersion: '2025-11-25',
+            capabilities: { prompts: {} },
+            serverInfo: { name: 'p', version: '1' },
+          },
+        }),
+      );
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, method: 'ping' })}\n\n`);
+    res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { prompts: [{ name: 'one' }] } })}\n\n`);
+  });
+  return { url: `${url}/mcp`, pongs, close: () => stop(http) };
+}
+
+describe("the upstream's own requests", () => {
+  it('a request of the upstream under the id of ours is not taken for our reply', async () => {
+    const server = await started(pingingServer());
+    const c = client(server.url);
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['one']);
+    await c.close();
+  });
+  it('a ping on its session stream is answered, in that session', async () => {
+    const server = await started(pingingServer());
+    const c = client(server.url);
+    const stop = new AbortController();
+    const listening = c.listen(() => undefined, stop.signal);
+    for (let i = 0; i < 100 && server.pongs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    await listening;
+    await c.close();
+    expect(server.pongs).toEqual([{ jsonrpc: '2.0', id: 'srv-1', result: {}, session: 'p-1' }]);
+  });
+});

@@ -78,8 +78,10 @@ export class SseLink {
     for await (const ev of events) {
       if (ev.event !== 'message' || !ev.data) continue;
       const msg = parseJson(ev);
-      if (typeof msg.id === 'number') this.pending.get(msg.id)?.(msg);
-      else if (typeof msg.method === 'string') this.onNotification?.(msg.method);
+      // A request of the upstream's own (it may reuse one of our ids) is no reply; its notifications are changes.
+      if (typeof msg.method === 'string') {
+        if (msg.id === undefined) this.onNotification?.(msg.method);
+      } else if (typeof msg.id === 'number') this.pending.get(msg.id)?.(msg);
     }
   }
 

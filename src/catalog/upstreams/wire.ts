@@ -66,7 +66,8 @@ async function readReply(res: Response, id: number, d: Deadline): Promise<Json> 
       for await (const ev of readSse(res.body as ReadableStream<Uint8Array>, { maxTotal: MAX_REPLY_BYTES })) {
         if (!ev.data) continue;
         const msg = parseJson(ev);
-        if (msg.id === id) return msg;
+        // A request of the upstream's own may carry the same id as ours: only a response is our reply.
+        if (msg.id === id && typeof msg.method !== 'string') return msg;
       }
       throw new UpstreamError(
         'protocol',
