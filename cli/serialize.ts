@@ -3,11 +3,14 @@
  *
  * Writes Markdown when the round trip is exact, and JSON otherwise (text with
  * a line that looks like a section heading or a typed block, or with
- * leading/trailing blank space the Markdown form would trim). Image and audio
- * data go to asset files referenced with `file:`.
+ * leading/trailing blank space the Markdown form would trim; a field the
+ * Markdown form has no place for, such as a text block's `annotations` or a
+ * message's own `_meta`; a name whose `.md` file a directory read skips, such
+ * as `README`). Image and audio data go to asset files referenced with `file:`.
  */
 import { stringify as toYaml } from 'yaml';
 import type { PromptRecord } from '../src/catalog/types.js';
+import { isPromptFile } from './files.js';
 
 export interface SerializedPrompt {
   path: string;
@@ -43,14 +46,21 @@ function markdownSafe(text: string): boolean {
   );
 }
 
+/** Whether `o` has no keys but these: the Markdown form writes those alone. */
+const only = (o: object, keys: readonly string[]) => Object.keys(o).every((k) => keys.includes(k));
+
 export function serializePrompt(r: PromptRecord): SerializedPrompt {
   const assets: SerializedPrompt['assets'] = [];
-  const lossless = r.messages.every((m) => {
-    const c = m.content as { type: string; text?: string; data?: string; mimeType?: string };
-    if (c.type === 'text') return markdownSafe(c.text ?? '');
-    if (c.type === 'image' || c.type === 'audio') return !!EXT[c.mimeType ?? ''];
-    return true;
-  });
+  const lossless =
+    isPromptFile(`${r.name}.md`) &&
+    r.messages.every((m) => {
+      const c = m.content as { type: string; text?: string; data?: string; mimeType?: string };
+      if (!only(m, ['role', 'content'])) return false;
+      if (c.type === 'text') return only(c, ['type', 'text']) && markdownSafe(c.text ?? '');
+      if (c.type === 'image' || c.type === 'audio') return !!EXT[c.mimeType ?? ''];
+      if (c.type === 'resource') return only(c, ['type', 'resource']);
+      return true;
+    });
   if (!lossless) return { path: `${r.name}.json`, text: `${JSON.stringify(r, null, 2)}\n`, assets };
 
   const { messages, ...meta } = r;

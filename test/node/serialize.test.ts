@@ -37,6 +37,29 @@ describe('serializePrompt', () => {
     expect(back.paths).toEqual(['heading.json', 'spaces.json']);
     expect(back.records).toEqual(tricky);
   });
+  it('falls back to JSON for what Markdown has no place for, and for a name a directory read skips', () => {
+    const text = (t: string) => ({ type: 'text' as const, text: t });
+    const tricky = [
+      { name: 'README', messages: [{ role: 'user', content: text('hello') }] },
+      {
+        name: 'annotated',
+        messages: [{ role: 'user', content: { ...text('hi'), annotations: { audience: ['user'] } } }],
+      },
+      { name: 'meta_block', messages: [{ role: 'user', content: { ...text('hi'), _meta: { 'x.example/k': 1 } } }] },
+      {
+        name: 'resource_meta',
+        messages: [
+          {
+            role: 'user',
+            content: { type: 'resource', resource: { uri: 'file:///a', text: 'a' }, annotations: { priority: 1 } },
+          },
+        ],
+      },
+    ] as unknown as PromptRecord[];
+    const back = roundTrip(tricky);
+    expect(back.paths).toEqual(['README.json', 'annotated.json', 'meta_block.json', 'resource_meta.json']);
+    expect(back.records).toEqual(tricky);
+  });
 });
 
 describe('changedPaths', () => {
