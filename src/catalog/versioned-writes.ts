@@ -76,17 +76,18 @@ export class VersionedWrites {
     const before = new Map(cur.map((p) => [p.record.name, p.record]));
     const diff = diffSets(before, upserts, removals);
     const changed = [...diff.added, ...diff.changed];
-    if (dryRun || (changed.length === 0 && diff.removed.length === 0)) {
-      return { ok: true, generation: this.sync.lastGeneration(), diff, versions: {}, dryRun };
-    }
+    const unchanged = () => ({ ok: true as const, generation: this.sync.lastGeneration(), diff, versions: {}, dryRun });
+    if (changed.length === 0 && diff.removed.length === 0) return unchanged();
     const byName = new Map(upserts.map((r) => [r.name, r]));
     // A removal is a version too, with no record.
     const written: [string, string | null][] = [
       ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
       ...diff.removed.map((name): [string, null] => [name, null]),
     ];
+    // Checked on a dry run too: it answers what the real write would.
     const tooLarge = this.overLimit(before, written);
     if (tooLarge) return { ok: false, reason: 'too_large', message: tooLarge };
+    if (dryRun) return unchanged();
     const { generation, recorded: versions } = await this.sync.write([kind.list], (g) =>
       this.versions.add(kind, written, g, by),
     );

@@ -271,6 +271,10 @@ describe('writes', () => {
       expect(((await grow.json()) as any).error.code).toBe('catalog_too_large');
       expect(await readGeneration(env.PROMPTS)).toBe(generation);
       expect((await admin('GET', '/prompts/size_probe_2')).status).toBe(404);
+      // A dry run of the same write answers what the write would: 413, not a diff that cannot be published.
+      const dry = await admin('POST', '/publish?dry_run=1', { prompts: [text('size_probe_2', 'y'.repeat(100))] });
+      expect(dry.status).toBe(413);
+      expect(((await dry.json()) as any).error.code).toBe('catalog_too_large');
       // Removing a prompt (or shrinking one) is always allowed: it is how such a catalog is mended.
       expect((await admin('DELETE', '/prompts/size_probe')).status).toBe(200);
     } finally {
