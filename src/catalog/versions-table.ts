@@ -70,11 +70,25 @@ export class VersionsTable {
       .map((r) => toStored<R>(r));
   }
 
-  /** One name: its current record (null once deleted or never written) and every version's facts. */
+  /**
+   * One name: its current record (null once deleted or never written) and every version's facts.
+   * The facts are read without the versions' text, which may add up to many megabytes over a
+   * prompt's life (the history is paged for that reason): only the newest record is read.
+   */
   one<R>(kind: RowKind, name: string): { latest: Stored<R> | null; versions: VersionInfo[] } {
-    const rows = this.rows(kind, name);
-    const last = rows.at(-1);
-    return { latest: last && last.record !== null ? toStored<R>(last) : null, versions: rows.map(toInfo) };
+    const key = kind.prefix + name;
+    const facts = this.sql
+      .exec<Facts>(
+        'SELECT version, generation, created_at, "by", record IS NULL AS deleted FROM versions WHERE name = ? ORDER BY version',
+        key,
+      )
+      .toArray();
+    const last = facts.at(-1);
+    const latest =
+      last && !last.deleted
+        ? this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', key, last.version).one()
+        : undefined;
+    return { latest: latest ? toStored<R>(latest) : null, versions: facts.map(infoOf) };
   }
 
   /**
@@ -138,10 +152,6 @@ export class VersionsTable {
     }
     return versions;
   }
-
-  private rows(kind: RowKind, name: string): Row[] {
-    return this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? ORDER BY version', kind.prefix + name).toArray();
-  }
 }
 
 /** What one page of a history may hold: versions, and (so a page fits in memory) bytes of record text. */
@@ -156,15 +166,34 @@ export interface HistoryPage {
 
 export type Versioned<R> = VersionInfo & { record: R | null };
 
-function toInfo(r: Row): VersionInfo {
+/** A version's facts without its text. */
+interface Facts {
+  version: number;
+  generation: number;
+  created_at: number;
+  by: string | null;
+  deleted: number;
+  [k: string]: SqlStorageValue;
+}
+
+function infoOf(f: Facts): VersionInfo {
   return {
-    version: r.version,
-    generation: r.generation,
-    createdAt: new Date(r.created_at).toISOString(),
-    deleted: r.record === null,
-    by: r.by ?? null,
+    version: f.version,
+    generation: f.generation,
+    createdAt: new Date(f.created_at).toISOString(),
+    deleted: f.deleted === 1,
+    by: f.by ?? null,
   };
 }
+
+const toInfo = (r: Row): VersionInfo =>
+  infoOf({
+    version: r.version,
+    generation: r.generation,
+    created_at: r.created_at,
+    by: r.by,
+    deleted: r.record === null ? 1 : 0,
+  });
 
 function toStored<R>(r: Row): Stored<R> {
   return {
