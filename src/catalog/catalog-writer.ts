@@ -165,7 +165,11 @@ export class CatalogWriter extends DurableObject<Env> {
       return {
         ok: false,
         reason: 'invalid',
-        issues: missing.map((d) => ({ path: d, message: 'no file with this digest was uploaded; upload it first' })),
+        issues: missing.map((d) => ({
+          path: d,
+          message:
+            'no file with this digest was uploaded; upload it first (a file uploaded from another location may take up to a minute to reach this one: retry then)',
+        })),
       };
     return this.writes.apply(SKILL_ROWS, records, opts.prune, opts.dryRun, opts.by);
   }
