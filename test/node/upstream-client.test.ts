@@ -382,3 +382,61 @@ describe("the upstream's own requests", () => {
     expect(server.pongs).toEqual([{ jsonrpc: '2.0', id: 'srv-1', result: {}, session: 'p-1' }]);
   });
 });
+
+/**
+ * A 2025-11-25 server that polls: each SSE reply to a POST sends its priming event and a retry
+ * hint, then closes, and the response comes on a GET that resumes after that event. It records
+ * the headers of every GET.
+ */
+async function pollingServer(): Promise<Running & { gets: IncomingHttpHeaders[] }> {
+  const gets: IncomingHttpHeaders[] = [];
+  const pending = new Map<string, unknown>();
+  const { http, url } = await listen(async (req, res) => {
+    const sse = () => res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (req.method === 'GET') {
+      gets.push(req.headers);
+      const reply = pending.get(String(req.headers['last-event-id']));
+      if (reply === undefined) return void res.writeHead(405).end();
+      sse();
+      return void res.end(`id: done\ndata: ${JSON.stringify(reply)}\n\n`);
+    }
+    if (req.method === 'DELETE') return void res.writeHead(200).end();
+    const msg = JSON.parse((await body(req)) || 'null');
+    if (msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion']) return void res.writeHead(400).end();
+    if (msg?.id === undefined) return void res.writeHead(202).end();
+    if (msg.method === 'initialize')
+      return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'poll-1' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: {
+            protocolVersion: '2025-11-25',
+            capabilities: { prompts: {} },
+            serverInfo: { name: 'p', version: '1' },
+          },
+        }),
+      );
+    const eventId = `prime-${msg.id}`;
+    pending.set(eventId, { jsonrpc: '2.0', id: msg.id, result: { prompts: [{ name: 'polled' }] } });
+    sse();
+    res.end(`id: ${eventId}\ndata:\n\nretry: 30\n\n`);
+  });
+  return { url: `${url}/mcp`, gets, close: () => stop(http) };
+}
+
+describe('an SSE reply closed before its response (2025-11-25 polling)', () => {
+  it('is resumed with GET and Last-Event-ID, in its session and revision', async () => {
+    const server = await started(pollingServer());
+    const c = client(server.url);
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['polled']);
+    await c.close();
+    expect(server.gets.length).toBeGreaterThanOrEqual(1);
+    const get = server.gets[0]!;
+    expect([get['last-event-id'], get['mcp-session-id'], get['mcp-protocol-version'], get.accept]).toEqual([
+      expect.stringMatching(/^prime-/),
+      'poll-1',
+      '2025-11-25',
+      'text/event-stream',
+    ]);
+  });
+});

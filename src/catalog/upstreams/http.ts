@@ -80,7 +80,19 @@ export class UpstreamHttp {
         throw new UpstreamError('rpc', e.message, e.code, e.data);
       throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
     }
-    return reply(res, msg.id, d);
+    // A session-era reply may be resumed on a GET after the last event it delivered (polling).
+    const resume =
+      conn.era === 'legacy'
+        ? (lastEventId: string) =>
+            this.send(
+              'GET',
+              this.opts.url,
+              undefined,
+              { ...this.legacyHeaders(conn), accept: 'text/event-stream', 'last-event-id': lastEventId },
+              d.signal,
+            )
+        : undefined;
+    return reply(res, msg.id, d, resume);
   }
 
   envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {

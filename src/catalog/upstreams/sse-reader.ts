@@ -1,6 +1,6 @@
 /**
  * Reads Server-Sent Events from an upstream response body, event by event.
- * Comments and retry lines are dropped; empty-data events (priming) are
+ * Comments are dropped, and retry lines go to `onRetry`; empty-data events (priming) are
  * returned so callers can skip them explicitly.
  *
  * Bounded: one event may not grow past `maxEvent` characters, and a reply
@@ -19,7 +19,7 @@ export interface UpstreamEvent {
 
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
-  limits: { maxEvent?: number; maxTotal?: number } = {},
+  limits: { maxEvent?: number; maxTotal?: number; onRetry?: (ms: number) => void } = {},
 ): AsyncGenerator<UpstreamEvent> {
   const maxEvent = limits.maxEvent ?? MAX_REPLY_BYTES;
   const reader = body.getReader();
@@ -55,6 +55,7 @@ export async function* readSse(
           if (field === 'event') event = val;
           else if (field === 'id') id = val;
           else if (field === 'data') data.push(val);
+          else if (field === 'retry' && /^\d+$/.test(val)) limits.onRetry?.(Number(val));
         }
         if (data.length || id !== undefined) yield { event, id, data: data.join('\n') };
       }

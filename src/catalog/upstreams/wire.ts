@@ -37,10 +37,19 @@ export function headerValue(v: string): string {
     : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(v)))}?=`;
 }
 
+/**
+ * Opens the stream again after the last event id it delivered (GET with Last-Event-ID), for a
+ * session-era upstream that closes an SSE reply before its response (2025-11-25 "polling").
+ */
+export type Resume = (lastEventId: string) => Promise<Response>;
+
+/** Reconnects to one reply, at most: each must deliver something, or the reply fails as closed. */
+const MAX_RESUMES = 20;
+
 /** The result for `id`, from a JSON reply or from an SSE stream (priming and other messages skipped). */
-export async function reply(res: Response, id: number, d: Deadline): Promise<Json> {
+export async function reply(res: Response, id: number, d: Deadline, resume?: Resume): Promise<Json> {
   try {
-    return await readReply(res, id, d);
+    return await readReply(res, id, d, resume);
   } catch (e) {
     if (e instanceof UpstreamError) throw e;
     const name = (e as Error)?.name;
@@ -59,23 +68,37 @@ export async function reply(res: Response, id: number, d: Deadline): Promise<Jso
   }
 }
 
-async function readReply(res: Response, id: number, d: Deadline): Promise<Json> {
+const closedEarly = () =>
+  new UpstreamError('protocol', 'SSE reply ended before the response arrived', undefined, undefined, 'closed');
+
+async function readReply(res: Response, id: number, d: Deadline, resume: Resume | undefined): Promise<Json> {
   const type = res.headers.get('content-type') ?? '';
   if (type.includes('text/event-stream') && res.body) {
     const find = async () => {
-      for await (const ev of readSse(res.body as ReadableStream<Uint8Array>, { maxTotal: MAX_REPLY_BYTES })) {
-        if (!ev.data) continue;
-        const msg = parseJson(ev);
-        // A request of the upstream's own may carry the same id as ours: only a response is our reply.
-        if (msg.id === id && typeof msg.method !== 'string') return msg;
+      let body = res.body as ReadableStream<Uint8Array>;
+      let lastId: string | undefined;
+      let retryMs = 0;
+      for (let resumes = 0; ; resumes++) {
+        let delivered = false;
+        const events = readSse(body, { maxTotal: MAX_REPLY_BYTES, onRetry: (ms) => (retryMs = ms) });
+        for await (const ev of events) {
+          if (ev.id !== undefined && ev.id !== lastId) [lastId, delivered] = [ev.id, true];
+          if (!ev.data) continue;
+          const msg = parseJson(ev);
+          // A request of the upstream's own may carry the same id as ours: only a response is our reply.
+          if (msg.id === id && typeof msg.method !== 'string') return msg;
+        }
+        // Closed before the response: the upstream may be polling us (it named an event to resume from).
+        if (!resume || lastId === undefined || resumes >= MAX_RESUMES || (resumes > 0 && !delivered))
+          throw closedEarly();
+        await new Promise((r) => setTimeout(r, Math.min(retryMs, remaining(d))));
+        const next = await resume(lastId);
+        if (!next.ok || !(next.headers.get('content-type') ?? '').includes('text/event-stream') || !next.body) {
+          await next.body?.cancel();
+          throw closedEarly();
+        }
+        body = next.body as ReadableStream<Uint8Array>;
       }
-      throw new UpstreamError(
-        'protocol',
-        'SSE reply ended before the response arrived',
-        undefined,
-        undefined,
-        'closed',
-      );
     };
     return unwrap(await withTimeout(find(), d, 'reading the SSE reply'));
   }
