@@ -215,6 +215,16 @@ describe('an upstream with groups', () => {
     deny: [],
     aliases: {},
   });
+  /**
+   * The entry as the admin API set it, then back to the KV copy the other blocks of this file set by
+   * hand (the writer's own copy dropped); `relist`: its listing reported again, as a poll would.
+   */
+  const restoreEntry = async (relist = false) => {
+    await catalogWriter(env).setUpstreams(JSON.stringify([entry]));
+    if (relist)
+      await catalogWriter(env).upstreamsReported([reported(ghConfig(), '.', { prompts: [{ name: 'review' }] })]);
+    await runInDurableObject(writerObject(env), (_o, state) => state.storage.delete('upstreams-config'));
+  };
   /** Every name a principal's listing shows, across its pages. */
   const all = async (p: Principal) => {
     const out: string[] = [];
@@ -294,9 +304,7 @@ describe('an upstream with groups', () => {
       await catalogWriter(env).setUpstreams(JSON.stringify([{ ...entry, prefix: 'gx' }]));
       expect((await all(alice)).filter((n) => n.startsWith('gh.'))).toEqual([]);
     } finally {
-      await catalogWriter(env).setUpstreams(JSON.stringify([entry]));
-      await catalogWriter(env).upstreamsReported([reported(ghConfig(), '.', { prompts: [{ name: 'review' }] })]);
-      await runInDurableObject(writerObject(env), (_o, state) => state.storage.delete('upstreams-config'));
+      await restoreEntry(true);
     }
     expect(await all(alice)).toContain('gh.review');
   });
@@ -357,8 +365,7 @@ describe('an upstream with groups', () => {
       expect(await all(alice)).not.toContain('gh.review');
       expect(await all(bob)).toContain('gh.review');
     } finally {
-      await catalogWriter(env).setUpstreams(JSON.stringify([entry]));
-      await runInDurableObject(writerObject(env), (_o, state) => state.storage.delete('upstreams-config'));
+      await restoreEntry();
     }
     expect(await all(alice)).toContain('gh.review');
   });
@@ -369,9 +376,7 @@ describe('an upstream with groups', () => {
       expect(await all(alice)).not.toContain('gh.review');
       expect(await all(bob)).toContain('gh.review');
     } finally {
-      await catalogWriter(env).setUpstreams(JSON.stringify([entry]));
-      // Back to the KV copy the other blocks of this file set by hand.
-      await runInDurableObject(writerObject(env), (_o, state) => state.storage.delete('upstreams-config'));
+      await restoreEntry();
     }
     expect(await all(alice)).toContain('gh.review');
     expect(await all(bob)).not.toContain('gh.review');

@@ -2,9 +2,8 @@
  * The upstream client against real MCP servers of every era, and against
  * servers that fail in the ways real ones do.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { body, listen, stop } from '../helpers/http-server.js';
+import { pingingServer, pollingServer, versionServer } from '../helpers/session-servers.js';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import {
   everything,
@@ -273,35 +272,6 @@ describe('the handshake', () => {
   });
 });
 
-/** A session-era server whose initialize settles on `version`; it records the headers of every DELETE. */
-async function versionServer(version: string): Promise<Running & { deletes: IncomingHttpHeaders[] }> {
-  const deletes: IncomingHttpHeaders[] = [];
-  const { http, url } = await listen(async (req, res) => {
-    if (req.method === 'DELETE') {
-      deletes.push(req.headers);
-      return void res.writeHead(200).end();
-    }
-    const msg = JSON.parse((await body(req)) || 'null');
-    const json = (payload: unknown, headers: Record<string, string> = {}) =>
-      void res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
-    // Not a 2026-07-28 server: the modern probe is refused, as session-era servers refuse it.
-    if (req.method !== 'POST' || msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion'])
-      return void res.writeHead(400).end();
-    if (msg?.id === undefined) return void res.writeHead(202).end();
-    if (msg.method === 'initialize')
-      return json(
-        {
-          jsonrpc: '2.0',
-          id: msg.id,
-          result: { protocolVersion: version, capabilities: { prompts: {} }, serverInfo: { name: 'v', version: '1' } },
-        },
-        { 'mcp-session-id': 'v-1' },
-      );
-    return json({ jsonrpc: '2.0', id: msg.id, result: { prompts: [{ name: 'one' }] } });
-  });
-  return { url: `${url}/mcp`, deletes, close: () => stop(http) };
-}
-
 describe('the negotiated revision', () => {
   it('is sent on the DELETE that ends the session, like every request after initialize', async () => {
     const server = await started(versionServer('2025-06-18'));
@@ -324,45 +294,6 @@ describe('the negotiated revision', () => {
   });
 });
 
-/**
- * A session-era server that pings: on its GET stream it sends a `ping` request and records the answer,
- * and its SSE reply to each POST first sends a request of its own under the same id as the client's.
- */
-async function pingingServer(): Promise<Running & { pongs: unknown[] }> {
-  const pongs: unknown[] = [];
-  const { http, url } = await listen(async (req, res) => {
-    if (req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', method: 'ping' })}\n\n`);
-      return;
-    }
-    if (req.method === 'DELETE') return void res.writeHead(200).end();
-    const msg = JSON.parse((await body(req)) || 'null');
-    if (msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion']) return void res.writeHead(400).end();
-    if (msg?.method === undefined && msg?.id !== undefined) {
-      pongs.push({ ...msg, session: req.headers['mcp-session-id'] });
-      return void res.writeHead(202).end();
-    }
-    if (msg?.id === undefined) return void res.writeHead(202).end();
-    if (msg.method === 'initialize')
-      return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'p-1' }).end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: msg.id,
-          result: {
-            protocolVersion: '2025-11-25',
-            capabilities: { prompts: {} },
-            serverInfo: { name: 'p', version: '1' },
-          },
-        }),
-      );
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, method: 'ping' })}\n\n`);
-    res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { prompts: [{ name: 'one' }] } })}\n\n`);
-  });
-  return { url: `${url}/mcp`, pongs, close: () => stop(http) };
-}
-
 describe("the upstream's own requests", () => {
   it('a request of the upstream under the id of ours is not taken for our reply', async () => {
     const server = await started(pingingServer());
@@ -382,47 +313,6 @@ describe("the upstream's own requests", () => {
     expect(server.pongs).toEqual([{ jsonrpc: '2.0', id: 'srv-1', result: {}, session: 'p-1' }]);
   });
 });
-
-/**
- * A 2025-11-25 server that polls: each SSE reply to a POST sends its priming event and a retry
- * hint, then closes, and the response comes on a GET that resumes after that event. It records
- * the headers of every GET.
- */
-async function pollingServer(): Promise<Running & { gets: IncomingHttpHeaders[] }> {
-  const gets: IncomingHttpHeaders[] = [];
-  const pending = new Map<string, unknown>();
-  const { http, url } = await listen(async (req, res) => {
-    const sse = () => res.writeHead(200, { 'content-type': 'text/event-stream' });
-    if (req.method === 'GET') {
-      gets.push(req.headers);
-      const reply = pending.get(String(req.headers['last-event-id']));
-      if (reply === undefined) return void res.writeHead(405).end();
-      sse();
-      return void res.end(`id: done\ndata: ${JSON.stringify(reply)}\n\n`);
-    }
-    if (req.method === 'DELETE') return void res.writeHead(200).end();
-    const msg = JSON.parse((await body(req)) || 'null');
-    if (msg?.params?._meta?.['io.modelcontextprotocol/protocolVersion']) return void res.writeHead(400).end();
-    if (msg?.id === undefined) return void res.writeHead(202).end();
-    if (msg.method === 'initialize')
-      return void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'poll-1' }).end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: msg.id,
-          result: {
-            protocolVersion: '2025-11-25',
-            capabilities: { prompts: {} },
-            serverInfo: { name: 'p', version: '1' },
-          },
-        }),
-      );
-    const eventId = `prime-${msg.id}`;
-    pending.set(eventId, { jsonrpc: '2.0', id: msg.id, result: { prompts: [{ name: 'polled' }] } });
-    sse();
-    res.end(`id: ${eventId}\ndata:\n\nretry: 30\n\n`);
-  });
-  return { url: `${url}/mcp`, gets, close: () => stop(http) };
-}
 
 describe('an SSE reply closed before its response (2025-11-25 polling)', () => {
   it('is resumed with GET and Last-Event-ID, in its session and revision', async () => {
