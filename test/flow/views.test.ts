@@ -330,14 +330,15 @@ describe('an upstream with groups', () => {
     const narrowed = JSON.stringify([{ ...entry, groups: ['ops'] }]);
     // The runtime's KV fails the writer's first read (the real binding, wrapped): the generation
     // the change would take, read before anything of the change is recorded.
-    const failed = await runInDurableObject(writerObject(env), async (instance) => {
+    let injected = false;
+    let rejected = false;
+    await runInDurableObject(writerObject(env), async (instance) => {
       const sync = (instance as unknown as { sync: { env: Env } }).sync;
       const real = sync.env;
-      let fail = true;
       const kv = new Proxy(real.PROMPTS, {
         get(target, key) {
-          if (key === 'get' && fail) {
-            fail = false;
+          if (key === 'get' && !injected) {
+            injected = true;
             // After a real round trip to KV, as a real failure would come: the writes before it commit.
             return (k: string) =>
               target.get(k).then(() => {
@@ -351,14 +352,17 @@ describe('an upstream with groups', () => {
       sync.env = { ...real, PROMPTS: kv };
       try {
         await (instance as { setUpstreams(raw: string): Promise<unknown> }).setUpstreams(narrowed);
-        return false;
-      } catch {
-        return true;
       } finally {
         sync.env = real;
       }
-    }).catch(() => true);
-    expect(failed, 'the injected failure reached the write').toBe(true);
+      // The write failed inside the writer's lock, so the runtime resets the object: the call rejects.
+    }).catch(() => (rejected = true));
+    expect([injected, rejected], 'the injected failure reached the write, and it failed').toEqual([true, true]);
+    const stored = await runInDurableObject(writerObject(env), (_o, ctx) => {
+      const row = ctx.storage.sql.exec<{ state: string }>("SELECT state FROM upstreams WHERE id = 'gh'").one();
+      return (JSON.parse(row.state) as { groups?: string[] }).groups;
+    });
+    expect(stored, 'nothing of the failed change was kept').toEqual(['eng']);
     try {
       // The admin's retry (a 503 says the write is safe to repeat).
       await catalogWriter(env).setUpstreams(narrowed);
