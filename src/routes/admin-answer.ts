@@ -16,7 +16,11 @@ import { HISTORY_PAGE_MAX, type HistoryPage } from '../catalog/versions-table.js
  */
 export function flags<K extends string>(c: Context<AppEnv>, allowed: readonly K[]): Record<K, boolean> {
   const out = Object.fromEntries(allowed.map((k) => [k, false])) as Record<K, boolean>;
+  const seen = new Set<string>();
   for (const [key, raw] of new URL(c.req.url).searchParams) {
+    // `?prune=1&prune=0` says two things: refused, not read as either.
+    if (seen.has(key)) throw new ApiError(400, 'invalid_query', `${key.slice(0, 40)} is given more than once`);
+    seen.add(key);
     if (!(allowed as readonly string[]).includes(key))
       throw new ApiError(
         400,

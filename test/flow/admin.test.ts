@@ -79,6 +79,7 @@ describe('writes', () => {
       ['POST', '/publish?prune=1&dry-run=1'],
       ['POST', '/publish?prune=1&dryRun=1'],
       ['POST', '/publish?prune=1&dry_run=on'],
+      ['POST', '/publish?dry_run=1&prune=1&prune=0'],
       ['PUT', '/catalog?dry_run=1'],
       ['POST', '/skills/publish?prune=1&dry-run=1'],
     ] as const) {
