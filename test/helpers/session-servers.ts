@@ -74,10 +74,13 @@ export async function pingingServer(): Promise<Running & { pongs: unknown[] }> {
 
 /**
  * Polls: each SSE reply to a POST sends its priming event and a retry hint, then closes, and the
- * response comes on a GET that resumes after that event. Records the headers of every GET.
+ * response comes on a GET that resumes after that event, each stream after `padding` bytes of
+ * comment. Records the headers of every GET.
  * Session `poll-1`.
  */
-export async function pollingServer(): Promise<Running & { gets: IncomingHttpHeaders[] }> {
+export async function pollingServer(padding = 0): Promise<Running & { gets: IncomingHttpHeaders[] }> {
+  // An SSE comment of `padding` bytes ahead of each stream's events.
+  const pad = padding ? `:${' '.repeat(padding)}\n\n` : '';
   const gets: IncomingHttpHeaders[] = [];
   const pending = new Map<string, unknown>();
   const server = await sessionServer('poll-1', '2025-11-25', (req, res, msg) => {
@@ -86,13 +89,13 @@ export async function pollingServer(): Promise<Running & { gets: IncomingHttpHea
       const reply = pending.get(String(req.headers['last-event-id']));
       if (reply === undefined) return void res.writeHead(405).end();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      return void res.end(`id: done\ndata: ${JSON.stringify(reply)}\n\n`);
+      return void res.end(`${pad}id: done\ndata: ${JSON.stringify(reply)}\n\n`);
     }
     if (req.method !== 'POST') return void res.writeHead(200).end();
     const eventId = `prime-${String(msg?.id)}`;
     pending.set(eventId, { jsonrpc: '2.0', id: msg?.id, result: { prompts: [{ name: 'polled' }] } });
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.end(`id: ${eventId}\ndata:\n\nretry: 30\n\n`);
+    res.end(`${pad}id: ${eventId}\ndata:\n\nretry: 30\n\n`);
   });
   return { ...server, gets };
 }

@@ -329,4 +329,12 @@ describe('an SSE reply closed before its response (2025-11-25 polling)', () => {
       'text/event-stream',
     ]);
   });
+  it('is held to one byte cap across its streams, not one per stream', async () => {
+    // Two streams of 3 MiB each: under the 4 MiB cap apiece, over it together.
+    const server = await started(pollingServer(3 * 1_048_576));
+    const err = (await client(server.url, 10_000)
+      .listPrompts()
+      .catch((e) => e)) as UpstreamError;
+    expect(err.fault).toBe('too_large');
+  });
 });

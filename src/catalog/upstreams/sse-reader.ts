@@ -19,19 +19,25 @@ export interface UpstreamEvent {
 
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
-  limits: { maxEvent?: number; maxTotal?: number; onRetry?: (ms: number) => void } = {},
+  limits: {
+    maxEvent?: number;
+    maxTotal?: number;
+    /** Bytes read so far, shared by the streams of one reply (a resumed reply's cap is the whole reply's). */
+    spent?: { bytes: number };
+    onRetry?: (ms: number) => void;
+  } = {},
 ): AsyncGenerator<UpstreamEvent> {
   const maxEvent = limits.maxEvent ?? MAX_REPLY_BYTES;
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buf = '';
-  let total = 0;
+  const spent = limits.spent ?? { bytes: 0 };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      total += value.byteLength;
-      if (limits.maxTotal !== undefined && total > limits.maxTotal)
+      spent.bytes += value.byteLength;
+      if (limits.maxTotal !== undefined && spent.bytes > limits.maxTotal)
         throw new UpstreamError(
           'protocol',
           `upstream SSE reply passed ${limits.maxTotal} bytes`,

@@ -78,9 +78,11 @@ async function readReply(res: Response, id: number, d: Deadline, resume: Resume 
       let body = res.body as ReadableStream<Uint8Array>;
       let lastId: string | undefined;
       let retryMs = 0;
+      // One cap for the whole reply, however many streams it comes over.
+      const spent = { bytes: 0 };
       for (let resumes = 0; ; resumes++) {
         let delivered = false;
-        const events = readSse(body, { maxTotal: MAX_REPLY_BYTES, onRetry: (ms) => (retryMs = ms) });
+        const events = readSse(body, { maxTotal: MAX_REPLY_BYTES, spent, onRetry: (ms) => (retryMs = ms) });
         for await (const ev of events) {
           if (ev.id !== undefined && ev.id !== lastId) [lastId, delivered] = [ev.id, true];
           if (!ev.data) continue;
