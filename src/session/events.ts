@@ -21,6 +21,8 @@ export interface CatalogEvent {
 /** Headers of a stream's upgrade request to its shard (stream.ts): no session header means a listen stream. */
 export const STREAM_SESSION_HEADER = 'x-promptgate-session';
 export const STREAM_SINCE_HEADER = 'x-promptgate-since';
+/** A listen stream's own id, the same on each of its reconnects (the Worker makes it; clients cannot send it). */
+export const STREAM_LISTEN_HEADER = 'x-promptgate-listen';
 /** The most streams the shard may hold, as the Worker's configuration says (SHARD_MAX_STREAMS). */
 export const STREAM_CAP_HEADER = 'x-promptgate-max-streams';
 /** Who opens the stream (its address key) and how many streams one client may hold there (SHARD_MAX_CLIENT_STREAMS). */

@@ -22,7 +22,7 @@ import { bridge } from './bridge.js';
 import { watchedBy, type StreamHooks } from './watch.js';
 import { upgrade } from './sockets.js';
 import { changedMethods, type Announced } from './changes.js';
-import { frameGeneration, type ShardFrame } from './events.js';
+import { frameGeneration, STREAM_LISTEN_HEADER, type ShardFrame } from './events.js';
 import { limitHeaders, type StreamLimits } from './stream-limits.js';
 import { shardStub } from './fanout.js';
 import { SSE_HEADERS, sseEvent } from './sse.js';
@@ -74,7 +74,9 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
     return f;
   };
   const shard = Math.floor(Math.random() * o.shards);
-  const connect = () => upgrade(shardStub(o.env, shard), limitHeaders(o.limits));
+  // The stream's own id: a reconnect while its old socket is still closing is not counted against its client.
+  const own = { ...limitHeaders(o.limits), [STREAM_LISTEN_HEADER]: crypto.randomUUID() };
+  const connect = () => upgrade(shardStub(o.env, shard), own);
   // Subscribed before the ack goes out, so a change right after the ack is never missed.
   const first = await connect();
   if (typeof first === 'number') throw new Error(`registry shard answered ${first} to a listen upgrade`);

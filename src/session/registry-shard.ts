@@ -17,7 +17,13 @@
  * repeats a notification, and a reconnecting stream learns whether it missed one.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { STREAM_SESSION_HEADER, STREAM_SINCE_HEADER, type CatalogEvent, type ShardFrame } from './events.js';
+import {
+  STREAM_LISTEN_HEADER,
+  STREAM_SESSION_HEADER,
+  STREAM_SINCE_HEADER,
+  type CatalogEvent,
+  type ShardFrame,
+} from './events.js';
 import type { DeliveryReport, ShardCounts } from './fanout.js';
 import { ReplayLog } from './replay-log.js';
 import { ShardAdmission } from './shard-admission.js';
@@ -54,11 +60,14 @@ export class RegistryShard extends DurableObject<Env> {
     const since = sinceHeader === null ? undefined : Number(sinceHeader);
     if (since !== undefined && !Number.isSafeInteger(since)) return new Response('bad position', { status: 400 });
     if (session !== null && this.hasEnded(session)) return new Response('session ended', { status: 404 });
-    const tags = this.admission.admit(req.headers, session);
+    // The tag of the stream this socket belongs to: its session, or a listen stream's own id.
+    const listen = req.headers.get(STREAM_LISTEN_HEADER);
+    const own = session ?? (listen === null ? null : `listen:${listen.slice(0, 64)}`);
+    const tags = this.admission.admit(req.headers, own);
     if (tags instanceof Response) return tags;
     const announced = this.replay.announced();
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    if (session === null) this.ctx.acceptWebSocket(server, [LISTENER, ...tags]);
+    if (session === null) this.ctx.acceptWebSocket(server, [LISTENER, ...(own === null ? [] : [own]), ...tags]);
     else {
       this.endStreams(session, 'replaced');
       this.ctx.acceptWebSocket(server, [STREAM, session, ...tags]);

@@ -2,8 +2,9 @@
  * Whether a registry shard takes one more stream (stream-limits.ts): under its own cap (else 503)
  * and under the opening client's share of it (else 429). Both are counted from the shard's
  * hibernatable sockets, the client's by a tag on each of its sockets, so nothing is stored and a
- * closed socket frees its place at once. A session's new stream replaces its old one, so the old
- * one does not count against the client.
+ * closed socket frees its place at once. A stream's own sockets do not count against its client:
+ * a session's new stream replaces its old one, and a listen stream reconnecting may find its old
+ * socket still closing.
  */
 import { STREAM_CAP_HEADER, STREAM_CLIENT_CAP_HEADER, STREAM_CLIENT_HEADER } from './events.js';
 
@@ -17,17 +18,17 @@ export class ShardAdmission {
   constructor(private readonly ctx: DurableObjectState) {}
 
   /**
-   * The refusal of a stream asking with these headers (`session`: the legacy session it belongs to),
-   * or the tags its socket must carry besides its kind's.
+   * The refusal of a stream asking with these headers (`own`: the tag of the stream it belongs to,
+   * its session or its listen id), or the tags its socket must carry besides its kind's.
    */
-  admit(headers: Headers, session: string | null): Response | string[] {
+  admit(headers: Headers, own: string | null): Response | string[] {
     if (this.full(Number(headers.get(STREAM_CAP_HEADER)) || Infinity))
       return new Response('shard full', { status: 503 });
     const client = headers.get(STREAM_CLIENT_HEADER);
     if (client === null) return [];
     const tag = `client:${client}`.slice(0, MAX_CLIENT_TAG);
     const cap = Number(headers.get(STREAM_CLIENT_CAP_HEADER)) || Infinity;
-    if (this.clientStreams(tag, session) >= cap) return new Response('client holds too many streams', { status: 429 });
+    if (this.clientStreams(tag, own) >= cap) return new Response('client holds too many streams', { status: 429 });
     return [tag];
   }
 
@@ -46,10 +47,10 @@ export class ShardAdmission {
     return this.held >= cap;
   }
 
-  /** The client's sockets here, but for the one the session's new stream replaces. */
-  private clientStreams(tag: string, session: string | null): number {
+  /** The client's sockets here, but for those of the stream asking (`own`). */
+  private clientStreams(tag: string, own: string | null): number {
     const sockets = this.ctx.getWebSockets(tag);
-    if (session === null) return sockets.length;
-    return sockets.filter((ws) => !this.ctx.getTags(ws).includes(session)).length;
+    if (own === null) return sockets.length;
+    return sockets.filter((ws) => !this.ctx.getTags(ws).includes(own)).length;
   }
 }

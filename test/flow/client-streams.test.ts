@@ -11,6 +11,9 @@ import worker from '../../src/index.js';
 import { waitFor } from '../helpers/feed.js';
 import { initialize, modernPost, postInit, streamHeaders } from '../helpers/protocol.js';
 import { heldStreams } from '../helpers/shard-streams.js';
+import { shardStub } from '../../src/session/fanout.js';
+import { STREAM_LISTEN_HEADER } from '../../src/session/events.js';
+import { limitHeaders } from '../../src/session/stream-limits.js';
 import { MCP_URL } from '../helpers/worker.js';
 
 const capped = {
@@ -68,5 +71,27 @@ describe("one client's share of a registry shard", () => {
     await first.close();
     await waitFor(async () => (await streamsAtShard()) === 3, "A's first stream gone from its shard");
     await held(await getStream(await session(), A));
+  });
+
+  it("does not count a listen stream's own old socket against it when it reconnects", async () => {
+    const stub = shardStub(env, 7);
+    const ask = (listen: string) =>
+      stub.fetch('https://object.internal/stream', {
+        headers: {
+          upgrade: 'websocket',
+          ...limitHeaders({ maxStreams: 10, client: 'c-reconnect', maxClientStreams: 1 }),
+          [STREAM_LISTEN_HEADER]: listen,
+        },
+      });
+    const first = await ask('L1');
+    // Its socket is still open (closing, as a lagging one is) when the same stream comes back.
+    const again = await ask('L1');
+    const other = await ask('L2');
+    const statuses = [first.status, again.status, other.status];
+    for (const r of [first, again]) {
+      r.webSocket?.accept();
+      r.webSocket?.close(1000, 'done');
+    }
+    expect(statuses).toEqual([101, 101, 429]);
   });
 });
