@@ -123,14 +123,12 @@ function refusal(err: AuthError, c: Context<AppEnv>): Response {
   });
 }
 
-/** The `{error}` code of an HttpError that reached a route other than /mcp (a shared guard's refusal). */
-function apiCodeOf(status: number): string {
-  if (status === 503) return 'unavailable';
-  if (status >= 500) return 'internal';
-  if (status === 413) return 'too_large';
-  if (status === 403) return 'forbidden';
-  return 'bad_request';
-}
+/**
+ * The `{error}` code of an HttpError that reached a route other than /mcp. The routes there raise
+ * their refusals as ApiError; an HttpError is a failure of a shared layer below them.
+ */
+const apiCodeOf = (status: number): string =>
+  status === 503 ? 'unavailable' : status >= 500 ? 'internal' : 'bad_request';
 
 app.onError((err, c) => {
   if (err instanceof AuthError) return refusal(err, c);
@@ -187,7 +185,7 @@ app.onError((err, c) => {
       headers: { 'content-type': 'application/json', ...corsOf(c), ...http.headers },
     });
   // An error raised after the body's one request was read (a failed Durable Object call, a bug) still echoes its id.
-  const id = http.id ?? (c.req.path.startsWith('/mcp') ? c.get('scope')?.record.soleId : undefined);
+  const id = http.id ?? c.get('scope')?.record.soleId;
   return new Response(errorJson(id, http), {
     status: http.status,
     headers: { 'content-type': 'application/json', ...corsOf(c), ...http.headers },
