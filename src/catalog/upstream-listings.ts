@@ -125,13 +125,25 @@ export class UpstreamListings {
     });
   }
 
-  /** Drops the listings of upstreams no longer configured and re-guards the rest, announcing the change. */
+  /**
+   * Drops the listings of upstreams no longer configured and re-guards the rest, announcing the change.
+   * Looked at first without the writer's lock: the cron asks every minute, and almost always nothing
+   * differs, so the other calls of the writer are not held up for it.
+   */
   async reconcileUpstreams(): Promise<{ removed: string[] }> {
+    if (!(await this.plan()).lists.size) return { removed: [] };
     return this.mutate(() => this.reconciled());
   }
 
   /** reconcileUpstreams under the lock: a removed, moved or re-grouped upstream is a change of who sees what. */
   private async reconciled(): Promise<{ removed: string[] }> {
+    const { removed, lists, apply } = await this.plan();
+    if (lists.size) await this.sync.write([...lists].sort(), () => apply.forEach((f) => f()));
+    return { removed };
+  }
+
+  /** What reconciling would change, and how (not applied). */
+  private async plan(): Promise<{ removed: string[]; lists: Set<ChangedList>; apply: (() => void)[] }> {
     const configured = await this.configured();
     const removed: string[] = [];
     const lists = new Set<ChangedList>();
@@ -152,7 +164,6 @@ export class UpstreamListings {
       lists.add('prompts');
       if (row.skills?.length) lists.add('skills');
     }
-    if (lists.size) await this.sync.write([...lists].sort(), () => apply.forEach((f) => f()));
-    return { removed };
+    return { removed, lists, apply };
   }
 }
