@@ -295,11 +295,13 @@ describe('the negotiated revision', () => {
 });
 
 describe("the upstream's own requests", () => {
-  it('a request of the upstream under the id of ours is not taken for our reply', async () => {
+  it('a ping under the id of our request is not taken for our reply, and is answered in the session', async () => {
     const server = await started(pingingServer());
     const c = client(server.url);
     expect((await c.listPrompts()).map((p) => p.name)).toEqual(['one']);
+    for (let i = 0; i < 100 && server.pongs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     await c.close();
+    expect(server.pongs).toEqual([{ jsonrpc: '2.0', id: expect.any(Number), result: {}, session: 'p-1' }]);
   });
   it('a ping on its session stream is answered, in that session', async () => {
     const server = await started(pingingServer());

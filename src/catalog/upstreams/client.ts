@@ -161,21 +161,13 @@ export class UpstreamClient {
         if (!ev.data) continue;
         const msg = parseJson(ev);
         if (isChange(msg.method)) onListChanged();
-        else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') this.pong(conn, msg.id);
+        else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') this.http.pong(conn, msg.id);
         else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
       }
     } catch {
       // A dropped stream is an end like any other: the caller reconnects.
     }
     return outcome();
-  }
-
-  /** Answers the upstream's `ping` on its session's stream (either side may ping, and must be answered promptly). */
-  private pong(conn: Connection, id: unknown): void {
-    this.http
-      .send('POST', this.opts.url, { jsonrpc: '2.0', id, result: {} }, this.http.legacyHeaders(conn))
-      .then((res) => res.body?.cancel())
-      .catch(() => undefined);
   }
 
   /** Ends the session: its listens ('closed'), its HTTP+SSE stream, and a legacy session with DELETE. */

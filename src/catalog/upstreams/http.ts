@@ -80,19 +80,29 @@ export class UpstreamHttp {
         throw new UpstreamError('rpc', e.message, e.code, e.data);
       throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
     }
-    // A session-era reply may be resumed on a GET after the last event it delivered (polling).
-    const resume =
+    // A session-era reply may ping, and may be resumed on a GET after the last event it delivered (polling).
+    const session =
       conn.era === 'legacy'
-        ? (lastEventId: string) =>
-            this.send(
-              'GET',
-              this.opts.url,
-              undefined,
-              { ...this.legacyHeaders(conn), accept: 'text/event-stream', 'last-event-id': lastEventId },
-              d.signal,
-            )
+        ? {
+            resume: (lastEventId: string) =>
+              this.send(
+                'GET',
+                this.opts.url,
+                undefined,
+                { ...this.legacyHeaders(conn), accept: 'text/event-stream', 'last-event-id': lastEventId },
+                d.signal,
+              ),
+            pong: (id: unknown) => this.pong(conn, id),
+          }
         : undefined;
-    return reply(res, msg.id, d, resume);
+    return reply(res, msg.id, d, session);
+  }
+
+  /** Answers the upstream's `ping` in the session it came in. Best effort: nothing waits on it. */
+  pong(conn: Pick<Connection, 'version' | 'sessionId'>, id: unknown): void {
+    this.send('POST', this.opts.url, { jsonrpc: '2.0', id, result: {} }, this.legacyHeaders(conn))
+      .then((res) => res.body?.cancel())
+      .catch(() => undefined);
   }
 
   envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {

@@ -37,19 +37,24 @@ export function headerValue(v: string): string {
     : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(v)))}?=`;
 }
 
-/**
- * Opens the stream again after the last event id it delivered (GET with Last-Event-ID), for a
- * session-era upstream that closes an SSE reply before its response (2025-11-25 "polling").
- */
-export type Resume = (lastEventId: string) => Promise<Response>;
+/** What a session-era reply can do in its session. */
+export interface ReplySession {
+  /**
+   * Opens the stream again after the last event id it delivered (GET with Last-Event-ID), for an
+   * upstream that closes an SSE reply before its response (2025-11-25 "polling").
+   */
+  resume(lastEventId: string): Promise<Response>;
+  /** Answers the upstream's `ping` (either side may ping, and must be answered promptly). */
+  pong(id: unknown): void;
+}
 
 /** Reconnects to one reply, at most: each must deliver something, or the reply fails as closed. */
 const MAX_RESUMES = 20;
 
 /** The result for `id`, from a JSON reply or from an SSE stream (priming and other messages skipped). */
-export async function reply(res: Response, id: number, d: Deadline, resume?: Resume): Promise<Json> {
+export async function reply(res: Response, id: number, d: Deadline, session?: ReplySession): Promise<Json> {
   try {
-    return await readReply(res, id, d, resume);
+    return await readReply(res, id, d, session);
   } catch (e) {
     if (e instanceof UpstreamError) throw e;
     const name = (e as Error)?.name;
@@ -71,7 +76,7 @@ export async function reply(res: Response, id: number, d: Deadline, resume?: Res
 const closedEarly = () =>
   new UpstreamError('protocol', 'SSE reply ended before the response arrived', undefined, undefined, 'closed');
 
-async function readReply(res: Response, id: number, d: Deadline, resume: Resume | undefined): Promise<Json> {
+async function readReply(res: Response, id: number, d: Deadline, session: ReplySession | undefined): Promise<Json> {
   const type = res.headers.get('content-type') ?? '';
   if (type.includes('text/event-stream') && res.body) {
     const find = async () => {
@@ -88,13 +93,15 @@ async function readReply(res: Response, id: number, d: Deadline, resume: Resume 
           if (!ev.data) continue;
           const msg = parseJson(ev);
           // A request of the upstream's own may carry the same id as ours: only a response is our reply.
-          if (msg.id === id && typeof msg.method !== 'string') return msg;
+          if (typeof msg.method === 'string') {
+            if (msg.method === 'ping' && msg.id !== undefined) session?.pong(msg.id);
+          } else if (msg.id === id) return msg;
         }
         // Closed before the response: the upstream may be polling us (it named an event to resume from).
-        if (!resume || lastId === undefined || resumes >= MAX_RESUMES || (resumes > 0 && !delivered))
+        if (!session || lastId === undefined || resumes >= MAX_RESUMES || (resumes > 0 && !delivered))
           throw closedEarly();
         await new Promise((r) => setTimeout(r, Math.min(retryMs, remaining(d))));
-        const next = await resume(lastId);
+        const next = await session.resume(lastId);
         if (!next.ok || !(next.headers.get('content-type') ?? '').includes('text/event-stream') || !next.body) {
           await next.body?.cancel();
           throw closedEarly();
