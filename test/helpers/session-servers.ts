@@ -14,6 +14,8 @@ async function sessionServer(
   session: string,
   version: string,
   handle: (req: IncomingMessage, res: ServerResponse, msg: Message | undefined) => void | Promise<void>,
+  /** Each notification the client sends, with the request it came in. */
+  notified?: (msg: NonNullable<Message>, req: IncomingMessage) => void,
 ): Promise<{ url: string; close: () => Promise<void> }> {
   const { http, url } = await listen(async (req, res) => {
     const msg = req.method === 'POST' ? (JSON.parse((await body(req)) || 'null') as Message) : undefined;
@@ -30,7 +32,10 @@ async function sessionServer(
           },
         }),
       );
-    if (req.method === 'POST' && msg?.id === undefined) return void res.writeHead(202).end();
+    if (req.method === 'POST' && msg?.id === undefined) {
+      if (msg) notified?.(msg, req);
+      return void res.writeHead(202).end();
+    }
     return handle(req, res, msg);
   });
   return { url: `${url}/mcp`, close: () => stop(http) };
@@ -98,4 +103,25 @@ export async function pollingServer(padding = 0): Promise<Running & { gets: Inco
     res.end(`${pad}id: ${eventId}\ndata:\n\nretry: 30\n\n`);
   });
   return { ...server, gets };
+}
+
+/**
+ * Never answers `prompts/get` (the request is held open); records each `notifications/cancelled`
+ * with the session it came in. Session `h-1`.
+ */
+export async function hangingServer(): Promise<Running & { cancelled: unknown[] }> {
+  const cancelled: unknown[] = [];
+  const server = await sessionServer(
+    'h-1',
+    '2025-11-25',
+    (req, res, msg) => {
+      if (req.method === 'POST' && msg?.method === 'prompts/get') return; // held open, never answered
+      res.writeHead(req.method === 'DELETE' ? 200 : 405).end();
+    },
+    (msg, req) => {
+      if (msg.method === 'notifications/cancelled')
+        cancelled.push({ params: (msg as { params?: unknown }).params, session: req.headers['mcp-session-id'] });
+    },
+  );
+  return { ...server, cancelled };
 }

@@ -3,7 +3,7 @@
  * servers that fail in the ways real ones do.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pingingServer, pollingServer, versionServer } from '../helpers/session-servers.js';
+import { hangingServer, pingingServer, pollingServer, versionServer } from '../helpers/session-servers.js';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import {
   everything,
@@ -338,5 +338,19 @@ describe('an SSE reply closed before its response (2025-11-25 polling)', () => {
       .listPrompts()
       .catch((e) => e)) as UpstreamError;
     expect(err.fault).toBe('too_large');
+  });
+});
+
+describe('a request the client stops waiting for', () => {
+  it('is cancelled in its session when its timeout passes', async () => {
+    const server = await started(hangingServer());
+    const c = client(server.url, 400);
+    const err = (await c.request('prompts/get', { name: 'slow' }).catch((e) => e)) as UpstreamError;
+    expect(err.kind).toBe('timeout');
+    for (let i = 0; i < 100 && server.cancelled.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await c.close();
+    expect(server.cancelled).toEqual([
+      { params: { requestId: expect.any(Number), reason: expect.stringMatching(/within 400 ms/) }, session: 'h-1' },
+    ]);
   });
 });

@@ -23,6 +23,7 @@ import { openListen } from './listen-stream.js';
 import { allPromptPages } from './prompt-pages.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
 import { declaresSkills } from './skill-entries.js';
+import { endSession, pong } from './session-calls.js';
 import { readSse } from './sse-reader.js';
 import { deadline, parseJson, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
 
@@ -161,7 +162,7 @@ export class UpstreamClient {
         if (!ev.data) continue;
         const msg = parseJson(ev);
         if (isChange(msg.method)) onListChanged();
-        else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') this.http.pong(conn, msg.id);
+        else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') pong(this.http, conn, msg.id);
         else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
       }
     } catch {
@@ -184,7 +185,7 @@ export class UpstreamClient {
   /** Ends one connection: its HTTP+SSE stream, and a legacy session with DELETE. */
   private async end(conn: Connection): Promise<void> {
     conn.sse?.close();
-    if (conn.era === 'legacy' && conn.sessionId) await this.http.endSession(conn);
+    if (conn.era === 'legacy' && conn.sessionId) await endSession(this.http, conn);
   }
 
   /**

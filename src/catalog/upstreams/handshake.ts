@@ -12,6 +12,7 @@
 import { isRecord } from '../../lib/json.js';
 import { SseLink } from './sse-link.js';
 import { errorBody, LEGACY_VERSION, type Connection, type Era, type UpstreamHttp } from './http.js';
+import { endSession } from './session-calls.js';
 import { reply, UpstreamError, type Deadline } from './wire.js';
 import { LEGACY_VERSIONS } from '../../lib/versions.js';
 
@@ -101,7 +102,7 @@ export class Handshake {
 
   /** Ends a legacy session opened by a probe that lost. */
   private discard(legacy: Promise<Connection | undefined>): void {
-    this.cleanup = legacy.then((c) => (c?.sessionId ? this.http.endSession(c) : undefined)).catch(() => undefined);
+    this.cleanup = legacy.then((c) => (c?.sessionId ? endSession(this.http, c) : undefined)).catch(() => undefined);
   }
 
   private async tryLegacy(d: Deadline): Promise<Connection | undefined> {
@@ -135,7 +136,7 @@ export class Handshake {
     };
     // A counter-offer of a revision this client does not speak: disconnect (spec, lifecycle), and end the session it opened.
     if (!SPOKEN.has(conn.version!)) {
-      if (conn.sessionId) void this.http.endSession(conn);
+      if (conn.sessionId) void endSession(this.http, conn);
       throw new UpstreamError(
         'protocol',
         `upstream negotiated protocol version "${conn.version!.slice(0, 40)}", which this gateway does not speak`,

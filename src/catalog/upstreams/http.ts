@@ -22,6 +22,7 @@ import { readCapped } from './body.js';
 import { guardedFetch } from './fetch-guard.js';
 import type { BearerSource } from './oauth.js';
 import type { SseLink } from './sse-link.js';
+import { cancel, replySession } from './session-calls.js';
 import { headerValue, reply, UpstreamError, type Deadline, type Json } from './wire.js';
 
 export type Era = 'modern' | 'legacy' | 'sse';
@@ -70,39 +71,24 @@ export class UpstreamHttp {
         d,
       );
     const msg = this.envelope(method, params, conn);
-    const headers = conn.era === 'modern' ? this.modernHeaders(method, params) : this.legacyHeaders(conn);
-    const res = await this.send('POST', this.opts.url, msg, headers, d.signal);
-    if (!res.ok) {
-      const body = (await errorBody(res)) as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null;
-      const e = body?.error;
-      // A JSON-RPC error is the upstream's answer; any other body (`{"error": "too large"}`) is just an HTTP error.
-      if (e && typeof e.code === 'number' && typeof e.message === 'string' && res.status !== 404)
-        throw new UpstreamError('rpc', e.message, e.code, e.data);
-      throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
+    const legacy = conn.era === 'legacy';
+    const headers = legacy ? this.legacyHeaders(conn) : this.modernHeaders(method, params);
+    try {
+      const res = await this.send('POST', this.opts.url, msg, headers, d.signal);
+      if (!res.ok) {
+        const body = (await errorBody(res)) as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null;
+        const e = body?.error;
+        // A JSON-RPC error is the upstream's answer; any other body (`{"error": "too large"}`) is just an HTTP error.
+        if (e && typeof e.code === 'number' && typeof e.message === 'string' && res.status !== 404)
+          throw new UpstreamError('rpc', e.message, e.code, e.data);
+        throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
+      }
+      return await reply(res, msg.id, d, legacy ? replySession(this, conn, d.signal) : undefined);
+    } catch (e) {
+      // In a session, a request we stop waiting for is cancelled (a closed connection does not say so).
+      if (legacy && e instanceof UpstreamError && e.kind === 'timeout') cancel(this, conn, msg.id, e.message);
+      throw e;
     }
-    // A session-era reply may ping, and may be resumed on a GET after the last event it delivered (polling).
-    const session =
-      conn.era === 'legacy'
-        ? {
-            resume: (lastEventId: string) =>
-              this.send(
-                'GET',
-                this.opts.url,
-                undefined,
-                { ...this.legacyHeaders(conn), accept: 'text/event-stream', 'last-event-id': lastEventId },
-                d.signal,
-              ),
-            pong: (id: unknown) => this.pong(conn, id),
-          }
-        : undefined;
-    return reply(res, msg.id, d, session);
-  }
-
-  /** Answers the upstream's `ping` in the session it came in. Best effort: nothing waits on it. */
-  pong(conn: Pick<Connection, 'version' | 'sessionId'>, id: unknown): void {
-    this.send('POST', this.opts.url, { jsonrpc: '2.0', id, result: {} }, this.legacyHeaders(conn))
-      .then((res) => res.body?.cancel())
-      .catch(() => undefined);
   }
 
   envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {
@@ -137,16 +123,6 @@ export class UpstreamHttp {
     const h: Record<string, string> = { 'mcp-protocol-version': conn.version ?? LEGACY_VERSION };
     if (conn.sessionId) h['mcp-session-id'] = conn.sessionId;
     return h;
-  }
-
-  /**
-   * Ends a legacy session (DELETE), with the negotiated revision like every request after initialize.
-   * Best effort: a session it fails to end expires upstream on its own.
-   */
-  endSession(conn: Pick<Connection, 'version' | 'sessionId'>): Promise<void> {
-    return this.send('DELETE', this.opts.url, undefined, this.legacyHeaders(conn))
-      .then((r) => r.body?.cancel())
-      .catch(() => undefined);
   }
 
   /** One HTTP request to the upstream (JSON body when given), with its token; a refused token gets one retry. */

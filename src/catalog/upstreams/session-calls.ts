@@ -1,0 +1,63 @@
+/**
+ * What a session-era upstream session (2025-11-25 back to 2025-03-26) needs besides its requests,
+ * all sent in the session with its negotiated revision: a reply stream resumed after its last
+ * event (polling), the upstream's pings answered, a request no longer waited for cancelled, and
+ * the session ended. All but the resume are best effort: nothing waits on them, and a session that
+ * is not ended expires upstream on its own.
+ */
+import type { ReplySession } from './wire.js';
+
+/** What these calls need of the HTTP side (http.ts UpstreamHttp), without importing it. */
+export interface SessionHttp {
+  readonly opts: { readonly url: URL };
+  send(
+    method: string,
+    url: URL,
+    body?: unknown,
+    extra?: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<Response>;
+  legacyHeaders(conn: SessionConn): Record<string, string>;
+}
+
+export interface SessionConn {
+  sessionId?: string;
+  version?: string;
+}
+
+/** Sends and drops the answer; a failure is nobody's business (see the header). */
+const fire = (p: Promise<Response>): void => void p.then((res) => res.body?.cancel()).catch(() => undefined);
+
+/** What a reply of `conn` can do in its session (wire.ts), within the call's `signal`. */
+export function replySession(http: SessionHttp, conn: SessionConn, signal: AbortSignal): ReplySession {
+  return {
+    resume: (lastEventId) =>
+      http.send(
+        'GET',
+        http.opts.url,
+        undefined,
+        { ...http.legacyHeaders(conn), accept: 'text/event-stream', 'last-event-id': lastEventId },
+        signal,
+      ),
+    pong: (id) => pong(http, conn, id),
+  };
+}
+
+/** Answers the upstream's `ping` in the session it came in. */
+export function pong(http: SessionHttp, conn: SessionConn, id: unknown): void {
+  fire(http.send('POST', http.opts.url, { jsonrpc: '2.0', id, result: {} }, http.legacyHeaders(conn)));
+}
+
+/** Tells the upstream that request `id` is no longer waited for (its timeout passed), so it may stop. */
+export function cancel(http: SessionHttp, conn: SessionConn, id: number, reason: string): void {
+  const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } };
+  fire(http.send('POST', http.opts.url, note, http.legacyHeaders(conn)));
+}
+
+/** Ends the session (DELETE). */
+export function endSession(http: SessionHttp, conn: SessionConn): Promise<void> {
+  return http
+    .send('DELETE', http.opts.url, undefined, http.legacyHeaders(conn))
+    .then((r) => r.body?.cancel())
+    .catch(() => undefined);
+}
