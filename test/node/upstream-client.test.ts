@@ -23,6 +23,11 @@ const client = (url: string, timeoutMs = 2000) =>
   new UpstreamClient({ url: new URL(url), headers: {}, timeoutMs, clientInfo });
 const started = closedAfterAll();
 
+/** Waits (up to 2 s) for what a server records after the call returned: a fire-and-forget pong, cancel or DELETE. */
+async function soon(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+}
+
 const LEGACY: LegacyPrompt[] = [
   { name: 'alpha', text: 'alpha' },
   { name: 'beta', text: 'beta {who}', args: [{ name: 'who', required: true, values: ['world', 'wombat', 'team'] }] },
@@ -289,7 +294,7 @@ describe('the negotiated revision', () => {
       .catch((e) => e)) as UpstreamError;
     expect([err.kind, err.fault]).toEqual(['protocol', 'protocol']);
     expect(err.message).toMatch(/"2099-01-01"/);
-    for (let i = 0; i < 50 && server.deletes.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await soon(() => server.deletes.length > 0);
     expect(server.deletes.map((h) => h['mcp-session-id'])).toEqual(['v-1']);
   });
 });
@@ -299,7 +304,7 @@ describe("the upstream's own requests", () => {
     const server = await started(pingingServer());
     const c = client(server.url);
     expect((await c.listPrompts()).map((p) => p.name)).toEqual(['one']);
-    for (let i = 0; i < 100 && server.pongs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await soon(() => server.pongs.length > 0);
     await c.close();
     expect(server.pongs).toEqual([{ jsonrpc: '2.0', id: expect.any(Number), result: {}, session: 'p-1' }]);
   });
@@ -308,7 +313,7 @@ describe("the upstream's own requests", () => {
     const c = client(server.url);
     const stop = new AbortController();
     const listening = c.listen(() => undefined, stop.signal);
-    for (let i = 0; i < 100 && server.pongs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await soon(() => server.pongs.length > 0);
     stop.abort();
     await listening;
     await c.close();
@@ -347,7 +352,7 @@ describe('a request the client stops waiting for', () => {
     const c = client(server.url, 400);
     const err = (await c.request('prompts/get', { name: 'slow' }).catch((e) => e)) as UpstreamError;
     expect(err.kind).toBe('timeout');
-    for (let i = 0; i < 100 && server.cancelled.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await soon(() => server.cancelled.length > 0);
     await c.close();
     expect(server.cancelled).toEqual([
       { params: { requestId: expect.any(Number), reason: expect.stringMatching(/within 400 ms/) }, session: 'h-1' },
