@@ -5,6 +5,7 @@ import type { SetDiff } from '../src/catalog/diff.js';
 import type { KeyInfo } from '../src/catalog/keys-table.js';
 import type { Issue, PromptRecord, SkillRecord, VersionInfo } from '../src/catalog/types.js';
 import type { UsageAnswer } from '../src/routes/admin-usage.js';
+import { partsOf } from './parts.js';
 
 export type { KeyInfo, UsageAnswer };
 
@@ -27,6 +28,12 @@ export interface NewKey {
   scopes?: string[];
   admin?: boolean;
   expiresInDays?: number;
+}
+
+/** A prompt set ready to publish (AdminClient.stage). */
+export interface StagedSet {
+  publish(opts: PublishOptions): Promise<PublishResult>;
+  discard(): Promise<void>;
 }
 
 export interface PublishOptions {
@@ -71,8 +78,39 @@ export class AdminClient {
     return json as T;
   }
 
-  publish(prompts: PromptRecord[], opts: PublishOptions = {}): Promise<PublishResult> {
-    return this.call('POST', `/admin/publish?${query(opts)}`, { prompts });
+  /** Publishes `prompts` as one change: in one request when they fit, in parts otherwise. */
+  async publish(prompts: PromptRecord[], opts: PublishOptions = {}): Promise<PublishResult> {
+    const set = await this.stage(prompts);
+    try {
+      return await set.publish(opts);
+    } finally {
+      if (opts.dryRun) await set.discard();
+    }
+  }
+
+  /**
+   * A set made ready to publish, once or more (a dry run, then the publish): a set too large for
+   * one request is uploaded once, in parts (parts.ts); `discard` forgets an upload not published.
+   */
+  async stage(prompts: PromptRecord[]): Promise<StagedSet> {
+    const parts = partsOf(prompts);
+    if (parts.length === 1)
+      return {
+        publish: (opts) => this.call('POST', `/admin/publish?${query(opts)}`, { prompts }),
+        discard: async () => {},
+      };
+    const { id } = (await this.call<{ upload: { id: string } }>('POST', '/admin/uploads')).upload;
+    const at = `/admin/uploads/${encodeURIComponent(id)}`;
+    const discard = async () => {
+      await this.raw('DELETE', at).catch(() => undefined);
+    };
+    try {
+      for (const part of parts) await this.call('POST', `${at}/prompts`, { prompts: part });
+    } catch (e) {
+      await discard();
+      throw e;
+    }
+    return { publish: (opts) => this.call('POST', `${at}/publish?${query(opts)}`), discard };
   }
 
   async list(): Promise<(PromptRecord & { _version: number; _updatedAt: string })[]> {

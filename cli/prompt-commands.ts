@@ -59,22 +59,31 @@ export async function pushCommand(
   out(
     `skills${opts.dryRun ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${pushed.uploaded} file(s) uploaded`,
   );
-  const plan = await api.publish(records, { dryRun: true, prune: opts.prune });
-  printDiff(out, plan, sources, dir);
-  const { added, changed, removed, unchanged } = plan.diff;
-  if (opts.dryRun)
-    return out(
-      `dry run: ${added.length} to add, ${changed.length} to change, ${removed.length} to delete, ${unchanged.length} unchanged`,
+  // Staged once: a set too large for one request is uploaded once, for the plan and the publish.
+  const set = await api.stage(records);
+  let published = false;
+  try {
+    const plan = await set.publish({ dryRun: true, prune: opts.prune });
+    printDiff(out, plan, sources, dir);
+    const { added, changed, removed, unchanged } = plan.diff;
+    if (opts.dryRun)
+      return out(
+        `dry run: ${added.length} to add, ${changed.length} to change, ${removed.length} to delete, ${unchanged.length} unchanged`,
+      );
+    if (!added.length && !changed.length && !removed.length)
+      return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
+    published = true;
+    const done = await set.publish({ prune: opts.prune });
+    for (const [name, v] of Object.entries(done.versions))
+      out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
+    const d = done.diff;
+    out(
+      `published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`,
     );
-  if (!added.length && !changed.length && !removed.length)
-    return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
-  const done = await api.publish(records, { prune: opts.prune });
-  for (const [name, v] of Object.entries(done.versions))
-    out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
-  const d = done.diff;
-  out(
-    `published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`,
-  );
+  } finally {
+    // A publish uses its upload up, whatever its outcome; anything else leaves one to forget.
+    if (!published) await set.discard();
+  }
 }
 
 export async function pullCommand(client: () => AdminClient, dir: string, out: Out): Promise<void> {

@@ -18,8 +18,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { ListReport } from './upstreams/report.js';
 import type { CatalogSnapshot, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
-import { missingFiles } from './skills/file-store.js';
-import { normalizeSkill, validateSkillSet } from './skills/validate.js';
+import { publishableSkills } from './skills/publishable.js';
 import {
   PROMPT_ROWS,
   SKILL_ROWS,
@@ -33,6 +32,7 @@ import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from '.
 import { UpstreamsTable } from './upstreams-table.js';
 import { UpstreamListings } from './upstream-listings.js';
 import { SnapshotSync } from './snapshot-sync.js';
+import { StagedPublish, type UploadResult } from './staged-publish.js';
 import { validatePrompt, validateSet } from './validate.js';
 import { log } from '../lib/log.js';
 
@@ -46,6 +46,7 @@ export class CatalogWriter extends DurableObject<Env> {
   private readonly sync: SnapshotSync;
   private readonly writes: VersionedWrites;
   private readonly listings: UpstreamListings;
+  private readonly staged: StagedPublish;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -59,6 +60,7 @@ export class CatalogWriter extends DurableObject<Env> {
       upstreams: await this.upstreams(),
     }));
     this.writes = new VersionedWrites(this.versions, this.sync, (fn) => this.mutate(fn));
+    this.staged = new StagedPublish(ctx.storage, this.writes);
     this.listings = new UpstreamListings(env, ctx.storage, upstreamRows, this.sync, (fn) => this.mutate(fn));
   }
 
@@ -146,32 +148,31 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.writes.apply(PROMPT_ROWS, prompts as PromptRecord[], opts.prune, opts.dryRun, opts.by);
   }
 
+  // A set too large for one request, published in parts (staged-publish.ts).
+  async openUpload(): Promise<UploadResult> {
+    return this.staged.open();
+  }
+
+  async addToUpload(id: string, prompts: unknown[]): Promise<UploadResult> {
+    return this.staged.add(id, prompts);
+  }
+
+  async publishUpload(id: string, opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
+    return this.staged.publish(id, opts);
+  }
+
+  async dropUpload(id: string): Promise<boolean> {
+    return this.staged.drop(id);
+  }
+
   /**
    * Publishes a set of skills atomically, like publishSet. Every file a skill names must already
    * be in KV by its digest (uploaded first): a skill is never visible with bytes missing.
    */
   async publishSkills(skills: unknown[], opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
-    const issues = validateSkillSet(skills);
-    if (issues.length) return { ok: false, reason: 'invalid', issues };
-    const records = (skills as SkillRecord[]).map(normalizeSkill);
-    // A dry run only plans (the CLI shows the diff before it uploads anything).
-    const missing = opts.dryRun
-      ? []
-      : await missingFiles(
-          this.env.PROMPTS,
-          records.flatMap((r) => r.files.map((f) => f.digest)),
-        );
-    if (missing.length)
-      return {
-        ok: false,
-        reason: 'invalid',
-        issues: missing.map((d) => ({
-          path: d,
-          message:
-            'no file with this digest was uploaded; upload it first (a file uploaded from another location may take up to a minute to reach this one: retry then)',
-        })),
-      };
-    return this.writes.apply(SKILL_ROWS, records, opts.prune, opts.dryRun, opts.by);
+    const checked = await publishableSkills(this.env.PROMPTS, skills, opts.dryRun);
+    if (!checked.ok) return checked;
+    return this.writes.apply(SKILL_ROWS, checked.records, opts.prune, opts.dryRun, opts.by);
   }
 
   /** `by`: who writes (recorded in the history), here and in remove and rollback. */

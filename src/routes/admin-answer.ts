@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import type { WriteResult } from '../catalog/catalog-writer.js';
+import type { SetDiff } from '../catalog/diff.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 import { ApiError } from './api-error.js';
@@ -74,11 +75,24 @@ export function historyAnswer(
   return c.json({ name, history: got.history, ...(got.next !== undefined && { next: got.next }) });
 }
 
+/** Names a log line lists per kind of change: a publish of thousands must not make a line of megabytes. */
+const LOGGED_NAMES = 50;
+
+/** A change for the log: the names added, changed and removed (the first LOGGED_NAMES of each, then how many more). */
+function logged(diff: SetDiff): Record<string, unknown> {
+  const out: Record<string, unknown> = { unchanged: diff.unchanged.length };
+  for (const kind of ['added', 'changed', 'removed'] as const) {
+    const names = diff[kind];
+    out[kind] =
+      names.length > LOGGED_NAMES ? [...names.slice(0, LOGGED_NAMES), `… ${names.length - LOGGED_NAMES} more`] : names;
+  }
+  return out;
+}
+
 /** `noun`: what was refused, in the error code (`invalid_prompts`, `invalid_skills`). */
 export function answer(c: Context<AppEnv>, r: WriteResult, noun = 'prompts') {
   if (r.ok) {
-    if (!r.dryRun)
-      log.info('catalog written', { generation: r.generation, ...r.diff, unchanged: r.diff.unchanged.length });
+    if (!r.dryRun) log.info('catalog written', { generation: r.generation, ...logged(r.diff) });
     return c.json(r);
   }
   if (r.reason === 'invalid')

@@ -12,6 +12,9 @@ import { headerOf } from './scope.js';
 /** Largest admin body. */
 export const MAX_ADMIN_BODY = 5 * 1024 * 1024;
 
+/** Most prompts in one request; a larger set is published in parts (admin-uploads.ts). */
+export const MAX_PUBLISH_PROMPTS = 2_000;
+
 /** Strict, as /mcp is: a byte that is not UTF-8 must not be stored as U+FFFD in a prompt's text. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -43,4 +46,19 @@ export async function readJson(c: Context<AppEnv>): Promise<unknown> {
   if (nestedDeeperThan(value, MAX_JSON_DEPTH))
     throw new ApiError(400, 'invalid_json', `Body nests deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
+}
+
+const IN_PARTS = 'publish a larger set in parts through /admin/uploads (the CLI does)';
+
+/** A publish body, `{"prompts": [...]}`, of at most MAX_PUBLISH_PROMPTS prompts. */
+export async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
+  const body = (await readJson(c).catch((e: unknown) => {
+    if (e instanceof ApiError && e.code === 'too_large') throw new ApiError(413, e.code, `${e.message}; ${IN_PARTS}`);
+    throw e;
+  })) as { prompts?: unknown };
+  if (!body || typeof body !== 'object' || !Array.isArray(body.prompts))
+    throw new ApiError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
+  if (body.prompts.length > MAX_PUBLISH_PROMPTS)
+    throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per request; ${IN_PARTS}`);
+  return body.prompts as unknown[];
 }

@@ -16,16 +16,14 @@ import { NAME_PATTERN } from '../catalog/validate.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from './api-error.js';
 import { actor, requireAdmin } from './admin-auth.js';
-import { readJson } from './admin-json.js';
+import { readJson, readSet } from './admin-json.js';
 import { adminKeys } from './admin-keys.js';
 import { adminSkills } from './admin-skills.js';
 import { answer, flags, historyAnswer, historyPage, writeFlags } from './admin-answer.js';
+import { adminUploads } from './admin-uploads.js';
 import { adminUsage } from './admin-usage.js';
 import { identify } from './auth.js';
 import { adminRateLimit } from './limits.js';
-
-/** Most prompts in one publish. */
-export const MAX_PUBLISH_PROMPTS = 2_000;
 
 function promptName(c: Context<AppEnv>): string {
   const name = c.req.param('name') ?? '';
@@ -44,6 +42,7 @@ admin.use('*', adminRateLimit, identify('admin'), requireAdmin);
 admin.route('/keys', adminKeys);
 admin.route('/usage', adminUsage);
 admin.route('/skills', adminSkills);
+admin.route('/uploads', adminUploads);
 
 admin.get('/prompts', async (c) => {
   const current = await catalogWriter(c.env).current();
@@ -82,15 +81,6 @@ admin.post('/prompts/:name/rollback', async (c) => {
     throw new ApiError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');
   return answer(c, await catalogWriter(c.env).rollback(name, body.version as number, actor(c)));
 });
-
-async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
-  const body = (await readJson(c)) as { prompts?: unknown };
-  if (!body || typeof body !== 'object' || !Array.isArray(body.prompts))
-    throw new ApiError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
-  if (body.prompts.length > MAX_PUBLISH_PROMPTS)
-    throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per publish`);
-  return body.prompts as unknown[];
-}
 
 /** The whole set, atomically: ?dry_run=1 returns the diff only; ?prune=1 deletes prompts missing from the set. */
 admin.post('/publish', async (c) =>

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feedQuiet, feedState, streamWatch, waitUntil } from '../helpers/live.js';
 import { runCli } from '../helpers/cli.js';
+import { PART_PROMPTS } from '../../cli/parts.js';
 import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
@@ -152,5 +153,33 @@ describe('promptgate CLI', () => {
       expect(u.code, args.join(' ')).toBe(2);
       expect(u.stderr, args.join(' ')).toContain('usage');
     }
+  });
+  it('push --prune of a set larger than one request publishes it in parts, as one change', async () => {
+    const big = join(work, 'big');
+    cpSync(join(work, 'prompts'), big, { recursive: true });
+    const extra = PART_PROMPTS + 150;
+    for (let i = 0; i < extra; i++)
+      writeFileSync(join(big, `bulk_${i}.md`), `---\nname: bulk_${i}\n---\n## user\nbulk prompt ${i}\n`);
+    const before = await quiet();
+    const r = await cli('push', big, '--prune');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`published generation \\d+: ${extra} added, \\d+ changed, 0 deleted`));
+    // One change, one notification, however many parts it took.
+    expect(await notifiedTo(before + 1)).toBe(before + 1);
+    let names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listPrompts(cursor === undefined ? {} : { cursor });
+      names = names.concat(page.prompts.map((p) => p.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(names).toContain(`bulk_${extra - 1}`);
+    expect(names.filter((n) => n.startsWith('bulk_'))).toHaveLength(extra);
+    // The dry run and the publish shared one upload, and neither left one open: the same again is no change.
+    const again = await cli('push', big, '--prune');
+    expect(again.stdout).toContain('nothing to publish');
+    // Back to the small set: the removals fit in one request.
+    const back = await cli('push', join(work, 'prompts'), '--prune');
+    expect(back.stdout).toMatch(new RegExp(`0 added, 0 changed, ${extra} deleted`));
   });
 });

@@ -1,0 +1,73 @@
+/**
+ * A publish in parts (docs/admin-api.md, "Large catalogs"): a set that does not fit in one admin
+ * request is uploaded part by part, each checked as it arrives, and then published as one
+ * change, exactly as if it had come in one request. Checking each part on arrival names a bad
+ * prompt by its position in the whole upload while the publisher still has it at hand; the whole
+ * set is checked again when it is published.
+ */
+import type { Issue, PromptRecord } from './types.js';
+import { UploadsTable, type UploadInfo, type UploadRefusal } from './uploads-table.js';
+import { validateSet } from './validate.js';
+import type { VersionedWrites, WriteResult } from './versioned-writes.js';
+import { PROMPT_ROWS } from './versions-table.js';
+
+export type UploadResult =
+  { ok: true; upload: UploadInfo } | UploadRefusal | { ok: false; reason: 'invalid'; issues: Issue[] };
+
+export class StagedPublish {
+  private readonly uploads: UploadsTable;
+
+  constructor(
+    storage: DurableObjectStorage,
+    private readonly writes: VersionedWrites,
+  ) {
+    this.uploads = new UploadsTable(storage);
+  }
+
+  open(): UploadResult {
+    return this.uploads.open(Date.now());
+  }
+
+  /** One part: every prompt valid and named once in the whole upload, or nothing of the part is kept. */
+  add(id: string, prompts: unknown[]): UploadResult {
+    const now = Date.now();
+    const offset = this.uploads.count(id, now);
+    if (typeof offset !== 'number') return offset;
+    const label = (i: number) => `prompts[${offset + i}]`;
+    const issues = validateSet(prompts, label);
+    if (issues.length) return { ok: false, reason: 'invalid', issues };
+    const records = prompts as PromptRecord[];
+    const held = this.uploads.held(
+      id,
+      records.map((r) => r.name),
+    );
+    records.forEach((r, i) => {
+      if (held.has(r.name))
+        issues.push({
+          path: `${label(i)}: name`,
+          message: `duplicate prompt name "${r.name}" (an earlier part of this upload has it)`,
+        });
+    });
+    if (issues.length) return { ok: false, reason: 'invalid', issues };
+    return this.uploads.append(id, records, now);
+  }
+
+  /**
+   * Publishes the upload as one set. A dry run leaves it open (to be published next); a publish
+   * uses it up whatever its outcome, so a part added meanwhile can never be dropped unseen: it is
+   * refused as an upload that is not open.
+   */
+  publish(id: string, opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> | WriteResult {
+    const records = this.uploads.records(id, Date.now());
+    if (!Array.isArray(records)) return { ok: false, reason: 'not_found', message: records.message };
+    if (!opts.dryRun) this.uploads.drop(id);
+    const issues = validateSet(records);
+    if (issues.length) return { ok: false, reason: 'invalid', issues };
+    return this.writes.apply(PROMPT_ROWS, records as PromptRecord[], opts.prune, opts.dryRun, opts.by);
+  }
+
+  /** False when there was no such upload open. */
+  drop(id: string): boolean {
+    return this.uploads.drop(id);
+  }
+}

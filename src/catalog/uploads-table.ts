@@ -1,0 +1,147 @@
+/**
+ * Staged uploads of a prompt set too large for one admin request (docs/admin-api.md, "Large
+ * catalogs"): the parts wait here, in the CatalogWriter's SQLite, until one publish applies
+ * them as a single change. One row per prompt, because a Durable Object's SQLite holds at most
+ * 2 MB in a row and a prompt is at most MAX_PROMPT_BYTES. An upload lives an hour from its
+ * opening; expired ones are dropped when the next one is opened, so storage never holds more
+ * than MAX_OPEN_UPLOADS of them.
+ */
+import { utf8Length } from './arguments.js';
+import { MAX_CATALOG_BYTES } from './versioned-writes.js';
+
+/** How long an upload stays open after it was opened, in ms. */
+export const UPLOAD_TTL_MS = 60 * 60 * 1000;
+/** Uploads open at once: enough for a few publishers, too few to fill the writer's storage. */
+export const MAX_OPEN_UPLOADS = 8;
+
+export interface UploadInfo {
+  id: string;
+  prompts: number;
+  bytes: number;
+  expiresAt: string;
+}
+
+export type UploadRefusal = { ok: false; reason: 'not_found' | 'too_large' | 'too_many'; message: string };
+
+interface Head {
+  id: string;
+  created_at: number;
+  prompts: number;
+  bytes: number;
+  [k: string]: SqlStorageValue;
+}
+
+const notFound = (id: string): UploadRefusal => ({
+  ok: false,
+  reason: 'not_found',
+  message: `No open upload "${id.slice(0, 64)}" (an upload expires an hour after it is opened, and a publish uses it up)`,
+});
+
+export class UploadsTable {
+  private readonly sql: SqlStorage;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    const sql = (this.sql = storage.sql);
+    sql.exec(`CREATE TABLE IF NOT EXISTS uploads (
+      id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, prompts INTEGER NOT NULL, bytes INTEGER NOT NULL)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS upload_prompts (
+      id TEXT NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, record TEXT NOT NULL,
+      PRIMARY KEY (id, seq), UNIQUE (id, name))`);
+  }
+
+  private info(h: Head): UploadInfo {
+    return {
+      id: h.id,
+      prompts: h.prompts,
+      bytes: h.bytes,
+      expiresAt: new Date(h.created_at + UPLOAD_TTL_MS).toISOString(),
+    };
+  }
+
+  /** The open upload `id`, or undefined when there is none (never opened, expired, used up). */
+  private head(id: string, now: number): Head | undefined {
+    const h = this.sql.exec<Head>('SELECT * FROM uploads WHERE id = ?', id).toArray()[0];
+    return h && h.created_at + UPLOAD_TTL_MS > now ? h : undefined;
+  }
+
+  open(now: number): { ok: true; upload: UploadInfo } | UploadRefusal {
+    return this.storage.transactionSync(() => {
+      for (const { id } of this.sql.exec<{ id: string }>(
+        'SELECT id FROM uploads WHERE created_at <= ?',
+        now - UPLOAD_TTL_MS,
+      ))
+        this.drop(id);
+      const open = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM uploads').one().n;
+      if (open >= MAX_OPEN_UPLOADS)
+        return {
+          ok: false,
+          reason: 'too_many',
+          message: `${open} uploads are open (at most ${MAX_OPEN_UPLOADS}); publish or delete one, or wait for it to expire`,
+        };
+      const head: Head = { id: crypto.randomUUID(), created_at: now, prompts: 0, bytes: 0 };
+      this.sql.exec('INSERT INTO uploads (id, created_at, prompts, bytes) VALUES (?, ?, 0, 0)', head.id, now);
+      return { ok: true, upload: this.info(head) };
+    });
+  }
+
+  /** How many prompts `id` holds already: the position the next part's issues are counted from. */
+  count(id: string, now: number): number | UploadRefusal {
+    return this.head(id, now)?.prompts ?? notFound(id);
+  }
+
+  /** Names of `names` the upload holds already. */
+  held(id: string, names: readonly string[]): Set<string> {
+    const held = new Set<string>();
+    for (const name of names)
+      if (this.sql.exec('SELECT 1 FROM upload_prompts WHERE id = ? AND name = ?', id, name).toArray().length)
+        held.add(name);
+    return held;
+  }
+
+  /** Adds validated, uniquely named prompts to the upload, all or none. */
+  append(
+    id: string,
+    records: readonly { name: string }[],
+    now: number,
+  ): { ok: true; upload: UploadInfo } | UploadRefusal {
+    return this.storage.transactionSync(() => {
+      const h = this.head(id, now);
+      if (!h) return notFound(id);
+      const texts = records.map((r) => JSON.stringify(r));
+      const bytes = h.bytes + texts.reduce((n, t) => n + utf8Length(t), 0);
+      if (bytes > MAX_CATALOG_BYTES)
+        return {
+          ok: false,
+          reason: 'too_large',
+          message: `The upload would hold about ${bytes} bytes, over the ${MAX_CATALOG_BYTES}-byte catalog limit; nothing was added`,
+        };
+      texts.forEach((t, i) =>
+        this.sql.exec(
+          'INSERT INTO upload_prompts (id, seq, name, record) VALUES (?, ?, ?, ?)',
+          id,
+          h.prompts + i,
+          records[i]!.name,
+          t,
+        ),
+      );
+      const next: Head = { ...h, prompts: h.prompts + records.length, bytes };
+      this.sql.exec('UPDATE uploads SET prompts = ?, bytes = ? WHERE id = ?', next.prompts, bytes, id);
+      return { ok: true, upload: this.info(next) };
+    });
+  }
+
+  /** The upload's prompts in the order they were added. */
+  records(id: string, now: number): unknown[] | UploadRefusal {
+    if (!this.head(id, now)) return notFound(id);
+    return this.sql
+      .exec<{ record: string }>('SELECT record FROM upload_prompts WHERE id = ? ORDER BY seq', id)
+      .toArray()
+      .map((r) => JSON.parse(r.record) as unknown);
+  }
+
+  /** Forgets the upload; false when there was none open. */
+  drop(id: string): boolean {
+    this.sql.exec('DELETE FROM upload_prompts WHERE id = ?', id);
+    return this.sql.exec('DELETE FROM uploads WHERE id = ?', id).rowsWritten > 0;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * /admin/uploads: a prompt set larger than one request (MAX_PUBLISH_PROMPTS prompts or
+ * MAX_ADMIN_BODY bytes), published in parts and then as one change (catalog/staged-publish.ts;
+ * docs/publishing.md, "Large catalogs"). `POST /` opens an upload, `POST /:id/prompts` adds a
+ * part, `POST /:id/publish?prune&dry_run` publishes it, `DELETE /:id` abandons it. The CLI's
+ * `push` uses it whenever a set does not fit in one request.
+ */
+import { Hono, type Context } from 'hono';
+import type { UploadResult } from '../catalog/staged-publish.js';
+import { catalogWriter } from '../catalog/stubs.js';
+import type { AppEnv } from '../env.js';
+import { answer, flags, writeFlags } from './admin-answer.js';
+import { actor } from './admin-auth.js';
+import { readSet } from './admin-json.js';
+import { ApiError } from './api-error.js';
+
+export const adminUploads = new Hono<AppEnv>();
+
+function uploaded(c: Context<AppEnv>, r: UploadResult, status: 200 | 201 = 200) {
+  if (r.ok) return c.json({ upload: r.upload }, status);
+  if (r.reason === 'invalid')
+    throw new ApiError(
+      422,
+      'invalid_prompts',
+      `${r.issues.length} problem(s); nothing of this part was added`,
+      r.issues,
+    );
+  if (r.reason === 'too_large') throw new ApiError(413, 'catalog_too_large', r.message);
+  if (r.reason === 'too_many') throw new ApiError(409, 'too_many_uploads', r.message);
+  throw new ApiError(404, 'not_found', r.message);
+}
+
+adminUploads.post('/', async (c) => {
+  flags(c, []);
+  return uploaded(c, await catalogWriter(c.env).openUpload(), 201);
+});
+
+adminUploads.post('/:id/prompts', async (c) => {
+  flags(c, []);
+  return uploaded(c, await catalogWriter(c.env).addToUpload(c.req.param('id'), await readSet(c)));
+});
+
+adminUploads.post('/:id/publish', async (c) =>
+  answer(c, await catalogWriter(c.env).publishUpload(c.req.param('id'), { ...writeFlags(c), by: actor(c) })),
+);
+
+adminUploads.delete('/:id', async (c) => {
+  flags(c, []);
+  if (!(await catalogWriter(c.env).dropUpload(c.req.param('id'))))
+    throw new ApiError(404, 'not_found', `No open upload "${c.req.param('id').slice(0, 64)}"`);
+  return c.body(null, 204);
+});

@@ -1,0 +1,150 @@
+/**
+ * Publishing a set larger than one admin request (/admin/uploads): parts checked as they come,
+ * one change when published, dry runs that leave the upload open, and the limits that keep
+ * uploads from piling up in the writer's storage.
+ */
+import { env, runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it, vi } from 'vitest';
+import { readGeneration } from '../../src/catalog/store.js';
+import { writerObject } from '../../src/catalog/stubs.js';
+import { MAX_OPEN_UPLOADS, UPLOAD_TTL_MS } from '../../src/catalog/uploads-table.js';
+import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
+import { MAX_PUBLISH_PROMPTS } from '../../src/routes/admin-json.js';
+import { adminFetch as admin } from '../helpers/worker.js';
+
+const text = (name: string, t = `text of ${name}`) => ({
+  name,
+  messages: [{ role: 'user', content: { type: 'text', text: t } }],
+});
+const many = (prefix: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => text(`${prefix}${from + i}`));
+
+async function open(): Promise<string> {
+  const res = await admin('POST', '/uploads');
+  expect(res.status).toBe(201);
+  return ((await res.json()) as any).upload.id;
+}
+
+const sql = (query: string, ...args: SqlStorageValue[]) =>
+  runInDurableObject(writerObject(env), (_o, ctx) => {
+    ctx.storage.sql.exec(query, ...args);
+  });
+
+/** Forgets every upload, so each test starts with none open. */
+const clear = () => sql('DELETE FROM uploads');
+
+describe('a set larger than one request', () => {
+  it('one request refuses it and says how to publish it', async () => {
+    const res = await admin('POST', '/publish', { prompts: many('big', MAX_PUBLISH_PROMPTS + 1) });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.message).toContain('/admin/uploads');
+  });
+
+  it('published in parts, it is one change: dry run first, prune included, and the upload is used up', async () => {
+    await clear();
+    expect((await admin('POST', '/publish', { prompts: [text('stale_one'), text('part0')] })).status).toBe(200);
+    const before = await readGeneration(env.PROMPTS);
+    const id = await open();
+    const first = await admin('POST', `/uploads/${id}/prompts`, { prompts: many('part', MAX_PUBLISH_PROMPTS) });
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as any).upload).toMatchObject({ id, prompts: MAX_PUBLISH_PROMPTS });
+    const second = await admin('POST', `/uploads/${id}/prompts`, { prompts: many('part', 300, MAX_PUBLISH_PROMPTS) });
+    expect(((await second.json()) as any).upload.prompts).toBe(MAX_PUBLISH_PROMPTS + 300);
+    // Nothing is published until the upload is.
+    expect(await readGeneration(env.PROMPTS)).toBe(before);
+
+    const dry = await admin('POST', `/uploads/${id}/publish?dry_run=1&prune=1`);
+    expect(dry.status).toBe(200);
+    const plan = (await dry.json()) as any;
+    expect(plan.diff.added).toHaveLength(MAX_PUBLISH_PROMPTS + 299);
+    expect(plan.diff.unchanged).toEqual(['part0']);
+    expect(plan.diff.removed).toEqual(['stale_one']);
+    expect(await readGeneration(env.PROMPTS)).toBe(before);
+
+    const spy = vi.spyOn(console, 'log');
+    const done = await admin('POST', `/uploads/${id}/publish?prune=1`);
+    const line = spy.mock.calls.map((c) => String(c[0])).find((l) => l.includes('"catalog written"'));
+    spy.mockRestore();
+    expect(done.status).toBe(200);
+    // Its log line names the first 50 added and counts the rest, however large the publish.
+    expect(JSON.parse(line!)).toMatchObject({ removed: ['stale_one'], unchanged: 1 });
+    expect(JSON.parse(line!).added).toHaveLength(51);
+    expect(JSON.parse(line!).added[50]).toBe(`… ${MAX_PUBLISH_PROMPTS + 299 - 50} more`);
+    const result = (await done.json()) as any;
+    expect(result.generation).toBeGreaterThan(before);
+    expect(await readGeneration(env.PROMPTS)).toBe(result.generation);
+    const listed = ((await (await admin('GET', '/prompts')).json()) as any).prompts.map((p: any) => p.name);
+    expect(listed).toHaveLength(MAX_PUBLISH_PROMPTS + 300);
+    expect(listed).toContain(`part${MAX_PUBLISH_PROMPTS + 299}`);
+    expect(listed).not.toContain('stale_one');
+
+    // A publish uses the upload up: neither a second publish nor a late part finds it.
+    expect((await admin('POST', `/uploads/${id}/publish`)).status).toBe(404);
+    expect((await admin('POST', `/uploads/${id}/prompts`, { prompts: [text('late')] })).status).toBe(404);
+  });
+
+  it('a bad part is refused whole, its issues numbered in the whole upload; a name from an earlier part is one', async () => {
+    await clear();
+    const id = await open();
+    expect((await admin('POST', `/uploads/${id}/prompts`, { prompts: many('dup', 3) })).status).toBe(200);
+    const bad = await admin('POST', `/uploads/${id}/prompts`, {
+      prompts: [text('fresh'), { name: 'bad one', messages: [] }, text('dup1')],
+    });
+    expect(bad.status).toBe(422);
+    const issues = ((await bad.json()) as any).error.issues;
+    expect(issues).toEqual(expect.arrayContaining([{ path: 'prompts[4]: name', message: expect.any(String) }]));
+    const dup = await admin('POST', `/uploads/${id}/prompts`, { prompts: [text('fresh'), text('dup1')] });
+    expect(dup.status).toBe(422);
+    expect(((await dup.json()) as any).error.issues).toEqual([
+      { path: 'prompts[4]: name', message: expect.stringContaining('an earlier part of this upload') },
+    ]);
+    // Neither refused part left anything behind.
+    const dry = (await (await admin('POST', `/uploads/${id}/publish?dry_run=1`)).json()) as any;
+    expect([...dry.diff.added, ...dry.diff.changed, ...dry.diff.unchanged].sort()).toEqual(['dup0', 'dup1', 'dup2']);
+  });
+
+  it('an unknown, abandoned or expired upload is 404', async () => {
+    await clear();
+    expect((await admin('POST', '/uploads/no-such-upload/prompts', { prompts: [text('x')] })).status).toBe(404);
+    const abandoned = await open();
+    expect((await admin('DELETE', `/uploads/${abandoned}`)).status).toBe(204);
+    expect((await admin('DELETE', `/uploads/${abandoned}`)).status).toBe(404);
+    expect((await admin('POST', `/uploads/${abandoned}/publish`)).status).toBe(404);
+    const old = await open();
+    await sql('UPDATE uploads SET created_at = ? WHERE id = ?', Date.now() - UPLOAD_TTL_MS - 1, old);
+    const late = await admin('POST', `/uploads/${old}/prompts`, { prompts: [text('x')] });
+    expect(late.status).toBe(404);
+    expect(((await late.json()) as any).error.message).toContain('expires an hour after');
+  });
+
+  it(`at most ${MAX_OPEN_UPLOADS} open at once (409); expired ones do not count, and are dropped`, async () => {
+    await clear();
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_OPEN_UPLOADS; i++) ids.push(await open());
+    const over = await admin('POST', '/uploads');
+    expect(over.status).toBe(409);
+    expect(((await over.json()) as any).error.code).toBe('too_many_uploads');
+    await admin('POST', `/uploads/${ids[0]}/prompts`, { prompts: [text('left_behind')] });
+    await sql('UPDATE uploads SET created_at = ? WHERE id = ?', Date.now() - UPLOAD_TTL_MS - 1, ids[0]!);
+    await open();
+    const rows = await runInDurableObject(writerObject(env), (_o, ctx) =>
+      ctx.storage.sql.exec('SELECT count(*) AS n FROM upload_prompts WHERE id = ?', ids[0]!).one(),
+    );
+    expect(rows.n).toBe(0);
+  });
+
+  it('an upload may not outgrow the catalog limit (413), and keeps what it had', async () => {
+    await clear();
+    const id = await open();
+    expect((await admin('POST', `/uploads/${id}/prompts`, { prompts: [text('kept')] })).status).toBe(200);
+    await sql('UPDATE uploads SET bytes = ? WHERE id = ?', MAX_CATALOG_BYTES - 10, id);
+    const res = await admin('POST', `/uploads/${id}/prompts`, { prompts: [text('one_too_many')] });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.code).toBe('catalog_too_large');
+    const dry = (await (await admin('POST', `/uploads/${id}/publish?dry_run=1`)).json()) as any;
+    expect([...dry.diff.added, ...dry.diff.unchanged]).toEqual(['kept']);
+  });
+
+  it('uploads are admin-only', async () => {
+    expect((await admin('POST', '/uploads', undefined, null)).status).toBe(401);
+  });
+});
