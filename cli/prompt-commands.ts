@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { canonical } from '../src/catalog/diff.js';
 import type { AdminClient, PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
-import { serializePrompt } from './serialize.js';
+import { fileStems, serializePrompt } from './serialize.js';
 import { loadValidSkills, pullSkills, pushSkills } from './skill-commands.js';
 
 type Out = (s: string) => void;
@@ -89,9 +89,10 @@ export async function pushCommand(
 export async function pullCommand(client: () => AdminClient, dir: string, out: Out): Promise<void> {
   const api = client();
   const prompts = await api.list();
+  const stems = fileStems(prompts.map((p) => p.name));
   for (const p of prompts) {
     const { _version: _v, _updatedAt: _u, ...record } = p;
-    const file = serializePrompt(record);
+    const file = serializePrompt(record, stems.get(p.name));
     for (const a of [{ path: file.path, bytes: new TextEncoder().encode(file.text) }, ...file.assets]) {
       mkdirSync(dirname(join(dir, a.path)), { recursive: true });
       writeFileSync(join(dir, a.path), a.bytes);

@@ -49,10 +49,32 @@ function markdownSafe(text: string): boolean {
 /** Whether `o` has no keys but these: the Markdown form writes those alone. */
 const only = (o: object, keys: readonly string[]) => Object.keys(o).every((k) => keys.includes(k));
 
-export function serializePrompt(r: PromptRecord): SerializedPrompt {
+/** Windows device names: no file so named, whatever its extension, can be made there. */
+const DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/i;
+
+/**
+ * The file stem of each prompt name: the name itself, unless it would share a file with another
+ * on a case-insensitive file system (`Foo`, `foo`; macOS and Windows by default) or is a Windows
+ * device name. Then `<name>~<n>`: `~` is in no prompt name, and a prompt's name is read from its
+ * file, never from the file's name. Sorted, so a catalog pulls to the same files every time.
+ */
+export function fileStems(names: readonly string[]): Map<string, string> {
+  const taken = new Set<string>();
+  const stems = new Map<string, string>();
+  for (const name of [...names].sort()) {
+    let stem = name;
+    for (let n = 2; taken.has(stem.toLowerCase()) || DEVICE.test(stem); n++) stem = `${name}~${n}`;
+    taken.add(stem.toLowerCase());
+    stems.set(name, stem);
+  }
+  return stems;
+}
+
+/** `stem`: the file name without its extension (fileStems), the prompt's name unless said otherwise. */
+export function serializePrompt(r: PromptRecord, stem = r.name): SerializedPrompt {
   const assets: SerializedPrompt['assets'] = [];
   const lossless =
-    isPromptFile(`${r.name}.md`) &&
+    isPromptFile(`${stem}.md`) &&
     r.messages.every((m) => {
       const c = m.content as { type: string; text?: string; data?: string; mimeType?: string };
       if (!only(m, ['role', 'content'])) return false;
@@ -61,7 +83,7 @@ export function serializePrompt(r: PromptRecord): SerializedPrompt {
       if (c.type === 'resource') return only(c, ['type', 'resource']);
       return true;
     });
-  if (!lossless) return { path: `${r.name}.json`, text: `${JSON.stringify(r, null, 2)}\n`, assets };
+  if (!lossless) return { path: `${stem}.json`, text: `${JSON.stringify(r, null, 2)}\n`, assets };
 
   const { messages, ...meta } = r;
   const sections = messages.map((m, i) => {
@@ -69,7 +91,7 @@ export function serializePrompt(r: PromptRecord): SerializedPrompt {
     let body: string;
     if (c.type === 'text') body = c.text as string;
     else if (c.type === 'image' || c.type === 'audio') {
-      const path = `assets/${r.name}-${i + 1}.${EXT[c.mimeType as string]}`;
+      const path = `assets/${stem}-${i + 1}.${EXT[c.mimeType as string]}`;
       assets.push({ path, bytes: fromBase64(c.data as string) });
       const { type: _t, data: _d, mimeType: _m, ...rest } = c;
       body = '```' + String(c.type) + '\n' + toYaml({ file: path, ...rest }).trimEnd() + '\n```';
@@ -81,5 +103,5 @@ export function serializePrompt(r: PromptRecord): SerializedPrompt {
     }
     return `## ${m.role}\n\n${body}\n`;
   });
-  return { path: `${r.name}.md`, text: `---\n${toYaml(meta).trimEnd()}\n---\n\n${sections.join('\n')}`, assets };
+  return { path: `${stem}.md`, text: `---\n${toYaml(meta).trimEnd()}\n---\n\n${sections.join('\n')}`, assets };
 }

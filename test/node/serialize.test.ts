@@ -3,16 +3,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadPromptFiles } from '../../cli/files.js';
-import { serializePrompt } from '../../cli/serialize.js';
+import { fileStems, serializePrompt } from '../../cli/serialize.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
 import { loadPromptDir } from '../../cli/fs-source.js';
 import { changedPaths } from '../../cli/prompt-commands.js';
 
-function roundTrip(records: PromptRecord[]): { records: PromptRecord[]; paths: string[] } {
+function roundTrip(records: PromptRecord[], stems?: Map<string, string>): { records: PromptRecord[]; paths: string[] } {
   const files = new Map<string, string>();
   const assets = new Map<string, Uint8Array>();
   for (const r of records) {
-    const f = serializePrompt(r);
+    const f = serializePrompt(r, stems?.get(r.name));
     files.set(f.path, f.text);
     for (const a of f.assets) assets.set(a.path, a.bytes);
   }
@@ -63,6 +63,29 @@ describe('serializePrompt', () => {
 });
 
 describe('changedPaths', () => {
+  it('names that share a file on a case-insensitive file system, or are Windows device names, get their own files', () => {
+    const image = { type: 'image', data: 'aGk=', mimeType: 'image/png' } as const;
+    const records: PromptRecord[] = ['Review', 'review', 'REVIEW', 'con', 'plain'].map((name) => ({
+      name,
+      messages: [
+        { role: 'user', content: { type: 'text', text: `${name} text` } },
+        { role: 'user', content: image },
+      ],
+    }));
+    const stems = fileStems(records.map((r) => r.name));
+    const back = roundTrip(records, stems);
+    const lower = back.paths.map((p) => p.toLowerCase());
+    expect(new Set(lower).size).toBe(records.length);
+    expect(back.paths.sort()).toEqual(['REVIEW.md', 'Review~2.md', 'con~2.md', 'plain.md', 'review~3.md']);
+    // Every asset path is distinct ignoring case too, and each record loads back as it was.
+    const assets = records.flatMap((r) =>
+      serializePrompt(r, stems.get(r.name)).assets.map((a) => a.path.toLowerCase()),
+    );
+    expect(new Set(assets).size).toBe(records.length);
+    expect(back.records.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+      [...records].sort((a, b) => a.name.localeCompare(b.name)),
+    );
+  });
   it('names the fields that differ', () => {
     expect(changedPaths({ a: 1, b: { c: [1, 2] } }, { a: 1, b: { c: [1, 3] }, d: 1 })).toEqual(['b.c[1]', 'd']);
     expect(changedPaths({ a: 1 }, { a: 1 })).toEqual([]);
