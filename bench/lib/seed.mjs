@@ -3,7 +3,7 @@
  * gateway's own `snapshotEntries` for the 20 bench prompts (generation 1). Imports the
  * Worker's TypeScript, so the harnesses that seed run under `node --import tsx`.
  */
-import { snapshotEntries } from '../../src/catalog/store.ts';
+import { snapshotEntries } from '../../src/catalog/snapshot-write.ts';
 import { snapshot } from './prompts.mjs';
 
 export async function seedCatalog(mf) {

@@ -5,7 +5,7 @@
  * object and the admin route give the same answers.
  */
 import type { Issue } from './types.js';
-import { GROUP_PATTERN } from './validate.js';
+import { GROUP_PATTERN } from './groups.js';
 
 /** Key names: a label for people, in the group alphabet. */
 export const KEY_NAME_PATTERN = GROUP_PATTERN;

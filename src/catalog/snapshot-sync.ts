@@ -18,7 +18,8 @@ import { configOf } from '../lib/config.js';
 import { publishChange } from '../session/fanout.js';
 import type { ChangedList } from '../session/events.js';
 import { collisions } from './collisions.js';
-import { readGeneration, SnapshotTooLargeError, writeSnapshot } from './store.js';
+import { readGeneration } from './store.js';
+import { SnapshotTooLargeError, writeSnapshot } from './snapshot-write.js';
 import type { CatalogSnapshot } from './types.js';
 
 const RETRY_MS = 5_000;

@@ -17,7 +17,6 @@
  * to OVERDUE_WAIT_MS, instead of serving what it held before the idle
  * spell (docs/live-updates.md, "Fresh after the notification").
  */
-import { utf8Length } from './arguments.js';
 import { Catalog } from './catalog.js';
 import type { CatalogSnapshot } from './types.js';
 import { log } from '../lib/log.js';
@@ -167,32 +166,6 @@ export async function loadSnapshot(kv: KVNamespace, generation: number): Promise
   return snap !== null;
 }
 
-/** The largest value KV stores (25 MiB): a snapshot must fit in one. */
-export const KV_VALUE_MAX_BYTES = 25 * 1_048_576;
-
-export class SnapshotTooLargeError extends Error {
-  constructor(readonly bytes: number) {
-    super(`the catalog snapshot is ${bytes} bytes, over KV's ${KV_VALUE_MAX_BYTES}-byte value limit`);
-  }
-}
-
-/**
- * Writes a snapshot under all three keys and makes this isolate serve it at
- * once; resolves its size in bytes. Callers assign the generation; the one
- * writer is the CatalogWriter Durable Object.
- */
-export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Promise<number> {
-  // Snapshot and head together, the generation last: a reader that sees the new
-  // generation can always find its snapshot.
-  const [snapshot, head, generation] = snapshotEntries(snap);
-  const bytes = utf8Length(snapshot!.value);
-  if (bytes > KV_VALUE_MAX_BYTES) throw new SnapshotTooLargeError(bytes);
-  await Promise.all([kv.put(snapshot!.key, snapshot!.value), kv.put(head!.key, head!.value)]);
-  await kv.put(generation!.key, generation!.value);
-  adoptSnapshot(kv, snap);
-  return bytes;
-}
-
 /**
  * Serves a snapshot this isolate received directly from the writer (the
  * cold upstream path), without waiting for KV to carry it here. Newer
@@ -201,14 +174,4 @@ export async function writeSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Pro
 export function adoptSnapshot(kv: KVNamespace, snap: CatalogSnapshot): Catalog {
   adopt(kv, { catalog: new Catalog(snap), checkedAt: Date.now(), refreshing: undefined, refreshStarted: 0 });
   return byNamespace.get(kv)!.catalog;
-}
-
-/** The three KV entries of a snapshot (writeSnapshot; the bench seeds KV with them too). */
-export function snapshotEntries(snap: CatalogSnapshot): { key: string; value: string }[] {
-  const json = JSON.stringify(snap);
-  return [
-    { key: KV_KEYS.snapshot(snap.generation), value: json },
-    { key: KV_KEYS.head, value: json },
-    { key: KV_KEYS.generation, value: String(snap.generation) },
-  ];
 }

@@ -6,7 +6,7 @@
  */
 import type { Principal } from '../lib/scope.js';
 
-/** The admin view's key: everything. Group names cannot contain `*` (validate.ts GROUP_PATTERN). */
+/** The admin view's key: everything. Group names cannot contain `*` (groups.ts GROUP_PATTERN). */
 export const ALL = '*';
 
 /** The key without memo (the cold edge path computes it from the pointer's groups). */

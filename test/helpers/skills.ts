@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:test';
 import { digestOf, writeSkillFile } from '../../src/catalog/skills/file-store.js';
-import { writeSnapshot } from '../../src/catalog/store.js';
+import { writeSnapshot } from '../../src/catalog/snapshot-write.js';
 import type { CatalogSnapshot, SkillRecord, UpstreamState } from '../../src/catalog/types.js';
 
 export interface SeedFile {

@@ -6,7 +6,7 @@
  */
 import { isRecord } from '../../lib/json.js';
 import type { Issue, SkillRecord } from '../types.js';
-import { groupProblems } from '../validate.js';
+import { groupProblems } from '../groups.js';
 import { DIGEST_PATTERN } from './file-store.js';
 
 /** Agent Skills names: lowercase letters, digits and single hyphens, 1-64, no hyphen at either end. */

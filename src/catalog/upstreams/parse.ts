@@ -7,7 +7,8 @@
  * are resolved here (secret-ref.ts) and never logged. The URL passes the SSRF guard (ssrf.ts); redirects are never
  * followed (fetch-guard.ts).
  */
-import { groupProblems, NAME_PATTERN } from '../validate.js';
+import { groupProblems } from '../groups.js';
+import { NAME_PATTERN } from '../validate.js';
 import { parseOAuth, type OAuthParseOptions } from './parse-oauth.js';
 import { DEFAULT_TIMEOUT_MS, UpstreamConfigError, type UpstreamConfig } from './schema.js';
 import type { SecretSource } from './secret-ref.js';
