@@ -1,45 +1,16 @@
 /**
  * The admin API from Node: one method per endpoint, readable errors.
  */
-import type { SetDiff } from '../src/catalog/diff.js';
 import type { KeyInfo } from '../src/catalog/keys-table.js';
 import type { Issue, PromptRecord, SkillRecord, VersionInfo } from '../src/catalog/types.js';
 import type { UsageAnswer } from '../src/routes/admin-usage.js';
+import { CliError, type NewKey, type PublishOptions, type PublishResult, type StagedSet } from './api-types.js';
 import { partsOf } from './parts.js';
 
 export type { KeyInfo, UsageAnswer };
 
-export class CliError extends Error {}
-
-/** A command line the CLI cannot run (exit code 2): the message says how to write it. */
-export class UsageError extends Error {}
-
-export interface PublishResult {
-  ok: true;
-  generation: number;
-  diff: SetDiff;
-  versions: Record<string, number>;
-  dryRun: boolean;
-}
-
-export interface NewKey {
-  name: string;
-  groups?: string[];
-  scopes?: string[];
-  admin?: boolean;
-  expiresInDays?: number;
-}
-
-/** A prompt set ready to publish (AdminClient.stage). */
-export interface StagedSet {
-  publish(opts: PublishOptions): Promise<PublishResult>;
-  discard(): Promise<void>;
-}
-
-export interface PublishOptions {
-  dryRun?: boolean;
-  prune?: boolean;
-}
+export { CliError, UsageError } from './api-types.js';
+export type { NewKey, PublishOptions, PublishResult, StagedSet } from './api-types.js';
 
 const query = (opts: PublishOptions): string => {
   const q = new URLSearchParams();
@@ -113,10 +84,23 @@ export class AdminClient {
     return { publish: (opts) => this.call('POST', `${at}/publish?${query(opts)}`), discard };
   }
 
-  async list(): Promise<(PromptRecord & { _version: number; _updatedAt: string })[]> {
-    return (
-      await this.call<{ prompts: (PromptRecord & { _version: number; _updatedAt: string })[] }>('GET', '/admin/prompts')
-    ).prompts;
+  /** Every current prompt: the gateway lists them a page at a time. */
+  list(): Promise<(PromptRecord & { _version: number; _updatedAt: string })[]> {
+    return this.listed('/admin/prompts', 'prompts');
+  }
+
+  private async listed<R>(path: string, key: 'prompts' | 'skills'): Promise<R[]> {
+    const out: R[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.call<Record<typeof key, R[]> & { next?: string }>(
+        'GET',
+        after === undefined ? path : `${path}?after=${encodeURIComponent(after)}`,
+      );
+      out.push(...page[key]);
+      after = page.next;
+    } while (after !== undefined);
+    return out;
   }
 
   history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
@@ -166,10 +150,8 @@ export class AdminClient {
     return this.call('POST', `/admin/skills/publish?${query(opts)}`, { skills });
   }
 
-  async listSkills(): Promise<(SkillRecord & { _version: number; _updatedAt: string })[]> {
-    return (
-      await this.call<{ skills: (SkillRecord & { _version: number; _updatedAt: string })[] }>('GET', '/admin/skills')
-    ).skills;
+  listSkills(): Promise<(SkillRecord & { _version: number; _updatedAt: string })[]> {
+    return this.listed('/admin/skills', 'skills');
   }
 
   skillHistory(name: string): Promise<(VersionInfo & { record: SkillRecord | null })[]> {

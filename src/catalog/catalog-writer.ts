@@ -1,19 +1,12 @@
 /**
  * CatalogWriter: the single writer of the prompt catalog (one Durable Object).
  *
- * KV has no compare-and-set, so every write goes through this object. A
- * write is validated first; then, under blockConcurrencyWhile, writes are
- * applied one at a time in arrival order: take the next generation, record a
- * new version of every changed prompt with it in SQLite (an overwrite or
- * delete never loses the old text), write the snapshot to KV, announce the
- * change. Prompt reads come from KV; only API-key lookups (memoised for
- * KEY_RECHECK_MS) and cold upstream listings reach this object from a
- * request.
- *
- * The versions are recorded with a dirty mark and a retry alarm armed first
- * (snapshot-sync.ts): if the KV write or the announcement fails, or the
- * object is restarted half-way, KV is rewritten from SQLite and the change
- * announced before the next write or on that alarm.
+ * KV has no compare-and-set, so every write goes through this object, one
+ * at a time in arrival order (versioned-writes.ts): validated, recorded as new
+ * versions in SQLite, then written to KV and announced, with a dirty mark and
+ * a retry alarm so a failure half-way is finished later (snapshot-sync.ts).
+ * Prompt reads come from KV; only API-key lookups (memoised for
+ * KEY_RECHECK_MS) and cold upstream listings reach this object from a request.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { ListReport } from './upstreams/report.js';
@@ -24,6 +17,7 @@ import {
   SKILL_ROWS,
   VersionsTable,
   type HistoryPage,
+  type ListPage,
   type Stored,
   type Versioned,
 } from './versions-table.js';
@@ -64,8 +58,6 @@ export class CatalogWriter extends DurableObject<Env> {
     this.listings = new UpstreamListings(env, ctx.storage, upstreamRows, this.sync, (fn) => this.mutate(fn));
   }
 
-  // ---- API keys (keys-table.ts) -----------------------------------------
-
   createKey(body: unknown, createdBy: string): Promise<CreateKeyResult> {
     return this.keys.create(body, createdBy);
   }
@@ -81,8 +73,6 @@ export class CatalogWriter extends DurableObject<Env> {
   async keyByDigest(hash: string): Promise<KeyRecord | undefined> {
     return this.keys.byDigest(hash);
   }
-
-  // ---- upstreams (upstream-listings.ts) ---------------------------------
 
   /** Every configured upstream's last listing and health. */
   async upstreams(): Promise<UpstreamState[]> {
@@ -104,8 +94,6 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.listings.setUpstreams(raw);
   }
 
-  // ---- reads ------------------------------------------------------------
-
   /** The current catalog: the latest version of every prompt that is not deleted. */
   async current(): Promise<StoredPrompt[]> {
     return this.versions.latest<PromptRecord>(PROMPT_ROWS);
@@ -114,6 +102,14 @@ export class CatalogWriter extends DurableObject<Env> {
   /** The current skills (docs/skills.md): the latest version of every skill that is not deleted. */
   async currentSkills(): Promise<Stored<SkillRecord>[]> {
     return this.versions.latest<SkillRecord>(SKILL_ROWS);
+  }
+
+  /** A page of the current prompts or skills by name: the admin API lists a catalog of any size in pages. */
+  async currentPage(
+    kind: 'prompts' | 'skills',
+    page: ListPage,
+  ): Promise<{ records: Stored<unknown>[]; next?: string }> {
+    return this.versions.latestPage(kind === 'prompts' ? PROMPT_ROWS : SKILL_ROWS, page);
   }
 
   async get(name: string): Promise<{ prompt: StoredPrompt | null; versions: VersionInfo[] }> {
@@ -134,8 +130,6 @@ export class CatalogWriter extends DurableObject<Env> {
   async skillHistory(name: string, page: HistoryPage): Promise<{ history: Versioned<SkillRecord>[]; next?: number }> {
     return this.versions.history<SkillRecord>(SKILL_ROWS, name, page);
   }
-
-  // ---- writes -----------------------------------------------------------
 
   /**
    * Publishes a whole set atomically. Without `prune`, prompts missing from

@@ -12,6 +12,7 @@ type ClassOf<N> = N extends DurableObjectNamespace<infer T> ? T : never;
 export type WriterApi = Pick<
   ClassOf<Env['CATALOG']>,
   | 'current'
+  | 'currentPage'
   | 'get'
   | 'history'
   | 'publishSet'

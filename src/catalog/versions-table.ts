@@ -6,13 +6,9 @@
  */
 import type { ChangedList } from '../session/events.js';
 import type { VersionInfo } from './types.js';
+import { infoOf, toInfo, toStored, type Facts, type Row, type Stored } from './versions-rows.js';
 
-export interface Stored<R> {
-  record: R;
-  version: number;
-  generation: number;
-  updatedAt: string;
-}
+export type { Stored } from './versions-rows.js';
 
 /** What a row holds: prompts or skills. */
 export interface RowKind {
@@ -38,16 +34,6 @@ export const SKILL_ROWS: RowKind = {
   where: (c) => `substr(${c}, 1, 6) = 'skill:'`,
 };
 
-interface Row {
-  name: string;
-  version: number;
-  generation: number;
-  record: string | null;
-  created_at: number;
-  by: string | null;
-  [k: string]: SqlStorageValue;
-}
-
 export class VersionsTable {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS versions (
@@ -68,6 +54,33 @@ export class VersionsTable {
       )
       .toArray()
       .map((r) => toStored<R>(r));
+  }
+
+  /**
+   * A page of `latest`: by name after `page.after`, at most `page.limit` records and no more than
+   * LIST_PAGE_BYTES of record text (at least one), so a catalog of any size is read in pages that
+   * fit in memory. `next` is the `after` of the next page, when there is one.
+   */
+  latestPage<R>(kind: RowKind, page: ListPage): { records: Stored<R>[]; next?: string } {
+    const rows = this.sql.exec<Row>(
+      `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions
+         WHERE name > ? AND ${kind.where('name')} GROUP BY name) l
+       ON v.name = l.name AND v.version = l.version
+       WHERE v.record IS NOT NULL ORDER BY v.name`,
+      kind.prefix + (page.after ?? ''),
+    );
+    const records: Stored<R>[] = [];
+    let bytes = 0;
+    let last: string | undefined;
+    // A cursor: rows past the page are never read.
+    for (const r of rows) {
+      bytes += r.record!.length;
+      if (records.length === page.limit || (records.length > 0 && bytes > LIST_PAGE_BYTES))
+        return { records, next: last!.slice(kind.prefix.length) };
+      records.push(toStored<R>(r));
+      last = r.name;
+    }
+    return { records };
   }
 
   /**
@@ -158,6 +171,16 @@ export class VersionsTable {
 export const HISTORY_PAGE_MAX = 1_000;
 export const HISTORY_PAGE_BYTES = 8 * 1_048_576;
 
+/** What one page of a listing may hold, as a history page. */
+export const LIST_PAGE_MAX = 1_000;
+export const LIST_PAGE_BYTES = HISTORY_PAGE_BYTES;
+
+export interface ListPage {
+  /** Only names after this one (absent: from the first). */
+  after?: string;
+  limit: number;
+}
+
 export interface HistoryPage {
   /** Only versions older than this one (absent: from the newest). */
   before?: number;
@@ -165,41 +188,3 @@ export interface HistoryPage {
 }
 
 export type Versioned<R> = VersionInfo & { record: R | null };
-
-/** A version's facts without its text. */
-interface Facts {
-  version: number;
-  generation: number;
-  created_at: number;
-  by: string | null;
-  deleted: number;
-  [k: string]: SqlStorageValue;
-}
-
-function infoOf(f: Facts): VersionInfo {
-  return {
-    version: f.version,
-    generation: f.generation,
-    createdAt: new Date(f.created_at).toISOString(),
-    deleted: f.deleted === 1,
-    by: f.by ?? null,
-  };
-}
-
-const toInfo = (r: Row): VersionInfo =>
-  infoOf({
-    version: r.version,
-    generation: r.generation,
-    created_at: r.created_at,
-    by: r.by,
-    deleted: r.record === null ? 1 : 0,
-  });
-
-function toStored<R>(r: Row): Stored<R> {
-  return {
-    record: JSON.parse(r.record!) as R,
-    version: r.version,
-    generation: r.generation,
-    updatedAt: new Date(r.created_at).toISOString(),
-  };
-}

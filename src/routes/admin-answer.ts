@@ -8,7 +8,13 @@ import type { SetDiff } from '../catalog/diff.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 import { ApiError } from './api-error.js';
-import { HISTORY_PAGE_MAX, type HistoryPage } from '../catalog/versions-table.js';
+import {
+  HISTORY_PAGE_MAX,
+  LIST_PAGE_MAX,
+  type HistoryPage,
+  type ListPage,
+  type Stored,
+} from '../catalog/versions-table.js';
 
 /**
  * The on/off query flags a write takes, read strictly: on when present bare or as 1/true/yes, off
@@ -48,18 +54,38 @@ export function writeFlags(c: Context<AppEnv>): { prune: boolean; dryRun: boolea
 /** The versions a history page holds when `?limit` does not say. */
 const HISTORY_DEFAULT = 100;
 
+/** A query parameter that must be an integer from `min` to `max`, if given. */
+function intQuery(c: Context<AppEnv>, key: string, min: number, max: number): number | undefined {
+  const raw = c.req.query(key);
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ApiError(400, 'invalid_query', `${key} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
 /** `?limit=` (1 to HISTORY_PAGE_MAX) and `?before=<version>` of a history request. */
 export function historyPage(c: Context<AppEnv>): HistoryPage {
-  const int = (key: string, min: number, max: number): number | undefined => {
-    const raw = c.req.query(key);
-    if (raw === undefined) return undefined;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new ApiError(400, 'invalid_query', `${key} must be an integer from ${min} to ${max}`);
-    return n;
-  };
+  const int = (key: string, min: number, max: number) => intQuery(c, key, min, max);
   const before = int('before', 1, Number.MAX_SAFE_INTEGER);
   return { limit: int('limit', 1, HISTORY_PAGE_MAX) ?? HISTORY_DEFAULT, ...(before !== undefined && { before }) };
+}
+
+/**
+ * A page of the current prompts or skills as JSON, `{<kind>: [...], next?}`: `?limit=` (1 to
+ * LIST_PAGE_MAX, default the most) records named after `?after=`; `next` is the next page's `after`.
+ */
+export async function listAnswer(
+  c: Context<AppEnv>,
+  kind: 'prompts' | 'skills',
+  read: (page: ListPage) => Promise<{ records: Stored<unknown>[]; next?: string }>,
+) {
+  const after = c.req.query('after');
+  if (after !== undefined && (after === '' || after.length > 200))
+    throw new ApiError(400, 'invalid_query', 'after must be a name (the `next` of the previous page)');
+  const got = await read({ limit: intQuery(c, 'limit', 1, LIST_PAGE_MAX) ?? LIST_PAGE_MAX, ...(after && { after }) });
+  const records = got.records.map((s) => ({ ...(s.record as object), _version: s.version, _updatedAt: s.updatedAt }));
+  return c.json({ [kind]: records, ...(got.next !== undefined && { next: got.next }) });
 }
 
 /** A history page as JSON: `next` (the `before` of the older page) when there is one; 404 for a name with no version. */

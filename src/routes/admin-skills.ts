@@ -11,7 +11,7 @@ import { MAX_PUBLISH_SKILLS, SKILL_LIMITS, SKILL_NAME } from '../catalog/skills/
 import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
 import { actor } from './admin-auth.js';
-import { answer, historyAnswer, historyPage, writeFlags } from './admin-answer.js';
+import { answer, historyAnswer, historyPage, listAnswer, writeFlags } from './admin-answer.js';
 import { readJson } from './admin-json.js';
 import { ApiError } from './api-error.js';
 import { headerOf } from './scope.js';
@@ -74,10 +74,7 @@ adminSkills.get(FILE_ROUTE, async (c) => {
   return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } });
 });
 
-adminSkills.get('/', async (c) => {
-  const current = await catalogWriter(c.env).currentSkills();
-  return c.json({ skills: current.map((s) => ({ ...s.record, _version: s.version, _updatedAt: s.updatedAt })) });
-});
+adminSkills.get('/', (c) => listAnswer(c, 'skills', (page) => catalogWriter(c.env).currentPage('skills', page)));
 
 /** The whole set, atomically, like POST /admin/publish: ?dry_run=1, ?prune=1. */
 adminSkills.post('/publish', async (c) => {

@@ -19,7 +19,7 @@ import { actor, requireAdmin } from './admin-auth.js';
 import { readJson, readSet } from './admin-json.js';
 import { adminKeys } from './admin-keys.js';
 import { adminSkills } from './admin-skills.js';
-import { answer, flags, historyAnswer, historyPage, writeFlags } from './admin-answer.js';
+import { answer, flags, historyAnswer, historyPage, listAnswer, writeFlags } from './admin-answer.js';
 import { adminUploads } from './admin-uploads.js';
 import { adminUsage } from './admin-usage.js';
 import { identify } from './auth.js';
@@ -44,10 +44,8 @@ admin.route('/usage', adminUsage);
 admin.route('/skills', adminSkills);
 admin.route('/uploads', adminUploads);
 
-admin.get('/prompts', async (c) => {
-  const current = await catalogWriter(c.env).current();
-  return c.json({ prompts: current.map((p) => ({ ...p.record, _version: p.version, _updatedAt: p.updatedAt })) });
-});
+/** The current prompts, a page at a time (`?limit`, `?after`; admin-answer.ts). */
+admin.get('/prompts', (c) => listAnswer(c, 'prompts', (page) => catalogWriter(c.env).currentPage('prompts', page)));
 
 admin.get('/prompts/:name', async (c) => {
   const { prompt, versions } = await catalogWriter(c.env).get(promptName(c));

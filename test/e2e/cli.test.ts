@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +178,12 @@ describe('promptgate CLI', () => {
     // The dry run and the publish shared one upload, and neither left one open: the same again is no change.
     const again = await cli('push', big, '--prune');
     expect(again.stdout).toContain('nothing to publish');
+    // The gateway lists them a page at a time (1,000 a page); pull follows the pages and loses none.
+    const pulled = join(work, 'pulled-big');
+    const pull = await cli('pull', pulled);
+    expect(pull.code, pull.stderr).toBe(0);
+    expect(pull.stdout).toMatch(new RegExp(`pulled ${names.length} prompt`));
+    expect(readdirSync(pulled).filter((f) => f.startsWith('bulk_'))).toHaveLength(extra);
     // Back to the small set: the removals fit in one request.
     const back = await cli('push', join(work, 'prompts'), '--prune');
     expect(back.stdout).toMatch(new RegExp(`0 added, 0 changed, ${extra} deleted`));

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { writerObject } from '../../src/catalog/stubs.js';
 import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
-import { HISTORY_PAGE_BYTES } from '../../src/catalog/versions-table.js';
+import { HISTORY_PAGE_BYTES, LIST_PAGE_BYTES } from '../../src/catalog/versions-table.js';
 import { ADMIN_BASE, ADMIN_TOKEN, adminFetch, openSession } from '../helpers/worker.js';
 
 const BASE = ADMIN_BASE;
@@ -162,6 +162,44 @@ describe('writes', () => {
     const rest = (await (await admin('GET', `/prompts/bulky/history?before=${first.next}`)).json()) as any;
     expect([...rest.history.map((v: any) => v.version), ...versions]).toEqual([1, 2, 3, 4, 5]);
     expect((await admin('DELETE', '/prompts/bulky')).status).toBe(200);
+  });
+  it('the current prompts are listed in pages by name: ?limit, ?after, and next until the last page', async () => {
+    const names = ['page_a', 'page_b', 'page_c', 'page_d', 'page_e'];
+    expect((await admin('POST', '/publish', { prompts: names.map((n) => text(n, n)) })).status).toBe(200);
+    const whole = (await (await admin('GET', '/prompts')).json()) as any;
+    expect(whole.next).toBeUndefined();
+    const all = whole.prompts.map((p: any) => p.name);
+    expect(all).toEqual(expect.arrayContaining(names));
+    const paged: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    do {
+      const res = await admin('GET', `/prompts?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+      const page = (await res.json()) as any;
+      expect(page.prompts.length).toBeLessThanOrEqual(2);
+      paged.push(...page.prompts.map((p: any) => p.name));
+      after = page.next;
+      pages++;
+    } while (after);
+    expect(paged).toEqual(all);
+    expect(pages).toBe(Math.ceil(all.length / 2));
+    expect([...all].sort()).toEqual(all);
+    for (const bad of ['limit=0', 'limit=1001', 'limit=x', 'after='])
+      expect((await admin('GET', `/prompts?${bad}`)).status, bad).toBe(400);
+  });
+  it('a listing page holds at most LIST_PAGE_BYTES of prompt text (at least one prompt)', async () => {
+    const big = (i: number) => ({
+      name: `listed_bulk_${i}`,
+      messages: [{ role: 'user', content: { type: 'image', mimeType: 'image/png', data: 'Q'.repeat(1_800_000) } }],
+    });
+    for (let i = 1; i <= 6; i++) expect((await admin('PUT', `/prompts/listed_bulk_${i}`, big(i))).status).toBe(200);
+    const first = (await (await admin('GET', '/prompts?after=listed_bulk_0')).json()) as any;
+    const bulky = first.prompts.filter((p: any) => p.name.startsWith('listed_bulk_'));
+    expect(bulky.length).toBe(Math.floor(LIST_PAGE_BYTES / 1_800_000));
+    expect(first.next).toBe(bulky.at(-1).name);
+    const rest = (await (await admin('GET', `/prompts?after=${first.next}`)).json()) as any;
+    expect([...bulky, ...rest.prompts.filter((p: any) => p.name.startsWith('listed_bulk_'))]).toHaveLength(6);
+    for (let i = 1; i <= 6; i++) expect((await admin('DELETE', `/prompts/listed_bulk_${i}`)).status).toBe(200);
   });
   it('rollback restores the exact old text as a new version', async () => {
     const original = text('rb', '  Exact text\n\twith  spacing {{x}}\n', {

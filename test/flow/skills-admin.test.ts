@@ -181,6 +181,22 @@ describe('publishing skills', () => {
 });
 
 describe('announcements', () => {
+  it('the current skills are listed in pages, as prompts are, and never mixed with prompts', async () => {
+    const set = [await skill('paged-one', 'one'), await skill('paged-two', 'two'), await skill('paged-three', 'three')];
+    expect((await admin('POST', '/skills/publish', { skills: set })).status).toBe(200);
+    const whole = ((await (await admin('GET', '/skills')).json()) as any).skills.map((s: any) => s.name);
+    const paged: string[] = [];
+    let after: string | undefined;
+    do {
+      const page = (await (await admin('GET', `/skills?limit=1${after ? `&after=${after}` : ''}`)).json()) as any;
+      expect(page.skills).toHaveLength(1);
+      expect(page.prompts).toBeUndefined();
+      paged.push(page.skills[0].name);
+      after = page.next;
+    } while (after);
+    expect(paged).toEqual(whole);
+    expect(whole).toEqual(expect.arrayContaining(['paged-one', 'paged-three', 'paged-two']));
+  });
   it('a skills publish is a resources change on connected streams; a prompts publish is a prompts change', async () => {
     await flushFeed();
     const session = await openSession();
