@@ -3,6 +3,7 @@
  * secret is printed once, at creation, with a warning; nothing else ever
  * shows it again (the gateway keeps only its hash).
  */
+import { KEY_ID_PATTERN, KEY_PREFIX } from '../src/catalog/keys-table.js';
 import { UsageError, type AdminClient, type KeyInfo, type NewKey } from './api.js';
 
 export interface KeyOptions {
@@ -90,6 +91,10 @@ export async function keysCommand(
     }
     case 'revoke': {
       if (rest.length !== 1) throw new UsageError(KEYS_USAGE);
+      // Never sent: a key given where its id belongs would travel, and be logged, as a path.
+      if (rest[0]!.startsWith(KEY_PREFIX))
+        throw new UsageError("that is the key itself, not its id: `promptgate keys list` shows each key's id");
+      if (!KEY_ID_PATTERN.test(rest[0]!)) throw new UsageError(`a key id is 16 hex digits\n${KEYS_USAGE}`);
       const k = await api().revokeKey(rest[0]!);
       return out(`revoked key ${k.id} (${k.name}) at ${k.revokedAt}`);
     }

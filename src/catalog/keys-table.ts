@@ -11,6 +11,8 @@ import type { Issue } from './types.js';
 
 /** Every key starts with this, so a bearer token can be routed to key checks by its first bytes. */
 export const KEY_PREFIX = 'pg_';
+/** A key's public id: 16 hex digits (8 random bytes). */
+export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
 /** Most keys that are neither revoked nor expired. */
 export const MAX_KEYS = 1_000;
 

@@ -20,6 +20,18 @@ export interface Ended {
   readonly errorCode: number | undefined;
 }
 
+/** An API key's shape (`pg_` and base64url), wherever it stands in a path. */
+const KEY_IN_PATH = /pg_[A-Za-z0-9_-]+/g;
+
+/**
+ * The path as logged: clipped, and with anything shaped like an API key blanked. A key pasted
+ * where a key id belongs (`DELETE /admin/keys/pg_…`) is a live secret that must not reach the logs.
+ */
+function loggedPath(path: string): string {
+  const clipped = clip(path, MAX_LOGGED_PATH);
+  return clipped.includes('pg_') ? clipped.replace(KEY_IN_PATH, 'pg_[redacted]') : clipped;
+}
+
 /** The call the line speaks of: the first that failed, else the first. */
 function callOf(calls: readonly CallFact[]): CallFact | undefined {
   for (const c of calls) if (c.errorCode !== undefined) return c;
@@ -29,7 +41,7 @@ function callOf(calls: readonly CallFact[]): CallFact | undefined {
 export function requestFields(record: RequestRecord, end: Ended): Record<string, string | number> {
   const fields: Record<string, string | number> = {
     'http.request.method': end.method,
-    'url.path': clip(end.path, MAX_LOGGED_PATH),
+    'url.path': loggedPath(end.path),
     'http.response.status_code': end.status,
     duration_ms: end.durationMs,
   };

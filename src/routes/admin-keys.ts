@@ -5,6 +5,7 @@
  */
 import { Hono } from 'hono';
 import { forgetKey } from '../auth/api-key.js';
+import { KEY_ID_PATTERN } from '../catalog/keys-table.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
@@ -13,7 +14,6 @@ import { actor } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 
 /** Key ids are 16 hex digits; anything else is not one (and is never looked up). */
-const ID_PATTERN = /^[0-9a-f]{16}$/;
 
 export const adminKeys = new Hono<AppEnv>();
 
@@ -33,7 +33,7 @@ adminKeys.get('/', async (c) => c.json({ keys: await catalogWriter(c.env).listKe
 /** Idempotent: revoking a revoked key answers the first revocation. */
 adminKeys.delete('/:id', async (c) => {
   const id = c.req.param('id');
-  const info = ID_PATTERN.test(id) ? await catalogWriter(c.env).revokeKey(id) : undefined;
+  const info = KEY_ID_PATTERN.test(id) ? await catalogWriter(c.env).revokeKey(id) : undefined;
   // The id is not echoed: a secret pasted here by mistake must not come back in the answer.
   if (!info) throw new ApiError(404, 'not_found', 'No key with this id');
   forgetKey(id);

@@ -68,13 +68,21 @@ describe('promptgate keys', () => {
     const badGroup = await cli('keys', 'create', '--name', 'ok', '--group', 'no spaces allowed');
     expect(badGroup.code).toBe(1);
     expect(badGroup.stderr).toMatch(/groups\[0\]: must match/);
-    const unknown = await cli('keys', 'revoke', 'no-such-key');
+    const unknown = await cli('keys', 'revoke', '0123456789abcdef');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/HTTP 404/);
+    // Not a key id, or the key itself: refused before any request, the key never printed back.
+    expect((await cli('keys', 'revoke', 'no-such-key')).stderr).toMatch(/16 hex digits/);
+    const pasted = `pg_${'A'.repeat(43)}`;
+    const secret = await cli('keys', 'revoke', pasted);
+    expect(secret.code).toBe(2);
+    expect(secret.stderr).toContain('the key itself, not its id');
+    expect(secret.stderr + secret.stdout).not.toContain(pasted);
     for (const args of [
       ['keys'],
       ['keys', 'create'],
       ['keys', 'revoke'],
+      ['keys', 'revoke', 'no-such-key'],
       ['keys', 'create', '--name', 'x', '--expires-in-days', 'soon'],
     ]) {
       const r = await cli(...args);

@@ -310,6 +310,13 @@ describe('principals and tokens', () => {
     expect(c.res.status).toBe(401);
     expect(c.line).toMatchObject({ 'http.response.status_code': 401, 'error.type': '401' });
     expect(c.line).not.toHaveProperty('promptgate.principal');
+    // A key pasted where its id belongs: the path names no key id, and the key is not printed.
+    const d = await logged(e, `https://gateway.test/admin/keys/${key}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(d.res.status).toBe(404);
+    expect(d.line['url.path']).toBe('/admin/keys/pg_[redacted]');
     const all = printed.join('\n');
     for (const secret of [key, ADMIN_TOKEN, bad]) expect(all).not.toContain(secret);
     // The field names are chosen so that lib/log.ts's credential filter never hides one by accident.
