@@ -73,7 +73,10 @@ export function forgetHealth(): void {
 export function health(env: Env): Promise<HealthRow[]> {
   if (healthMemo && Date.now() - healthMemo.at < HEALTH_MS) return healthMemo.rows;
   const rows = Promise.all([upstreamConfigs(env), catalogWriter(env).upstreams()]).then(([configs, listed]) => {
-    const groups = new Map(configs.map((u) => [u.id, u.groups]));
+    // The writer's groups first, as /status does (status.ts): this isolate's copy of the configuration may
+    // be older, and an upstream just guarded must not stay visible to everyone until it catches up.
+    const guardedBy = new Map(listed.map((u) => [u.id, u.groups]));
+    const groups = new Map(configs.map((u) => [u.id, guardedBy.has(u.id) ? guardedBy.get(u.id) : u.groups]));
     return upstreamHealth(configs, listed).map((u) => ({
       id: u.id,
       state: u.state,

@@ -162,4 +162,29 @@ describe('upstream health on the index', () => {
     expect(rows((await page('/', alice)).body)).toEqual(['engx', 'pubx']);
     expect(rows((await page('/')).body)).toEqual(['pubx']);
   });
+
+  it("is guarded by the writer's groups when this isolate's copy of the configuration is older", async () => {
+    const rows = (html: string) => [...html.matchAll(/<tr data-upstream="([^"]+)"/g)].map((m) => m[1]).sort();
+    // This isolate reads a configuration without engx's groups; the writer still guards it by ['eng'].
+    const unguarded = [
+      { id: 'pubx', url: 'https://pubx.example/mcp' },
+      { id: 'engx', url: 'https://engx.example/mcp' },
+    ];
+    const guarded = [unguarded[0], { ...unguarded[1], groups: ['eng'] }];
+    // The writer guards by the list the admin API gave it (upstream-listings.ts), kept in its own storage.
+    await catalogWriter(env).setUpstreams(JSON.stringify(guarded));
+    await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify(unguarded));
+    forgetUpstreamConfig(env);
+    forgetHealth();
+    try {
+      expect((await catalogWriter(env).upstreams()).find((u) => u.id === 'engx')?.groups).toEqual(['eng']);
+      expect(rows((await page('/')).body)).toEqual(['pubx']);
+      expect(rows((await page('/', bob)).body)).toEqual(['pubx']);
+    } finally {
+      await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify(guarded));
+      await catalogWriter(env).setUpstreams(null);
+      forgetUpstreamConfig(env);
+      forgetHealth();
+    }
+  });
 });
