@@ -19,6 +19,9 @@ const query = (opts: PublishOptions): string => {
   return q.toString();
 };
 
+/** Reads of a paged listing before giving up on a catalog that keeps changing under it. */
+const LIST_ATTEMPTS = 5;
+
 export class AdminClient {
   constructor(
     readonly baseUrl: string,
@@ -55,13 +58,15 @@ export class AdminClient {
     try {
       return await set.publish(opts);
     } finally {
-      if (opts.dryRun) await set.discard();
+      // A publish uses its upload up; a dry run, or a publish that never arrived, leaves one to forget.
+      await set.discard();
     }
   }
 
   /**
    * A set made ready to publish, once or more (a dry run, then the publish): a set too large for
-   * one request is uploaded once, in parts (parts.ts); `discard` forgets an upload not published.
+   * one request is uploaded once, in parts (parts.ts); `discard` forgets an upload not published
+   * (and does nothing for one a publish used up, or a set sent in one request).
    */
   async stage(prompts: PromptRecord[]): Promise<StagedSet> {
     const parts = partsOf(prompts);
@@ -89,18 +94,30 @@ export class AdminClient {
     return this.listed('/admin/prompts', 'prompts');
   }
 
+  /**
+   * Every page of a listing, read from one catalog generation: a publish between two pages would
+   * show a renamed prompt twice or not at all, so the read starts again when the generation moves.
+   */
   private async listed<R>(path: string, key: 'prompts' | 'skills'): Promise<R[]> {
-    const out: R[] = [];
-    let after: string | undefined;
-    do {
-      const page = await this.call<Record<typeof key, R[]> & { next?: string }>(
-        'GET',
-        after === undefined ? path : `${path}?after=${encodeURIComponent(after)}`,
-      );
-      out.push(...page[key]);
-      after = page.next;
-    } while (after !== undefined);
-    return out;
+    for (let attempt = 1; ; attempt++) {
+      const out: R[] = [];
+      let after: string | undefined;
+      let generation: number | undefined;
+      let moved = false;
+      do {
+        const page = await this.call<Record<typeof key, R[]> & { next?: string; generation: number }>(
+          'GET',
+          after === undefined ? path : `${path}?after=${encodeURIComponent(after)}`,
+        );
+        moved ||= generation !== undefined && page.generation !== generation;
+        generation = page.generation;
+        out.push(...page[key]);
+        after = page.next;
+      } while (after !== undefined && !moved);
+      if (!moved) return out;
+      if (attempt === LIST_ATTEMPTS)
+        throw new CliError(`the catalog changed while it was read ${LIST_ATTEMPTS} times over; try again`);
+    }
   }
 
   history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {

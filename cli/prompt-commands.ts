@@ -52,17 +52,17 @@ export async function pushCommand(
 ): Promise<void> {
   const { records, sources, skills } = loadDirectory(dir);
   const api = client();
-  // Skills first: their files are uploaded and checked before anything is published.
-  const pushed = await pushSkills(api, skills, opts);
-  printDiff(out, pushed.result, skills.sources, dir);
-  const s = pushed.result.diff;
-  out(
-    `skills${opts.dryRun ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${pushed.uploaded} file(s) uploaded`,
-  );
-  // Staged once: a set too large for one request is uploaded once, for the plan and the publish.
+  // Staged first (a set too large for one request is uploaded once, for the plan and the publish):
+  // a set the gateway refuses, or cannot hold, stops the push before anything is published.
   const set = await api.stage(records);
-  let published = false;
   try {
+    // Skills next: their files are uploaded and checked before anything is published.
+    const pushed = await pushSkills(api, skills, opts);
+    printDiff(out, pushed.result, skills.sources, dir);
+    const s = pushed.result.diff;
+    out(
+      `skills${opts.dryRun ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${pushed.uploaded} file(s) uploaded`,
+    );
     const plan = await set.publish({ dryRun: true, prune: opts.prune });
     printDiff(out, plan, sources, dir);
     const { added, changed, removed, unchanged } = plan.diff;
@@ -72,7 +72,6 @@ export async function pushCommand(
       );
     if (!added.length && !changed.length && !removed.length)
       return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
-    published = true;
     const done = await set.publish({ prune: opts.prune });
     for (const [name, v] of Object.entries(done.versions))
       out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
@@ -81,8 +80,8 @@ export async function pushCommand(
       `published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`,
     );
   } finally {
-    // A publish uses its upload up, whatever its outcome; anything else leaves one to forget.
-    if (!published) await set.discard();
+    // Whatever happened: an upload not published is forgotten (one a publish used up is already gone).
+    await set.discard();
   }
 }
 

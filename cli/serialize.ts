@@ -55,7 +55,7 @@ const DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/i;
 /**
  * The file stem of each prompt name: the name itself, unless it would share a file with another
  * on a case-insensitive file system (`Foo`, `foo`; macOS and Windows by default) or is a Windows
- * device name. Then `<name>~<n>`: `~` is in no prompt name, and a prompt's name is read from its
+ * device name. Then `<name>~<n>` (`con~2.v2` for `con.v2`): `~` is in no prompt name, and a prompt's name is read from its
  * file, never from the file's name. Sorted, so a catalog pulls to the same files every time.
  */
 export function fileStems(names: readonly string[]): Map<string, string> {
@@ -63,7 +63,9 @@ export function fileStems(names: readonly string[]): Map<string, string> {
   const stems = new Map<string, string>();
   for (const name of [...names].sort()) {
     let stem = name;
-    for (let n = 2; taken.has(stem.toLowerCase()) || DEVICE.test(stem); n++) stem = `${name}~${n}`;
+    // The mark goes before the first dot: Windows reads a device name in what comes before it (`con.v2`).
+    for (let n = 2; taken.has(stem.toLowerCase()) || DEVICE.test(stem); n++)
+      stem = name.replace(/^[^.]*/, (head) => `${head}~${n}`);
     taken.add(stem.toLowerCase());
     stems.set(name, stem);
   }

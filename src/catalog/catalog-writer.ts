@@ -27,6 +27,7 @@ import { UpstreamsTable } from './upstreams-table.js';
 import { UpstreamListings } from './upstream-listings.js';
 import { SnapshotSync } from './snapshot-sync.js';
 import { StagedPublish, type UploadResult } from './staged-publish.js';
+import type { UploadInfo } from './uploads-table.js';
 import { validatePrompt, validateSet } from './validate.js';
 import { log } from '../lib/log.js';
 
@@ -108,8 +109,12 @@ export class CatalogWriter extends DurableObject<Env> {
   async currentPage(
     kind: 'prompts' | 'skills',
     page: ListPage,
-  ): Promise<{ records: Stored<unknown>[]; next?: string }> {
-    return this.versions.latestPage(kind === 'prompts' ? PROMPT_ROWS : SKILL_ROWS, page);
+  ): Promise<{ records: Stored<unknown>[]; next?: string; generation: number }> {
+    // The generation read with the page: a reader of several pages sees whether the set changed between them.
+    return {
+      ...this.versions.latestPage(kind === 'prompts' ? PROMPT_ROWS : SKILL_ROWS, page),
+      generation: this.sync.lastGeneration(),
+    };
   }
 
   async get(name: string): Promise<{ prompt: StoredPrompt | null; versions: VersionInfo[] }> {
@@ -143,8 +148,12 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   // A set too large for one request, published in parts (staged-publish.ts).
-  async openUpload(): Promise<UploadResult> {
-    return this.staged.open();
+  async openUpload(by?: string): Promise<UploadResult> {
+    return this.staged.open(by);
+  }
+
+  async uploads(): Promise<UploadInfo[]> {
+    return this.staged.list();
   }
 
   async addToUpload(id: string, prompts: unknown[]): Promise<UploadResult> {

@@ -24,8 +24,12 @@ export class StagedPublish {
     this.uploads = new UploadsTable(storage);
   }
 
-  open(): UploadResult {
-    return this.uploads.open(Date.now());
+  open(by?: string): UploadResult {
+    return this.uploads.open(Date.now(), by);
+  }
+
+  list(): UploadInfo[] {
+    return this.uploads.list(Date.now());
   }
 
   /** One part: every prompt valid and named once in the whole upload, or nothing of the part is kept. */
@@ -58,9 +62,10 @@ export class StagedPublish {
    * refused as an upload that is not open.
    */
   publish(id: string, opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> | WriteResult {
-    const records = this.uploads.records(id, Date.now());
+    const now = Date.now();
+    const records = this.uploads.records(id, now);
     if (!Array.isArray(records)) return { ok: false, reason: 'not_found', message: records.message };
-    if (!opts.dryRun) this.uploads.drop(id);
+    if (!opts.dryRun) this.uploads.drop(id, now);
     const issues = validateSet(records);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
     return this.writes.apply(PROMPT_ROWS, records as PromptRecord[], opts.prune, opts.dryRun, opts.by);
@@ -68,6 +73,6 @@ export class StagedPublish {
 
   /** False when there was no such upload open. */
   drop(id: string): boolean {
-    return this.uploads.drop(id);
+    return this.uploads.drop(id, Date.now());
   }
 }

@@ -17,6 +17,7 @@ export type WriterApi = Pick<
   | 'history'
   | 'publishSet'
   | 'openUpload'
+  | 'uploads'
   | 'addToUpload'
   | 'publishUpload'
   | 'dropUpload'

@@ -1,10 +1,10 @@
 /**
- * Staged uploads of a prompt set too large for one admin request (docs/admin-api.md, "Large
+ * Staged uploads of a prompt set too large for one admin request (docs/publishing.md, "Large
  * catalogs"): the parts wait here, in the CatalogWriter's SQLite, until one publish applies
  * them as a single change. One row per prompt, because a Durable Object's SQLite holds at most
  * 2 MB in a row and a prompt is at most MAX_PROMPT_BYTES. An upload lives an hour from its
- * opening; expired ones are dropped when the next one is opened, so storage never holds more
- * than MAX_OPEN_UPLOADS of them.
+ * opening; expired ones are dropped whenever an upload is opened or added to, so storage never
+ * holds more than MAX_OPEN_UPLOADS of them.
  */
 import { utf8Length } from './arguments.js';
 import { MAX_CATALOG_BYTES } from './versioned-writes.js';
@@ -13,21 +13,30 @@ import { MAX_CATALOG_BYTES } from './versioned-writes.js';
 export const UPLOAD_TTL_MS = 60 * 60 * 1000;
 /** Uploads open at once: enough for a few publishers, too few to fill the writer's storage. */
 export const MAX_OPEN_UPLOADS = 8;
+/** Prompts in one upload: its publish writes each in one transaction, inside the writer's lock. */
+export const MAX_UPLOAD_PROMPTS = 20_000;
 
 export interface UploadInfo {
   id: string;
   prompts: number;
   bytes: number;
   expiresAt: string;
+  /** Who opened it (a principal id, 'admin' for ADMIN_TOKEN), so a stale one can be found and deleted. */
+  by: string | null;
 }
 
-export type UploadRefusal = { ok: false; reason: 'not_found' | 'too_large' | 'too_many'; message: string };
+export type UploadRefusal = {
+  ok: false;
+  reason: 'not_found' | 'too_large' | 'too_many_prompts' | 'too_many_uploads';
+  message: string;
+};
 
 interface Head {
   id: string;
   created_at: number;
   prompts: number;
   bytes: number;
+  by: string | null;
   [k: string]: SqlStorageValue;
 }
 
@@ -37,25 +46,24 @@ const notFound = (id: string): UploadRefusal => ({
   message: `No open upload "${id.slice(0, 64)}" (an upload expires an hour after it is opened, and a publish uses it up)`,
 });
 
+const info = (h: Head): UploadInfo => ({
+  id: h.id,
+  prompts: h.prompts,
+  bytes: h.bytes,
+  expiresAt: new Date(h.created_at + UPLOAD_TTL_MS).toISOString(),
+  by: h.by,
+});
+
 export class UploadsTable {
   private readonly sql: SqlStorage;
 
   constructor(private readonly storage: DurableObjectStorage) {
     const sql = (this.sql = storage.sql);
     sql.exec(`CREATE TABLE IF NOT EXISTS uploads (
-      id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, prompts INTEGER NOT NULL, bytes INTEGER NOT NULL)`);
+      id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, prompts INTEGER NOT NULL, bytes INTEGER NOT NULL, "by" TEXT)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS upload_prompts (
       id TEXT NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, record TEXT NOT NULL,
       PRIMARY KEY (id, seq), UNIQUE (id, name))`);
-  }
-
-  private info(h: Head): UploadInfo {
-    return {
-      id: h.id,
-      prompts: h.prompts,
-      bytes: h.bytes,
-      expiresAt: new Date(h.created_at + UPLOAD_TTL_MS).toISOString(),
-    };
   }
 
   /** The open upload `id`, or undefined when there is none (never opened, expired, used up). */
@@ -64,23 +72,37 @@ export class UploadsTable {
     return h && h.created_at + UPLOAD_TTL_MS > now ? h : undefined;
   }
 
-  open(now: number): { ok: true; upload: UploadInfo } | UploadRefusal {
+  /** Drops every expired upload with its prompts. */
+  private purge(now: number): void {
+    const cutoff = now - UPLOAD_TTL_MS;
+    this.sql.exec('DELETE FROM upload_prompts WHERE id IN (SELECT id FROM uploads WHERE created_at <= ?)', cutoff);
+    this.sql.exec('DELETE FROM uploads WHERE created_at <= ?', cutoff);
+  }
+
+  /** The uploads open now, oldest first. */
+  list(now: number): UploadInfo[] {
+    this.purge(now);
+    return this.sql.exec<Head>('SELECT * FROM uploads ORDER BY created_at, id').toArray().map(info);
+  }
+
+  open(now: number, by: string | undefined): { ok: true; upload: UploadInfo } | UploadRefusal {
     return this.storage.transactionSync(() => {
-      for (const { id } of this.sql.exec<{ id: string }>(
-        'SELECT id FROM uploads WHERE created_at <= ?',
-        now - UPLOAD_TTL_MS,
-      ))
-        this.drop(id);
+      this.purge(now);
       const open = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM uploads').one().n;
       if (open >= MAX_OPEN_UPLOADS)
         return {
           ok: false,
-          reason: 'too_many',
-          message: `${open} uploads are open (at most ${MAX_OPEN_UPLOADS}); publish or delete one, or wait for it to expire`,
+          reason: 'too_many_uploads',
+          message: `${open} uploads are open (at most ${MAX_OPEN_UPLOADS}); publish or delete one (GET /admin/uploads lists them), or wait for one to expire`,
         };
-      const head: Head = { id: crypto.randomUUID(), created_at: now, prompts: 0, bytes: 0 };
-      this.sql.exec('INSERT INTO uploads (id, created_at, prompts, bytes) VALUES (?, ?, 0, 0)', head.id, now);
-      return { ok: true, upload: this.info(head) };
+      const head: Head = { id: crypto.randomUUID(), created_at: now, prompts: 0, bytes: 0, by: by ?? null };
+      this.sql.exec(
+        'INSERT INTO uploads (id, created_at, prompts, bytes, "by") VALUES (?, ?, 0, 0, ?)',
+        head.id,
+        now,
+        head.by,
+      );
+      return { ok: true, upload: info(head) };
     });
   }
 
@@ -105,8 +127,15 @@ export class UploadsTable {
     now: number,
   ): { ok: true; upload: UploadInfo } | UploadRefusal {
     return this.storage.transactionSync(() => {
+      this.purge(now);
       const h = this.head(id, now);
       if (!h) return notFound(id);
+      if (h.prompts + records.length > MAX_UPLOAD_PROMPTS)
+        return {
+          ok: false,
+          reason: 'too_many_prompts',
+          message: `The upload would hold ${h.prompts + records.length} prompts, over the ${MAX_UPLOAD_PROMPTS} one upload may; nothing was added`,
+        };
       const texts = records.map((r) => JSON.stringify(r));
       const bytes = h.bytes + texts.reduce((n, t) => n + utf8Length(t), 0);
       if (bytes > MAX_CATALOG_BYTES)
@@ -126,7 +155,7 @@ export class UploadsTable {
       );
       const next: Head = { ...h, prompts: h.prompts + records.length, bytes };
       this.sql.exec('UPDATE uploads SET prompts = ?, bytes = ? WHERE id = ?', next.prompts, bytes, id);
-      return { ok: true, upload: this.info(next) };
+      return { ok: true, upload: info(next) };
     });
   }
 
@@ -139,9 +168,11 @@ export class UploadsTable {
       .map((r) => JSON.parse(r.record) as unknown);
   }
 
-  /** Forgets the upload; false when there was none open. */
-  drop(id: string): boolean {
+  /** Forgets the upload; false when there was none open (an expired one is forgotten too, and is not open). */
+  drop(id: string, now: number): boolean {
+    const open = this.head(id, now) !== undefined;
     this.sql.exec('DELETE FROM upload_prompts WHERE id = ?', id);
-    return this.sql.exec('DELETE FROM uploads WHERE id = ?', id).rowsWritten > 0;
+    this.sql.exec('DELETE FROM uploads WHERE id = ?', id);
+    return open;
   }
 }

@@ -5,6 +5,7 @@
  * The writer decides when to write; this knows how rows are named, read and added.
  */
 import type { ChangedList } from '../session/events.js';
+import { utf8Length } from './arguments.js';
 import type { VersionInfo } from './types.js';
 import { infoOf, toInfo, toStored, type Facts, type Row, type Stored } from './versions-rows.js';
 
@@ -74,7 +75,7 @@ export class VersionsTable {
     let last: string | undefined;
     // A cursor: rows past the page are never read.
     for (const r of rows) {
-      bytes += r.record!.length;
+      bytes += utf8Length(r.record!);
       if (records.length === page.limit || (records.length > 0 && bytes > LIST_PAGE_BYTES))
         return { records, next: last!.slice(kind.prefix.length) };
       records.push(toStored<R>(r));
@@ -119,7 +120,7 @@ export class VersionsTable {
     let bytes = 0;
     // A cursor: rows past the page are never read.
     for (const r of rows) {
-      bytes += r.record?.length ?? 0;
+      bytes += r.record === null ? 0 : utf8Length(r.record);
       if (out.length === page.limit || (out.length > 0 && bytes > HISTORY_PAGE_BYTES))
         return { history: out.reverse(), next: out[0]!.version };
       out.push({ ...toInfo(r), record: r.record === null ? null : (JSON.parse(r.record) as R) });

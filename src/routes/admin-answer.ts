@@ -73,19 +73,20 @@ export function historyPage(c: Context<AppEnv>): HistoryPage {
 
 /**
  * A page of the current prompts or skills as JSON, `{<kind>: [...], next?}`: `?limit=` (1 to
- * LIST_PAGE_MAX, default the most) records named after `?after=`; `next` is the next page's `after`.
+ * LIST_PAGE_MAX, default the most) records named after `?after=`; `next` is the next page's `after`,
+ * and `generation` the catalog's when the page was read (a reader of pages restarts when it moves).
  */
 export async function listAnswer(
   c: Context<AppEnv>,
   kind: 'prompts' | 'skills',
-  read: (page: ListPage) => Promise<{ records: Stored<unknown>[]; next?: string }>,
+  read: (page: ListPage) => Promise<{ records: Stored<unknown>[]; next?: string; generation: number }>,
 ) {
   const after = c.req.query('after');
   if (after !== undefined && (after === '' || after.length > 200))
     throw new ApiError(400, 'invalid_query', 'after must be a name (the `next` of the previous page)');
   const got = await read({ limit: intQuery(c, 'limit', 1, LIST_PAGE_MAX) ?? LIST_PAGE_MAX, ...(after && { after }) });
   const records = got.records.map((s) => ({ ...(s.record as object), _version: s.version, _updatedAt: s.updatedAt }));
-  return c.json({ [kind]: records, ...(got.next !== undefined && { next: got.next }) });
+  return c.json({ [kind]: records, generation: got.generation, ...(got.next !== undefined && { next: got.next }) });
 }
 
 /** A history page as JSON: `next` (the `before` of the older page) when there is one; 404 for a name with no version. */

@@ -51,14 +51,14 @@ export async function readJson(c: Context<AppEnv>): Promise<unknown> {
 const IN_PARTS = 'publish a larger set in parts through /admin/uploads (the CLI does)';
 
 /** A publish body, `{"prompts": [...]}`, of at most MAX_PUBLISH_PROMPTS prompts. */
-export async function readSet(c: Context<AppEnv>): Promise<unknown[]> {
+export async function readSet(c: Context<AppEnv>, hint = IN_PARTS): Promise<unknown[]> {
   const body = (await readJson(c).catch((e: unknown) => {
-    if (e instanceof ApiError && e.code === 'too_large') throw new ApiError(413, e.code, `${e.message}; ${IN_PARTS}`);
+    if (e instanceof ApiError && e.code === 'too_large') throw new ApiError(413, e.code, `${e.message}; ${hint}`);
     throw e;
   })) as { prompts?: unknown };
   if (!body || typeof body !== 'object' || !Array.isArray(body.prompts))
     throw new ApiError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
   if (body.prompts.length > MAX_PUBLISH_PROMPTS)
-    throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per request; ${IN_PARTS}`);
+    throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_PROMPTS} prompts per request; ${hint}`);
   return body.prompts as unknown[];
 }

@@ -2,7 +2,8 @@
  * /admin/uploads: a prompt set larger than one request (MAX_PUBLISH_PROMPTS prompts or
  * MAX_ADMIN_BODY bytes), published in parts and then as one change (catalog/staged-publish.ts;
  * docs/publishing.md, "Large catalogs"). `POST /` opens an upload, `POST /:id/prompts` adds a
- * part, `POST /:id/publish?prune&dry_run` publishes it, `DELETE /:id` abandons it. The CLI's
+ * part, `POST /:id/publish?prune&dry_run` publishes it, `DELETE /:id` abandons it, `GET /` lists
+ * the open ones. The CLI's
  * `push` uses it whenever a set does not fit in one request.
  */
 import { Hono, type Context } from 'hono';
@@ -26,18 +27,23 @@ function uploaded(c: Context<AppEnv>, r: UploadResult, status: 200 | 201 = 200) 
       r.issues,
     );
   if (r.reason === 'too_large') throw new ApiError(413, 'catalog_too_large', r.message);
-  if (r.reason === 'too_many') throw new ApiError(409, 'too_many_uploads', r.message);
+  if (r.reason === 'too_many_prompts') throw new ApiError(413, 'too_many', r.message);
+  if (r.reason === 'too_many_uploads') throw new ApiError(409, 'too_many_uploads', r.message);
   throw new ApiError(404, 'not_found', r.message);
 }
 
 adminUploads.post('/', async (c) => {
   flags(c, []);
-  return uploaded(c, await catalogWriter(c.env).openUpload(), 201);
+  return uploaded(c, await catalogWriter(c.env).openUpload(actor(c)), 201);
 });
+
+/** The uploads open now, oldest first, with who opened each: how a stale one is found, to be deleted. */
+adminUploads.get('/', async (c) => c.json({ uploads: await catalogWriter(c.env).uploads() }));
 
 adminUploads.post('/:id/prompts', async (c) => {
   flags(c, []);
-  return uploaded(c, await catalogWriter(c.env).addToUpload(c.req.param('id'), await readSet(c)));
+  const part = await readSet(c, 'send the upload smaller parts');
+  return uploaded(c, await catalogWriter(c.env).addToUpload(c.req.param('id'), part));
 });
 
 adminUploads.post('/:id/publish', async (c) =>

@@ -178,6 +178,8 @@ describe('promptgate CLI', () => {
     // The dry run and the publish shared one upload, and neither left one open: the same again is no change.
     const again = await cli('push', big, '--prune');
     expect(again.stdout).toContain('nothing to publish');
+    const open = await fetch(`${gw.url}/admin/uploads`, { headers: { authorization: `Bearer ${gw.adminToken}` } });
+    expect(((await open.json()) as any).uploads).toEqual([]);
     // The gateway lists them a page at a time (1,000 a page); pull follows the pages and loses none.
     const pulled = join(work, 'pulled-big');
     const pull = await cli('pull', pulled);

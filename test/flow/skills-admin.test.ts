@@ -184,6 +184,8 @@ describe('announcements', () => {
   it('the current skills are listed in pages, as prompts are, and never mixed with prompts', async () => {
     const set = [await skill('paged-one', 'one'), await skill('paged-two', 'two'), await skill('paged-three', 'three')];
     expect((await admin('POST', '/skills/publish', { skills: set })).status).toBe(200);
+    const prompt = { messages: [{ role: 'user', content: { type: 'text', text: 'a prompt, not a skill' } }] };
+    expect((await admin('PUT', '/prompts/paged-prompt', prompt)).status).toBe(200);
     const whole = ((await (await admin('GET', '/skills')).json()) as any).skills.map((s: any) => s.name);
     const paged: string[] = [];
     let after: string | undefined;
@@ -196,6 +198,9 @@ describe('announcements', () => {
     } while (after);
     expect(paged).toEqual(whole);
     expect(whole).toEqual(expect.arrayContaining(['paged-one', 'paged-three', 'paged-two']));
+    // Skill names only: a prompt whose name sorts among them is not listed with them.
+    expect(whole).not.toContain('paged-prompt');
+    expect(whole.every((n: string) => /^[a-z0-9-]+$/.test(n))).toBe(true);
   });
   it('a skills publish is a resources change on connected streams; a prompts publish is a prompts change', async () => {
     await flushFeed();

@@ -7,7 +7,7 @@ import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { writerObject } from '../../src/catalog/stubs.js';
-import { MAX_OPEN_UPLOADS, UPLOAD_TTL_MS } from '../../src/catalog/uploads-table.js';
+import { MAX_OPEN_UPLOADS, MAX_UPLOAD_PROMPTS, UPLOAD_TTL_MS } from '../../src/catalog/uploads-table.js';
 import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
 import { MAX_PUBLISH_PROMPTS } from '../../src/routes/admin-json.js';
 import { adminFetch as admin } from '../helpers/worker.js';
@@ -122,7 +122,11 @@ describe('a set larger than one request', () => {
     expect((await admin('DELETE', `/uploads/${abandoned}`)).status).toBe(404);
     expect((await admin('POST', `/uploads/${abandoned}/publish`)).status).toBe(404);
     const old = await open();
-    await sql('UPDATE uploads SET created_at = ? WHERE id = ?', Date.now() - UPLOAD_TTL_MS - 1, old);
+    const stale = await open();
+    for (const id of [old, stale])
+      await sql('UPDATE uploads SET created_at = ? WHERE id = ?', Date.now() - UPLOAD_TTL_MS - 1, id);
+    // Deleting an expired one says it was not open, as every other request about it does.
+    expect((await admin('DELETE', `/uploads/${stale}`)).status).toBe(404);
     const late = await admin('POST', `/uploads/${old}/prompts`, { prompts: [text('x')] });
     expect(late.status).toBe(404);
     expect(((await late.json()) as any).error.message).toContain('expires an hour after');
@@ -134,7 +138,13 @@ describe('a set larger than one request', () => {
     for (let i = 0; i < MAX_OPEN_UPLOADS; i++) ids.push(await open());
     const over = await admin('POST', '/uploads');
     expect(over.status).toBe(409);
-    expect(((await over.json()) as any).error.code).toBe('too_many_uploads');
+    const refusal = ((await over.json()) as any).error;
+    expect(refusal.code).toBe('too_many_uploads');
+    expect(refusal.message).toContain('GET /admin/uploads');
+    // Which are open, oldest first, and who opened them: how a stale one is found and deleted.
+    const listed = ((await (await admin('GET', '/uploads')).json()) as any).uploads;
+    expect(listed.map((u: any) => u.id)).toEqual(ids);
+    expect(listed[0]).toMatchObject({ prompts: 0, bytes: 0, by: 'admin' });
     await admin('POST', `/uploads/${ids[0]}/prompts`, { prompts: [text('left_behind')] });
     await sql('UPDATE uploads SET created_at = ? WHERE id = ?', Date.now() - UPLOAD_TTL_MS - 1, ids[0]!);
     await open();
@@ -154,6 +164,33 @@ describe('a set larger than one request', () => {
     expect(((await res.json()) as any).error.code).toBe('catalog_too_large');
     const dry = (await (await admin('POST', `/uploads/${id}/publish?dry_run=1`)).json()) as any;
     expect([...dry.diff.added, ...dry.diff.unchanged]).toEqual(['kept']);
+  });
+
+  it(`at most ${MAX_UPLOAD_PROMPTS} prompts in one upload (413 too_many)`, async () => {
+    await clear();
+    const id = await open();
+    await sql('UPDATE uploads SET prompts = ? WHERE id = ?', MAX_UPLOAD_PROMPTS - 1, id);
+    const res = await admin('POST', `/uploads/${id}/prompts`, { prompts: many('cap', 2) });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.code).toBe('too_many');
+    expect((await admin('POST', `/uploads/${id}/prompts`, { prompts: many('cap', 1) })).status).toBe(200);
+  });
+
+  it('a publish that is refused uses its upload up all the same; its dry run does not', async () => {
+    await clear();
+    const id = await open();
+    expect(
+      (await admin('POST', `/uploads/${id}/prompts`, { prompts: [text('too_big_now', 'y'.repeat(100))] })).status,
+    ).toBe(200);
+    const meta = (bytes: number) => sql('INSERT OR REPLACE INTO meta VALUES (?, ?)', 'bytes', String(bytes));
+    await meta(MAX_CATALOG_BYTES - 10);
+    try {
+      expect((await admin('POST', `/uploads/${id}/publish?dry_run=1`)).status).toBe(413);
+      expect((await admin('POST', `/uploads/${id}/publish`)).status).toBe(413);
+      expect((await admin('POST', `/uploads/${id}/publish?dry_run=1`)).status).toBe(404);
+    } finally {
+      await meta(0);
+    }
   });
 
   it('uploads are admin-only', async () => {

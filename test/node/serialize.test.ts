@@ -65,7 +65,7 @@ describe('serializePrompt', () => {
 describe('changedPaths', () => {
   it('names that share a file on a case-insensitive file system, or are Windows device names, get their own files', () => {
     const image = { type: 'image', data: 'aGk=', mimeType: 'image/png' } as const;
-    const records: PromptRecord[] = ['Review', 'review', 'REVIEW', 'con', 'plain'].map((name) => ({
+    const records: PromptRecord[] = ['Review', 'review', 'REVIEW', 'con', 'con.v2', 'Con.V2', 'plain'].map((name) => ({
       name,
       messages: [
         { role: 'user', content: { type: 'text', text: `${name} text` } },
@@ -76,7 +76,15 @@ describe('changedPaths', () => {
     const back = roundTrip(records, stems);
     const lower = back.paths.map((p) => p.toLowerCase());
     expect(new Set(lower).size).toBe(records.length);
-    expect(back.paths.sort()).toEqual(['REVIEW.md', 'Review~2.md', 'con~2.md', 'plain.md', 'review~3.md']);
+    expect(back.paths.sort()).toEqual([
+      'Con~2.V2.md',
+      'REVIEW.md',
+      'Review~2.md',
+      'con~2.md',
+      'con~3.v2.md',
+      'plain.md',
+      'review~3.md',
+    ]);
     // Every asset path is distinct ignoring case too, and each record loads back as it was.
     const assets = records.flatMap((r) =>
       serializePrompt(r, stems.get(r.name)).assets.map((a) => a.path.toLowerCase()),
