@@ -119,6 +119,8 @@ async function swap(k) {
   const r = await fetch(location.href, { headers: { accept: 'text/html', authorization: 'Bearer ' + k } });
   if (r.status === 401 || r.status === 403) return false;
   const doc = new DOMParser().parseFromString(await r.text(), 'text/html');
+  // A refused key is answered with the page that asks for one, not an error status: not accepted.
+  if (doc.querySelector('#key-form')) return false;
   document.title = doc.title;
   document.body.replaceWith(document.adoptNode(doc.body));
   init();
