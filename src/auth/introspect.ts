@@ -72,6 +72,8 @@ export async function introspect(r: OAuthRequest, token: string): Promise<Intros
   const now = Date.now();
   for (const entry of r.cfg.issuers) {
     if (!entry.introspection) continue;
+    // Never sent to an issuer that did not mint it (issuers.ts tokenPrefix).
+    if (entry.tokenPrefix !== undefined && !token.startsWith(entry.tokenPrefix)) continue;
     const claims = await ask(r, entry, token);
     if (!claims || !forUs(r, entry, claims)) continue;
     const principal = oauthPrincipal(r, entry, claims);

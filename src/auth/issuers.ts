@@ -26,6 +26,11 @@ export interface IssuerConfig {
    */
   readonly scopePrefix: string;
   readonly introspection: IntrospectionConfig | undefined;
+  /**
+   * Only opaque tokens that start with this are offered to this issuer's introspection (`""`: any).
+   * Needed when more than one issuer introspects: a token goes only to the issuer that minted it.
+   */
+  readonly tokenPrefix: string | undefined;
 }
 
 const str = (v: unknown): v is string => typeof v === 'string' && v !== '';
@@ -50,6 +55,8 @@ function issuerOf(raw: unknown, i: number, loopback: boolean): IssuerConfig {
     checkUrl(t.endpoint, `${at}.introspection.endpoint`, loopback);
     introspection = { endpoint: t.endpoint, clientId: t.clientId, clientSecret: t.clientSecret };
   }
+  if (e.tokenPrefix !== undefined && (typeof e.tokenPrefix !== 'string' || !introspection))
+    throw new AuthConfigError(at, '"tokenPrefix" is a string, for an issuer with "introspection"');
   return {
     issuer: e.issuer,
     jwksUri: e.jwksUri as string | undefined,
@@ -59,6 +66,7 @@ function issuerOf(raw: unknown, i: number, loopback: boolean): IssuerConfig {
     requireTyp: e.requireTyp as string | undefined,
     scopePrefix: (e.scopePrefix as string | undefined) ?? '',
     introspection,
+    tokenPrefix: e.tokenPrefix,
   };
 }
 
@@ -85,5 +93,12 @@ export function issuersOf(raw: unknown, loopback: boolean): IssuerConfig[] {
   const issuers = parsed.map((e, i) => issuerOf(e, i, loopback));
   if (new Set(issuers.map((e) => e.issuer)).size !== issuers.length)
     throw new AuthConfigError('OAUTH_ISSUERS', 'names an issuer twice');
+  // An opaque token names no issuer: offered to every introspecting one, each would see the others' users' tokens.
+  const introspecting = issuers.filter((e) => e.introspection);
+  if (introspecting.length > 1 && introspecting.some((e) => e.tokenPrefix === undefined))
+    throw new AuthConfigError(
+      'OAUTH_ISSUERS',
+      'has more than one issuer with "introspection": give each a "tokenPrefix" (how its opaque tokens start; "" for any) so a token is only sent to the issuer that minted it',
+    );
   return issuers;
 }

@@ -50,3 +50,38 @@ describe('an introspected principal', () => {
     expect(asked()).toBe(before + 1);
   });
 });
+
+describe('two introspecting issuers', () => {
+  it('offer an opaque token only to the issuer whose tokenPrefix it starts with', async () => {
+    const other = await startKeyServer();
+    try {
+      const resource = 'https://gateway.test/mcp';
+      const entry = (k: KeyServer, tokenPrefix: string, secret: string) => ({
+        issuer: k.issuer,
+        introspection: { endpoint: `${k.issuer}/introspect`, clientId: k.clientId, clientSecret: secret },
+        tokenPrefix,
+      });
+      const env = {
+        AUTH: 'oauth',
+        AUTH_ALLOW_HTTP_LOOPBACK: 'true',
+        OAUTH_ISSUERS: JSON.stringify([entry(ks, 'a_', 'SA'), entry(other, 'b_', 'SB')]),
+        SA: ks.clientSecret,
+        SB: other.clientSecret,
+      } as unknown as Env;
+      const r: OAuthRequest = { cfg: authConfigOf(env), env, resource, challengeFor: (why) => why };
+      const exp = Math.floor(Date.now() / 1000) + 3600;
+      other.active.set('b_live', { sub: 'dave', scope: 'prompts:read', aud: resource, iss: other.issuer, exp });
+      const asked = (k: KeyServer) => k.hits.get('/idp/introspect') ?? 0;
+      const [a0, b0] = [asked(ks), asked(other)];
+      const p = await bearerPrincipal(r, 'b_live', await tokenDigest('b_live'));
+      expect(p.id).toBe(`oauth:${other.issuer}#dave`);
+      // The first issuer never saw the second one's user's token.
+      expect([asked(ks), asked(other)]).toEqual([a0, b0 + 1]);
+      // A token neither mints is sent to neither.
+      await expect(bearerPrincipal(r, 'c_unknown', await tokenDigest('c_unknown'))).rejects.toThrow();
+      expect([asked(ks), asked(other)]).toEqual([a0, b0 + 1]);
+    } finally {
+      await other.stop();
+    }
+  });
+});

@@ -26,6 +26,8 @@ function failsOn(vars: Record<string, string>, variable: string): void {
   expect((err as Error).message.startsWith(variable)).toBe(true);
 }
 
+const INTRO = { endpoint: 'https://idp.example/introspect', clientId: 'gw', clientSecret: 'IDP_SECRET' };
+
 describe('access-control config', () => {
   it('defaults', () => {
     const c = cfg({ AUTH: 'oauth', OAUTH_ISSUERS: ISSUERS });
@@ -75,6 +77,24 @@ describe('access-control config', () => {
       },
       'OAUTH_ISSUERS[0]',
     ],
+    // Two issuers that introspect: each must say which opaque tokens are its own.
+    [
+      {
+        AUTH: 'oauth',
+        OAUTH_ISSUERS: JSON.stringify([
+          { issuer: 'https://a.example', introspection: INTRO, tokenPrefix: 'a_' },
+          { issuer: 'https://b.example', introspection: INTRO },
+        ]),
+      },
+      'OAUTH_ISSUERS',
+    ],
+    [
+      {
+        AUTH: 'oauth',
+        OAUTH_ISSUERS: JSON.stringify([{ issuer: 'https://a.example', tokenPrefix: 'a_' }]),
+      },
+      'OAUTH_ISSUERS[0]',
+    ],
     [{ AUTH: 'access', ACCESS_AUD: 'x' }, 'ACCESS_TEAM_DOMAIN'],
     [{ AUTH: 'access', ACCESS_TEAM_DOMAIN: 'https://t.cloudflareaccess.com' }, 'ACCESS_AUD'],
     [{ AUTH: 'access', ACCESS_TEAM_DOMAIN: 'not a url', ACCESS_AUD: 'x' }, 'ACCESS_TEAM_DOMAIN'],
@@ -84,6 +104,17 @@ describe('access-control config', () => {
     [{ AUTH: 'none', KEY_RECHECK_MS: '-1' }, 'KEY_RECHECK_MS'],
     [{ AUTH: 'none', KEY_RECHECK_MS: '1.5' }, 'KEY_RECHECK_MS'],
   ])('%j fails on %s', (vars, variable) => failsOn(vars, variable));
+
+  it('two introspecting issuers with a tokenPrefix each ("" for any) are accepted', () => {
+    const c = cfg({
+      AUTH: 'oauth',
+      OAUTH_ISSUERS: JSON.stringify([
+        { issuer: 'https://a.example', introspection: INTRO, tokenPrefix: 'a_' },
+        { issuer: 'https://b.example', introspection: INTRO, tokenPrefix: '' },
+      ]),
+    });
+    expect(c.issuers.map((i) => i.tokenPrefix)).toEqual(['a_', '']);
+  });
 
   it('http on loopback only with AUTH_ALLOW_HTTP_LOOPBACK=true', () => {
     const c = cfg({
