@@ -4,8 +4,8 @@
  * Made on first need, not at `initialize` (sessions.ts): the first call that
  * needs state brings what the signed id says (SessionInit). Owns the
  * session's durable state (negotiated revision, log level, timestamps), its
- * idle expiry by alarm, a tombstone for a session ended before its id's TTL
- * ran out. Its standalone stream is not here: it is a socket at the
+ * idle expiry by alarm, a tombstone for an ended session while anything could
+ * still believe it alive. Its standalone stream is not here: it is a socket at the
  * session's registry shard (registry-shard.ts), which this object ends on
  * DELETE and expiry. Catalog changes never pass through here, so a change
  * costs nothing per session.
@@ -42,19 +42,25 @@ export interface SessionInit {
   unusedUntil: number;
 }
 
+/** How soon the alarm tells a session's shard again after telling it failed. */
+const RETELL_MS = 5_000;
+
 export class SessionObject extends DurableObject<Env> {
   /** undefined: not read yet; null: no state (never made, expired, or ended). */
   private state: SessionState | null | undefined;
-  /** Ended before its id's TTL ran out: kept (until then) so a later call does not make it anew. */
+  /** Ended (DELETE) while anything could still believe it alive: kept until then, so it is not made anew. */
   private endedUntil: number | undefined;
+  /** The ended session's id while its shard has not been told (the alarm tells it again). */
+  private untold: string | undefined;
   /** The `lastSeenAt` that storage holds (the in-memory one may be newer). */
   private seenWrittenAt: number | undefined;
 
   private async load(): Promise<SessionState | null> {
     if (this.state === undefined) {
-      const got = await this.ctx.storage.get<SessionState | number>(['state', 'ended']);
+      const got = await this.ctx.storage.get<SessionState | number | string>(['state', 'ended', 'untold']);
       this.state = (got.get('state') as SessionState | undefined) ?? null;
       this.endedUntil = got.get('ended') as number | undefined;
+      this.untold = got.get('untold') as string | undefined;
       this.seenWrittenAt = this.state?.lastSeenAt;
     }
     return this.state;
@@ -126,54 +132,79 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * Ends the session and its streams; true when there was one to end. A session ended before its
-   * id's TTL ran out leaves a tombstone until then (its id would otherwise still make it anew).
+   * Ends the session and its streams; true when there was one to end. Its shard refuses the
+   * session's streams for as long as anything could still believe it alive (forget); if telling
+   * the shard fails, the call fails and the alarm tells it again.
    */
   async end(init: SessionInit): Promise<boolean> {
     const s = await this.ensure(init);
     if (!s) {
       // Ended already: its shard is told again (a first telling may have failed), and it is a 404.
-      if (this.endedUntil !== undefined && Date.now() < this.endedUntil) await this.endStream(init.id, this.endedUntil);
+      if (this.endedUntil !== undefined && Date.now() < this.endedUntil) await this.tellShard(init.id, this.endedUntil);
       return false;
     }
-    await this.forget(s);
-    await this.endStream(s.id, s.unusedUntil);
+    await this.tellShard(s.id, await this.forget(s));
     return true;
   }
 
   /**
-   * Drops the session's state, keeping a tombstone until its id's TTL runs out (the id would
-   * otherwise make it anew). Done whole before any call out of this object: a call lets other
-   * calls in (another isolate's touch), and they must find the session ended, not make it again.
+   * Drops the session's state, keeping a tombstone while anything could still believe it alive:
+   * its id's TTL (the id would otherwise make it anew), and the idle TTL from its last activity (a
+   * stream's last liveness answer vouches for it until then: sessions.ts sessionLiveness). Done
+   * whole before any call out of this object: a call lets other calls in (another isolate's
+   * touch), and they must find the session ended, not make it again. Resolves that moment.
    */
-  private async forget(s: SessionState): Promise<void> {
-    const until = s.unusedUntil;
+  private async forget(s: SessionState): Promise<number> {
+    const until = Math.max(s.unusedUntil, s.lastSeenAt + s.ttlMs);
     const keep = Date.now() < until;
     this.state = null;
     this.endedUntil = keep ? until : undefined;
+    this.untold = undefined;
     await this.ctx.storage.deleteAll();
     if (keep) {
       await this.ctx.storage.put('ended', until);
       await this.ctx.storage.setAlarm(until);
     } else await this.ctx.storage.deleteAlarm();
+    return until;
   }
 
-  /** Its stream, if it has one, is at its shard (session/stream.ts): ended there, and refused there until `until`. */
-  private endStream(id: string, until: number): Promise<void> {
-    return shardStub(this.env, shardIndex(id, shardCount(this.env))).endSession(id, until);
+  /**
+   * Its stream, if it has one, is at its shard (session/stream.ts): ended there, and refused there
+   * until `until`. A failure is remembered (with the tombstone) and retried by the alarm, then thrown.
+   */
+  private async tellShard(id: string, until: number): Promise<void> {
+    try {
+      await shardStub(this.env, shardIndex(id, shardCount(this.env))).endSession(id, until);
+    } catch (e) {
+      if (this.endedUntil !== undefined) {
+        this.untold = id;
+        await this.ctx.storage.put('untold', id);
+        await this.ctx.storage.setAlarm(Date.now() + RETELL_MS);
+      }
+      throw e;
+    }
+    if (this.untold !== undefined) {
+      this.untold = undefined;
+      await this.ctx.storage.delete('untold');
+      if (this.endedUntil !== undefined) await this.ctx.storage.setAlarm(this.endedUntil);
+    }
   }
 
+  /** An expired session's stream ends at its own next liveness check too, should telling its shard fail. */
   private async expire(s: SessionState): Promise<void> {
-    await this.forget(s);
+    const until = await this.forget(s);
     log.info('session expired', { idleMs: Date.now() - s.lastSeenAt });
-    await this.endStream(s.id, s.unusedUntil);
+    await this.tellShard(s.id, until);
   }
 
   override async alarm(): Promise<void> {
     const s = await this.load();
     if (!s) {
-      // A tombstone whose id has expired on its own: nothing needs to be kept.
-      if (this.endedUntil !== undefined && Date.now() >= this.endedUntil) await this.ctx.storage.deleteAll();
+      if (this.endedUntil === undefined) return;
+      // A tombstone past its time: nothing needs to be kept.
+      if (Date.now() >= this.endedUntil) return void (await this.ctx.storage.deleteAll());
+      // Its shard was not told yet: again now (a failure re-arms this alarm).
+      if (this.untold !== undefined) await this.tellShard(this.untold, this.endedUntil).catch(() => undefined);
       return;
     }
     const expiresAt = s.lastSeenAt + s.ttlMs;

@@ -7,6 +7,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../src/session/session-object.js';
 import { checkSession, endSession, sessionLiveness } from '../../src/session/sessions.js';
+import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
 import { waitFor } from '../helpers/feed.js';
 import { mintSessionId, readSessionToken } from '../../src/session/token.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
@@ -70,7 +71,9 @@ describe('session Durable Object', () => {
       await ctx.storage.get<number>('ended'),
       await ctx.storage.getAlarm(),
     ]);
-    expect(tomb[0]).toBe(token.unusedUntil);
+    // Until the id would have expired anyway, or the idle TTL from the DELETE that made its object, the later.
+    expect(tomb[0]).toBeGreaterThanOrEqual(token.unusedUntil);
+    expect(tomb[0]).toBeLessThanOrEqual(Date.now() + 60_000);
     expect(tomb[1]).toBe(tomb[0]);
     await runInDurableObject(stubOf(s.id), async (o, ctx) => {
       await ctx.storage.put('ended', Date.now() - 1);
@@ -195,6 +198,70 @@ describe('session Durable Object', () => {
     const left = await runInDurableObject(stubOf(s.id), (_o, ctx) => ctx.storage.list());
     expect([...left.keys()]).toEqual(['ended']);
     await expectError(await post(request('ping'), { session: s.id }), 404, -32001);
+  });
+});
+
+describe('ending a session at its shard', () => {
+  const shardOf = (id: string) => shardStub(env, shardIndex(id, shardCount(env)));
+  const refusedUntil = (id: string) =>
+    runInDurableObject(
+      shardOf(id),
+      (_o, ctx) =>
+        ctx.storage.sql.exec<{ until: number }>('SELECT until FROM ended WHERE session = ?', id).toArray()[0]?.until,
+    );
+  /** Makes the session's object, as if it had been in use since its id's own TTL ran out. */
+  async function usedPastItsId(): Promise<{ id: string; init: Awaited<ReturnType<typeof initOf>> }> {
+    const s = await openSession();
+    const init = await initOf(s.id);
+    await runInDurableObject(stubOf(s.id), async (o, ctx) => {
+      const state = (await ctx.storage.get<SessionState>('state'))!;
+      const used = { ...state, unusedUntil: Date.now() - 1_000, lastSeenAt: Date.now() };
+      await ctx.storage.put('state', used);
+      (o as unknown as { state: SessionState }).state = used;
+    });
+    return { id: s.id, init };
+  }
+
+  it("a session in use past its id's TTL is refused at its shard, once ended, until its idle TTL would have run out", async () => {
+    const { id, init } = await usedPastItsId();
+    const before = Date.now();
+    expect(await endSession(env, init)).toBe(true);
+    // Any isolate's memo or stream may still vouch for it until its last activity's TTL: the shard refuses it till then.
+    expect(await refusedUntil(id)).toBeGreaterThanOrEqual(before + 60_000 - 1_000);
+    expect(await stubOf(id).alive(init)).toBe(false);
+  });
+
+  it('a DELETE whose shard could not be told fails, and the object tells the shard again by alarm', async () => {
+    const { id, init } = await usedPastItsId();
+    // The shard is unreachable for this one call (as when it was reset mid-call).
+    type WithEnv = { env: Env };
+    let real: Env | undefined;
+    await runInDurableObject(stubOf(id), (o) => {
+      real = (o as unknown as WithEnv).env;
+      const unreachable = { getByName: () => ({ endSession: () => Promise.reject(new Error('shard reset')) }) };
+      (o as unknown as WithEnv).env = { ...real, REGISTRY: unreachable } as unknown as Env;
+    });
+    const failed = await stubOf(id)
+      .end(init)
+      .then(
+        () => undefined,
+        (e: unknown) => String(e),
+      );
+    expect(failed).toContain('shard reset');
+    await runInDurableObject(stubOf(id), (o) => {
+      (o as unknown as WithEnv).env = real!;
+    });
+    expect(await refusedUntil(id)).toBeUndefined();
+    const retryAt = await runInDurableObject(stubOf(id), (_o, ctx) => ctx.storage.getAlarm());
+    expect(retryAt).toBeLessThan(Date.now() + 10_000);
+    // The ended session is not made anew meanwhile, and its alarm tells the shard.
+    expect(await stubOf(id).touch(init)).toBe(false);
+    expect(await runDurableObjectAlarm(stubOf(id))).toBe(true);
+    expect(await refusedUntil(id)).toBeGreaterThan(Date.now() + 50_000);
+    // Told: the tombstone's own alarm is back at its end.
+    expect(await runInDurableObject(stubOf(id), (_o, ctx) => ctx.storage.getAlarm())).toBeGreaterThan(
+      Date.now() + 50_000,
+    );
   });
 });
 
