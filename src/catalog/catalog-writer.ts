@@ -51,7 +51,7 @@ export class CatalogWriter extends DurableObject<Env> {
     const upstreamRows = new UpstreamsTable(sql);
     this.sync = new SnapshotSync(ctx, env, async () => ({
       prompts: (await this.current()).map((p) => p.record),
-      skills: (await this.currentSkills()).map((s) => s.record),
+      skills: this.versions.latest<SkillRecord>(SKILL_ROWS).map((s) => s.record),
       upstreams: await this.upstreams(),
     }));
     this.writes = new VersionedWrites(this.versions, this.sync, (fn) => this.mutate(fn));
@@ -98,11 +98,6 @@ export class CatalogWriter extends DurableObject<Env> {
   /** The current catalog: the latest version of every prompt that is not deleted. */
   async current(): Promise<StoredPrompt[]> {
     return this.versions.latest<PromptRecord>(PROMPT_ROWS);
-  }
-
-  /** The current skills (docs/skills.md): the latest version of every skill that is not deleted. */
-  async currentSkills(): Promise<Stored<SkillRecord>[]> {
-    return this.versions.latest<SkillRecord>(SKILL_ROWS);
   }
 
   /** A page of the current prompts or skills by name: the admin API lists a catalog of any size in pages. */

@@ -24,7 +24,6 @@ export type WriterApi = Pick<
   | 'put'
   | 'remove'
   | 'rollback'
-  | 'currentSkills'
   | 'getSkill'
   | 'skillHistory'
   | 'publishSkills'

@@ -3,6 +3,7 @@
  * Last-Event-ID, kept open only while both the session and the caller's credential stay valid.
  */
 import { streamHooks } from '../catalog/catch-up.js';
+import { currentCatalog } from '../catalog/store.js';
 import { featuresOf } from '../lib/versions.js';
 import { markEnded, sessionInit, sessionLiveness } from '../session/sessions.js';
 import { parseEventId } from '../session/events.js';
@@ -42,6 +43,8 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     limits: streamLimits(t),
     key,
     since,
+    // A new stream starts no later than the catalog this isolate serves: the client's list may be of it.
+    ...(since === undefined && { listedAt: (await currentCatalog(t)).generation }),
     // Not on a resume: the client holds its last event id, and a priming event would repeat it
     // (event ids are unique across the session's streams).
     priming: featuresOf(version).priming && since === undefined,

@@ -33,6 +33,12 @@ export interface StreamOptions extends StreamHooks {
   key: string;
   /** Resuming (Last-Event-ID): the generation the client last received. */
   since: number | undefined;
+  /**
+   * A new stream: the catalog generation the client's list may be of (what this isolate serves).
+   * The stream starts no later than it, so a change the shard announced before the stream opened,
+   * but after that list, is still announced on it.
+   */
+  listedAt?: number;
   /** Send the priming event (id + empty data): only for clients at 2025-11-25 or later. */
   priming: boolean;
   keepaliveMs: number;
@@ -85,7 +91,7 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
     upgrade(shardStub(opts.env, opts.shard), {
       [STREAM_SESSION_HEADER]: opts.sessionId,
       ...limitHeaders(opts.limits),
-      ...(position !== undefined && { [STREAM_SINCE_HEADER]: String(position) }),
+      ...((position ?? opts.listedAt) !== undefined && { [STREAM_SINCE_HEADER]: String(position ?? opts.listedAt) }),
     });
   const first = await connect();
   if (first === 404) return null;
@@ -100,7 +106,7 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
       before: (frame) => (frame.t === 'event' ? opts.catchUp?.(frame.event.generation) : undefined),
       onFrame(frame, client) {
         if (frame.t === 'open') {
-          position ??= frame.generation;
+          position ??= Math.min(opts.listedAt ?? frame.generation, frame.generation);
           if (opts.priming && !opened) client.write(sseEvent({ id: eventId(opts.key, position), data: '' }));
           opened = true;
         } else if (frame.t === 'event') {

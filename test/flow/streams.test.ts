@@ -186,6 +186,42 @@ describe('catalog changes', () => {
     expect(second.id).toBe(`k.${g0 + REPLAY_MAX_EVENTS + 1}`);
     await stream.close();
   });
+  it('a new stream starts no later than the catalog its list may be of: a change announced in between is announced on it', async () => {
+    // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
+    const shard = shardStub(env, 98);
+    const g0 = 2_000_000;
+    const change = (generation: number) => shard.deliver({ kind: 'prompts_list_changed', generation });
+    await change(g0);
+    await change(g0 + 1);
+    const open = (sessionId: string, listedAt: number) =>
+      openLegacyStream({
+        env,
+        sessionId,
+        shard: 98,
+        key: 'k',
+        since: undefined,
+        listedAt,
+        priming: true,
+        keepaliveMs: 60_000,
+        retryMs: 1_000,
+        limits: { maxStreams: 10_000, client: 'test', maxClientStreams: 10_000 },
+        tools: false,
+        resources: false,
+      }).then((r) => readEvents(r!));
+    // The client listed g0 here; the shard had announced g0 + 1 by the time its stream opened.
+    const behind = await open('listed-behind', g0);
+    expect((await behind.next()).retry).toBeDefined();
+    expect((await behind.next()).id).toBe(`k.${g0}`);
+    expect(await behind.nextMessage()).toEqual({ id: `k.${g0 + 1}`, message: LIST_CHANGED });
+    await behind.close();
+    // An isolate ahead of the shard: the stream starts at what the shard announced, and misses nothing after it.
+    const ahead = await open('listed-ahead', g0 + 5);
+    expect((await ahead.next()).retry).toBeDefined();
+    expect((await ahead.next()).id).toBe(`k.${g0 + 1}`);
+    await change(g0 + 2);
+    expect(await ahead.nextMessage()).toEqual({ id: `k.${g0 + 2}`, message: LIST_CHANGED });
+    await ahead.close();
+  });
   it('400 for a Last-Event-ID of another session or a garbage one', async () => {
     const s = await openSession();
     const other = await openSession();
