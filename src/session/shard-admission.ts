@@ -2,7 +2,7 @@
  * Whether a registry shard takes one more stream (stream-limits.ts): under its own cap (else 503)
  * and under the opening client's share of it (else 429). Both are counted from the shard's
  * hibernatable sockets, the client's by a tag on each of its sockets, so nothing is stored and a
- * closed socket frees its place at once. A stream's own sockets do not count against its client:
+ * closed socket frees its place at once. A stream's own sockets count against neither cap:
  * a session's new stream replaces its old one, and a listen stream reconnecting may find its old
  * socket still closing.
  */
@@ -22,7 +22,7 @@ export class ShardAdmission {
    * its session or its listen id), or the tags its socket must carry besides its kind's.
    */
   admit(headers: Headers, own: string | null): Response | string[] {
-    if (this.full(Number(headers.get(STREAM_CAP_HEADER)) || Infinity))
+    if (this.full(Number(headers.get(STREAM_CAP_HEADER)) || Infinity, own))
       return new Response('shard full', { status: 503 });
     const client = headers.get(STREAM_CLIENT_HEADER);
     if (client === null) return [];
@@ -39,12 +39,14 @@ export class ShardAdmission {
 
   /**
    * Whether one more socket would pass `cap`. The running count only grows (a closed socket is not
-   * subtracted), so it is exact or high; the sockets are counted again only when it says full.
+   * subtracted), so it is exact or high; the sockets are counted again only when it says full, and
+   * then without the asking stream's own (a session's old stream, which the new one replaces).
    */
-  private full(cap: number): boolean {
+  private full(cap: number, own: string | null): boolean {
     if ((this.held ??= this.ctx.getWebSockets().length) < cap) return false;
     this.held = this.ctx.getWebSockets().length;
-    return this.held >= cap;
+    const replaced = own === null ? 0 : this.ctx.getWebSockets(own).length;
+    return this.held - replaced >= cap;
   }
 
   /** The client's sockets here, but for those of the stream asking (`own`). */

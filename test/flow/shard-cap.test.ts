@@ -47,5 +47,12 @@ describe('a full registry shard', () => {
     const again = await getStream(c);
     expect(again.status).toBe(200);
     open.push(readEvents(again));
+
+    // Full again, a session's new stream (a reconnect, a resume) still replaces its own old one.
+    expect(await streamsAtShard()).toBe(2);
+    const replacing = await getStream(c);
+    expect(replacing.status).toBe(200);
+    open.push(readEvents(replacing));
+    await waitFor(async () => (await streamsAtShard()) === 2, 'the replaced stream gone from its shard');
   });
 });
