@@ -11,7 +11,7 @@ import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import worker from '../../src/index.js';
 import { expectError, MCP_URL, openSession, openStream, publish, readEvents, type Session } from '../helpers/worker.js';
 import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
-import { openLegacyStream } from '../../src/session/stream.js';
+import { openLegacyStream, type StreamOptions } from '../../src/session/stream.js';
 import { REPLAY_MAX_EVENTS } from '../../src/session/replay-log.js';
 import { SELF } from 'cloudflare:test';
 
@@ -29,6 +29,21 @@ beforeAll(async () => {
 });
 
 const LIST_CHANGED = { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' };
+
+/** A legacy stream opened at its shard directly, as the Worker would: prompts only, no priming, unless said. */
+const directStream = (o: Pick<StreamOptions, 'sessionId' | 'shard'> & Partial<StreamOptions>) =>
+  openLegacyStream({
+    env,
+    key: 'k',
+    since: undefined,
+    priming: false,
+    keepaliveMs: 60_000,
+    retryMs: 1_000,
+    limits: { maxStreams: 10_000, client: 'test', maxClientStreams: 10_000 },
+    tools: false,
+    resources: false,
+    ...o,
+  });
 
 describe('GET stream', () => {
   it('starts with retry and a priming event for 2025-11-25 clients', async () => {
@@ -162,19 +177,7 @@ describe('catalog changes', () => {
     await change(g0 + 1, 'skills');
     for (let g = g0 + 2; g <= g0 + REPLAY_MAX_EVENTS + 1; g++) await change(g, 'prompts');
     // The skills change has been trimmed from the log; a stream that last delivered g0 resumes.
-    const res = await openLegacyStream({
-      env,
-      sessionId: 'trimmed-resume',
-      shard: 99,
-      key: 'k',
-      since: g0,
-      priming: false,
-      keepaliveMs: 60_000,
-      retryMs: 1_000,
-      limits: { maxStreams: 10_000, client: 'test', maxClientStreams: 10_000 },
-      tools: false,
-      resources: true,
-    });
+    const res = await directStream({ sessionId: 'trimmed-resume', shard: 99, since: g0, resources: true });
     const stream = readEvents(res!);
     const first = await stream.nextMessage();
     const second = await stream.nextMessage();
@@ -194,20 +197,7 @@ describe('catalog changes', () => {
     await change(g0);
     await change(g0 + 1);
     const open = (sessionId: string, listedAt: number) =>
-      openLegacyStream({
-        env,
-        sessionId,
-        shard: 98,
-        key: 'k',
-        since: undefined,
-        listedAt,
-        priming: true,
-        keepaliveMs: 60_000,
-        retryMs: 1_000,
-        limits: { maxStreams: 10_000, client: 'test', maxClientStreams: 10_000 },
-        tools: false,
-        resources: false,
-      }).then((r) => readEvents(r!));
+      directStream({ sessionId, shard: 98, listedAt, priming: true }).then((r) => readEvents(r!));
     // The client listed g0 here; the shard had announced g0 + 1 by the time its stream opened.
     const behind = await open('listed-behind', g0);
     expect((await behind.next()).retry).toBeDefined();
@@ -277,20 +267,7 @@ describe('session end', () => {
     expect((await endSession(s)).status).toBe(200);
     // An isolate whose liveness memo still vouched for the session opens its stream anyway: the shard says no.
     const shard = shardIndex(s.id, shardCount(env));
-    const open = () =>
-      openLegacyStream({
-        env,
-        sessionId: s.id,
-        shard,
-        key: 'k',
-        since: undefined,
-        priming: true,
-        keepaliveMs: 60_000,
-        retryMs: 1_000,
-        limits: { maxStreams: 10_000, client: 'test', maxClientStreams: 10_000 },
-        tools: false,
-        resources: false,
-      });
+    const open = () => directStream({ sessionId: s.id, shard, priming: true });
     expect(await open()).toBeNull();
     // Its row goes once the id has expired: then no check passes anyway, so nothing needs refusing.
     await runInDurableObject(shardStub(env, shard), (_o, ctx) => {
