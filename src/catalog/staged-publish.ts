@@ -1,5 +1,5 @@
 /**
- * A publish in parts (docs/admin-api.md, "Large catalogs"): a set that does not fit in one admin
+ * A publish in parts (docs/publishing.md, "Large catalogs"): a set that does not fit in one admin
  * request is uploaded part by part, each checked as it arrives, and then published as one
  * change, exactly as if it had come in one request. Checking each part on arrival names a bad
  * prompt by its position in the whole upload while the publisher still has it at hand; the whole

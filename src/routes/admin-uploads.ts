@@ -3,8 +3,7 @@
  * MAX_ADMIN_BODY bytes), published in parts and then as one change (catalog/staged-publish.ts;
  * docs/publishing.md, "Large catalogs"). `POST /` opens an upload, `POST /:id/prompts` adds a
  * part, `POST /:id/publish?prune&dry_run` publishes it, `DELETE /:id` abandons it, `GET /` lists
- * the open ones. The CLI's
- * `push` uses it whenever a set does not fit in one request.
+ * the open ones. The CLI's `push` uses it whenever a set does not fit in one request.
  */
 import { Hono, type Context } from 'hono';
 import type { UploadResult } from '../catalog/staged-publish.js';
