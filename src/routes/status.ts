@@ -15,7 +15,7 @@
 import { Hono, type Context } from 'hono';
 import { currentCatalog, readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
-import { upstreamHealth } from '../catalog/upstreams/health.js';
+import { guardingGroups, upstreamHealth } from '../catalog/upstreams/health.js';
 import { collisionsSeen } from '../catalog/collisions.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { feedProgress, lastFanout, liveCounts } from '../session/live-status.js';
@@ -92,12 +92,10 @@ async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
   const who = await caller;
   const sees = (groups: readonly string[] | undefined) => principalSees(who, groups);
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
-  // Its groups are the writer's (upstream-listings.ts keeps them as configured now); this isolate's copy of
-  // the configuration, which may be older, only speaks for an upstream the writer has no listing of.
-  const guardedBy = new Map(listed.map((u) => [u.id, u.groups]));
   const configs = await upstreamConfigs(c.env);
+  const guardedBy = guardingGroups(configs, listed);
   const upstreams = upstreamHealth(
-    configs.filter((u) => sees(guardedBy.has(u.id) ? guardedBy.get(u.id) : u.groups)),
+    configs.filter((u) => sees(guardedBy.get(u.id))),
     listed,
   );
   const { localPrefix, separator } = configOf(c.env);

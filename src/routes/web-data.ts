@@ -7,7 +7,7 @@
 import type { View } from '../catalog/catalog.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
-import { upstreamHealth } from '../catalog/upstreams/health.js';
+import { guardingGroups, upstreamHealth } from '../catalog/upstreams/health.js';
 import { CallFact } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSION_META, MODERN_VERSIONS } from '../lib/versions.js';
@@ -73,10 +73,7 @@ export function forgetHealth(): void {
 export function health(env: Env): Promise<HealthRow[]> {
   if (healthMemo && Date.now() - healthMemo.at < HEALTH_MS) return healthMemo.rows;
   const rows = Promise.all([upstreamConfigs(env), catalogWriter(env).upstreams()]).then(([configs, listed]) => {
-    // The writer's groups first, as /status does (status.ts): this isolate's copy of the configuration may
-    // be older, and an upstream just guarded must not stay visible to everyone until it catches up.
-    const guardedBy = new Map(listed.map((u) => [u.id, u.groups]));
-    const groups = new Map(configs.map((u) => [u.id, guardedBy.has(u.id) ? guardedBy.get(u.id) : u.groups]));
+    const groups = guardingGroups(configs, listed);
     return upstreamHealth(configs, listed).map((u) => ({
       id: u.id,
       state: u.state,

@@ -42,3 +42,17 @@ export function upstreamHealth(configs: readonly UpstreamConfig[], listed: reado
     };
   });
 }
+
+/**
+ * The groups that guard each configured upstream, by id: who may see it, its health row included.
+ * The writer's first (upstream-listings.ts keeps them as configured now); this isolate's copy of
+ * the configuration, which may be older, speaks only for an upstream the writer has no listing of.
+ * Else an upstream just guarded would stay visible to everyone until the copy caught up.
+ */
+export function guardingGroups(
+  configs: readonly UpstreamConfig[],
+  listed: readonly UpstreamState[],
+): Map<string, readonly string[] | undefined> {
+  const writers = new Map(listed.map((u) => [u.id, u.groups]));
+  return new Map(configs.map((u) => [u.id, writers.has(u.id) ? writers.get(u.id) : u.groups]));
+}
