@@ -4,6 +4,7 @@
  * the HTTP ones, through lib/log.ts. A batch is named by its first failed
  * call, else its first call (`promptgate.calls` counts them).
  */
+import { KEY_PREFIX } from '../catalog/keys-table.js';
 import { callAttributes, MAX_LOGGED_PATH } from '../lib/attributes.js';
 import { clip } from '../lib/clip.js';
 import { log } from '../lib/log.js';
@@ -20,8 +21,8 @@ export interface Ended {
   readonly errorCode: number | undefined;
 }
 
-/** An API key's shape (`pg_` and base64url), wherever it stands in a path. */
-const KEY_IN_PATH = /pg_[A-Za-z0-9_-]+/g;
+/** An API key's shape (its prefix and base64url), wherever it stands in a path. */
+const KEY_IN_PATH = new RegExp(`${KEY_PREFIX}[A-Za-z0-9_-]+`, 'g');
 
 /**
  * The path as logged: clipped, and with anything shaped like an API key blanked. A key pasted
@@ -29,7 +30,7 @@ const KEY_IN_PATH = /pg_[A-Za-z0-9_-]+/g;
  */
 function loggedPath(path: string): string {
   const clipped = clip(path, MAX_LOGGED_PATH);
-  return clipped.includes('pg_') ? clipped.replace(KEY_IN_PATH, 'pg_[redacted]') : clipped;
+  return clipped.includes(KEY_PREFIX) ? clipped.replace(KEY_IN_PATH, `${KEY_PREFIX}[redacted]`) : clipped;
 }
 
 /** The call the line speaks of: the first that failed, else the first. */
