@@ -18,10 +18,12 @@ export const MAX_PUBLISH_PROMPTS = 2_000;
 /** Strict, as /mcp is: a byte that is not UTF-8 must not be stored as U+FFFD in a prompt's text. */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-export async function readJson(c: Context<AppEnv>): Promise<unknown> {
+/** `hint`: what to do instead, said when the body is too large. */
+export async function readJson(c: Context<AppEnv>, hint?: string): Promise<unknown> {
   if (!/^application\/json\s*(;|$)/i.test(headerOf(c, 'content-type') ?? ''))
     throw new ApiError(415, 'unsupported_media_type', 'Send application/json');
-  const tooLarge = () => new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes`);
+  const tooLarge = () =>
+    new ApiError(413, 'too_large', `Body over ${MAX_ADMIN_BODY} bytes${hint === undefined ? '' : `; ${hint}`}`);
   if (Number(headerOf(c, 'content-length') ?? 0) > MAX_ADMIN_BODY) throw tooLarge();
   const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
   let bytes: Uint8Array = new Uint8Array();
@@ -52,10 +54,7 @@ const IN_PARTS = 'publish a larger set in parts through /admin/uploads (the CLI 
 
 /** A publish body, `{"prompts": [...]}`, of at most MAX_PUBLISH_PROMPTS prompts. */
 export async function readSet(c: Context<AppEnv>, hint = IN_PARTS): Promise<unknown[]> {
-  const body = (await readJson(c).catch((e: unknown) => {
-    if (e instanceof ApiError && e.code === 'too_large') throw new ApiError(413, e.code, `${e.message}; ${hint}`);
-    throw e;
-  })) as { prompts?: unknown };
+  const body = (await readJson(c, hint)) as { prompts?: unknown };
   if (!body || typeof body !== 'object' || !Array.isArray(body.prompts))
     throw new ApiError(400, 'invalid_body', 'Body must be {"prompts": [...]}');
   if (body.prompts.length > MAX_PUBLISH_PROMPTS)
