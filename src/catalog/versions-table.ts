@@ -47,14 +47,20 @@ export class VersionsTable {
 
   /** The latest version of every record of this kind that is not deleted, by name. */
   latest<R>(kind: RowKind): Stored<R>[] {
-    return this.sql
-      .exec<Row>(
-        `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions GROUP BY name) l
-         ON v.name = l.name AND v.version = l.version
-         WHERE v.record IS NOT NULL AND ${kind.where('v.name')} ORDER BY v.name`,
-      )
+    return this.latestRows(kind)
       .toArray()
       .map((r) => toStored<R>(r));
+  }
+
+  /** A cursor over `latest`'s rows, by name, after `after` (the name without the kind's prefix). */
+  private latestRows(kind: RowKind, after = ''): SqlStorageCursor<Row> {
+    return this.sql.exec<Row>(
+      `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions
+         WHERE name > ? AND ${kind.where('name')} GROUP BY name) l
+       ON v.name = l.name AND v.version = l.version
+       WHERE v.record IS NOT NULL ORDER BY v.name`,
+      kind.prefix + after,
+    );
   }
 
   /**
@@ -63,13 +69,7 @@ export class VersionsTable {
    * fit in memory. `next` is the `after` of the next page, when there is one.
    */
   latestPage<R>(kind: RowKind, page: ListPage): { records: Stored<R>[]; next?: string } {
-    const rows = this.sql.exec<Row>(
-      `SELECT v.* FROM versions v JOIN (SELECT name, MAX(version) AS version FROM versions
-         WHERE name > ? AND ${kind.where('name')} GROUP BY name) l
-       ON v.name = l.name AND v.version = l.version
-       WHERE v.record IS NOT NULL ORDER BY v.name`,
-      kind.prefix + (page.after ?? ''),
-    );
+    const rows = this.latestRows(kind, page.after);
     const records: Stored<R>[] = [];
     let bytes = 0;
     let last: string | undefined;
