@@ -87,12 +87,14 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
   const announced: Announced = { prompts: true, tools: opts.tools, resources: opts.resources };
   // A fresh stub per connect: a stub to an object that was reset stays broken. After a drop the
   // shard is told the last generation delivered, and replays what came after.
-  const connect = () =>
-    upgrade(shardStub(opts.env, opts.shard), {
+  const connect = () => {
+    const since = position ?? opts.listedAt;
+    return upgrade(shardStub(opts.env, opts.shard), {
       [STREAM_SESSION_HEADER]: opts.sessionId,
       ...limitHeaders(opts.limits),
-      ...((position ?? opts.listedAt) !== undefined && { [STREAM_SINCE_HEADER]: String(position ?? opts.listedAt) }),
+      ...(since !== undefined && { [STREAM_SINCE_HEADER]: String(since) }),
     });
+  };
   const first = await connect();
   if (first === 404) return null;
   if (typeof first === 'number') throw new Error(`registry shard answered ${first} to a stream upgrade`);

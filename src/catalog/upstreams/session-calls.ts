@@ -25,8 +25,11 @@ export interface SessionConn {
   version?: string;
 }
 
-/** Sends and drops the answer; a failure is nobody's business (see the header). */
-const fire = (p: Promise<Response>): void => void p.then((res) => res.body?.cancel()).catch(() => undefined);
+/** Drops the answer; a failure is nobody's business (see the header). */
+const drain = (p: Promise<Response>): Promise<void> => p.then((res) => res.body?.cancel()).catch(() => undefined);
+
+/** Sends without waiting. */
+const fire = (p: Promise<Response>): void => void drain(p);
 
 /** What a reply of `conn` can do in its session (wire.ts), within the call's `signal`. */
 export function replySession(http: SessionHttp, conn: SessionConn, signal: AbortSignal): ReplySession {
@@ -56,8 +59,5 @@ export function cancel(http: SessionHttp, conn: SessionConn, id: number, reason:
 
 /** Ends the session (DELETE). */
 export function endSession(http: SessionHttp, conn: SessionConn): Promise<void> {
-  return http
-    .send('DELETE', http.opts.url, undefined, http.legacyHeaders(conn))
-    .then((r) => r.body?.cancel())
-    .catch(() => undefined);
+  return drain(http.send('DELETE', http.opts.url, undefined, http.legacyHeaders(conn)));
 }
