@@ -96,8 +96,10 @@ export class ChangeFeed extends DurableObject<Env> {
   private async fanOut(event: CatalogEvent): Promise<boolean> {
     const started = Date.now();
     const shards = shardCount(this.env);
+    // What every shard had before this change: a shard new to the set learns where its log starts.
+    const after = (await this.ctx.storage.get<number>('published')) ?? 0;
     const results = await Promise.allSettled(
-      Array.from({ length: shards }, (_, i) => shardStub(this.env, i).deliver(event)),
+      Array.from({ length: shards }, (_, i) => shardStub(this.env, i).deliver(event, after)),
     );
     const total: DeliveryReport = { listeners: 0, streams: 0, rowsWritten: 0 };
     let shardFailures = 0;

@@ -24,7 +24,7 @@ import {
   type CatalogEvent,
   type ShardFrame,
 } from './events.js';
-import type { DeliveryReport, ShardCounts } from './fanout.js';
+import { feedStatus, type DeliveryReport, type ShardCounts } from './fanout.js';
 import { ReplayLog } from './replay-log.js';
 import { ShardAdmission } from './shard-admission.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
@@ -63,6 +63,10 @@ export class RegistryShard extends DurableObject<Env> {
     // The tag of the stream this socket belongs to: its session, or a listen stream's own id.
     const listen = req.headers.get(STREAM_LISTEN_HEADER);
     const own = session ?? (listen === null ? null : `listen:${listen.slice(0, 64)}`);
+    // A shard that never announced a change may have joined (a larger REGISTRY_SHARDS) after changes
+    // this stream missed: the feed says how far they went. Asked before anything is read for the
+    // socket, so a first change delivered meanwhile is read with the rest.
+    const published = since !== undefined && this.replay.announced() === 0 ? (await feedStatus(this.env)).published : 0;
     const tags = this.admission.admit(req.headers, own);
     if (tags instanceof Response) return tags;
     const announced = this.replay.announced();
@@ -74,8 +78,7 @@ export class RegistryShard extends DurableObject<Env> {
     }
     this.admission.accepted();
     sendFrame(server, { t: 'open', generation: announced });
-    if (since !== undefined && since < announced)
-      for (const event of this.replay.since(since)) sendFrame(server, event);
+    if (since !== undefined) for (const event of this.replay.missed(since, published)) sendFrame(server, event);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -121,12 +124,13 @@ export class RegistryShard extends DurableObject<Env> {
   /**
    * Announces a change to every stream of this shard: one log row, the announced mark and the
    * log's trim, then one frame for all sockets. A generation already announced (a retried
-   * fan-out) sends nothing, so a retry never duplicates a notification.
+   * fan-out) sends nothing, so a retry never duplicates a notification. `after`: the generation
+   * the feed announced before this one (replay-log.ts, the floor).
    */
-  async deliver(event: CatalogEvent): Promise<DeliveryReport> {
+  async deliver(event: CatalogEvent, after: number): Promise<DeliveryReport> {
     const report: DeliveryReport = { listeners: 0, streams: 0, rowsWritten: 0 };
     if (event.generation <= this.replay.announced()) return report;
-    report.rowsWritten = this.replay.record(event);
+    report.rowsWritten = this.replay.record(event, after);
     const frame = JSON.stringify({ t: 'event', event } satisfies ShardFrame);
     for (const ws of this.ctx.getWebSockets()) {
       try {

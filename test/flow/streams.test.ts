@@ -172,7 +172,7 @@ describe('catalog changes', () => {
     const shard = shardStub(env, 99);
     const g0 = 1_000_000;
     const change = (generation: number, list: 'prompts' | 'skills') =>
-      shard.deliver({ kind: 'prompts_list_changed', generation, lists: [list] });
+      shard.deliver({ kind: 'prompts_list_changed', generation, lists: [list] }, generation - 1);
     await change(g0, 'prompts');
     await change(g0 + 1, 'skills');
     for (let g = g0 + 2; g <= g0 + REPLAY_MAX_EVENTS + 1; g++) await change(g, 'prompts');
@@ -189,11 +189,50 @@ describe('catalog changes', () => {
     expect(second.id).toBe(`k.${g0 + REPLAY_MAX_EVENTS + 1}`);
     await stream.close();
   });
+  it('a stream that moved to a shard added after its position is told every list: changes before the shard joined are not lost', async () => {
+    // Shard 97 joins (a larger REGISTRY_SHARDS) when the feed had announced g0 + 3; its first change is g0 + 4.
+    const shard = shardStub(env, 97);
+    const g0 = 3_000_000;
+    await shard.deliver({ kind: 'prompts_list_changed', generation: g0 + 4, lists: ['prompts'] }, g0 + 3);
+    // The stream last delivered g0 + 1 at its old shard: g0 + 2 and g0 + 3 (a skills change among them) it never saw.
+    const moved = readEvents((await directStream({ sessionId: 'moved', shard: 97, since: g0 + 1, resources: true }))!);
+    expect((await moved.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+    expect(await moved.nextMessage()).toEqual({
+      id: `k.${g0 + 4}`,
+      message: { jsonrpc: '2.0', method: 'notifications/resources/list_changed' },
+    });
+    await moved.close();
+    // One that last delivered g0 + 3, the floor itself, missed only what the log holds.
+    const current = readEvents((await directStream({ sessionId: 'current', shard: 97, since: g0 + 3 }))!);
+    expect(await current.nextMessage()).toEqual({ id: `k.${g0 + 4}`, message: LIST_CHANGED });
+    await current.close();
+  });
+  it('a stream that moved to a shard that never announced a change is told every list the feed announced since', async () => {
+    const { published } = await feedStub().status();
+    expect(published).toBeGreaterThan(0);
+    const shard = shardStub(env, 96);
+    const res = await directStream({ sessionId: 'moved-early', shard: 96, since: published - 1, resources: true });
+    const moved = readEvents(res!);
+    expect((await moved.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+    expect(await moved.nextMessage()).toEqual({
+      id: `k.${published}`,
+      message: { jsonrpc: '2.0', method: 'notifications/resources/list_changed' },
+    });
+    // Then the shard's own first change, as usual.
+    await shard.deliver({ kind: 'prompts_list_changed', generation: published + 1 }, published);
+    expect(await moved.nextMessage()).toEqual({ id: `k.${published + 1}`, message: LIST_CHANGED });
+    await moved.close();
+    // A stream already at what the feed announced is told nothing more.
+    const level = readEvents((await directStream({ sessionId: 'level', shard: 96, since: published + 1 }))!);
+    await shard.deliver({ kind: 'prompts_list_changed', generation: published + 2 }, published + 1);
+    expect(await level.nextMessage()).toEqual({ id: `k.${published + 2}`, message: LIST_CHANGED });
+    await level.close();
+  });
   it('a new stream starts no later than the catalog its list may be of: a change announced in between is announced on it', async () => {
     // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
     const shard = shardStub(env, 98);
     const g0 = 2_000_000;
-    const change = (generation: number) => shard.deliver({ kind: 'prompts_list_changed', generation });
+    const change = (generation: number) => shard.deliver({ kind: 'prompts_list_changed', generation }, generation - 1);
     await change(g0);
     await change(g0 + 1);
     const open = (sessionId: string, listedAt: number) =>
