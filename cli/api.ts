@@ -5,6 +5,7 @@ import type { KeyInfo } from '../src/catalog/keys-table.js';
 import type { Issue, PromptRecord, SkillRecord, VersionInfo } from '../src/catalog/types.js';
 import type { UsageAnswer } from '../src/routes/admin-usage.js';
 import { CliError, type NewKey, type PublishOptions, type PublishResult, type StagedSet } from './api-types.js';
+import { untilDone } from './interrupt.js';
 import { partsOf } from './parts.js';
 
 export type { KeyInfo, UsageAnswer };
@@ -77,8 +78,16 @@ export class AdminClient {
       };
     const { id } = (await this.call<{ upload: { id: string } }>('POST', '/admin/uploads')).upload;
     const at = `/admin/uploads/${encodeURIComponent(id)}`;
+    const forget = () =>
+      this.raw('DELETE', at).then(
+        () => undefined,
+        () => undefined,
+      );
+    // Forgotten when the command is interrupted, too (interrupt.ts), not left open for its hour.
+    const release = untilDone(forget);
     const discard = async () => {
-      await this.raw('DELETE', at).catch(() => undefined);
+      release();
+      await forget();
     };
     try {
       for (const part of parts) await this.call('POST', `${at}/prompts`, { prompts: part });
