@@ -85,6 +85,8 @@ export function checkStandardHeaders(
       throw mismatch(id, 'Mcp-Name', `the body names "${bodyName.slice(0, 100)}" but the Mcp-Name header is absent`);
     return;
   }
+  // A name that is not a string is the method's own -32602 (as in the SDK), not a header mismatch.
+  if (typeof bodyName !== 'string') return;
   const decoded = decodeHeaderValue(name);
   if (decoded === undefined) throw mismatch(id, 'Mcp-Name', 'the Mcp-Name header carries an invalid base64 sentinel');
   if (decoded !== bodyName)

@@ -227,6 +227,16 @@ describe('envelope, version and header errors', () => {
       -32020,
     );
   });
+  it("a body name that is not a string is the method's -32602 whatever Mcp-Name says: the header is checked against strings only", async () => {
+    for (const params of [{ name: 42 }, {}]) {
+      const { body, response } = modern('prompts/get', params, { 'mcp-name': 'x' });
+      const res = await response;
+      expect(res.status).toBe(200);
+      const reply = (await res.json()) as any;
+      expect(reply.id).toBe(body.id);
+      expect(reply.error.code).toBe(-32602);
+    }
+  });
   it('accepts Mcp-Name as a base64 sentinel that decodes to the body name', async () => {
     const sentinel = `=?base64?${btoa('greet')}?=`;
     const res = await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': sentinel })
