@@ -69,24 +69,27 @@ export class HttpError extends RpcError {
 
 export interface ErrorMessage {
   jsonrpc: '2.0';
-  id?: RequestId;
+  id?: RequestId | null;
   error: { code: number; message: string; data?: unknown };
 }
 
-/** A JSON-RPC error object. The id is omitted when it could not be read (2025-11-25 schema). */
-export function errorMessage(id: RequestId | undefined, err: RpcError): ErrorMessage {
+/**
+ * A JSON-RPC error object. An id that could not be read is omitted (2025-11-25 schema), or
+ * `null` (UNREAD) where the revision requires an id, as JSON-RPC 2.0 says.
+ */
+export function errorMessage(id: RequestId | null | undefined, err: RpcError): ErrorMessage {
   const error: ErrorMessage['error'] = { code: err.code, message: err.message };
   if (err.data !== undefined) error.data = err.data;
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }
 
 /** The serialized error reply: the form every JSON-RPC error body takes on the wire. */
-export function errorJson(id: RequestId | undefined, err: RpcError): string {
+export function errorJson(id: RequestId | null | undefined, err: RpcError): string {
   return JSON.stringify(errorMessage(id, err));
 }
 
 /** A call answered with an in-band error: its code goes on the call (log line, error counts), its body is errorJson's. */
-export function callFailed(fact: CallFact, id: RequestId | undefined, err: RpcError): string {
+export function callFailed(fact: CallFact, id: RequestId | null | undefined, err: RpcError): string {
   fact.errorCode = err.code;
   return errorJson(id, err);
 }

@@ -58,7 +58,8 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
       return readMessage(item);
     } catch (e) {
       const err = e as HttpError;
-      return callFailed(t.record.call(methodNameOf(item), err.id), err.id, err);
+      // Batches are 2025-03-26's, whose errors must carry an id: one that could not be read is null.
+      return callFailed(t.record.call(methodNameOf(item), err.id), err.id ?? null, err);
     }
   };
   const replies = await runBatch(

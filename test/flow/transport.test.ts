@@ -146,7 +146,9 @@ describe('JSON-RPC envelope', () => {
     expect(replies).toHaveLength(3);
     expect(replies.find((r) => r.id === a.id).result).toEqual({});
     expect(replies.find((r) => r.id === b.id).error.code).toBe(-32602);
-    expect(replies.find((r) => r.id === undefined).error.code).toBe(-32600);
+    // 2025-03-26 errors carry an id: one that could not be read is null (JSON-RPC 2.0 §5).
+    expect(replies.every((r) => 'id' in r)).toBe(true);
+    expect(replies.find((r) => r.id === null).error.code).toBe(-32600);
     const onlyNotes = await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }], { session: s.id });
     expect(onlyNotes.status).toBe(202);
     expect(await onlyNotes.text()).toBe('');
