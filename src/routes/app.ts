@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import { AuthConfigError, AuthNotConfiguredError } from '../auth/config-checks.js';
 import { AuthError } from '../auth/errors.js';
 import { ConfigError, MissingSecretError } from '../lib/config.js';
-import { errorJson, ErrorCode, HttpError } from '../rpc/errors.js';
+import { errorJson, ErrorCode, HttpError, isRetryable, unavailable } from '../rpc/errors.js';
 import type { AppEnv } from '../env.js';
 import { admin } from './admin.js';
 import { browserGuard } from './guards.js';
@@ -61,18 +61,6 @@ app.notFound((c) => {
     return withoutTrailingSlash(c, url);
   return c.json({ error: { code: 'not_found', message: `No route for ${method} ${url.pathname.slice(0, 200)}` } }, 404);
 });
-
-/**
- * A Durable Object that was reset, restarted or overloaded mid-call: the
- * runtime marks the error (`durableObjectReset`, `retryable`, `overloaded`).
- * Every write path is idempotent (the writer applies
- * identical content once), so the honest answer is 503 with Retry-After, not
- * a 500 that reads as a bug.
- */
-function retryable(err: Error): boolean {
-  const e = err as { retryable?: unknown; overloaded?: unknown; durableObjectReset?: unknown };
-  return e.retryable === true || e.overloaded === true || e.durableObjectReset === true;
-}
 
 /**
  * A deployment that cannot run safely (lib/config.ts, auth/config.ts), in the
@@ -133,12 +121,10 @@ const apiCodeOf = (status: number): string =>
 app.onError((err, c) => {
   if (err instanceof AuthError) return refusal(err, c);
   if (err instanceof MissingSecretError || err instanceof AuthConfigError) err = misconfigured(err, c.req.path);
-  else if (!(err instanceof HttpError) && !(err instanceof ApiError) && retryable(err)) {
+  else if (!(err instanceof HttpError) && !(err instanceof ApiError) && isRetryable(err)) {
     log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
     err = c.req.path.startsWith('/mcp')
-      ? new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', {
-          headers: { 'retry-after': '1' },
-        })
+      ? unavailable()
       : new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)');
   } else if (err instanceof TooManyStreamsError)
     err = new HttpError(429, ErrorCode.Transport, `Too Many Requests: ${err.message}; close one and retry`, {

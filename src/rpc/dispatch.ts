@@ -7,7 +7,7 @@
 import { LookupError } from '../catalog/errors.js';
 import type { CallContext, Handler } from './context.js';
 import type { Era } from './era.js';
-import { callFailed, ErrorCode, HttpError, RpcError, toRpcError } from './errors.js';
+import { callFailed, ErrorCode, HttpError, isRetryable, RpcError, toRpcError, unavailable } from './errors.js';
 import { resultMessage, type Message, type Params } from './envelope.js';
 import { complete } from './methods/completion.js';
 import { discover } from './methods/discover.js';
@@ -118,6 +118,13 @@ function run(
     if (e instanceof HttpError && ctx.era === 'modern') {
       fact.errorCode = e.code;
       throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers, id: msg.id });
+    }
+    // An object reset or overloaded under the call (a session's, an upstream's): the whole request
+    // is safe to repeat, and 503 says so where an in-band -32603 would read as a bug.
+    if (isRetryable(e)) {
+      log.warn('call failed, retryable', { method: msg.method, error: String(e) });
+      fact.errorCode = ErrorCode.InternalError;
+      throw unavailable(msg.id);
     }
     return callFailed(fact, msg.id, asRpcError(e, msg.method));
   };

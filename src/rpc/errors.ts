@@ -94,6 +94,28 @@ export function callFailed(fact: CallFact, id: RequestId | null | undefined, err
   return errorJson(id, err);
 }
 
+/**
+ * A Durable Object that was reset, restarted or overloaded mid-call: the runtime marks the error
+ * (`durableObjectReset`, `retryable`, `overloaded`). Every write path is idempotent (the writer
+ * applies identical content once), so the honest answer is 503 with Retry-After, not a 500 or an
+ * in-band -32603 that reads as a bug.
+ */
+export function isRetryable(err: unknown): boolean {
+  const e = err as { retryable?: unknown; overloaded?: unknown; durableObjectReset?: unknown } | null;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    (e.retryable === true || e.overloaded === true || e.durableObjectReset === true)
+  );
+}
+
+/** The answer to a retryable failure on /mcp: 503, Retry-After: 1, the request's id when one was read. */
+export const unavailable = (id?: RequestId) =>
+  new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', {
+    headers: { 'retry-after': '1' },
+    id,
+  });
+
 /** Maps anything thrown while answering a message to a JSON-RPC error, hiding internals. */
 export function toRpcError(e: unknown): RpcError {
   if (e instanceof RpcError) return e;

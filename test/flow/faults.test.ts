@@ -365,6 +365,38 @@ async function expectServedOnce(names: string[]): Promise<void> {
 }
 
 describe('a request whose Durable Object fails under it', () => {
+  it('is answered 503 with Retry-After when the object is reset under a method, echoing the request id', async () => {
+    // The session is vouched for by this isolate's memo, so the method's own call is the one the reset meets.
+    const memoised = { ...env, SESSION_RECHECK_MS: '60000' } as unknown as Env;
+    const send = async (init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request(MCP_URL, init), memoised, ctx);
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const opened = await send(postInit(initialize()));
+    const session = opened.headers.get('mcp-session-id')!;
+    // The session's object is held, so logging/setLevel's call to it is in flight when every object restarts.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = runInDurableObject(sessionObject(session), (_o, ctx) =>
+      ctx.blockConcurrencyWhile(async () => {
+        await gate;
+        ctx.abort('reset under a method');
+      }),
+    ).catch(() => {});
+    const body = { jsonrpc: '2.0', id: 'level-on-reset-object', method: 'logging/setLevel', params: { level: 'info' } };
+    const answer = send(postInit(body, { session }));
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await held;
+    const res = await answer;
+    const reply = await res.json<{ id?: unknown; error?: { code: number } }>();
+    expect(res.status, JSON.stringify(reply)).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(reply.error?.code).toBe(-32603);
+    expect(reply.id).toBe('level-on-reset-object');
+  });
   it('is answered 500 -32603, echoing the request id its body carried', async () => {
     // Every use asks the session's object (no liveness memo), through the Worker's own fetch.
     const askEveryTime = { ...env, SESSION_RECHECK_MS: '0' } as unknown as Env;
