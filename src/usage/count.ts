@@ -13,17 +13,32 @@ import { HOUR_MS } from './store.js';
 
 const GET = 'prompts/get';
 const COMPLETE = 'completion/complete';
-/** The prompt of a call refused with -32602 for a name this isolate's catalog does not have. */
+/** The prompt of a call that did not show its name to be a prompt the caller may see. */
 export const UNKNOWN_PROMPT = '(unknown)';
 
 /**
- * The prompt a call is counted under. A call refused as invalid may name a prompt nobody has, and
- * every name a caller makes up would be a row kept for months: such names are counted as one.
+ * Codes a call about a prompt can end with once its name was routed: arguments the prompt refuses
+ * (-32602, which is also the answer for a name nobody has), its upstream's own failure (-32603), a
+ * capability its upstream asked for (-32021). Every other code is a refusal of the request before
+ * any name was looked at (headers, version, session, method, parse), whatever the name said.
  */
-function countedName(scope: RequestScope, prompt: string | undefined, code: number | undefined): string {
+const AFTER_ROUTING: ReadonlySet<number> = new Set([
+  ErrorCode.InvalidParams,
+  ErrorCode.InternalError,
+  ErrorCode.MissingRequiredClientCapability,
+]);
+
+/**
+ * The prompt a call is counted under. Names are caller input, and each one a row kept for months:
+ * a name is a row only once the call proved it a prompt the caller may see, by succeeding or by
+ * failing after routing under a name this isolate's catalog lists in the caller's view (a made-up
+ * name routed to an upstream by its prefix fails there too). Everything else is counted as one.
+ */
+function countedName(scope: RequestScope, prompt: string | undefined, code: number | undefined, ok: boolean): string {
   if (prompt === undefined) return '';
-  if (code !== ErrorCode.InvalidParams) return prompt;
-  return servedCatalog(scope.env.PROMPTS)?.publishes(prompt) ? prompt : UNKNOWN_PROMPT;
+  if (ok) return prompt;
+  if (code === undefined || !AFTER_ROUTING.has(code)) return UNKNOWN_PROMPT;
+  return servedCatalog(scope.env.PROMPTS)?.viewFor(scope.principal).has(prompt) ? prompt : UNKNOWN_PROMPT;
 }
 
 /**
@@ -44,9 +59,10 @@ export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error)
       errors += 1;
     }
     if (call.method !== GET && call.method !== COMPLETE) continue;
-    const result = code === undefined && status < 400 ? 'ok' : errorTypeOf(code, status)!;
+    const ok = code === undefined && status < 400;
+    const result = ok ? 'ok' : errorTypeOf(code, status)!;
     const client = record.client;
-    const prompt = countedName(scope, call.prompt, code);
+    const prompt = countedName(scope, call.prompt, code, ok);
     tally.add(hour, call.method, prompt, client?.name, client?.version, record.era ?? 'unknown', result);
     counted = true;
   }

@@ -5,50 +5,16 @@
  * Requests go through the Worker's fetch with their own execution contexts, so a test waits for the
  * flushes themselves (waitOnExecutionContext), never for a duration.
  */
-import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import worker from '../../src/index.js';
 import { datasetOf } from '../../src/usage/analytics.js';
 import { HOUR_MS } from '../../src/usage/store.js';
 import { usageObject, usageStore } from '../../src/usage/stub.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { envelope, initialize, LEGACY, modernHeaders, postInit, request } from '../helpers/protocol.js';
 import { ADMIN_TOKEN, MCP_URL, publish } from '../helpers/worker.js';
+import { counts, send, settle, usage, usageEnv } from '../helpers/usage.js';
 import { waitFor } from '../helpers/feed.js';
-
-/** A short flush interval; the tests wait on the flushes, so its length only sets how fast they run. */
-const usageEnv = { ...env, USAGE_FLUSH_MS: '20' } as unknown as Env;
-
-/** Every execution context handed out since the last settle(). */
-let contexts: ExecutionContext[] = [];
-
-async function send(url: string, init: RequestInit, e: Env = usageEnv): Promise<Response> {
-  const ctx = createExecutionContext();
-  contexts.push(ctx);
-  return worker.fetch(new Request(url, init), e, ctx);
-}
-
-/** Waits until every armed flush of the requests sent so far has run (each lives in some request's context). */
-async function settle(): Promise<void> {
-  const pending = contexts;
-  contexts = [];
-  await Promise.all(pending.map((ctx) => waitOnExecutionContext(ctx)));
-}
-
-async function usage(query = ''): Promise<any> {
-  const res = await send(`https://gateway.test/admin/usage${query}`, {
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-  });
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-}
-
-/** The store's counts as a flat `key method era outcome → count` map, for exact comparison. */
-async function counts(by: 'prompt' | 'client'): Promise<Record<string, number>> {
-  const { rows } = await usage(`?by=${by}`);
-  return Object.fromEntries(rows.map((r: any) => [`${r.key} ${r.method} ${r.era} ${r.outcome}`, r.count]));
-}
 
 /** A modern POST from a client naming itself in `_meta`. */
 function modern(client: string, method: string, params: Record<string, unknown>, e: Env = usageEnv) {

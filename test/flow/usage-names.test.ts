@@ -1,0 +1,63 @@
+/**
+ * Prompt names are caller input, and every name counted as itself is a usage row kept for months:
+ * a call refused before its name was looked at (a missing Mcp-Method header, a revision this server
+ * does not speak, a session nobody opened) is counted under `(unknown)`, whatever it named. Through
+ * the real Worker and UsageStore, read back as the admin reads usage.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { UNKNOWN_PROMPT } from '../../src/usage/count.js';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { envelope, LEGACY, modernHeaders, postInit, request } from '../helpers/protocol.js';
+import { counts, send, settle } from '../helpers/usage.js';
+import { MCP_URL, publish } from '../helpers/worker.js';
+
+/** A modern prompts/get for `name`, its headers changed by `edit`; answers its HTTP status and JSON-RPC code. */
+async function modernGet(name: string, meta: Record<string, unknown>, edit: (h: Record<string, string>) => void) {
+  const headers = modernHeaders('prompts/get', name);
+  edit(headers);
+  const body = JSON.stringify(request('prompts/get', { name, _meta: envelope(meta) }));
+  const res = await send(MCP_URL, { method: 'POST', headers, body });
+  return { status: res.status, code: ((await res.json()) as any).error?.code };
+}
+
+/** What changed between two `counts` reads, zeros left out. */
+const added = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)] as const)
+      .filter(([, v]) => v !== 0),
+  );
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS);
+});
+
+describe('names of calls refused before routing', () => {
+  it('are counted under (unknown), never as rows of their own', async () => {
+    await settle();
+    const before = await counts('prompt');
+    const tag = Date.now();
+    for (let i = 0; i < 3; i++) {
+      const r = await modernGet(`zz-${tag}-${i}`, {}, (h) => delete h['mcp-method']);
+      expect(r).toEqual({ status: 400, code: -32020 });
+    }
+    const late = '2099-01-01';
+    const r = await modernGet(`zz-${tag}-v`, { 'io.modelcontextprotocol/protocolVersion': late }, (h) => {
+      h['mcp-protocol-version'] = late;
+    });
+    expect(r).toEqual({ status: 400, code: -32022 });
+    const stale = postInit(request('prompts/get', { name: `zz-${tag}-s` }), { session: 'bogus', version: LEGACY });
+    const res = await send(MCP_URL, stale);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as any).error.code).toBe(-32001);
+    await settle();
+
+    const after = await counts('prompt');
+    expect(Object.keys(after).filter((k) => k.startsWith('zz-'))).toEqual([]);
+    expect(added(before, after)).toEqual({
+      [`${UNKNOWN_PROMPT} prompts/get modern -32020`]: 3,
+      [`${UNKNOWN_PROMPT} prompts/get modern -32022`]: 1,
+      [`${UNKNOWN_PROMPT} prompts/get legacy -32001`]: 1,
+    });
+  });
+});
