@@ -19,6 +19,16 @@ import { originOf } from '../lib/url.js';
 import { webAssets } from '../web/assets.js';
 import { utcHour } from './web-data.js';
 
+/**
+ * A page as `build` made it. `keep: false` for one built without a figure it shows (the week of use,
+ * when the usage store did not answer): like a provisional view's page it is served to this request
+ * only, kept neither here nor in the edge cache, so the next request builds it with the figure.
+ */
+export interface Built {
+  readonly html: string;
+  readonly keep: boolean;
+}
+
 /** Who the page is for: what decides its content besides the catalog. */
 export interface Viewer {
   readonly principal: Principal;
@@ -70,13 +80,14 @@ const memoKey = (q: RequestScope, generation: number, variant: string, path: str
 
 /**
  * The page at `path` for this viewer: from this isolate, the edge cache, or `build` (then kept in
- * both). `build` gets the catalog and the viewer's view of it; undefined (no such page) is not kept.
+ * both, unless it says not to). `build` gets the catalog and the viewer's view of it; undefined (no
+ * such page) is not kept.
  */
 export async function cachedPage(
   q: RequestScope,
   v: Viewer,
   path: string,
-  build: (view: View, catalog: Catalog) => Promise<string | undefined>,
+  build: (view: View, catalog: Catalog) => Promise<Built | undefined>,
 ): Promise<string | undefined> {
   let catalog = peekCatalog(q);
   if (!catalog) {
@@ -95,7 +106,8 @@ export async function cachedPage(
   catalog = await listMissing(q, catalog, Number.MAX_SAFE_INTEGER);
   const view = viewOf(catalog, v);
   // A merge made ahead of the writer, or content an upstream marked private: never shared.
-  if (view.provisional || view.contentHints(q.cfg.listTtlMs).cacheScope === 'private') return build(view, catalog);
+  if (view.provisional || view.contentHints(q.cfg.listTtlMs).cacheScope === 'private')
+    return (await build(view, catalog))?.html;
   const variant = variantOf(view.key, v);
   const mk = memoKey(q, view.generation, variant, path);
   const known = pages.get(mk);
@@ -111,9 +123,11 @@ export async function cachedPage(
     pages.set(mk, hit);
     return hit;
   }
-  const html = await build(view, catalog);
+  const built = await build(view, catalog);
   // Nothing to show (a name this view does not hold): not remembered, so never served from a cache.
-  if (html === undefined) return undefined;
+  if (built === undefined) return undefined;
+  const html = built.html;
+  if (!built.keep) return html;
   pages.set(mk, html);
   q.waitUntil(writePage(key, html));
   renewPointer(q, view, true);

@@ -1,13 +1,12 @@
 /**
  * What the catalog pages show, gathered for the viewer's view: the prompts it may see (cards),
- * one prompt's arguments, history and last change, upstream health, and the preview and
- * completions, which run prompts/get and completion/complete through the same dispatch as /mcp
- * (modern era, the request's own scope), so views, limits and upstream routing all apply.
+ * one prompt's arguments, history and last change, and the preview and completions, which run
+ * prompts/get and completion/complete through the same dispatch as /mcp (modern era, the
+ * request's own scope), so views, limits and upstream routing all apply. Upstream health is
+ * web-health.ts's.
  */
 import type { View } from '../catalog/catalog.js';
 import { catalogWriter } from '../catalog/stubs.js';
-import { upstreamConfigs } from '../catalog/upstreams/config.js';
-import { guardingGroups, upstreamHealth } from '../catalog/upstreams/health.js';
 import { CallFact } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSION_META, MODERN_VERSIONS } from '../lib/versions.js';
@@ -15,19 +14,29 @@ import { callContext } from '../rpc/context.js';
 import { call } from '../rpc/dispatch.js';
 import { HttpError } from '../rpc/errors.js';
 import { dailyUse } from '../usage/query.js';
-import type { ArgumentRow, HealthRow, Preview, PreviewMessage, PromptCard, VersionRow } from '../web/types.js';
+import type { ArgumentRow, Preview, PreviewMessage, PromptCard, VersionRow } from '../web/types.js';
 
 const VERSION = MODERN_VERSIONS[0];
 const DAYS = 7;
 
-/** prompts/get counts per prompt and UTC day (usage/query.ts), kept per isolate for the hour (pages are cached per hour too). */
-let usageMemo: { hour: number; use: Promise<Map<string, number[]>> } | undefined;
+/**
+ * prompts/get counts per prompt and UTC day (usage/query.ts), kept per isolate for the hour (pages
+ * are cached per hour too); undefined when the store could not be read. A failed read is forgotten
+ * at once: kept, it would blank every sparkline of this isolate until the hour ends.
+ */
+let usageMemo: { hour: number; use: Promise<Map<string, number[]> | undefined> } | undefined;
 export const utcHour = () => Math.floor(Date.now() / 3_600_000);
-function usage(env: Env): Promise<Map<string, number[]>> {
+function usage(env: Env): Promise<Map<string, number[]> | undefined> {
   const hour = utcHour();
   if (usageMemo?.hour !== hour) {
-    const use = dailyUse(env, DAYS).catch(() => new Map<string, number[]>());
-    usageMemo = { hour, use };
+    const memo: NonNullable<typeof usageMemo> = {
+      hour,
+      use: dailyUse(env, DAYS).catch(() => {
+        if (usageMemo === memo) usageMemo = undefined;
+        return undefined;
+      }),
+    };
+    usageMemo = memo;
   }
   return usageMemo.use;
 }
@@ -37,7 +46,7 @@ function sourceOf(view: View, name: string): string {
   return view.compiled.remote.get(name)?.prompt.origin.upstream ?? 'local';
 }
 
-function cardOf(view: View, name: string, use: Map<string, number[]>): PromptCard {
+function cardOf(view: View, name: string, use: ReadonlyMap<string, number[]>): PromptCard {
   const local = view.compiled.byName.get(name)?.record;
   const remote = view.compiled.remote.get(name)?.prompt;
   const r = local ?? remote;
@@ -51,42 +60,32 @@ function cardOf(view: View, name: string, use: Map<string, number[]>): PromptCar
   };
 }
 
+/**
+ * Whether the cards carry their week of use. Without it (the store did not answer) they show none,
+ * and their page must not be kept anywhere (web-cache.ts): the next request reads usage again.
+ */
+interface WithUse {
+  readonly usageKnown: boolean;
+}
+
 /** Every prompt the view holds, as cards with their week of use. */
-export async function cardsOf(env: Env, view: View): Promise<PromptCard[]> {
+export async function cardsOf(env: Env, view: View): Promise<WithUse & { cards: PromptCard[] }> {
   const use = await usage(env);
-  return view.names().map((n) => cardOf(view, n, use));
+  return { cards: view.names().map((n) => cardOf(view, n, use ?? NO_USE)), usageKnown: use !== undefined };
 }
 
 /** One prompt's card, or undefined when the view does not hold it (exactly like an unknown one). */
-export async function cardFor(env: Env, view: View, name: string): Promise<PromptCard | undefined> {
-  return view.has(name) ? cardOf(view, name, await usage(env)) : undefined;
+export async function cardFor(
+  env: Env,
+  view: View,
+  name: string,
+): Promise<(WithUse & { card: PromptCard }) | undefined> {
+  if (!view.has(name)) return undefined;
+  const use = await usage(env);
+  return { card: cardOf(view, name, use ?? NO_USE), usageKnown: use !== undefined };
 }
 
-/** Upstream health as /status computes it, kept per isolate for a few seconds (pages are read often). */
-const HEALTH_MS = 5_000;
-let healthMemo: { at: number; rows: Promise<HealthRow[]> } | undefined;
-
-/** Forgets the kept health (tests that change the upstreams; an isolate relearns it within HEALTH_MS). */
-export function forgetHealth(): void {
-  healthMemo = undefined;
-}
-export function health(env: Env): Promise<HealthRow[]> {
-  if (healthMemo && Date.now() - healthMemo.at < HEALTH_MS) return healthMemo.rows;
-  const rows = Promise.all([upstreamConfigs(env), catalogWriter(env).upstreams()]).then(([configs, listed]) => {
-    const groups = guardingGroups(configs, listed);
-    return upstreamHealth(configs, listed).map((u) => ({
-      id: u.id,
-      state: u.state,
-      prompts: u.prompts,
-      lastSuccess: u.lastSuccess,
-      fault: u.fault,
-      groups: groups.get(u.id),
-    }));
-  });
-  healthMemo = { at: Date.now(), rows };
-  rows.catch(() => (healthMemo = undefined));
-  return rows;
-}
+const NO_USE: ReadonlyMap<string, number[]> = new Map();
 
 type Reply = { result?: unknown; error?: { message?: string } };
 
@@ -111,12 +110,18 @@ async function rpc(scope: RequestScope, method: string, params: Record<string, u
   }
 }
 
+/** The preview of a prompt whose upstream asks for input while it is fetched: only an MCP client can give it. */
+export const NEEDS_INPUT = 'This prompt needs input the web preview cannot give: use it from an MCP client.';
+
 /** prompts/get's messages for these arguments, or the error it answered (as the preview shows it). */
 export async function preview(scope: RequestScope, name: string, args: Record<string, string>): Promise<Preview> {
   const reply = await rpc(scope, 'prompts/get', { name, arguments: args });
   if (reply.error) return { error: reply.error.message ?? 'error' };
-  const r = reply.result as { messages: PreviewMessage[]; description?: string };
-  return { messages: r.messages, description: r.description };
+  const r = reply.result as { resultType?: unknown; messages?: unknown; description?: string } | undefined;
+  // An upstream's input_required answer (multi-round-trip requests) has no messages.
+  if (r?.resultType === 'input_required') return { error: NEEDS_INPUT };
+  if (!Array.isArray(r?.messages)) return { error: 'prompts/get answered without messages' };
+  return { messages: r.messages as PreviewMessage[], description: r.description };
 }
 
 /** completion/complete's values for one argument (empty when the prompt or its upstream offers none). */

@@ -19,10 +19,11 @@ import { NotFoundPage, PromptPage } from '../web/prompt-page.js';
 import type { Chrome } from '../web/types.js';
 import { mediaTypes } from './guards.js';
 import { headerOf, scopeOf, setPrincipal } from './scope.js';
-import { cachedPage, freshView, type Viewer } from './web-cache.js';
+import { cachedPage, freshView, type Built, type Viewer } from './web-cache.js';
 import { principalSees } from '../catalog/views.js';
 import type { RequestScope } from '../lib/scope.js';
-import { argumentsOf, cardFor, cardsOf, changesOf, complete, health, preview } from './web-data.js';
+import { argumentsOf, cardFor, cardsOf, changesOf, complete, preview } from './web-data.js';
+import { health } from './web-health.js';
 import { IDENTITY_HEADERS } from './auth.js';
 import { clientRateLimit } from './limits.js';
 
@@ -76,8 +77,9 @@ async function personalise(html: string, v: Viewer, scope: RequestScope): Promis
   const viewer = name && !v.needsKey ? String(ViewerLine({ name })) : '';
   html = html.replace(VIEWER_SLOT, () => viewer);
   if (html.includes(HEALTH_SLOT)) {
+    const all = await health(scope.env);
     // Only the upstreams this viewer may see: a guarded one's row would tell how many prompts it hides.
-    const rows = (await health(scope.env)).filter((r) => principalSees(v.principal, r.groups));
+    const rows = all === 'unknown' ? all : all.filter((r) => principalSees(v.principal, r.groups));
     const healthRows = String(HealthRows({ rows }));
     html = html.replace(HEALTH_SLOT, () => healthRows);
   }
@@ -99,14 +101,15 @@ web.get('/', async (c) => {
   const v = await viewerOf(c);
   const scope = scopeOf(c);
   const filters = filtersOf((k) => c.req.query(k));
-  const build = async (view: View, catalog: Catalog, f = NO_FILTERS) => {
-    const prompts = v.needsKey ? [] : await cardsOf(c.env, view);
-    return render(IndexPage({ d: { ...chrome(c, catalog, v), prompts, filters: f } }));
+  const build = async (view: View, catalog: Catalog, f = NO_FILTERS): Promise<Built> => {
+    const { cards, usageKnown } = v.needsKey ? { cards: [], usageKnown: true } : await cardsOf(c.env, view);
+    const html = render(IndexPage({ d: { ...chrome(c, catalog, v), prompts: cards, filters: f } }));
+    return { html, keep: usageKnown };
   };
   let html: string | undefined;
   if (filtered(filters)) {
     const { catalog, view } = await freshView(scope, v);
-    html = await build(view, catalog, filters);
+    html = (await build(view, catalog, filters)).html;
   } else html = await cachedPage(scope, v, '/', (view, catalog) => build(view, catalog));
   return c.body(await personalise(html ?? '', v, scope), 200, htmlHeaders(v, c));
 });
@@ -132,23 +135,23 @@ web.get('/p/:name', async (c) => {
   const scope = scopeOf(c);
   const name = c.req.param('name');
   const rendered = c.req.query('render') !== undefined;
-  const build = async (view: View, catalog: Catalog) => {
-    const card = v.needsKey ? undefined : await cardFor(c.env, view, name);
-    if (!card) return undefined;
+  const build = async (view: View, catalog: Catalog): Promise<Built | undefined> => {
+    const found = v.needsKey ? undefined : await cardFor(c.env, view, name);
+    if (!found) return undefined;
+    const { card, usageKnown } = found;
     const given = rendered ? givenOf(c) : {};
     const [args, changes, shown] = await Promise.all([
       argumentsOf(scope, view, name),
       changesOf(c.env, view, name, v.principal.admin),
       rendered ? preview(scope, name, given) : undefined,
     ]);
-    return render(
-      PromptPage({ d: { ...chrome(c, catalog, v), card, arguments: args, given, preview: shown, ...changes } }),
-    );
+    const d = { ...chrome(c, catalog, v), card, arguments: args, given, preview: shown, ...changes };
+    return { html: render(PromptPage({ d })), keep: usageKnown };
   };
   let html: string | undefined;
   if (rendered) {
     const { catalog, view } = await freshView(scope, v);
-    html = await build(view, catalog);
+    html = (await build(view, catalog))?.html;
   } else html = await cachedPage(scope, v, `/p/${name}`, build);
   if (html === undefined) return notFound(c, v, (await freshView(scope, v)).catalog, name);
   return c.body(await personalise(html, v, scope), 200, htmlHeaders(v, c));

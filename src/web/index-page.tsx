@@ -118,8 +118,14 @@ function Connect({ url }: { url: string }) {
   );
 }
 
-/** The upstream rows of the health table, rendered per request. */
-export function HealthRows({ rows }: { rows: HealthRow[] }) {
+/** The upstream rows of the health table, rendered per request; 'unknown' as /status says it. */
+export function HealthRows({ rows }: { rows: HealthRow[] | 'unknown' }) {
+  if (rows === 'unknown')
+    return (
+      <tr data-state="unknown">
+        <td colspan={4}>Upstream health is unknown: the catalog writer did not answer. Try again shortly.</td>
+      </tr>
+    );
   if (!rows.length)
     return (
       <tr>

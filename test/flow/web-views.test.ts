@@ -12,7 +12,7 @@ import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
 import { publish } from '../helpers/worker.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
-import { forgetHealth } from '../../src/routes/web-data.js';
+import { forgetHealth } from '../../src/routes/web-health.js';
 
 const ISSUER = 'https://idp.web.test';
 const text = (name: string, groups?: string[]): PromptRecord => ({
