@@ -22,6 +22,7 @@ export async function allPromptPages(
   for (let page = 0; page < maxPages; page++) {
     const r = await ask('prompts/list', cursor ? { cursor } : {}, d);
     if (!Array.isArray(r.prompts)) throw new UpstreamError('protocol', 'prompts/list result has no prompts array');
+    // Entries are kept as sent, whatever they are: sanitize.ts vets each, so a bad one costs only itself.
     all.push(...(r.prompts as Json[]).slice(0, MAX_UPSTREAM_PROMPTS - all.length));
     pageHints.push(readHints(r));
     cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;

@@ -40,7 +40,7 @@ export const listingKey = (u: Pick<UpstreamConfig, 'prefix' | 'allow' | 'deny' |
 export function reported(
   u: UpstreamConfig,
   separator: string,
-  listing: { prompts: Record<string, unknown>[]; hints?: CacheHints },
+  listing: { prompts: readonly unknown[]; hints?: CacheHints },
 ): ListReport {
   const r: ListReport = {
     id: u.id,

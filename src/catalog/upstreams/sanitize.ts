@@ -3,7 +3,10 @@
  * needs, caps sizes, allows only https: and data:image/ icons (the rule
  * prompts/get content follows too, sanitize-content.ts), applies the
  * upstream's allow/deny lists and aliases, and namespaces the names.
+ * An entry that is not an object with a usable name is dropped like a
+ * denied one: one bad entry never costs the rest of the listing.
  */
+import { isRecord } from '../../lib/json.js';
 import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
 import { publishedName } from './access.js';
 import { nameAllowed, type UpstreamConfig } from './schema.js';
@@ -14,13 +17,10 @@ const MAX_ARGS = 50;
 
 const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
-export function sanitizeListing(
-  u: UpstreamConfig,
-  separator: string,
-  listed: Record<string, unknown>[],
-): UpstreamPrompt[] {
+export function sanitizeListing(u: UpstreamConfig, separator: string, listed: readonly unknown[]): UpstreamPrompt[] {
   const out: UpstreamPrompt[] = [];
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
+    if (!isRecord(p)) continue;
     const original = p.name;
     if (typeof original !== 'string' || !original || original.length > 256 || !nameAllowed(u, original)) continue;
     const prompt: UpstreamPrompt = {

@@ -1,0 +1,71 @@
+/**
+ * End-to-end, an upstream whose prompts/list carries entries that are no prompt at all (`null`, a
+ * number, a string, an array, a nameless object) beside a good one. Listings are untrusted
+ * (src/catalog/upstreams/sanitize.ts): one bad entry must cost neither the endpoint nor the rest of
+ * its own listing, on both paths that list an upstream: the read path's cold branch (a first
+ * prompts/list, with the local prompts beside it) and the upstream's own object (its refresh, and
+ * /status after it). A real `wrangler dev`, the scripted upstream of test/helpers/fault-servers.ts.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { scriptedServer, type Scripted } from '../helpers/fault-servers.js';
+import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
+
+/** What a careless or hostile upstream may send: only `ok` is a prompt. */
+const ENTRIES = [null, 42, 'loose', ['x'], { name: 7 }, { description: 'nameless' }, { name: 'ok' }];
+
+let gw: Gateway;
+let upstream: Scripted;
+let cleanup = (): void => undefined;
+
+beforeAll(async () => {
+  upstream = await scriptedServer({ prompts: ENTRIES as Record<string, unknown>[] });
+  const dir = mkdtempSync(join(tmpdir(), 'bad-entries-'));
+  cleanup = () => rmSync(dir, { recursive: true, force: true });
+  copyFileSync(join(PROJECT_ROOT, 'prompts', 'summarize.md'), join(dir, 'summarize.md'));
+  gw = await startGateway({
+    promptsDir: dir,
+    // Ready when /status answers: the catalog page would list the upstream before the test does.
+    readyPath: '/status',
+    vars: {
+      UPSTREAMS: JSON.stringify([{ id: 'up', url: upstream.url, timeout: 3000 }]),
+      UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
+      UPSTREAM_POLL_MS: 60_000,
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await gw?.stop();
+  await upstream?.close();
+  cleanup();
+});
+
+it('a cold prompts/list serves the local prompts and the upstream’s good entry', async () => {
+  const client = new Client({ name: 'bad-entries', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
+  try {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['summarize', 'up.ok']);
+  } finally {
+    await client.close();
+  }
+});
+
+it('the upstream’s own object lists it too: its refresh is ok and /status shows it healthy', async () => {
+  const res = await fetch(`${gw.url}/admin/upstreams/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.adminToken}` },
+  });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { upstreams: Record<string, unknown> }).upstreams.up).toMatchObject({
+    ok: true,
+    prompts: 1,
+  });
+  const status = (await (await fetch(`${gw.url}/status`)).json()) as { upstreams: { id: string }[] };
+  expect(status.upstreams.find((u) => u.id === 'up')).toMatchObject({ state: 'healthy', prompts: 1 });
+});
