@@ -8,6 +8,7 @@ import { sha256Hex } from '../lib/hash.js';
 import { canonical } from './diff.js';
 import { listingKey, type ListReport } from './upstreams/report.js';
 import { mergeReport, sameGroups } from './upstreams/merge-report.js';
+import { restated } from './upstreams/restate.js';
 import type { ChangedList } from '../session/events.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import type { CatalogSnapshot, UpstreamState } from './types.js';
@@ -68,8 +69,9 @@ export class UpstreamListings {
    * A new upstream list from the admin API (`null`: back to the UPSTREAMS var), kept here and then
    * in KV (for the isolates and the upstreams' objects), both under this object's lock, so two
    * changes at once land in the same order in both; then reconciled: upstreams no longer configured
-   * are dropped and the rest re-guarded by their groups at once. Throws UpstreamConfigError, storing
-   * nothing, when it is bad. Safe to repeat after a failure.
+   * are dropped and the rest re-guarded by their groups and re-filtered by their allow, deny and
+   * aliases at once. Throws UpstreamConfigError, storing nothing, when it is bad. Safe to repeat
+   * after a failure.
    */
   async setUpstreams(raw: string | null): Promise<{ removed: string[] }> {
     validateUpstreams(this.env, raw ?? configOf(this.env).upstreamsJson);
@@ -126,7 +128,7 @@ export class UpstreamListings {
   }
 
   /**
-   * Drops the listings of upstreams no longer configured and re-guards the rest, announcing the change.
+   * Drops the listings of upstreams no longer configured and re-guards and re-filters the rest, announcing the change.
    * Looked at first without the writer's lock: the cron asks every minute, and almost always nothing
    * differs, so the other calls of the writer are not held up for it.
    */
@@ -135,7 +137,11 @@ export class UpstreamListings {
     return this.mutate(() => this.reconciled());
   }
 
-  /** reconcileUpstreams under the lock: a removed, moved or re-grouped upstream is a change of who sees what. */
+  /**
+   * reconcileUpstreams under the lock: a removed, moved, re-grouped or re-filtered upstream is a change of who sees
+   * what. A kept listing is brought under the allow, deny and aliases in force (restate.ts): the last good listing
+   * of a failing upstream is not replaced until it recovers, and its names must agree with what get serves.
+   */
   private async reconciled(): Promise<{ removed: string[] }> {
     const { removed, lists, apply } = await this.plan();
     if (lists.size) await this.sync.write([...lists].sort(), () => apply.forEach((f) => f()));
@@ -145,6 +151,7 @@ export class UpstreamListings {
   /** What reconciling would change, and how (not applied). */
   private async plan(): Promise<{ removed: string[]; lists: Set<ChangedList>; apply: (() => void)[] }> {
     const configured = await this.configured();
+    const { separator } = configOf(this.env);
     const removed: string[] = [];
     const lists = new Set<ChangedList>();
     // What changes, applied with the change it makes (sync.write's transaction), so a failure before
@@ -152,17 +159,20 @@ export class UpstreamListings {
     const apply: (() => void)[] = [];
     for (const row of this.upstreamRows.all()) {
       const config = configured.get(row.id);
-      if (!config) {
-        removed.push(row.id);
-        apply.push(() => this.upstreamRows.delete(row.id));
-      } else if (row.prefix !== config.prefix) {
-        // Its names carry the old prefix: gone until the upstream is listed under the new one.
-        apply.push(() => this.upstreamRows.delete(row.id));
-      } else if (!sameGroups(row.groups, config.groups))
-        apply.push(() => this.upstreamRows.save(guarded(row, config.groups)));
-      else continue;
+      // Gone, or its names carry an old prefix: gone until the upstream is listed under the new one.
+      const gone = !config || row.prefix !== config.prefix;
+      if (!config) removed.push(row.id);
+      // Allow, deny and aliases rule its prompts only; its groups rule its skills too.
+      const renamed = gone ? undefined : await restated(row, config, separator);
+      const regrouped = gone || !sameGroups(row.groups, config.groups);
+      if (!gone && !renamed && !regrouped) continue;
+      if (gone) apply.push(() => this.upstreamRows.delete(row.id));
+      else {
+        const next = guarded(renamed ?? row, config.groups);
+        apply.push(() => this.upstreamRows.save(next));
+      }
       lists.add('prompts');
-      if (row.skills?.length) lists.add('skills');
+      if (regrouped && row.skills?.length) lists.add('skills');
     }
     return { removed, lists, apply };
   }

@@ -1,0 +1,31 @@
+/**
+ * A kept listing brought under its upstream's allow, deny and aliases as configured now
+ * (upstream-listings.ts reconciles with it). Its names were made under the configuration in force
+ * when it was listed, and while the upstream fails no new listing replaces them: a newly denied
+ * prompt would stay listed (stale) while every method refuses it (access.ts), and a renamed one
+ * would be listed under a name that no longer routes. Exact, because each prompt keeps the
+ * upstream's own name (`origin.name`) that sanitize.ts made its published one from; a prompt
+ * allowed only now was never kept, and comes with the next listing.
+ */
+import { sha256Hex } from '../../lib/hash.js';
+import { canonical } from '../diff.js';
+import type { UpstreamState } from '../types.js';
+import { publishedName } from './access.js';
+import { nameAllowed, type UpstreamConfig } from './schema.js';
+
+/**
+ * The state with its prompts as `u` publishes them (its prefix must be the state's), or undefined
+ * when they already are. The digest is the new prompts', as a listing of them would have.
+ */
+export async function restated(
+  state: UpstreamState,
+  u: UpstreamConfig,
+  separator: string,
+): Promise<UpstreamState | undefined> {
+  const prompts = state.prompts.flatMap((p) =>
+    nameAllowed(u, p.origin.name) ? [{ ...p, name: publishedName(u, separator, p.origin.name) }] : [],
+  );
+  if (prompts.length === state.prompts.length && prompts.every((p, i) => p.name === state.prompts[i]!.name))
+    return undefined;
+  return { ...state, prompts, digest: await sha256Hex(canonical(prompts)) };
+}
