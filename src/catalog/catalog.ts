@@ -53,11 +53,6 @@ export class Catalog extends View {
     return v;
   }
 
-  /** Whether a prompt of this name is published here, local or listed by an upstream (whoever may see it). */
-  publishes(name: string): boolean {
-    return this.compiled.byName.has(name) || this.compiled.remote.has(name);
-  }
-
   /** Upstreams this generation has a listing for (healthy or stale). */
   upstreamIds(): ReadonlySet<string> {
     // From the listings, not the prefixes: several upstreams may be mounted without one.
