@@ -20,18 +20,23 @@ export function canonical(value: unknown): string {
   );
 }
 
-/** Any named records: prompts and skills are compared alike. */
-export function diffSets(
-  before: ReadonlyMap<string, { name: string }>,
-  upserts: readonly { name: string }[],
+/**
+ * Two sets of named records (prompts and skills alike) compared as canonical texts: `before`
+ * as stored (the versions table), `after` as canonical() made them. Equal texts are unchanged
+ * without parsing either; a stored text that differs is parsed and compared canonically, since
+ * a row written in another form (another key order) is no change.
+ */
+export function diffTexts(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
   removals: readonly string[],
 ): SetDiff {
   const diff: SetDiff = { added: [], changed: [], removed: [], unchanged: [] };
-  for (const r of upserts) {
-    const old = before.get(r.name);
-    if (!old) diff.added.push(r.name);
-    else if (canonical(old) !== canonical(r)) diff.changed.push(r.name);
-    else diff.unchanged.push(r.name);
+  for (const [name, text] of after) {
+    const old = before.get(name);
+    if (old === undefined) diff.added.push(name);
+    else if (old === text || canonical(JSON.parse(old)) === text) diff.unchanged.push(name);
+    else diff.changed.push(name);
   }
   for (const name of removals) if (before.has(name)) diff.removed.push(name);
   for (const k of Object.keys(diff) as (keyof SetDiff)[]) diff[k].sort();

@@ -7,10 +7,10 @@
  * one-at-a-time lock (`mutate`).
  */
 import { utf8Length } from './arguments.js';
-import { canonical, diffSets, type SetDiff } from './diff.js';
+import { canonical, diffTexts, type SetDiff } from './diff.js';
 import type { SnapshotSync } from './snapshot-sync.js';
 import type { Issue } from './types.js';
-import type { RowKind, Stored, VersionsTable } from './versions-table.js';
+import type { RowKind, VersionsTable } from './versions-table.js';
 
 export type WriteResult =
   | { ok: true; generation: number; diff: SetDiff; versions: Record<string, number>; dryRun: boolean }
@@ -37,19 +37,18 @@ export class VersionedWrites {
   /** `records` as the new versions of their names; with `prune`, the names missing from them are removed. */
   apply(kind: RowKind, records: Named[], prune: boolean, dryRun: boolean, by?: string): Promise<WriteResult> {
     return this.mutate(async () => {
-      const cur = this.versions.latest<Named>(kind);
+      const before = this.versions.latestTexts(kind);
       const incoming = new Set(records.map((r) => r.name));
-      const removed = prune ? cur.filter((p) => !incoming.has(p.record.name)).map((p) => p.record.name) : [];
-      return this.commit(kind, cur, records, removed, dryRun, by);
+      const removed = prune ? [...before.keys()].filter((name) => !incoming.has(name)) : [];
+      return this.commit(kind, before, records, removed, dryRun, by);
     });
   }
 
   remove(kind: RowKind, name: string, by?: string): Promise<WriteResult> {
     return this.mutate(async () => {
-      const cur = this.versions.latest<Named>(kind);
-      if (!cur.some((p) => p.record.name === name))
-        return { ok: false, reason: 'not_found', message: `No ${kind.noun} named "${name}"` };
-      return this.commit(kind, cur, [], [name], false, by);
+      const before = this.versions.latestTexts(kind);
+      if (!before.has(name)) return { ok: false, reason: 'not_found', message: `No ${kind.noun} named "${name}"` };
+      return this.commit(kind, before, [], [name], false, by);
     });
   }
 
@@ -61,36 +60,44 @@ export class VersionedWrites {
         const noun = kind.noun[0]!.toUpperCase() + kind.noun.slice(1);
         return { ok: false, reason: 'not_found', message: `${noun} "${name}" has no version ${version} with content` };
       }
-      return this.commit(kind, this.versions.latest<Named>(kind), [record], [], false, by);
+      return this.commit(kind, this.versions.latestTexts(kind), [record], [], false, by);
     });
   }
 
+  /**
+   * `before`: the current set as stored text, by name. Each record is made canonical once, and
+   * the old set is never parsed whole: a write of a catalog at its size limit must fit in the
+   * writer's 128 MB beside the snapshot it then builds (bench/RESULTS.md, "Memory").
+   */
   private async commit(
     kind: RowKind,
-    cur: Stored<Named>[],
+    before: Map<string, string>,
     upserts: Named[],
     removals: string[],
     dryRun: boolean,
     by: string | undefined,
   ): Promise<WriteResult> {
-    const before = new Map(cur.map((p) => [p.record.name, p.record]));
-    const diff = diffSets(before, upserts, removals);
-    const changed = [...diff.added, ...diff.changed];
+    const texts = new Map(upserts.map((r) => [r.name, canonical(r)]));
+    const diff = diffTexts(before, texts, removals);
     const unchanged = () => ({ ok: true as const, generation: this.sync.lastGeneration(), diff, versions: {}, dryRun });
-    if (changed.length === 0 && diff.removed.length === 0) return unchanged();
-    const byName = new Map(upserts.map((r) => [r.name, r]));
+    if (diff.added.length === 0 && diff.changed.length === 0 && diff.removed.length === 0) return unchanged();
     // A removal is a version too, with no record.
     const written: [string, string | null][] = [
-      ...changed.map((name): [string, string] => [name, canonical(byName.get(name)!)]),
+      ...[...diff.added, ...diff.changed].map((name): [string, string] => [name, texts.get(name)!]),
       ...diff.removed.map((name): [string, null] => [name, null]),
     ];
+    texts.clear();
     // Checked on a dry run too: it answers what the real write would.
     const tooLarge = this.overLimit(before, written);
+    before.clear();
     if (tooLarge) return { ok: false, reason: 'too_large', message: tooLarge };
     if (dryRun) return unchanged();
-    const { generation, recorded: versions } = await this.sync.write([kind.list], (g) =>
-      this.versions.add(kind, written, g, by),
-    );
+    const { generation, recorded: versions } = await this.sync.write([kind.list], (g) => {
+      const added = this.versions.add(kind, written, g, by);
+      // Stored: the texts need not wait in memory while the snapshot is built beside them.
+      written.length = 0;
+      return added;
+    });
     // Object.fromEntries defines own properties: "__proto__" stays an ordinary key.
     return { ok: true, generation, diff, versions: Object.fromEntries(versions), dryRun: false };
   }
@@ -100,11 +107,11 @@ export class VersionedWrites {
    * recorded (a snapshot KV cannot store would hold every later write back); undefined when it
    * fits, or when it does not grow the catalog (such a write is how an oversized one is mended).
    */
-  private overLimit(before: Map<string, Named>, written: [string, string | null][]): string | undefined {
+  private overLimit(before: Map<string, string>, written: [string, string | null][]): string | undefined {
     let delta = 0;
     for (const [name, text] of written) {
       const old = before.get(name);
-      delta += (text === null ? 0 : utf8Length(text) + 1) - (old ? utf8Length(canonical(old)) + 1 : 0);
+      delta += (text === null ? 0 : utf8Length(text) + 1) - (old === undefined ? 0 : utf8Length(old) + 1);
     }
     const projected = this.sync.lastBytes() + delta;
     if (delta <= 0 || projected <= MAX_CATALOG_BYTES) return undefined;

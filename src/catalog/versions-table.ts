@@ -52,6 +52,17 @@ export class VersionsTable {
       .map((r) => toStored<R>(r));
   }
 
+  /**
+   * The stored text of `latest`, by name (without the kind's prefix), parsing nothing: what a
+   * write compares against. A write of the whole catalog holds the old set as these strings
+   * rather than as objects (bench/RESULTS.md, "Memory").
+   */
+  latestTexts(kind: RowKind): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const r of this.latestRows(kind)) out.set(r.name.slice(kind.prefix.length), r.record!);
+    return out;
+  }
+
   /** A cursor over `latest`'s rows, by name, after `after` (the name without the kind's prefix). */
   private latestRows(kind: RowKind, after = ''): SqlStorageCursor<Row> {
     return this.sql.exec<Row>(

@@ -71,6 +71,23 @@ describe('writes', () => {
     const s = await openSession();
     expect((await s.call('prompts/list')).body.result.prompts.map((p: any) => p.name)).toEqual(['fresh', 'keep']);
   });
+  it('a stored version in another key order is the same content: publishing it again writes nothing', async () => {
+    await admin('POST', '/publish', { prompts: [text('reordered', 'same')] });
+    // The row as an older writer might have stored it: the same record, keys in another order.
+    await runInDurableObject(writerObject(env), (_o, ctx) => {
+      const row = ctx.storage.sql
+        .exec<{ record: string }>("SELECT record FROM versions WHERE name = 'reordered'")
+        .one();
+      const parsed = JSON.parse(row.record) as Record<string, unknown>;
+      const reversed = Object.fromEntries(Object.entries(parsed).reverse());
+      expect(JSON.stringify(reversed)).not.toBe(row.record);
+      ctx.storage.sql.exec("UPDATE versions SET record = ? WHERE name = 'reordered'", JSON.stringify(reversed));
+    });
+    const again = (await (await admin('POST', '/publish', { prompts: [text('reordered', 'same')] })).json()) as any;
+    expect(again.diff.unchanged).toContain('reordered');
+    expect(again.diff.changed).toEqual([]);
+    expect(((await (await admin('GET', '/prompts/reordered')).json()) as any).versions).toHaveLength(1);
+  });
   it('a misspelt or unreadable flag is a 400 that writes nothing, never a real publish; a bare flag is on', async () => {
     await admin('POST', '/publish?prune=1', { prompts: [text('keep', 'k'), text('drop', 'd')] });
     const before = await readGeneration(env.PROMPTS);
