@@ -21,6 +21,7 @@ const HARNESSES = [
   { file: 'tools.mjs', tsx: true },
   { file: 'model.mjs', tsx: false },
   { file: 'profile.mjs', tsx: true },
+  { file: 'memory.mjs', tsx: true },
 ];
 const MAX_HARNESS_LINES = 250;
 const MAX_FUNCTION_LINES = 80;

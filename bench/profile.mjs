@@ -18,7 +18,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import { inspect } from './lib/cdp.mjs';
 import { envNum, envSelect } from './lib/env.mjs';
 import { createHarness } from './lib/harness.mjs';
 import { fetchText } from './lib/http.mjs';
@@ -52,32 +52,6 @@ async function buildUnminified(tmp) {
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
   });
   return { scriptPath: join(outdir, 'index.js') };
-}
-
-/** One CDP connection to the Worker's isolate; `send(method, params)` resolves its result. */
-async function inspect(port, worker) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-  const target = targets.find((t) => t.id.endsWith(`:${worker}`));
-  if (!target) throw new Error(`no inspector target for ${worker}: ${targets.map((t) => t.id).join(', ')}`);
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((ok, fail) => (ws.once('open', ok), ws.once('error', fail)));
-  let next = 1;
-  const waiting = new Map();
-  ws.on('message', (data) => {
-    const msg = JSON.parse(String(data));
-    const w = waiting.get(msg.id);
-    if (!w) return;
-    waiting.delete(msg.id);
-    if (msg.error) w.fail(new Error(JSON.stringify(msg.error)));
-    else w.ok(msg.result);
-  });
-  const send = (method, params = {}) =>
-    new Promise((ok, fail) => {
-      const id = next++;
-      waiting.set(id, { ok, fail });
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  return { send, close: () => ws.close() };
 }
 
 /** Self sample counts per function (file:line keeps same-named functions apart). */
