@@ -47,6 +47,21 @@ export interface StandardHeaders {
   header(name: string): string | undefined;
 }
 
+/**
+ * Throws -32020 when an Mcp-Method header names another method than the body. The SDK checks this
+ * before the revision (-32022), and the rest of the headers after it; modern.ts does the same.
+ */
+export function checkMethodHeader(h: StandardHeaders, id: RequestId, method: string): string | undefined {
+  const methodHeader = h.header('mcp-method');
+  if (methodHeader !== undefined && methodHeader.trim() !== method)
+    throw mismatch(
+      id,
+      'Mcp-Method',
+      `the Mcp-Method header says ${methodHeader.slice(0, 100)} but the body names ${method.slice(0, 100)}`,
+    );
+  return methodHeader;
+}
+
 /** Throws the -32020 error for the first header that is missing or disagrees with the body. */
 export function checkStandardHeaders(
   h: StandardHeaders,
@@ -54,6 +69,7 @@ export function checkStandardHeaders(
   version: string,
   method: string,
   params: Record<string, unknown> | undefined,
+  methodHeader: string | undefined,
 ): void {
   if (h.protocolVersion === undefined)
     throw mismatch(
@@ -67,15 +83,9 @@ export function checkStandardHeaders(
       'MCP-Protocol-Version',
       `the MCP-Protocol-Version header says ${h.protocolVersion.slice(0, 40)} but the body names ${version}`,
     );
-  const methodHeader = h.header('mcp-method');
+  // Its value, when present, was compared with the body's before the revision (checkMethodHeader).
   if (methodHeader === undefined)
     throw mismatch(id, 'Mcp-Method', `the body names method ${method} but the Mcp-Method header is absent`);
-  if (methodHeader.trim() !== method)
-    throw mismatch(
-      id,
-      'Mcp-Method',
-      `the Mcp-Method header says ${methodHeader.slice(0, 100)} but the body names ${method}`,
-    );
   const field = NAMED.get(method);
   if (field === undefined) return;
   const bodyName = params?.[field];

@@ -30,7 +30,7 @@ import { callContext } from './context.js';
 import { call, factOf, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { callFailed, ErrorCode, HttpError, invalidParams } from './errors.js';
-import { checkStandardHeaders } from './modern-headers.js';
+import { checkMethodHeader, checkStandardHeaders } from './modern-headers.js';
 import { serverInfo } from './server-info.js';
 
 type Request = Extract<Message, { kind: 'request' }>;
@@ -38,17 +38,29 @@ type Request = Extract<Message, { kind: 'request' }>;
 const bad = (msg: Request, code: number, message: string, data?: unknown) =>
   new HttpError(400, code, message, { data, id: msg.id });
 
-/** The envelope's version, checked against the header and the revisions served here. */
-function readVersion(t: RequestScope, msg: Request): ModernVersion {
+/**
+ * The envelope's version, checked against the header and the revisions served here, and the
+ * Mcp-Method header's value (compared with the body's method when present).
+ */
+function readVersion(t: RequestScope, msg: Request): { version: ModernVersion; methodHeader: string | undefined } {
   // era.ts already refused a request without the claim; here it may still not be a string (-32602 below).
   const meta = (typeof msg.params?._meta === 'object' && msg.params._meta !== null ? msg.params._meta : {}) as Record<
     string,
     unknown
   >;
   t.record.client = clientLabel(meta[CLIENT_INFO_META]);
+  // The SDK's inbound order (docs/protocol.md): the envelope's keys, the header's version against
+  // the body's, a present Mcp-Method against the body's method, and only then the revision.
   const version = meta[MODERN_VERSION_META];
   if (typeof version !== 'string')
     throw bad(msg, ErrorCode.InvalidParams, `Invalid params: _meta["${MODERN_VERSION_META}"] must be a string`);
+  const caps = meta[CLIENT_CAPABILITIES_META];
+  if (typeof caps !== 'object' || caps === null || Array.isArray(caps))
+    throw bad(
+      msg,
+      ErrorCode.InvalidParams,
+      `Invalid params: _meta["${CLIENT_CAPABILITIES_META}"] is required (an object; {} declares none)`,
+    );
   if (t.protocolVersion !== undefined && t.protocolVersion.trim() !== version)
     throw bad(
       msg,
@@ -58,6 +70,7 @@ function readVersion(t: RequestScope, msg: Request): ModernVersion {
         mismatch: { header: 'MCP-Protocol-Version', body: version.slice(0, 40) },
       },
     );
+  const methodHeader = checkMethodHeader(t, msg.id, msg.method);
   if (!isModernVersion(version))
     throw bad(
       msg,
@@ -69,14 +82,7 @@ function readVersion(t: RequestScope, msg: Request): ModernVersion {
         requested: version.slice(0, 40),
       },
     );
-  const caps = meta[CLIENT_CAPABILITIES_META];
-  if (typeof caps !== 'object' || caps === null || Array.isArray(caps))
-    throw bad(
-      msg,
-      ErrorCode.InvalidParams,
-      `Invalid params: _meta["${CLIENT_CAPABILITIES_META}"] is required (an object; {} declares none)`,
-    );
-  return version;
+  return { version, methodHeader };
 }
 
 async function listen(t: RequestScope, msg: Request, version: ModernVersion, fact: CallFact): Promise<Response> {
@@ -123,9 +129,9 @@ export function modernPost(t: RequestScope, body: unknown): Response | Promise<R
   if (msg.kind !== 'request') return accepted();
   const fact = factOf(t.record, msg);
   t.record.era = 'modern';
-  const version = readVersion(t, msg);
+  const { version, methodHeader } = readVersion(t, msg);
   t.record.version = version;
-  checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
+  checkStandardHeaders(t, msg.id, version, msg.method, msg.params, methodHeader);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version, fact);
   if (!hasMethod('modern', msg.method, t.cfg))
     throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });

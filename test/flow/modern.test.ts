@@ -191,6 +191,23 @@ describe('envelope, version and header errors', () => {
     // Every version the server speaks, as server/discover lists them: the legacy ones too.
     expect(err.data).toEqual({ supported: [V, '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2027-01-01' });
   });
+  it("a request wrong in several ways gets the SDK's answer: the envelope, then the versions, then Mcp-Method, then the revision", async () => {
+    // A version mismatch and no capabilities: the envelope is checked first (-32602).
+    const noCaps = request('prompts/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': V } });
+    const headers = { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'prompts/list' };
+    await expectErrorWithId(await post(noCaps, { headers }), 400, -32602, noCaps.id);
+    // An unsupported revision and another method in Mcp-Method: the method header is checked first (-32020).
+    const later = request('prompts/list', {
+      _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }),
+    });
+    const err = await expectErrorWithId(
+      await post(later, { headers: { 'mcp-protocol-version': '2027-01-01', 'mcp-method': 'prompts/get' } }),
+      400,
+      -32020,
+      later.id,
+    );
+    expect(err.data.mismatch.header).toBe('Mcp-Method');
+  });
   it('400 -32020 when MCP-Protocol-Version is missing or differs from the body', async () => {
     await expectError(await modern('prompts/list', {}, { 'mcp-protocol-version': null }).response, 400, -32020);
     const err = await expectError(
