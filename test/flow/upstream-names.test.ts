@@ -13,8 +13,7 @@ import { forgetUpstreamConfig } from '../../src/catalog/upstreams/config.js';
 import { reported } from '../../src/catalog/upstreams/report.js';
 import type { UpstreamConfig } from '../../src/catalog/upstreams/schema.js';
 import type { Principal } from '../../src/lib/scope.js';
-import { modernPost } from '../../src/rpc/modern.js';
-import { scope } from '../helpers/principals.js';
+import { modernAs, scope } from '../helpers/principals.js';
 import { publish } from '../helpers/worker.js';
 
 const V = '2026-07-28';
@@ -36,19 +35,7 @@ const parsed = (e: (typeof ENTRIES)[number]): UpstreamConfig => ({
   aliases: {},
 });
 
-function rpc(p: Principal | undefined, method: string, params: Record<string, unknown>) {
-  const body = {
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: {
-      ...params,
-      _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} },
-    },
-  };
-  const headers = { 'mcp-protocol-version': V, 'mcp-method': method, 'mcp-name': String(params.name ?? '') };
-  return Promise.resolve(modernPost(scope(p, { headers }), body)).then(async (r) => (await r.json()) as any);
-}
+const rpc = modernAs;
 
 /** Every name a principal's listing shows, across its pages (3 a page: vitest.config.ts). */
 async function names(p?: Principal): Promise<string[]> {

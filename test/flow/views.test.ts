@@ -21,10 +21,9 @@ import { reported } from '../../src/catalog/upstreams/report.js';
 import type { Principal } from '../../src/lib/scope.js';
 import worker from '../../src/index.js';
 import { app } from '../../src/routes/app.js';
-import { modernPost } from '../../src/rpc/modern.js';
 import { jwks, newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { principal, scope } from '../helpers/principals.js';
+import { modernAs, principal, scope } from '../helpers/principals.js';
 import { countingEnv, publish } from '../helpers/worker.js';
 
 const V = '2026-07-28';
@@ -73,23 +72,7 @@ async function http(path: string, p?: Principal, headers: Record<string, string>
   return { status: res.status, headers: res.headers, body };
 }
 
-function rpc(p: Principal | undefined, method: string, params: Record<string, unknown>) {
-  const body = {
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: {
-      ...params,
-      _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} },
-    },
-  };
-  const headers = {
-    'mcp-protocol-version': V,
-    'mcp-method': method,
-    ...(params.name ? { 'mcp-name': String(params.name) } : {}),
-  };
-  return Promise.resolve(modernPost(scope(p, { headers }), body)).then(async (r) => (await r.json()) as any);
-}
+const rpc = modernAs;
 
 beforeAll(async () => {
   signer = await newSigner('views');

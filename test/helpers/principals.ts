@@ -7,6 +7,7 @@ import { ANONYMOUS } from '../../src/auth/principal.js';
 import { configOf } from '../../src/lib/config.js';
 import { RequestRecord } from '../../src/lib/record.js';
 import type { AuthMethod, Principal, RequestScope } from '../../src/lib/scope.js';
+import { modernPost } from '../../src/rpc/modern.js';
 
 export function principal(
   id: string,
@@ -51,4 +52,27 @@ export function scope(
     signal: undefined,
     pending,
   };
+}
+
+/**
+ * A 2026-07-28 request as principal `p` (undefined: anonymous), straight through modernPost with
+ * the standard headers its body implies; resolves its JSON reply.
+ */
+export function modernAs(p: Principal | undefined, method: string, params: Record<string, unknown>): Promise<any> {
+  const V = '2026-07-28';
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  };
+  const headers = {
+    'mcp-protocol-version': V,
+    'mcp-method': method,
+    ...(params.name ? { 'mcp-name': String(params.name) } : {}),
+  };
+  return Promise.resolve(modernPost(scope(p, { headers }), body)).then(async (r) => (await r.json()) as any);
 }
