@@ -8,41 +8,25 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { scriptedServer, type Scripted } from '../helpers/fault-servers.js';
-import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
+import { coldUpstreamGateway } from '../helpers/cold-upstream.js';
+import type { Gateway } from '../helpers/wrangler-dev.js';
 
 /** What a careless or hostile upstream may send: only `ok` is a prompt. */
 const ENTRIES = [null, 42, 'loose', ['x'], { name: 7 }, { description: 'nameless' }, { name: 'ok' }];
 
 let gw: Gateway;
 let upstream: Scripted;
-let cleanup = (): void => undefined;
 
 beforeAll(async () => {
   upstream = await scriptedServer({ prompts: ENTRIES as Record<string, unknown>[] });
-  const dir = mkdtempSync(join(tmpdir(), 'bad-entries-'));
-  cleanup = () => rmSync(dir, { recursive: true, force: true });
-  copyFileSync(join(PROJECT_ROOT, 'prompts', 'summarize.md'), join(dir, 'summarize.md'));
-  gw = await startGateway({
-    promptsDir: dir,
-    // Ready when /status answers: the catalog page would list the upstream before the test does.
-    readyPath: '/status',
-    vars: {
-      UPSTREAMS: JSON.stringify([{ id: 'up', url: upstream.url, timeout: 3000 }]),
-      UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
-      UPSTREAM_POLL_MS: 60_000,
-    },
-  });
+  gw = await coldUpstreamGateway([{ id: 'up', url: upstream.url }]);
 }, 120_000);
 
 afterAll(async () => {
   await gw?.stop();
   await upstream?.close();
-  cleanup();
 });
 
 it('a cold prompts/list serves the local prompts and the upstream’s good entry', async () => {

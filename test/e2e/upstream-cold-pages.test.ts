@@ -10,14 +10,11 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { skillMd, skillsServer, type SkillsUpstream } from '../helpers/upstreams.js';
-import { PROJECT_ROOT, startGateway, type Gateway } from '../helpers/wrangler-dev.js';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { coldUpstreamGateway } from '../helpers/cold-upstream.js';
+import type { Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
 let upstream: SkillsUpstream;
-let cleanup = (): void => undefined;
 
 beforeAll(async () => {
   const files = Object.fromEntries(
@@ -25,26 +22,12 @@ beforeAll(async () => {
   );
   upstream = await skillsServer(files, { prompts: ['hello'] });
   // One local prompt and no local skill: the merged prompts (2) fit on a page, the skills (3) do not.
-  const dir = mkdtempSync(join(tmpdir(), 'cold-pages-'));
-  cleanup = () => rmSync(dir, { recursive: true, force: true });
-  copyFileSync(join(PROJECT_ROOT, 'prompts', 'summarize.md'), join(dir, 'summarize.md'));
-  gw = await startGateway({
-    promptsDir: dir,
-    pageSize: 2,
-    // Ready when /status answers: the catalog page would list the upstream before the test does.
-    readyPath: '/status',
-    vars: {
-      UPSTREAMS: JSON.stringify([{ id: 'sk', url: upstream.url, prefix: 'sk', timeout: 3000 }]),
-      UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
-      UPSTREAM_POLL_MS: 60_000,
-    },
-  });
+  gw = await coldUpstreamGateway([{ id: 'sk', url: upstream.url, prefix: 'sk' }], { pageSize: 2 });
 }, 120_000);
 
 afterAll(async () => {
   await gw?.stop();
   await upstream?.close();
-  cleanup();
 });
 
 it('a first skills/list that lists a never-listed upstream pages through all of its skills', async () => {
