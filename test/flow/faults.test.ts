@@ -364,16 +364,19 @@ async function expectServedOnce(names: string[]): Promise<void> {
   }
 }
 
+/** A POST to /mcp through the Worker's own fetch, with the session's liveness memo at `recheckMs`. */
+const sendWith = (recheckMs: string) => async (init: RequestInit) => {
+  const ctx = createExecutionContext();
+  const e = { ...env, SESSION_RECHECK_MS: recheckMs } as unknown as Env;
+  const res = await worker.fetch(new Request(MCP_URL, init), e, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+};
+
 describe('a request whose Durable Object fails under it', () => {
   it('is answered 503 with Retry-After when the object is reset under a method, echoing the request id', async () => {
     // The session is vouched for by this isolate's memo, so the method's own call is the one the reset meets.
-    const memoised = { ...env, SESSION_RECHECK_MS: '60000' } as unknown as Env;
-    const send = async (init: RequestInit) => {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request(MCP_URL, init), memoised, ctx);
-      await waitOnExecutionContext(ctx);
-      return res;
-    };
+    const send = sendWith('60000');
     const opened = await send(postInit(initialize()));
     const session = opened.headers.get('mcp-session-id')!;
     // The session's object is held, so logging/setLevel's call to it is in flight when every object restarts.
@@ -399,13 +402,7 @@ describe('a request whose Durable Object fails under it', () => {
   });
   it('is answered 500 -32603, echoing the request id its body carried', async () => {
     // Every use asks the session's object (no liveness memo), through the Worker's own fetch.
-    const askEveryTime = { ...env, SESSION_RECHECK_MS: '0' } as unknown as Env;
-    const send = async (init: RequestInit) => {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request(MCP_URL, init), askEveryTime, ctx);
-      await waitOnExecutionContext(ctx);
-      return res;
-    };
+    const send = sendWith('0');
     const opened = await send(postInit(initialize()));
     const session = opened.headers.get('mcp-session-id')!;
     // A real failure of the real object: state it cannot read, so its check of the session throws.
