@@ -59,14 +59,14 @@ export class RegistryShard extends DurableObject<Env> {
     const sinceHeader = req.headers.get(STREAM_SINCE_HEADER);
     const since = sinceHeader === null ? undefined : Number(sinceHeader);
     if (since !== undefined && !Number.isSafeInteger(since)) return new Response('bad position', { status: 400 });
+    // A shard that never announced a change may have joined (a larger REGISTRY_SHARDS) after changes
+    // this stream missed: the feed says how far they went. Asked before anything else is read, so
+    // what may change meanwhile (a first change delivered, the session ended) is read after it.
+    const published = since !== undefined && this.replay.announced() === 0 ? await this.feedPublished() : 0;
     if (session !== null && this.hasEnded(session)) return new Response('session ended', { status: 404 });
     // The tag of the stream this socket belongs to: its session, or a listen stream's own id.
     const listen = req.headers.get(STREAM_LISTEN_HEADER);
     const own = session ?? (listen === null ? null : `listen:${listen.slice(0, 64)}`);
-    // A shard that never announced a change may have joined (a larger REGISTRY_SHARDS) after changes
-    // this stream missed: the feed says how far they went. Asked before anything is read for the
-    // socket, so a first change delivered meanwhile is read with the rest.
-    const published = since !== undefined && this.replay.announced() === 0 ? (await feedStatus(this.env)).published : 0;
     const tags = this.admission.admit(req.headers, own);
     if (tags instanceof Response) return tags;
     const announced = this.replay.announced();
@@ -80,6 +80,20 @@ export class RegistryShard extends DurableObject<Env> {
     sendFrame(server, { t: 'open', generation: announced });
     if (since !== undefined) for (const event of this.replay.missed(since, published)) sendFrame(server, event);
     return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /**
+   * What the feed had announced when this shard first asked, kept for the object's life: every
+   * change after it is delivered here too (the shard is in the fan-out), so it never goes stale,
+   * and a fresh deployment's stream opens do not each call the one global feed.
+   */
+  private published: Promise<number> | undefined;
+  private feedPublished(): Promise<number> {
+    const asked = (this.published ??= feedStatus(this.env).then((s) => s.published));
+    asked.catch(() => {
+      if (this.published === asked) this.published = undefined;
+    });
+    return asked;
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {

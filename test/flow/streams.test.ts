@@ -228,6 +228,21 @@ describe('catalog changes', () => {
     expect(await level.nextMessage()).toEqual({ id: `k.${published + 2}`, message: LIST_CHANGED });
     await level.close();
   });
+  it('a session ended while its stream waits on the feed is refused, not attached', async () => {
+    // A shard that never announced a change asks the feed before it attaches a resuming stream.
+    const shard = shardStub(env, 95);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = runInDurableObject(feedStub(), (_o, ctx) => ctx.blockConcurrencyWhile(() => gate)).catch(() => {});
+    const opening = directStream({ sessionId: 'ended-while-waiting', shard: 95, since: 1 });
+    await new Promise((r) => setTimeout(r, 50));
+    // DELETE (or expiry) reaches the shard meanwhile.
+    await shard.endSession('ended-while-waiting', Date.now() + 60_000);
+    release();
+    await held;
+    expect(await opening).toBeNull();
+    expect((await shard.counts()).sessions).toBe(0);
+  });
   it('a new stream starts no later than the catalog its list may be of: a change announced in between is announced on it', async () => {
     // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
     const shard = shardStub(env, 98);
