@@ -190,11 +190,17 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  /** An expired session's stream ends at its own next liveness check too, should telling its shard fail. */
+  /**
+   * An expired session's stream ends at its own next liveness check too, should telling its shard
+   * fail: that failure is logged, never the answer, so the request that found the session expired
+   * gets its 404, not a 5xx.
+   */
   private async expire(s: SessionState): Promise<void> {
     const until = await this.forget(s);
     log.info('session expired', { idleMs: Date.now() - s.lastSeenAt });
-    await this.tellShard(s.id, until);
+    await this.tellShard(s.id, until).catch((e: unknown) =>
+      log.warn("expired session's shard not told; its stream ends at its liveness check", { error: String(e) }),
+    );
   }
 
   override async alarm(): Promise<void> {

@@ -178,6 +178,30 @@ describe('session Durable Object', () => {
     expect(await stub.alive(init)).toBe(false);
     expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
   });
+  it('a session found expired is a 404 even when its shard cannot be told', async () => {
+    const s = await openSession();
+    const stub = stubOf(s.id);
+    await runInDurableObject(stub, async (o, ctx) => {
+      const st = (await ctx.storage.get<SessionState>('state'))!;
+      await ctx.storage.put('state', { ...st, lastSeenAt: Date.now() - 61_000 });
+      (o as unknown as { state: unknown }).state = undefined;
+    });
+    // The session's shard is reset under the call that would end its stream.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const shard = shardStub(env, shardIndex(s.id, shardCount(env)));
+    const held = runInDurableObject(shard, (_o, ctx) =>
+      ctx.blockConcurrencyWhile(async () => {
+        await gate;
+        ctx.abort('shard reset');
+      }),
+    ).catch(() => {});
+    const answer = post(request('ping'), { session: s.id });
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await held;
+    await expectError(await answer, 404, -32001);
+  });
   it('idle time counts from the latest touch, though activity is written at most every tenth of the TTL', async () => {
     const s = await openSession();
     const init = await initOf(s.id);
