@@ -147,7 +147,11 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       receive(JSON.parse(typeof m.data === 'string' ? m.data : dec.decode(m.data as ArrayBuffer)) as F);
     });
     ws.addEventListener('close', () => {
-      if (ws === socket && !closed) reconnect();
+      if (ws !== socket || closed) return;
+      // Frames still waiting on `before` may end the stream (a replacement's `end` comes just before
+      // this close): the reconnect is decided after them, or it would replace the replacement.
+      if (waiting) void waiting.then(() => ws === socket && !closed && reconnect());
+      else reconnect();
     });
   };
   const sweep = opts.lagging

@@ -243,6 +243,31 @@ describe('catalog changes', () => {
     expect(await opening).toBeNull();
     expect((await shard.counts()).sessions).toBe(0);
   });
+  it('a stream replaced while a frame waits on its catch-up ends; it does not reconnect and end its replacement', async () => {
+    const shard = shardStub(env, 94);
+    const g0 = 4_000_000;
+    const change = (generation: number) => shard.deliver({ kind: 'prompts_list_changed', generation }, generation - 1);
+    await change(g0);
+    let release!: () => void;
+    const caughtUp = new Promise<void>((r) => (release = r));
+    const first = readEvents(
+      (await directStream({ sessionId: 'replaced-waiting', shard: 94, since: g0, catchUp: () => caughtUp }))!,
+    );
+    // A change the first stream's Worker is still catching up with when a second stream replaces it.
+    await change(g0 + 1);
+    await new Promise((r) => setTimeout(r, 50));
+    const second = readEvents((await directStream({ sessionId: 'replaced-waiting', shard: 94, since: g0 + 1 }))!);
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    // The first stream delivers what it had, then ends as replaced.
+    expect(await first.nextMessage()).toEqual({ id: `k.${g0 + 1}`, message: LIST_CHANGED });
+    expect(await first.rest()).toEqual([]);
+    // The second is still the session's stream, and carries the next change.
+    expect((await shard.counts()).sessions).toBe(1);
+    await change(g0 + 2);
+    expect(await second.nextMessage()).toEqual({ id: `k.${g0 + 2}`, message: LIST_CHANGED });
+    await second.close();
+  });
   it('a new stream starts no later than the catalog its list may be of: a change announced in between is announced on it', async () => {
     // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
     const shard = shardStub(env, 98);
