@@ -108,6 +108,11 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
       before: (frame) => (frame.t === 'event' ? opts.catchUp?.(frame.event.generation) : undefined),
       onFrame(frame, client) {
         if (frame.t === 'open') {
+          // Resuming past what the shard ever announced: no such id was issued here (made up, or from
+          // a namespace whose generations started over), and kept it would silence every change up to
+          // it. The stream goes on from the shard's position instead.
+          if (position !== undefined && frame.generation > 0 && position > frame.generation)
+            position = frame.generation;
           position ??= Math.min(opts.listedAt ?? frame.generation, frame.generation);
           if (opts.priming && !opened) client.write(sseEvent({ id: eventId(opts.key, position), data: '' }));
           opened = true;

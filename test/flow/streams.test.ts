@@ -268,6 +268,17 @@ describe('catalog changes', () => {
     expect(await second.nextMessage()).toEqual({ id: `k.${g0 + 2}`, message: LIST_CHANGED });
     await second.close();
   });
+  it("a resume from a generation its shard never announced goes on from the shard's: later changes are not silenced", async () => {
+    const shard = shardStub(env, 93);
+    const g0 = 5_000_000;
+    const change = (generation: number) => shard.deliver({ kind: 'prompts_list_changed', generation }, generation - 1);
+    await change(g0);
+    // A Last-Event-ID past anything issued (made up, or from before the generations started over).
+    const ahead = readEvents((await directStream({ sessionId: 'resumed-ahead', shard: 93, since: g0 + 1_000 }))!);
+    await change(g0 + 1);
+    expect(await ahead.nextMessage()).toEqual({ id: `k.${g0 + 1}`, message: LIST_CHANGED });
+    await ahead.close();
+  });
   it('a new stream starts no later than the catalog its list may be of: a change announced in between is announced on it', async () => {
     // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
     const shard = shardStub(env, 98);
