@@ -13,6 +13,7 @@
  * health and collisions) that fails or hangs is reported unknown, and the page still answers.
  */
 import { Hono, type Context } from 'hono';
+import { AuthError } from '../auth/errors.js';
 import { currentCatalog, readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { guardingGroups, upstreamHealth } from '../catalog/upstreams/health.js';
@@ -53,7 +54,9 @@ function authStatus(env: Env) {
 
 /**
  * Who asks, if they say: /status itself is open, so a refused or missing credential, or one
- * without the read scope, is simply nobody in particular (its groups show nothing more).
+ * without the read scope, is simply nobody in particular (its groups show nothing more). A
+ * credential in the URL is refused here as everywhere (400): answering would teach clients to
+ * send tokens where logs keep them.
  */
 async function callerOf(c: Context<AppEnv>): Promise<Principal> {
   try {
@@ -62,7 +65,8 @@ async function callerOf(c: Context<AppEnv>): Promise<Principal> {
     // The listing's own check (GET /prompts): a credential that may not read it sees what anyone sees.
     authorize(scope, p, 'prompts');
     return p;
-  } catch {
+  } catch (e) {
+    if (e instanceof AuthError && e.status === 400) throw e;
     return ANONYMOUS;
   }
 }

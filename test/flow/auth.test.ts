@@ -318,6 +318,12 @@ describe('AUTH=oauth with JWTs', () => {
     const http = await send(env, `${ORIGIN}/prompts?access_token=x`);
     expect(http.status).toBe(400);
     expect((await http.json<{ error: { code: string } }>()).error.code).toBe('invalid_request');
+    // /status is open to anyone, but not to a credential in its URL either.
+    for (const e of [env, oauthEnv()]) {
+      const status = await send(e, `${ORIGIN}/status?access_token=x`);
+      expect(status.status).toBe(400);
+      expect((await status.json<{ error: { code: string } }>()).error.code).toBe('invalid_request');
+    }
   });
 
   it('never logs a token', async () => {
