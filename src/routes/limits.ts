@@ -7,10 +7,11 @@
  * Retry-After; on /mcp the body is the JSON-RPC -32000 error, elsewhere the
  * `{error}` body.
  *
- * /admin also counts failed token checks. A client over that limit is
- * locked out of /admin (right token or not) until the period ends, so a
- * burst of guesses cannot keep going, and cannot learn from a 200 either.
- * The lock-out memo is per isolate; the bindings' counts are shared.
+ * /admin also counts failed token checks, and so do the other routes for
+ * bearers that could be guesses at ADMIN_TOKEN (token-guesses.ts). A client
+ * over that limit is locked out (right token or not) until the period ends,
+ * so a burst of guesses cannot keep going, and cannot learn from a 200
+ * either. The lock-out memo is per isolate; the bindings' counts are shared.
  *
  * A binding that is not configured (or RATE_LIMITS = "off", for load
  * tests) limits nothing; a binding that fails lets the request through
@@ -94,21 +95,31 @@ export const clientRateLimit =
 /** Clients locked out of /admin after too many failed token checks, until when (ms). */
 const lockedOut = new BoundedMap<string, number>(10_000);
 
-function tooMany(c: Context<AppEnv>, why: string): ApiError {
+/** The 429 in the route's shape: the JSON-RPC -32000 error on /mcp, the `{error}` body elsewhere. */
+function tooMany(c: Context<AppEnv>, why: string): Error {
+  const message = `Too many ${why} from this client; retry after ${RATE_PERIOD_S} s`;
+  if (c.req.path.startsWith('/mcp'))
+    return new HttpError(429, ErrorCode.Transport, `Too Many Requests: ${message}`, {
+      headers: { 'retry-after': String(RATE_PERIOD_S) },
+    });
   c.header('retry-after', String(RATE_PERIOD_S));
-  return new ApiError(429, 'rate_limited', `Too many ${why} from this client; retry after ${RATE_PERIOD_S} s`);
+  return new ApiError(429, 'rate_limited', message);
+}
+
+/** Throws the 429 while this client is locked out after too many failed token checks. */
+export function refuseIfLockedOut(c: Context<AppEnv>): void {
+  const client = clientOf(c);
+  const until = lockedOut.get(client);
+  if (until === undefined) return;
+  if (until > Date.now()) throw tooMany(c, 'failed admin token checks');
+  lockedOut.delete(client);
 }
 
 /** Every /admin request, before its token is looked at. */
 export const adminRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const client = clientOf(c);
-  const until = lockedOut.get(client);
-  if (until !== undefined) {
-    if (until > Date.now()) throw tooMany(c, 'failed admin token checks');
-    lockedOut.delete(client);
-  }
+  refuseIfLockedOut(c);
   const binding = limiter(c, 'ADMIN_RATE_LIMIT');
-  if (binding && !(await within(binding, 'ADMIN_RATE_LIMIT', client))) throw tooMany(c, 'admin requests');
+  if (binding && !(await within(binding, 'ADMIN_RATE_LIMIT', clientOf(c)))) throw tooMany(c, 'admin requests');
   await next();
 };
 

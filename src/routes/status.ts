@@ -14,6 +14,9 @@
  */
 import { Hono, type Context } from 'hono';
 import { AuthError } from '../auth/errors.js';
+import { ApiError } from './api-error.js';
+import { authFailed, refuseIfLockedOut } from './limits.js';
+import { missed, opaqueBearer } from './token-guesses.js';
 import { currentCatalog, readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { guardingGroups, upstreamHealth } from '../catalog/upstreams/health.js';
@@ -59,14 +62,21 @@ function authStatus(env: Env) {
  * send tokens where logs keep them.
  */
 async function callerOf(c: Context<AppEnv>): Promise<Principal> {
+  const guess = opaqueBearer(c);
+  if (guess) refuseIfLockedOut(c);
   try {
     const scope = scopeOf(c);
-    const p = await authenticate(scope);
+    const p = await authenticate(scope).catch(async (e: unknown) => {
+      if (guess && e instanceof AuthError && e.status === 401) await authFailed(c);
+      throw e;
+    });
+    if (guess && missed(p)) await authFailed(c);
     // The listing's own check (GET /prompts): a credential that may not read it sees what anyone sees.
     authorize(scope, p, 'prompts');
     return p;
   } catch (e) {
-    if (e instanceof AuthError && e.status === 400) throw e;
+    // A credential in the URL, and too many guesses at ADMIN_TOKEN (token-guesses.ts), are refused.
+    if ((e instanceof AuthError && e.status === 400) || e instanceof ApiError) throw e;
     return ANONYMOUS;
   }
 }
@@ -118,7 +128,10 @@ async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
 status.get('/', async (c) => {
   // Every figure starts at once; each object's reports 'unknown' rather than failing or stalling the page.
   const liveFigures = Promise.all([liveCounts(c.env), lastFanout(c.env), recentErrors(c.env), feedProgress(c.env)]);
-  const { upstreams, collisions } = await writerFigures(c, callerOf(c));
+  // Awaited inside writerFigures, after its own reads: a refusal (429, 400) must not count as unhandled meanwhile.
+  const caller = callerOf(c);
+  caller.catch(() => undefined);
+  const { upstreams, collisions } = await writerFigures(c, caller);
   const [live, fanout, errors, feed] = await liveFigures;
   // What a caller sees depends on its groups, and the figures are live: no cache keeps a copy.
   c.header('cache-control', 'no-store');

@@ -268,6 +268,50 @@ describe('admin tokens', () => {
     expect(other.status).toBe(200);
   });
 
+  it('wrong opaque bearers anywhere count towards the lock-out: guessing ADMIN_TOKEN at /prompts stops too', async () => {
+    const ip = '198.51.100.17';
+    const statuses: number[] = [];
+    for (let i = 0; i < 21 && !statuses.includes(429); i++) {
+      // AUTH=none here: a wrong bearer is let in as anonymous (200), which tells a guesser it was wrong.
+      const res = await SELF.fetch('https://gateway.test/prompts', {
+        headers: { authorization: `Bearer guess-${i}`, 'cf-connecting-ip': ip },
+      });
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    expect(statuses).toContain(429);
+    expect(statuses.filter((s) => s !== 200 && s !== 401 && s !== 429)).toEqual([]);
+    // Locked out everywhere, the right token included: /admin, /prompts, /status, and /mcp in its own shape.
+    const right = { authorization: `Bearer ${TOKEN}`, 'cf-connecting-ip': ip };
+    for (const path of ['/admin/prompts', '/prompts', '/status']) {
+      const res = await SELF.fetch(`https://gateway.test${path}`, { headers: right });
+      expect(res.status, path).toBe(429);
+      await res.body?.cancel();
+    }
+    const mcp = await post(request('ping'), { headers: right });
+    expect(mcp.status).toBe(429);
+    expect(((await mcp.json()) as any).error.code).toBe(-32000);
+    // Without a bearer the client is served as anyone is; another client's token still works.
+    expect((await SELF.fetch('https://gateway.test/prompts', { headers: { 'cf-connecting-ip': ip } })).status).toBe(
+      200,
+    );
+    const other = await admin('GET', '/prompts', undefined, { 'cf-connecting-ip': '198.51.100.18' });
+    expect(other.status).toBe(200);
+  });
+
+  it('JWTs and API keys that fail are not guesses at the token: no lock-out, however often', async () => {
+    const ip = '198.51.100.19';
+    for (let i = 0; i < 25; i++) {
+      for (const bearer of [`eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIke2l9In0.c2ln${i}`, `pg_${'A'.repeat(40)}${i}`]) {
+        const res = await SELF.fetch('https://gateway.test/prompts', {
+          headers: { authorization: `Bearer ${bearer}`, 'cf-connecting-ip': ip },
+        });
+        expect(res.status).not.toBe(429);
+        await res.body?.cancel();
+      }
+    }
+  });
+
   it('a token one character off, shorter or longer is a 401', async () => {
     for (const token of [TOKEN.slice(0, -1) + 'X', TOKEN.slice(0, -1), `${TOKEN}x`, '']) {
       const res = await SELF.fetch(`${ADMIN}/prompts`, {
