@@ -3,7 +3,7 @@
  * push publishes the example skill; pull writes it back byte for byte; a changed file is
  * uploaded and published as a new version; history and rollback take --skill.
  */
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +51,35 @@ describe('promptgate CLI with skills', () => {
     const back = join(pulled, 'skills/release-notes');
     expect(filesUnder(back).sort()).toEqual(filesUnder(EXAMPLE).sort());
     for (const f of filesUnder(EXAMPLE)) expect(readFileSync(join(back, f))).toEqual(readFileSync(join(EXAMPLE, f)));
+  });
+
+  it('pull keeps the groups of a skill: pulled and pushed back, nothing changes and it stays theirs', async () => {
+    const folder = join(work, 'grouped/skills/oncall-runbook');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'SKILL.md'),
+      '---\nname: oncall-runbook\ndescription: Page the on-call.\n---\n\n# Run\n',
+    );
+    writeFileSync(join(folder, '.promptgate.yaml'), 'groups: [sre]\n');
+    const first = await cli('push', join(work, 'grouped'));
+    expect(first.code, first.stderr).toBe(0);
+    expect((await published('oncall-runbook')).groups).toEqual(['sre']);
+
+    const pulled = join(work, 'pulled-groups');
+    expect((await cli('pull', pulled)).code).toBe(0);
+    const diff = await cli('diff', pulled);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain('no differences');
+    const again = await cli('push', pulled);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/skills: 0 added, 0 changed, 0 deleted, \d+ unchanged; 0 file\(s\) uploaded/);
+    expect((await published('oncall-runbook')).groups).toEqual(['sre']);
+    // The suites after this one diff the example set alone.
+    const del = await fetch(`${gw.url}/admin/skills/oncall-runbook`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${gw.adminToken}` },
+    });
+    expect(del.status).toBe(200);
   });
 
   it('a changed file is uploaded and published as a new version; history and rollback take --skill', async () => {
