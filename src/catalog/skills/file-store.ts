@@ -11,6 +11,14 @@ export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
 export const fileKey = (digest: string): string => `skills/files/${digest.slice('sha256:'.length)}`;
 
+/** Most digests one check looks at (`files/missing`, and a publish's): each is a KV read. */
+export const MAX_DIGESTS = 10_000;
+
+/** Kept beside the bytes, so a publish can compare a declared size without reading them. */
+interface FileMeta {
+  size?: number;
+}
+
 export async function digestOf(bytes: Uint8Array): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   return `sha256:${Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('')}`;
@@ -35,7 +43,7 @@ export async function readSkillFile(kv: KVNamespace, digest: string): Promise<Ui
 export async function writeSkillFile(kv: KVNamespace, digest: string, bytes: Uint8Array): Promise<void> {
   if (!DIGEST_PATTERN.test(digest) || (await digestOf(bytes)) !== digest)
     throw new Error(`skill file bytes do not match ${digest.slice(0, 80)}`);
-  await kv.put(fileKey(digest), bytes);
+  await kv.put(fileKey(digest), bytes, { metadata: { size: bytes.byteLength } satisfies FileMeta });
 }
 
 /** Which of these digests KV does not hold (publish refuses a skill naming one). */
@@ -51,6 +59,33 @@ async function exists(kv: KVNamespace, digest: string): Promise<boolean> {
   if (!body) return false;
   await body.cancel();
   return true;
+}
+
+/**
+ * Each digest's stored size in bytes, undefined when KV has none: a publish refuses a record
+ * whose declared size differs, since the 16 MiB limit and resources/list both trust it.
+ */
+export async function storedSizes(
+  kv: KVNamespace,
+  digests: readonly string[],
+): Promise<Map<string, number | undefined>> {
+  const unique = [...new Set(digests)];
+  const sizes = await Promise.all(unique.map(async (d) => memo.get(d)?.byteLength ?? sizeInKv(kv, d)));
+  return new Map(unique.map((d, i) => [d, sizes[i]]));
+}
+
+async function sizeInKv(kv: KVNamespace, digest: string): Promise<number | undefined> {
+  const { value, metadata } = await kv.getWithMetadata<FileMeta>(fileKey(digest), 'stream');
+  if (!value) return undefined;
+  if (typeof metadata?.size === 'number') {
+    await value.cancel();
+    return metadata.size;
+  }
+  // Uploaded before the size was kept beside it: counted, a chunk at a time.
+  const reader = (value as ReadableStream<Uint8Array>).getReader();
+  let size = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) size += r.value.byteLength;
+  return size;
 }
 
 /** The bytes this isolate already holds for a digest: no I/O (the serving path asks before the edge cache). */

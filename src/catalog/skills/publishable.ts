@@ -1,33 +1,43 @@
 /**
  * Whether a skill set may be published (docs/skills.md): every record valid, and every file it
- * names already in KV by its digest, so a skill is never visible with bytes missing. A dry run
- * only plans: the CLI shows the diff before it uploads anything.
+ * names already in KV by its digest, with the size the record declares, so a skill is never
+ * visible with bytes missing or a size (what the 16 MiB limit counts, what resources/list
+ * shows) the bytes do not have. A dry run only plans: the CLI shows the diff before it uploads.
  */
 import type { Issue, SkillRecord } from '../types.js';
-import { missingFiles } from './file-store.js';
+import { MAX_DIGESTS, storedSizes } from './file-store.js';
 import { normalizeSkill, validateSkillSet } from './validate.js';
 
 export type Publishable = { ok: true; records: SkillRecord[] } | { ok: false; reason: 'invalid'; issues: Issue[] };
 
+const NOT_UPLOADED =
+  'no file with this digest was uploaded; upload it first (a file uploaded from another location may take up to a minute to reach this one: retry then)';
+
 export async function publishableSkills(kv: KVNamespace, skills: unknown[], dryRun: boolean): Promise<Publishable> {
   const issues = validateSkillSet(skills);
   if (issues.length) return { ok: false, reason: 'invalid', issues };
-  const records = (skills as SkillRecord[]).map(normalizeSkill);
-  const missing = dryRun
-    ? []
-    : await missingFiles(
-        kv,
-        records.flatMap((r) => r.files.map((f) => f.digest)),
-      );
-  if (missing.length)
+  const input = skills as SkillRecord[];
+  // Refused in a dry run too: it must not plan a publish that cannot be made.
+  const digests = new Set(input.flatMap((r) => r.files.map((f) => f.digest)));
+  if (digests.size > MAX_DIGESTS)
     return {
       ok: false,
       reason: 'invalid',
-      issues: missing.map((d) => ({
-        path: d,
-        message:
-          'no file with this digest was uploaded; upload it first (a file uploaded from another location may take up to a minute to reach this one: retry then)',
-      })),
+      issues: [{ path: 'skills', message: `${digests.size} distinct files; one publish names at most ${MAX_DIGESTS}` }],
     };
-  return { ok: true, records };
+  const records = input.map(normalizeSkill);
+  if (dryRun) return { ok: true, records };
+  const sizes = await storedSizes(kv, [...digests]);
+  for (const d of digests) if (sizes.get(d) === undefined) issues.push({ path: d, message: NOT_UPLOADED });
+  input.forEach((r, i) =>
+    r.files.forEach((f, j) => {
+      const size = sizes.get(f.digest);
+      if (size !== undefined && size !== f.size)
+        issues.push({
+          path: `skills[${i}]: files[${j}].size`,
+          message: `${r.name}/${f.path} declares ${f.size} bytes; the file uploaded with its digest is ${size} bytes`,
+        });
+    }),
+  );
+  return issues.length ? { ok: false, reason: 'invalid', issues } : { ok: true, records };
 }

@@ -6,7 +6,9 @@
  */
 import { isRecord } from '../../lib/json.js';
 import type { Issue, SkillRecord } from '../types.js';
+import { utf8Length } from '../arguments.js';
 import { groupProblems } from '../groups.js';
+import { MAX_PROMPT_BYTES } from '../validate.js';
 import { DIGEST_PATTERN } from './file-store.js';
 
 /** Agent Skills names: lowercase letters, digits and single hyphens, 1-64, no hyphen at either end. */
@@ -18,6 +20,11 @@ export const MAX_PUBLISH_SKILLS = 500;
 const MAX_DESCRIPTION = 1024;
 const MAX_PATH = 512;
 const MAX_FRONTMATTER_BYTES = 64 * 1024;
+/**
+ * A record as stored: one SQLite row of the writer's history, as a prompt is. Unknown keys are
+ * kept verbatim, so no per-field limit bounds the whole; a larger one would fail in the write.
+ */
+export const MAX_SKILL_BYTES = MAX_PROMPT_BYTES;
 
 /** A file path inside a skill: relative, `/`-separated, no empty, `.` or `..` segments, no dotfiles. */
 function pathProblem(path: unknown): string | undefined {
@@ -70,6 +77,9 @@ export function validateSkill(value: unknown, at = ''): Issue[] {
   });
   if (!seen.has('SKILL.md')) fail('files', 'must include SKILL.md');
   if (total > SKILL_LIMITS.bytes) fail('files', `larger than ${SKILL_LIMITS.bytes} bytes in all (SEP-2640 limit)`);
+  const bytes = utf8Length(JSON.stringify(value));
+  if (bytes > MAX_SKILL_BYTES)
+    fail('', `is ${bytes} bytes as JSON; a skill record is at most ${MAX_SKILL_BYTES} bytes`);
   return issues;
 }
 
