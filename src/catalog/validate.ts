@@ -22,7 +22,22 @@ export const NAME_PATTERN = /^(?!\.)[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_PROMPT_BYTES = 1_900_000;
 const MAX_TEXT = 100_000;
 const MAX_VALUES = 1_000;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const BASE64_BODY = /^[A-Za-z0-9+/]*$/;
+/** The last data character before `==` or `=`: the one whose unused low bits are all zero. */
+const BASE64_LAST = { 1: 'AEIMQUYcgkosw048', 2: 'AQgw' } as const;
+
+/**
+ * Canonical base64 only (RFC 4648 §3.5: whole 4-character groups, `=` only at the end and only as
+ * needed, unused bits zero): `pull` decodes the data to a file and `push` encodes it again, so any
+ * other spelling of the same bytes would come back changed, or not decode at all.
+ * No regex over the whole: data runs to megabytes, and a repeated group would backtrack over it.
+ */
+function isCanonicalBase64(s: string): boolean {
+  if (s.length % 4 !== 0) return false;
+  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
+  if (!BASE64_BODY.test(s.slice(0, s.length - pad))) return false;
+  return pad === 0 || BASE64_LAST[pad].includes(s[s.length - pad - 1]!);
+}
 
 type Obj = Record<string, unknown>;
 
@@ -60,7 +75,8 @@ function checkIcons(c: Checker, icons: unknown, path: string): void {
 
 function checkBase64(c: Checker, o: Obj, key: string, path: string, mimePrefix: string): void {
   c.str(o, key, path, { required: true, max: 10_000_000 });
-  if (typeof o[key] === 'string' && !BASE64.test(o[key])) c.fail(path + key, 'must be base64');
+  if (typeof o[key] === 'string' && !isCanonicalBase64(o[key]))
+    c.fail(path + key, 'must be base64 in its canonical form (groups of 4 characters, = padding only as needed)');
   c.str(o, 'mimeType', path, { required: true, max: 100 });
   if (mimePrefix && typeof o.mimeType === 'string' && !o.mimeType.startsWith(mimePrefix))
     c.fail(`${path}mimeType`, `must be a ${mimePrefix}* type`);
@@ -79,6 +95,9 @@ function checkContent(c: Checker, block: unknown, path: string): void {
     case 'resource_link':
       c.str(block, 'uri', p, { required: true, max: 4096 });
       c.str(block, 'name', p, { required: true, max: 256 });
+      // Served as they are, and turned into a link's text for 2025-03-26 clients (shape.ts).
+      c.str(block, 'title', p, { max: 200 });
+      c.str(block, 'description', p, { max: 4000 });
       c.str(block, 'mimeType', p, { max: 100 });
       return checkIcons(c, block.icons, `${p}icons`);
     case 'resource': {

@@ -6,18 +6,23 @@
  */
 import { Hono, type Context } from 'hono';
 import { catalogWriter } from '../catalog/stubs.js';
-import { DIGEST_PATTERN, digestOf, missingFiles, readSkillFile, writeSkillFile } from '../catalog/skills/file-store.js';
+import {
+  DIGEST_PATTERN,
+  digestOf,
+  MAX_DIGESTS,
+  missingFiles,
+  readSkillFile,
+  writeSkillFile,
+} from '../catalog/skills/file-store.js';
 import { MAX_PUBLISH_SKILLS, SKILL_LIMITS, SKILL_NAME } from '../catalog/skills/validate.js';
 import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
 import { actor } from './admin-auth.js';
-import { answer, historyAnswer, historyPage, listAnswer, writeFlags } from './admin-answer.js';
+import { answer, flags, historyAnswer, historyPage, listAnswer, writeFlags } from './admin-answer.js';
 import { readJson } from './admin-json.js';
 import { ApiError } from './api-error.js';
 import { headerOf } from './scope.js';
 
-/** Most digests asked about in one `files/missing` call (a skill has at most 512 files). */
-const MAX_DIGESTS = 10_000;
 /** A plain parameter, checked by fileDigest(), so a wrong-shaped digest is a 400 that says so, not a 404. */
 const FILE_ROUTE = '/files/:digest';
 
@@ -38,6 +43,7 @@ export const adminSkills = new Hono<AppEnv>();
 
 /** Which of these digests the gateway does not hold yet: the CLI uploads only those. */
 adminSkills.post('/files/missing', async (c) => {
+  flags(c, []);
   const body = (await readJson(c)) as { digests?: unknown };
   const digests = body?.digests;
   if (!Array.isArray(digests) || digests.length > MAX_DIGESTS || !digests.every((d) => typeof d === 'string'))
@@ -49,6 +55,7 @@ adminSkills.post('/files/missing', async (c) => {
 
 /** One file's bytes under their digest; refused when the bytes do not hash to it. */
 adminSkills.put(FILE_ROUTE, async (c) => {
+  flags(c, []);
   const digest = fileDigest(c);
   const tooLarge = () => new ApiError(413, 'too_large', `A skill file is at most ${SKILL_LIMITS.bytes} bytes`);
   if (Number(headerOf(c, 'content-length') ?? 0) > SKILL_LIMITS.bytes) throw tooLarge();
@@ -119,13 +126,16 @@ adminSkills.get('/*', async (c) => {
   return historyAnswer(c, name, 'skill', page, await catalogWriter(c.env).skillHistory(name, page));
 });
 
-adminSkills.delete('/:name', async (c) =>
-  answer(c, await catalogWriter(c.env).removeSkill(skillName(c.req.param('name')), actor(c)), 'skills'),
-);
+/** Like the prompts' single writes, these take no query: an ignored `?dry_run=1` would write for real. */
+adminSkills.delete('/:name', async (c) => {
+  flags(c, []);
+  return answer(c, await catalogWriter(c.env).removeSkill(skillName(c.req.param('name')), actor(c)), 'skills');
+});
 
 adminSkills.post('/*', async (c) => {
   const { name, rest } = namePath(c);
   if (rest !== '/rollback') return c.notFound();
+  flags(c, []);
   const body = (await readJson(c)) as { version?: unknown };
   if (!Number.isInteger(body?.version) || (body.version as number) < 1)
     throw new ApiError(400, 'invalid_body', 'Body must be {"version": <positive integer>}');

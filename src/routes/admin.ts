@@ -60,7 +60,12 @@ admin.get('/prompts/:name/history', async (c) => {
   return historyAnswer(c, name, 'prompt', page, await catalogWriter(c.env).history(name, page));
 });
 
+/**
+ * The single-prompt writes take no query: a `?dry_run=1` they ignored would write for real
+ * (docs/publishing.md), so any parameter is a 400 before anything is written.
+ */
 admin.put('/prompts/:name', async (c) => {
+  flags(c, []);
   const name = promptName(c);
   const body = (await readJson(c)) as Record<string, unknown>;
   if (!body || typeof body !== 'object' || Array.isArray(body))
@@ -70,9 +75,13 @@ admin.put('/prompts/:name', async (c) => {
   return answer(c, await catalogWriter(c.env).put({ ...body, name }, actor(c)));
 });
 
-admin.delete('/prompts/:name', async (c) => answer(c, await catalogWriter(c.env).remove(promptName(c), actor(c))));
+admin.delete('/prompts/:name', async (c) => {
+  flags(c, []);
+  return answer(c, await catalogWriter(c.env).remove(promptName(c), actor(c)));
+});
 
 admin.post('/prompts/:name/rollback', async (c) => {
+  flags(c, []);
   const name = promptName(c);
   const body = (await readJson(c)) as { version?: unknown };
   if (!Number.isInteger(body?.version) || (body.version as number) < 1)
@@ -95,7 +104,10 @@ admin.put('/catalog', async (c) => {
 });
 
 /** Re-reads every upstream now (the cron does it every minute). */
-admin.post('/upstreams/refresh', async (c) => c.json({ upstreams: await refreshUpstreams(c.env) }));
+admin.post('/upstreams/refresh', async (c) => {
+  flags(c, []);
+  return c.json({ upstreams: await refreshUpstreams(c.env) });
+});
 
 /** The upstream list in force: set here (stored in KV), or the UPSTREAMS var. */
 admin.get('/upstreams', async (c) => {
@@ -108,6 +120,7 @@ admin.get('/upstreams', async (c) => {
 
 /** Replaces the upstream list (same JSON as the UPSTREAMS var), validated first; lists the new ones at once. */
 admin.put('/upstreams', async (c) => {
+  flags(c, []);
   const body = await readJson(c);
   if (!Array.isArray(body))
     throw new ApiError(400, 'invalid_body', 'Body must be a JSON array of upstreams, as in the UPSTREAMS var');
@@ -131,7 +144,10 @@ admin.put('/upstreams', async (c) => {
 });
 
 /** Goes back to the UPSTREAMS var. */
-admin.delete('/upstreams', async (c) => c.json(await applyUpstreams(c.env, null)));
+admin.delete('/upstreams', async (c) => {
+  flags(c, []);
+  return c.json(await applyUpstreams(c.env, null));
+});
 
 /**
  * The writer takes the list: it decides who sees each upstream from its own copy, and writes KV's

@@ -44,7 +44,7 @@ describe('validatePrompt', () => {
   it('checks every content block type', () => {
     const bad = (content: unknown) => paths({ name: 'p', messages: [{ role: 'user', content }] });
     expect(bad({ type: 'image', data: 'not base64!', mimeType: 'image/png' })).toEqual([
-      'messages[0].content.data: must be base64',
+      'messages[0].content.data: must be base64 in its canonical form (groups of 4 characters, = padding only as needed)',
     ]);
     expect(bad({ type: 'image', data: 'AAAA', mimeType: 'text/plain' })).toEqual([
       'messages[0].content.mimeType: must be a image/* type',

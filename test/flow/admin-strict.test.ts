@@ -1,0 +1,78 @@
+/**
+ * What the admin API refuses before anything is written: a query parameter a single write does
+ * not take (an ignored `?dry_run=1` would write for real), base64 that is not canonical (pull
+ * decodes it to a file and push encodes it again), and a resource link whose title or
+ * description is not a string (shaped into text for 2025-03-26 clients).
+ */
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { readGeneration } from '../../src/catalog/store.js';
+import { storeSkill } from '../helpers/skills.js';
+import { adminFetch as admin } from '../helpers/worker.js';
+
+const prompt = (content: Record<string, unknown>) => ({ messages: [{ role: 'user', content }] });
+const hello = prompt({ type: 'text', text: 'Hi!' });
+
+async function refused(res: Response, code: string): Promise<{ path: string; message: string }[]> {
+  const body = await res.json<{ error: { code: string; issues?: { path: string; message: string }[] } }>();
+  expect(body.error.code, JSON.stringify(body)).toBe(code);
+  return body.error.issues ?? [];
+}
+
+describe('single writes take no query', () => {
+  it('DELETE, PUT and rollback with ?dry_run=1 are 400 invalid_query and write nothing', async () => {
+    expect((await admin('PUT', '/prompts/hello', hello)).status).toBe(200);
+    expect((await admin('PUT', '/prompts/hello', prompt({ type: 'text', text: 'Hi again' }))).status).toBe(200);
+    const skill = await storeSkill('strict-query', 'Kept.');
+    expect((await admin('POST', '/skills/publish', { skills: [skill] })).status).toBe(200);
+    const before = await readGeneration(env.PROMPTS);
+    for (const [method, path, body] of [
+      ['DELETE', '/prompts/hello?dry_run=1'],
+      ['PUT', '/prompts/hello?dry_run=1', hello],
+      ['POST', '/prompts/hello/rollback?dry_run=1', { version: 1 }],
+      ['DELETE', '/skills/strict-query?dry_run=1'],
+      ['POST', '/skills/strict-query/rollback?dry_run', { version: 1 }],
+    ] as const) {
+      const res = await admin(method, path, body);
+      expect(res.status, path).toBe(400);
+      await refused(res, 'invalid_query');
+    }
+    expect(await readGeneration(env.PROMPTS)).toBe(before);
+    const now = await (await admin('GET', '/prompts/hello')).json<{ version: number }>();
+    expect(now.version).toBe(2);
+    expect((await admin('GET', '/skills/strict-query')).status).toBe(200);
+  });
+});
+
+describe('prompt content', () => {
+  it('image data must be canonical base64: "QQ" is refused naming the field, "QQ==" accepted', async () => {
+    const image = (data: string) => prompt({ type: 'image', mimeType: 'image/png', data });
+    for (const data of ['QQ', 'QUFB=', 'QR==', 'QQ=A', 'QQ===']) {
+      const res = await admin('PUT', '/prompts/b64_image', image(data));
+      expect(res.status, data).toBe(422);
+      expect((await refused(res, 'invalid_prompts')).map((i) => i.path)).toEqual(['messages[0].content.data']);
+    }
+    expect((await admin('GET', '/prompts/b64_image')).status).toBe(404);
+    for (const data of ['QQ==', 'QUE=', 'QUFB', ''.padEnd(8, 'A')])
+      expect((await admin('PUT', '/prompts/b64_image', image(data))).status, data).toBe(200);
+  });
+
+  it('a resource link with a title or description that is not a string (or too long) is 422', async () => {
+    const link = (extra: Record<string, unknown>) =>
+      prompt({ type: 'resource_link', uri: 'https://example.com/doc', name: 'doc', ...extra });
+    for (const [extra, field] of [
+      [{ title: { toString: 1 } }, 'title'],
+      [{ title: 7 }, 'title'],
+      [{ description: ['x'] }, 'description'],
+      [{ title: 'x'.repeat(201) }, 'title'],
+    ] as const) {
+      const res = await admin('PUT', '/prompts/typed_link', link(extra));
+      expect(res.status, field).toBe(422);
+      expect((await refused(res, 'invalid_prompts')).map((i) => i.path)).toEqual([`messages[0].content.${field}`]);
+    }
+    expect((await admin('GET', '/prompts/typed_link')).status).toBe(404);
+    expect((await admin('PUT', '/prompts/typed_link', link({ title: 'Doc', description: 'The doc' }))).status).toBe(
+      200,
+    );
+  });
+});
