@@ -10,6 +10,7 @@ import { catalogWriter } from '../catalog/stubs.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 import { ApiError } from './api-error.js';
+import { flags } from './admin-answer.js';
 import { actor } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 
@@ -17,7 +18,10 @@ import { readJson } from './admin-json.js';
 
 export const adminKeys = new Hono<AppEnv>();
 
+// Key writes take no query, as the other single-record writes (docs/publishing.md): a flag they
+// ignored would not do what it says.
 adminKeys.post('/', async (c) => {
+  flags(c, []);
   const r = await catalogWriter(c.env).createKey(await readJson(c), actor(c));
   if (!r.ok) {
     if (r.reason === 'too_many') throw new ApiError(400, 'too_many_keys', r.message);
@@ -32,6 +36,7 @@ adminKeys.get('/', async (c) => c.json({ keys: await catalogWriter(c.env).listKe
 
 /** Idempotent: revoking a revoked key answers the first revocation. */
 adminKeys.delete('/:id', async (c) => {
+  flags(c, []);
   const id = c.req.param('id');
   const info = KEY_ID_PATTERN.test(id) ? await catalogWriter(c.env).revokeKey(id) : undefined;
   // The id is not echoed: a secret pasted here by mistake must not come back in the answer.

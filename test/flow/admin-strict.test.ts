@@ -42,6 +42,21 @@ describe('single writes take no query', () => {
     expect(now.version).toBe(2);
     expect((await admin('GET', '/skills/strict-query')).status).toBe(200);
   });
+  it('key writes take no query either: nothing is created or revoked', async () => {
+    const before = (await (await admin('GET', '/keys')).json<{ keys: unknown[] }>()).keys.length;
+    const created = await admin('POST', '/keys?dry_run=1', { name: 'strict' });
+    expect(created.status).toBe(400);
+    await refused(created, 'invalid_query');
+    expect((await (await admin('GET', '/keys')).json<{ keys: unknown[] }>()).keys).toHaveLength(before);
+    const key = await (await admin('POST', '/keys', { name: 'strict' })).json<{ id: string }>();
+    const revoked = await admin('DELETE', `/keys/${key.id}?dry_run=1`);
+    expect(revoked.status).toBe(400);
+    await refused(revoked, 'invalid_query');
+    const listed = (await (await admin('GET', '/keys')).json<{ keys: { id: string; revokedAt: string | null }[] }>())
+      .keys;
+    expect(listed.find((k) => k.id === key.id)).toBeDefined();
+    expect(listed.find((k) => k.id === key.id)?.revokedAt ?? null).toBeNull();
+  });
 });
 
 describe('prompt content', () => {
