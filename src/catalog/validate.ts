@@ -39,6 +39,12 @@ function isCanonicalBase64(s: string): boolean {
   return pad === 0 || BASE64_LAST[pad].includes(s[s.length - pad - 1]!);
 }
 
+/**
+ * An unpaired surrogate, as JSON.stringify writes one (`\udXXX`, its backslash not itself escaped):
+ * no UTF-8 file can hold it, so `pull` would write U+FFFD and `push` would then change the prompt.
+ */
+const LONE_SURROGATE = /(?<!\\)(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
+
 type Obj = Record<string, unknown>;
 
 class Checker {
@@ -175,9 +181,12 @@ export function validatePrompt(input: unknown): Issue[] {
     }
   });
   if (c.issues.length === 0) {
-    const bytes = utf8Length(JSON.stringify(input));
+    const json = JSON.stringify(input);
+    const bytes = utf8Length(json);
     if (bytes > MAX_PROMPT_BYTES)
       c.fail('', `is ${bytes} bytes as JSON; a prompt is at most ${MAX_PROMPT_BYTES} bytes`);
+    if (LONE_SURROGATE.test(json))
+      c.fail('', 'holds text that is not valid Unicode (an unpaired surrogate, such as "\\ud800")');
   }
   return c.issues;
 }

@@ -72,6 +72,20 @@ describe('prompt content', () => {
       expect((await admin('PUT', '/prompts/b64_image', image(data))).status, data).toBe(200);
   });
 
+  it('text that is not valid Unicode (an unpaired surrogate) is 422: no file could hold it for pull', async () => {
+    for (const text of ['a\ud800b', 'tail \udc00']) {
+      const res = await admin('PUT', '/prompts/surrogate', prompt({ type: 'text', text }));
+      expect(res.status, JSON.stringify(text)).toBe(422);
+      const issues = await refused(res, 'invalid_prompts');
+      expect(issues.map((i) => i.message).join()).toContain('unpaired surrogate');
+    }
+    // A pair is a character like any other, and a backslash before "ud800" is just text.
+    for (const text of ['ok \ud83d\ude00', '\\ud800 as written']) {
+      const res = await admin('PUT', '/prompts/surrogate', prompt({ type: 'text', text }));
+      expect(res.status, JSON.stringify(text)).toBe(200);
+      await res.body?.cancel();
+    }
+  });
   it('a resource link with a title or description that is not a string (or too long) is 422', async () => {
     const link = (extra: Record<string, unknown>) =>
       prompt({ type: 'resource_link', uri: 'https://example.com/doc', name: 'doc', ...extra });
