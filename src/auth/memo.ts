@@ -1,6 +1,7 @@
 /**
  * Verified credentials, remembered per isolate under a SHA-256 digest of the
- * token (never the token), until they expire: a warm authenticated request
+ * token (never keyed by the token; an introspected token's principal holds it
+ * to ask its issuer again, oauth.ts), until they expire: a warm authenticated request
  * costs one digest and one map lookup. One memo per AuthConfig, so a change
  * of issuers or audience never honours what the old config vouched for.
  */
