@@ -3,6 +3,9 @@
  * or the issuer's metadata (RFC 8414, then OpenID Connect discovery). Key
  * sets are jose's remote JWK sets, kept per URL for the isolate's life: they
  * cache the keys and refetch on an unknown `kid`, at most once per cooldown.
+ * jose counts that cooldown from a successful fetch only, so a failed fetch
+ * (and a failed discovery) is remembered here for the same cooldown: while an
+ * issuer is down, tokens naming it do not each fetch from it again.
  */
 import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import { AuthConfigError, checkUrl } from './config-checks.js';
@@ -16,17 +19,38 @@ const FETCH_TIMEOUT_MS = 5_000;
 
 const remote = new Map<string, JWTVerifyGetKey>();
 const local = new WeakMap<object, JWTVerifyGetKey>();
-const discovered = new Map<string, Promise<string>>();
+const discovered = new Map<string, { readonly p: Promise<string>; failedAt?: number }>();
+
+/** What a key set says about a token's key, as opposed to a fetch of the set that failed. */
+const KEY_ANSWERS = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS', 'ERR_JOSE_NOT_SUPPORTED']);
+
+/** `keys`, answering a failed fetch again, without asking, until COOLDOWN_MS after it. */
+function cooled(keys: JWTVerifyGetKey): JWTVerifyGetKey {
+  let failed: { at: number; error: unknown } | undefined;
+  return async (header, token) => {
+    if (failed && Date.now() - failed.at < COOLDOWN_MS) throw failed.error;
+    try {
+      const key = await keys(header, token);
+      failed = undefined;
+      return key;
+    } catch (e) {
+      if (!KEY_ANSWERS.has(String((e as { code?: unknown })?.code))) failed = { at: Date.now(), error: e };
+      throw e;
+    }
+  };
+}
 
 /** The key set at a JWKS URL (Access certs, an issuer's jwks_uri), shared by every request of the isolate. */
 export function remoteKeys(url: string): JWTVerifyGetKey {
   let k = remote.get(url);
   if (!k) {
-    k = createRemoteJWKSet(new URL(url), {
-      cooldownDuration: COOLDOWN_MS,
-      cacheMaxAge: MAX_AGE_MS,
-      timeoutDuration: FETCH_TIMEOUT_MS,
-    });
+    k = cooled(
+      createRemoteJWKSet(new URL(url), {
+        cooldownDuration: COOLDOWN_MS,
+        cacheMaxAge: MAX_AGE_MS,
+        timeoutDuration: FETCH_TIMEOUT_MS,
+      }),
+    );
     remote.set(url, k);
   }
   return k;
@@ -61,15 +85,14 @@ async function discover(cfg: AuthConfig, issuer: string): Promise<string> {
   throw new Error(`no usable authorization server metadata for ${issuer}`);
 }
 
-/** The issuer's jwks_uri from its metadata, fetched once per isolate (a failure is retried on the next request). */
+/** The issuer's jwks_uri from its metadata, fetched once per isolate (a failure is retried after COOLDOWN_MS). */
 function jwksUriOf(cfg: AuthConfig, issuer: string): Promise<string> {
-  let p = discovered.get(issuer);
-  if (!p) {
-    p = discover(cfg, issuer);
-    discovered.set(issuer, p);
-    p.catch(() => discovered.delete(issuer));
-  }
-  return p;
+  const known = discovered.get(issuer);
+  if (known && (known.failedAt === undefined || Date.now() - known.failedAt < COOLDOWN_MS)) return known.p;
+  const entry: { readonly p: Promise<string>; failedAt?: number } = { p: discover(cfg, issuer) };
+  entry.p.catch(() => (entry.failedAt = Date.now()));
+  discovered.set(issuer, entry);
+  return entry.p;
 }
 
 /** The key set to verify this issuer's tokens with. */

@@ -38,6 +38,8 @@ beforeAll(async () => {
         },
         { issuer: `${ks.url}/oidc` },
         { issuer: `${ks.url}/liar` },
+        // Its keys are at a URL that answers 404: an issuer that is down.
+        { issuer: `${ks.url}/broken`, jwksUri: `${ks.url}/broken/jwks` },
       ]),
       IDP_INTROSPECTION_SECRET: ks.clientSecret,
       ACCESS_TEAM_DOMAIN: ks.url,
@@ -98,6 +100,25 @@ describe('OAuth with remote keys', () => {
     const liar = await list({ authorization: `Bearer ${await jwt({ iss: `${ks.url}/liar` })}` });
     expect(liar.status).toBe(503);
     expect(liar.headers.get('retry-after')).toBe('5');
+  });
+
+  it('an issuer that is down is not asked again for each token: a failed discovery or key fetch waits out the cooldown', async () => {
+    const metadata = () =>
+      hits('/.well-known/oauth-authorization-server/liar') + hits('/liar/.well-known/openid-configuration');
+    const liarToken = async (sub: string) => `Bearer ${await jwt({ iss: `${ks.url}/liar`, sub })}`;
+    expect((await list({ authorization: await liarToken('first') })).status).toBe(503);
+    const asked = metadata();
+    expect(asked).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) {
+      const liar = await list({ authorization: await liarToken(`l${i}`) });
+      expect(liar.status).toBe(503);
+    }
+    expect(metadata()).toBe(asked);
+    for (let i = 0; i < 4; i++) {
+      const down = await list({ authorization: `Bearer ${await jwt({ iss: `${ks.url}/broken`, sub: `d${i}` })}` });
+      expect(down.status).toBe(503);
+    }
+    expect(hits('/broken/jwks')).toBe(1);
   });
 
   it('an opaque token is introspected with client authentication, and the answer cached', async () => {
