@@ -52,10 +52,12 @@ export async function pushCommand(
 ): Promise<void> {
   const { records, sources, skills } = loadDirectory(dir);
   const api = client();
-  // Staged first (a set too large for one request is uploaded once, for the plan and the publish):
-  // a set the gateway refuses, or cannot hold, stops the push before anything is published.
+  // Staged and planned first (a set too large for one request is uploaded once, for the plan and
+  // the publish): a set the gateway refuses, or cannot hold, stops the push before anything is
+  // published, skills included, whether it went in parts or in one request.
   const set = await api.stage(records);
   try {
+    const plan = await set.publish({ dryRun: true, prune: opts.prune });
     // Skills next: their files are uploaded and checked before anything is published.
     const pushed = await pushSkills(api, skills, opts);
     printDiff(out, pushed.result, skills.sources, dir);
@@ -63,7 +65,6 @@ export async function pushCommand(
     out(
       `skills${opts.dryRun ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${pushed.uploaded} file(s) uploaded`,
     );
-    const plan = await set.publish({ dryRun: true, prune: opts.prune });
     printDiff(out, plan, sources, dir);
     const { added, changed, removed, unchanged } = plan.diff;
     if (opts.dryRun)
