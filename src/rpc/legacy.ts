@@ -11,13 +11,14 @@
 import { featuresOf, type LegacyVersion } from '../lib/versions.js';
 import { endSession, sessionInit } from '../session/sessions.js';
 import type { RequestScope } from '../lib/scope.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { principalIdOf } from '../lib/caller.js';
 import { callContext } from './context.js';
 import { call, factOf } from './dispatch.js';
 import type { CallFact } from '../lib/record.js';
 import { accepted, jsonResponse, readMessage, type Message } from './envelope.js';
 import { runBatch } from './batch-runner.js';
-import { callFailed, ErrorCode, HttpError, RpcError } from './errors.js';
+import { callFailed, ErrorCode, errorJson, HttpError, RpcError } from './errors.js';
 import { isRecord } from '../lib/json.js';
 import { checkVersionHeader, initialize, requireSession } from './legacy-session.js';
 
@@ -67,7 +68,7 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
     (item) => {
       const msg = read(item);
       if (typeof msg === 'string') return msg;
-      return msg.kind === 'request' ? call(msg, ctx) : null;
+      return msg.kind === 'request' ? inBatch(call(msg, ctx), msg.id) : null;
     },
     (item) => {
       const msg = read(item);
@@ -78,6 +79,18 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
   );
   const out = replies.filter((r): r is string => r !== null);
   return out.length ? jsonResponse(`[${out.join(',')}]`) : accepted();
+}
+
+/**
+ * A call's reply inside a batch: a retryable failure (an object reset under it, dispatch.ts) is
+ * that item's in-band error, not a 503 for the whole batch, whose other items have their answers.
+ */
+function inBatch(reply: string | Promise<string>, id: RequestId): string | Promise<string> {
+  if (typeof reply === 'string') return reply;
+  return reply.catch((e: unknown) => {
+    if (e instanceof HttpError && e.status === 503) return errorJson(id, e);
+    throw e;
+  });
 }
 
 /** An unreadable batch item's method, when it names one as a string ('' otherwise). */

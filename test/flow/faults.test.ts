@@ -400,6 +400,32 @@ describe('a request whose Durable Object fails under it', () => {
     expect(reply.error?.code).toBe(-32603);
     expect(reply.id).toBe('level-on-reset-object');
   });
+  it("in a batch, is that item's in-band error; the other items keep their answers", async () => {
+    const send = sendWith('60000');
+    const opened = await send(postInit(initialize('2025-03-26')));
+    const session = opened.headers.get('mcp-session-id')!;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = runInDurableObject(sessionObject(session), (_o, ctx) =>
+      ctx.blockConcurrencyWhile(async () => {
+        await gate;
+        ctx.abort('reset under a batch');
+      }),
+    ).catch(() => {});
+    const batch = [
+      { jsonrpc: '2.0', id: 'p', method: 'ping' },
+      { jsonrpc: '2.0', id: 'l', method: 'logging/setLevel', params: { level: 'info' } },
+    ];
+    const answer = send(postInit(batch, { session, version: '2025-03-26' }));
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await held;
+    const res = await answer;
+    const replies = await res.json<{ id: string; result?: unknown; error?: { code: number } }[]>();
+    expect(res.status, JSON.stringify(replies)).toBe(200);
+    expect(replies.find((r) => r.id === 'p')?.result).toEqual({});
+    expect(replies.find((r) => r.id === 'l')?.error?.code).toBe(-32603);
+  });
   it('is answered 500 -32603, echoing the request id its body carried', async () => {
     // Every use asks the session's object (no liveness memo), through the Worker's own fetch.
     const send = sendWith('0');
