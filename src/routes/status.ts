@@ -132,6 +132,8 @@ status.get('/', async (c) => {
   const caller = callerOf(c);
   caller.catch(() => undefined);
   const { upstreams, collisions } = await writerFigures(c, caller);
+  // writerFigures may not have waited for it (the writer did not answer): its refusal still stands.
+  await caller;
   const [live, fanout, errors, feed] = await liveFigures;
   // What a caller sees depends on its groups, and the figures are live: no cache keeps a copy.
   c.header('cache-control', 'no-store');

@@ -45,6 +45,21 @@ describe('the index when the catalog writer does not answer', () => {
     expect(await index()).toContain(NONE);
   });
 
+  it('/status still refuses a credential in its URL while the writer cannot answer', async () => {
+    const rename = (from: string, to: string) =>
+      runInDurableObject(writerObject(env), (_o, ctx) => ctx.storage.sql.exec(`ALTER TABLE ${from} RENAME TO ${to}`));
+    await rename('upstreams', 'u3');
+    try {
+      const res = await SELF.fetch('https://gateway.test/status?access_token=x');
+      expect(res.status).toBe(400);
+      expect((await res.json<{ error: { code: string } }>()).error.code).toBe('invalid_request');
+      // Without one, /status answers, with what it does not know marked so.
+      expect((await SELF.fetch('https://gateway.test/status')).status).toBe(200);
+    } finally {
+      await rename('u3', 'upstreams');
+    }
+  });
+
   it('renders with health unknown within the bound when upstreams() hangs', async () => {
     forgetHealth();
     // The writer is busy for twice the bound: every call to it waits behind that.
