@@ -28,6 +28,7 @@ import { feedStatus, type DeliveryReport, type ShardCounts } from './fanout.js';
 import { ReplayLog } from './replay-log.js';
 import { ShardAdmission } from './shard-admission.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
+import { log } from '../lib/log.js';
 
 const LISTENER = 'listener';
 const STREAM = 'stream';
@@ -90,10 +91,13 @@ export class RegistryShard extends DurableObject<Env> {
   private published: Promise<number> | undefined;
   private feedPublished(): Promise<number> {
     const asked = (this.published ??= feedStatus(this.env).then((s) => s.published));
-    asked.catch(() => {
+    // The feed not answering must not cost the stream: it opens as if nothing was missed, which is
+    // all a shard in the fan-out since its start could say, and the next open asks again.
+    return asked.catch((e: unknown) => {
       if (this.published === asked) this.published = undefined;
+      log.warn('change feed did not answer a stream open; opened without it', { error: String(e) });
+      return 0;
     });
-    return asked;
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {

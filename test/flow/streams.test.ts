@@ -279,6 +279,25 @@ describe('catalog changes', () => {
     expect(await ahead.nextMessage()).toEqual({ id: `k.${g0 + 1}`, message: LIST_CHANGED });
     await ahead.close();
   });
+  it('a stream opens at a shard that never announced a change even when the feed does not answer', async () => {
+    const shard = shardStub(env, 92);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = runInDurableObject(feedStub(), (_o, ctx) =>
+      ctx.blockConcurrencyWhile(async () => {
+        await gate;
+        ctx.abort('feed reset');
+      }),
+    ).catch(() => {});
+    const opening = directStream({ sessionId: 'feed-down', shard: 92, since: 1 });
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await held;
+    const stream = readEvents((await opening)!);
+    await shard.deliver({ kind: 'prompts_list_changed', generation: 6_000_000 }, 5_999_999);
+    expect(await stream.nextMessage()).toEqual({ id: 'k.6000000', message: LIST_CHANGED });
+    await stream.close();
+  });
   it('a new stream starts no later than the catalog its list may be of: a change announced in between is announced on it', async () => {
     // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
     const shard = shardStub(env, 98);
