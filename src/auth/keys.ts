@@ -7,7 +7,7 @@
  * (and a failed discovery) is remembered here for the same cooldown: while an
  * issuer is down, tokens naming it do not each fetch from it again.
  */
-import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
 import { AuthConfigError, checkUrl } from './config-checks.js';
 import type { AuthConfig } from './config.js';
 import type { IssuerConfig } from './issuers.js';
@@ -21,21 +21,25 @@ const remote = new Map<string, JWTVerifyGetKey>();
 const local = new WeakMap<object, JWTVerifyGetKey>();
 const discovered = new Map<string, { readonly p: Promise<string>; failedAt?: number }>();
 
-/** What a key set says about a token's key, as opposed to a fetch of the set that failed. */
-const KEY_ANSWERS = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS', 'ERR_JOSE_NOT_SUPPORTED']);
-
-/** `keys`, answering a failed fetch again, without asking, until COOLDOWN_MS after it. */
-function cooled(keys: JWTVerifyGetKey): JWTVerifyGetKey {
-  let failed: { at: number; error: unknown } | undefined;
-  return async (header, token) => {
-    if (failed && Date.now() - failed.at < COOLDOWN_MS) throw failed.error;
+/**
+ * The fetch a key set uses: one that failed (an error, or an answer other than 200) is answered
+ * again, without asking, until COOLDOWN_MS after it. Only fetches are cooled, not the key set:
+ * a token whose key jose already holds is verified as ever meanwhile.
+ */
+function coolingFetch(): typeof fetch {
+  let failed: { at: number; status?: number; error?: unknown } | undefined;
+  return async (input, init) => {
+    if (failed && Date.now() - failed.at < COOLDOWN_MS) {
+      if (failed.status === undefined) throw failed.error;
+      return new Response(null, { status: failed.status });
+    }
     try {
-      const key = await keys(header, token);
-      failed = undefined;
-      return key;
-    } catch (e) {
-      if (!KEY_ANSWERS.has(String((e as { code?: unknown })?.code))) failed = { at: Date.now(), error: e };
-      throw e;
+      const res = await fetch(input, init);
+      failed = res.status === 200 ? undefined : { at: Date.now(), status: res.status };
+      return res;
+    } catch (error) {
+      failed = { at: Date.now(), error };
+      throw error;
     }
   };
 }
@@ -44,13 +48,12 @@ function cooled(keys: JWTVerifyGetKey): JWTVerifyGetKey {
 export function remoteKeys(url: string): JWTVerifyGetKey {
   let k = remote.get(url);
   if (!k) {
-    k = cooled(
-      createRemoteJWKSet(new URL(url), {
-        cooldownDuration: COOLDOWN_MS,
-        cacheMaxAge: MAX_AGE_MS,
-        timeoutDuration: FETCH_TIMEOUT_MS,
-      }),
-    );
+    k = createRemoteJWKSet(new URL(url), {
+      cooldownDuration: COOLDOWN_MS,
+      cacheMaxAge: MAX_AGE_MS,
+      timeoutDuration: FETCH_TIMEOUT_MS,
+      [customFetch]: coolingFetch(),
+    });
     remote.set(url, k);
   }
   return k;

@@ -121,6 +121,30 @@ describe('OAuth with remote keys', () => {
     expect(hits('/broken/jwks')).toBe(1);
   });
 
+  it('while a key refetch fails, tokens signed with a key already held are still served', async () => {
+    // The gateway holds the issuer's keys.
+    expect((await list({ authorization: `Bearer ${await jwt({ sub: 'first' })}` })).status).toBe(200);
+    ks.issuerKeysDown = true;
+    try {
+      const before = hits('/idp/jwks');
+      const stranger = await newSigner('idp-unknown');
+      const unknownKid = await jwt({ sub: 'u' }, undefined, stranger);
+      // Past jose's cooldown since the last good fetch, an unknown kid makes it fetch again: it fails.
+      for (let i = 0; i < 30 && hits('/idp/jwks') === before; i++) {
+        await list({ authorization: `Bearer ${unknownKid}` });
+        if (hits('/idp/jwks') === before) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(hits('/idp/jwks')).toBe(before + 1);
+      // The failure is the fetch's, not the key set's: a known key still verifies.
+      expect((await list({ authorization: `Bearer ${await jwt({ sub: 'known' })}` })).status).toBe(200);
+      // And the failed fetch is not repeated for every unknown kid meanwhile.
+      for (let i = 0; i < 3; i++) await list({ authorization: `Bearer ${unknownKid}` });
+      expect(hits('/idp/jwks')).toBe(before + 1);
+    } finally {
+      ks.issuerKeysDown = false;
+    }
+  }, 30_000);
+
   it('an opaque token is introspected with client authentication, and the answer cached', async () => {
     ks.active.set('opaque-good', { sub: 'carol', scope: 'prompts:read', aud: gw.mcpUrl, iss: ks.issuer });
     const before = hits('/idp/introspect');

@@ -16,6 +16,8 @@ export interface KeyServer {
   /** Keys served at the issuer's jwks_uri and at /cdn-cgi/access/certs (replace to rotate). */
   issuerKeys: JWK[];
   accessKeys: JWK[];
+  /** While true, the issuer's JWKS answers 503 (an issuer that is down). */
+  issuerKeysDown: boolean;
   /** Opaque token -> introspection answer (active tokens only; anything else is inactive). */
   readonly active: Map<string, Record<string, unknown>>;
   readonly clientId: string;
@@ -29,6 +31,7 @@ export async function startKeyServer(): Promise<KeyServer> {
   let base = '';
   const state = {
     issuerKeys: [] as JWK[],
+    issuerKeysDown: false,
     accessKeys: [] as JWK[],
     active: new Map<string, Record<string, unknown>>(),
     hits: new Map<string, number>(),
@@ -55,7 +58,8 @@ export async function startKeyServer(): Promise<KeyServer> {
     // A third whose metadata names another issuer: it must not be trusted (RFC 8414 §3.3).
     if (path === '/.well-known/oauth-authorization-server/liar')
       return json(200, { issuer: `${base}/idp`, jwks_uri: `${base}/idp/jwks` });
-    if (path === '/idp/jwks') return json(200, { keys: state.issuerKeys });
+    if (path === '/idp/jwks')
+      return state.issuerKeysDown ? json(503, { error: 'down' }) : json(200, { keys: state.issuerKeys });
     if (path === '/cdn-cgi/access/certs') return json(200, { keys: state.accessKeys });
     if (path === '/idp/introspect' && req.method === 'POST') {
       const form = encodeURIComponent;
