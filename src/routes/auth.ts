@@ -11,8 +11,7 @@ import { AuthError } from '../auth/errors.js';
 import { ANONYMOUS, NOBODY } from '../auth/principal.js';
 import type { AppEnv } from '../env.js';
 import { methodOf, scopeOf, setPrincipal } from './scope.js';
-import { authFailed, refuseIfLockedOut } from './limits.js';
-import { missed, opaqueBearer } from './token-guesses.js';
+import { authenticateGuarded } from './token-guesses.js';
 
 /**
  * Every request header a caller's identity may come from: a bearer token or API key, Cloudflare
@@ -26,18 +25,14 @@ export function identify(route: Guarded): MiddlewareHandler<AppEnv> {
     // A CORS preflight carries no credentials by design; the route answers it.
     if (methodOf(c) === 'OPTIONS') return next();
     const scope = scopeOf(c);
-    // A possible guess at ADMIN_TOKEN (token-guesses.ts); /admin's token check counts its own.
-    const guess = route !== 'admin' && opaqueBearer(c);
-    if (guess) refuseIfLockedOut(c);
     let principal;
     try {
-      principal = await authenticate(scope);
+      // Guesses at ADMIN_TOKEN are counted here (token-guesses.ts); /admin's token check counts its own.
+      principal = route === 'admin' ? await authenticate(scope) : await authenticateGuarded(c, scope);
     } catch (e) {
-      if (guess && e instanceof AuthError && e.status === 401) await authFailed(c);
       if (route !== 'admin' || !(e instanceof AuthError) || e.status !== 401) throw e;
       principal = NOBODY;
     }
-    if (guess && missed(principal)) await authFailed(c);
     setPrincipal(scope, principal);
     // On /admin, whoever is neither an admin nor a verified non-admin meets the admin token check next.
     if (route !== 'admin' || (principal !== NOBODY && principal !== ANONYMOUS)) authorize(scope, principal, route);

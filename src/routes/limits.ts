@@ -34,7 +34,7 @@ export const RATE_PERIOD_S = 60;
 
 type LimiterName = 'MCP_RATE_LIMIT' | 'ADMIN_RATE_LIMIT' | 'ADMIN_AUTH_RATE_LIMIT';
 
-const clientOf = (c: Context<AppEnv>) => clientKey(headerOf(c, 'cf-connecting-ip'));
+export const clientOf = (c: Context<AppEnv>) => clientKey(headerOf(c, 'cf-connecting-ip'));
 
 function limiter(c: Context<AppEnv>, name: LimiterName): RateLimit | undefined {
   if (!configOf(c.env).rateLimits) return undefined;
@@ -106,13 +106,22 @@ function tooMany(c: Context<AppEnv>, why: string): Error {
   return new ApiError(429, 'rate_limited', message);
 }
 
-/** Throws the 429 while this client is locked out after too many failed token checks. */
-export function refuseIfLockedOut(c: Context<AppEnv>): void {
+/** Whether this client is locked out after too many failed token checks. */
+export function isLockedOut(c: Context<AppEnv>): boolean {
   const client = clientOf(c);
   const until = lockedOut.get(client);
-  if (until === undefined) return;
-  if (until > Date.now()) throw tooMany(c, 'failed admin token checks');
+  if (until === undefined) return false;
+  if (until > Date.now()) return true;
   lockedOut.delete(client);
+  return false;
+}
+
+/** The lock-out's 429, in the route's shape. */
+export const lockedOutError = (c: Context<AppEnv>): Error => tooMany(c, 'failed admin token checks');
+
+/** Throws the 429 while this client is locked out after too many failed token checks. */
+export function refuseIfLockedOut(c: Context<AppEnv>): void {
+  if (isLockedOut(c)) throw lockedOutError(c);
 }
 
 /** Every /admin request, before its token is looked at. */

@@ -15,8 +15,7 @@
 import { Hono, type Context } from 'hono';
 import { AuthError } from '../auth/errors.js';
 import { ApiError } from './api-error.js';
-import { authFailed, refuseIfLockedOut } from './limits.js';
-import { missed, opaqueBearer } from './token-guesses.js';
+import { authenticateGuarded } from './token-guesses.js';
 import { currentCatalog, readGeneration } from '../catalog/store.js';
 import { upstreamConfigs } from '../catalog/upstreams/config.js';
 import { guardingGroups, upstreamHealth } from '../catalog/upstreams/health.js';
@@ -26,7 +25,7 @@ import { feedProgress, lastFanout, liveCounts } from '../session/live-status.js'
 import { errorsSince } from '../usage/query.js';
 import { HOUR_MS } from '../usage/store.js';
 import { statusFigure } from '../lib/bounded.js';
-import { announce, authenticate, authorize } from '../auth/authenticate.js';
+import { announce, authorize } from '../auth/authenticate.js';
 import { ANONYMOUS } from '../auth/principal.js';
 import { principalSees } from '../catalog/views.js';
 import { configOf } from '../lib/config.js';
@@ -62,15 +61,9 @@ function authStatus(env: Env) {
  * send tokens where logs keep them.
  */
 async function callerOf(c: Context<AppEnv>): Promise<Principal> {
-  const guess = opaqueBearer(c);
-  if (guess) refuseIfLockedOut(c);
   try {
     const scope = scopeOf(c);
-    const p = await authenticate(scope).catch(async (e: unknown) => {
-      if (guess && e instanceof AuthError && e.status === 401) await authFailed(c);
-      throw e;
-    });
-    if (guess && missed(p)) await authFailed(c);
+    const p = await authenticateGuarded(c, scope);
     // The listing's own check (GET /prompts): a credential that may not read it sees what anyone sees.
     authorize(scope, p, 'prompts');
     return p;

@@ -1,28 +1,64 @@
 /**
  * ADMIN_TOKEN is a bearer on every route (docs/access-control.md), so it can be guessed anywhere,
  * not only at /admin: /prompts answers 200 or 401, /status and the catalog pages show more to the
- * token. Outside /admin, a bearer that could be such a guess and is not accepted counts towards the
- * same lock-out as a wrong token at /admin (limits.ts authFailed), and a locked-out client's such
- * bearers are refused before they are checked (refuseIfLockedOut). JWTs and API keys do not
- * count: each is checked against its issuer or the key table, so no guess at the token is made
- * with one, and an expired JWT retried in a loop must not lock out everyone behind an address.
+ * token. Outside /admin, each distinct bearer that could be such a guess and is not accepted
+ * counts towards the same lock-out as a wrong token at /admin (limits.ts authFailed); a client
+ * repeating one bearer (a leftover header, a retry loop) counts once. While a client is locked
+ * out, its opaque bearers are answered 429 unless they name a real principal (a valid introspected
+ * token), so a guess, right or wrong, learns nothing and the client's own users are still served.
+ * JWTs and API keys do not count: each is checked against its issuer or the key table, so no
+ * guess at the token is made with one.
  */
 import type { Context } from 'hono';
+import { authenticate } from '../auth/authenticate.js';
+import { AuthError } from '../auth/errors.js';
 import { KEY_PREFIX } from '../catalog/keys-table.js';
 import type { AppEnv } from '../env.js';
-import type { Principal } from '../lib/scope.js';
+import { fnv1a } from '../lib/hash.js';
+import { BoundedMap } from '../lib/memo.js';
+import type { Principal, RequestScope } from '../lib/scope.js';
+import { authFailed, clientOf, isLockedOut, lockedOutError, RATE_PERIOD_S } from './limits.js';
 import { headerOf } from './scope.js';
 
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
-/** Whether the request's bearer could be a guess at ADMIN_TOKEN: present, and neither a JWT nor an API key. */
-export function opaqueBearer(c: Context<AppEnv>): boolean {
+/** Failed bearers already counted, by client and a 32-bit hash of the bearer (never the bearer), until when (ms). */
+const counted = new BoundedMap<string, number>(10_000);
+
+/** The request's bearer when it could be a guess at ADMIN_TOKEN: neither a JWT nor an API key. */
+function opaqueBearer(c: Context<AppEnv>): string | undefined {
   const token = /^Bearer (.+)$/i.exec(headerOf(c, 'authorization') ?? '')?.[1];
-  return token !== undefined && !token.startsWith(KEY_PREFIX) && !JWT_SHAPE.test(token);
+  return token !== undefined && !token.startsWith(KEY_PREFIX) && !JWT_SHAPE.test(token) ? token : undefined;
 }
 
-/**
- * Whether an opaque bearer that made `who` (undefined: refused) was a failed guess: refused, or
- * accepted as nobody in particular (AUTH=none lets any bearer in, as anonymous, but the token).
- */
-export const missed = (who: Principal | undefined): boolean => who === undefined || who.method === 'none';
+/** Counts a failed guess, once per client and bearer per period; throws the 429 once there were too many. */
+async function guessed(c: Context<AppEnv>, bearer: string): Promise<void> {
+  const key = `${clientOf(c)}|${fnv1a(bearer)}`;
+  const until = counted.get(key);
+  if (until !== undefined && until > Date.now()) return;
+  counted.set(key, Date.now() + RATE_PERIOD_S * 1000);
+  await authFailed(c);
+}
+
+/** authenticate() for the routes other than /admin, with the lock-out applied to opaque bearers. */
+export async function authenticateGuarded(c: Context<AppEnv>, scope: RequestScope): Promise<Principal> {
+  const bearer = opaqueBearer(c);
+  if (bearer === undefined) return authenticate(scope);
+  const locked = isLockedOut(c);
+  let p: Principal;
+  try {
+    p = await authenticate(scope);
+  } catch (e) {
+    if (e instanceof AuthError && e.status === 401) {
+      if (locked) throw lockedOutError(c);
+      await guessed(c, bearer);
+    }
+    throw e;
+  }
+  // The token itself, or a bearer let in as nobody in particular (AUTH=none): a guess either way.
+  if (p.method === 'admin' || p.method === 'none') {
+    if (locked) throw lockedOutError(c);
+    if (p.method === 'none') await guessed(c, bearer);
+  }
+  return p;
+}

@@ -5,7 +5,7 @@
  * Every HTML answer carries the strict CSP; a viewer sees only what it could get over MCP.
  */
 import { Hono, type Context } from 'hono';
-import { authenticate, authorize } from '../auth/authenticate.js';
+import { authorize } from '../auth/authenticate.js';
 import { AuthError } from '../auth/errors.js';
 import { NOBODY } from '../auth/principal.js';
 import type { AppEnv } from '../env.js';
@@ -25,8 +25,8 @@ import type { RequestScope } from '../lib/scope.js';
 import { argumentsOf, cardFor, cardsOf, changesOf, complete, preview } from './web-data.js';
 import { health } from './web-health.js';
 import { IDENTITY_HEADERS } from './auth.js';
-import { missed, opaqueBearer } from './token-guesses.js';
-import { authFailed, clientRateLimit, refuseIfLockedOut } from './limits.js';
+import { authenticateGuarded } from './token-guesses.js';
+import { clientRateLimit } from './limits.js';
 
 export const web = new Hono<AppEnv>();
 
@@ -42,17 +42,13 @@ export const CSP =
 /** Who asks: a refused or missing credential is a viewer who sees nothing and is asked for a key. */
 async function viewerOf(c: Context<AppEnv>): Promise<Viewer> {
   const scope = scopeOf(c);
-  const guess = opaqueBearer(c);
-  if (guess) refuseIfLockedOut(c);
   try {
-    const principal = await authenticate(scope);
-    if (guess && missed(principal)) await authFailed(c);
+    const principal = await authenticateGuarded(c, scope);
     authorize(scope, principal, 'prompts');
     setPrincipal(scope, principal);
     return { principal, needsKey: false };
   } catch (e) {
     if (!(e instanceof AuthError) || e.status !== 401) throw e;
-    if (guess) await authFailed(c);
     setPrincipal(scope, NOBODY);
     return { principal: NOBODY, needsKey: true };
   }

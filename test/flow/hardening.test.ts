@@ -299,6 +299,20 @@ describe('admin tokens', () => {
     expect(other.status).toBe(200);
   });
 
+  it('one bearer repeated is one guess: a client with a leftover header is never locked out', async () => {
+    const ip = '198.51.100.21';
+    for (let i = 0; i < 25; i++) {
+      const res = await SELF.fetch('https://gateway.test/prompts', {
+        headers: { authorization: 'Bearer left-over-from-another-gateway', 'cf-connecting-ip': ip },
+      });
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+    }
+    expect(
+      (await post(request('ping'), { headers: { authorization: 'Bearer left-over', 'cf-connecting-ip': ip } })).status,
+    ).not.toBe(429);
+  });
+
   it('JWTs and API keys that fail are not guesses at the token: no lock-out, however often', async () => {
     const ip = '198.51.100.19';
     for (let i = 0; i < 25; i++) {
