@@ -24,6 +24,10 @@ export type Guarded = 'mcp' | 'prompts' | 'admin';
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
+/** The bearer token of an Authorization header, as access control reads it; undefined when there is none. */
+export const bearerOf = (authorization: string | undefined): string | undefined =>
+  authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+
 /** The canonical resource URL: AUTH_RESOURCE, or this origin's /mcp (URL parsing already lower-cased it). */
 export function resourceOf(cfg: AuthConfig, url: string): string {
   return cfg.resource ?? `${originOf(url)}/mcp`;
@@ -85,7 +89,7 @@ export async function authenticate(scope: RequestScope): Promise<Principal> {
   if (!cfg.configured) throw new AuthNotConfiguredError();
   checkQuery(scope.url);
   const authorization = scope.header('authorization');
-  const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  const token = bearerOf(authorization);
   const challengeOf = challenger(cfg, scope.url);
   if (token === undefined) {
     if (cfg.none) return ANONYMOUS;

@@ -10,7 +10,8 @@
  * guess at the token is made with one.
  */
 import type { Context } from 'hono';
-import { authenticate } from '../auth/authenticate.js';
+import { authenticate, bearerOf } from '../auth/authenticate.js';
+import { looksLikeJwt } from '../auth/verify.js';
 import { AuthError } from '../auth/errors.js';
 import { KEY_PREFIX } from '../catalog/keys-table.js';
 import type { AppEnv } from '../env.js';
@@ -20,15 +21,13 @@ import type { Principal, RequestScope } from '../lib/scope.js';
 import { authFailed, clientOf, isLockedOut, lockedOutError, RATE_PERIOD_S } from './limits.js';
 import { headerOf } from './scope.js';
 
-const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
-
 /** Failed bearers already counted, by client and a 32-bit hash of the bearer (never the bearer), until when (ms). */
 const counted = new BoundedMap<string, number>(10_000);
 
 /** The request's bearer when it could be a guess at ADMIN_TOKEN: neither a JWT nor an API key. */
 function opaqueBearer(c: Context<AppEnv>): string | undefined {
-  const token = /^Bearer (.+)$/i.exec(headerOf(c, 'authorization') ?? '')?.[1];
-  return token !== undefined && !token.startsWith(KEY_PREFIX) && !JWT_SHAPE.test(token) ? token : undefined;
+  const token = bearerOf(headerOf(c, 'authorization'));
+  return token !== undefined && !token.startsWith(KEY_PREFIX) && !looksLikeJwt(token) ? token : undefined;
 }
 
 /** Counts a failed guess, once per client and bearer per period; throws the 429 once there were too many. */
