@@ -26,6 +26,7 @@ import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
 import { publishChange, shardStub } from '../../src/session/fanout.js';
 import { feedStub, flushFeed, holdFeed, runFeedAlarm, waitFor } from '../helpers/feed.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { hold } from '../helpers/hold.js';
 import {
   endListeners,
   notificationsUntilEnd,
@@ -390,18 +391,10 @@ describe('a request whose Durable Object fails under it', () => {
     for (let attempt = 1; ; attempt++) {
       const opened = await send(postInit(initialize(version)));
       const session = opened.headers.get('mcp-session-id')!;
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      const held = runInDurableObject(sessionObject(session), (_o, ctx) =>
-        ctx.blockConcurrencyWhile(async () => {
-          await gate;
-          ctx.abort('reset under a method');
-        }),
-      ).catch(() => {});
+      const object = hold(sessionObject(session), 'reset under a method');
       const answer = send(postInit(body(session), { session, version }));
       await new Promise((r) => setTimeout(r, 50 * attempt));
-      release();
-      await held;
+      await object.release();
       const res = await answer;
       const text = await res.text();
       if (met(res, text) || attempt === 5) return { res, text };

@@ -9,6 +9,7 @@ import type { SessionState } from '../../src/session/session-object.js';
 import { checkSession, endSession, sessionLiveness } from '../../src/session/sessions.js';
 import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
 import { waitFor } from '../helpers/feed.js';
+import { hold } from '../helpers/hold.js';
 import { mintSessionId, readSessionToken } from '../../src/session/token.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { expectError, openSession, post, publish, request } from '../helpers/worker.js';
@@ -187,19 +188,10 @@ describe('session Durable Object', () => {
       (o as unknown as { state: unknown }).state = undefined;
     });
     // The session's shard is reset under the call that would end its stream.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const shard = shardStub(env, shardIndex(s.id, shardCount(env)));
-    const held = runInDurableObject(shard, (_o, ctx) =>
-      ctx.blockConcurrencyWhile(async () => {
-        await gate;
-        ctx.abort('shard reset');
-      }),
-    ).catch(() => {});
+    const shard = hold(shardStub(env, shardIndex(s.id, shardCount(env))), 'shard reset');
     const answer = post(request('ping'), { session: s.id });
     await new Promise((r) => setTimeout(r, 50));
-    release();
-    await held;
+    await shard.release();
     await expectError(await answer, 404, -32001);
   });
   it('idle time counts from the latest touch, though activity is written at most every tenth of the TTL', async () => {

@@ -6,6 +6,7 @@
 import { createExecutionContext, env, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { feedStub, flushFeed, holdFeed, waitFor } from '../helpers/feed.js';
+import { hold } from '../helpers/hold.js';
 import { streamsAtShard } from '../helpers/tally.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import worker from '../../src/index.js';
@@ -231,15 +232,12 @@ describe('catalog changes', () => {
   it('a session ended while its stream waits on the feed is refused, not attached', async () => {
     // A shard that never announced a change asks the feed before it attaches a resuming stream.
     const shard = shardStub(env, 95);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const held = runInDurableObject(feedStub(), (_o, ctx) => ctx.blockConcurrencyWhile(() => gate)).catch(() => {});
+    const feed = hold(feedStub());
     const opening = directStream({ sessionId: 'ended-while-waiting', shard: 95, since: 1 });
     await new Promise((r) => setTimeout(r, 50));
     // DELETE (or expiry) reaches the shard meanwhile.
     await shard.endSession('ended-while-waiting', Date.now() + 60_000);
-    release();
-    await held;
+    await feed.release();
     expect(await opening).toBeNull();
     expect((await shard.counts()).sessions).toBe(0);
   });
@@ -281,18 +279,10 @@ describe('catalog changes', () => {
   });
   it('a stream opens at a shard that never announced a change even when the feed does not answer', async () => {
     const shard = shardStub(env, 92);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const held = runInDurableObject(feedStub(), (_o, ctx) =>
-      ctx.blockConcurrencyWhile(async () => {
-        await gate;
-        ctx.abort('feed reset');
-      }),
-    ).catch(() => {});
+    const feed = hold(feedStub(), 'feed reset');
     const opening = directStream({ sessionId: 'feed-down', shard: 92, since: 1 });
     await new Promise((r) => setTimeout(r, 50));
-    release();
-    await held;
+    await feed.release();
     const stream = readEvents((await opening)!);
     await shard.deliver({ kind: 'prompts_list_changed', generation: 6_000_000 }, 5_999_999);
     expect(await stream.nextMessage()).toEqual({ id: 'k.6000000', message: LIST_CHANGED });
