@@ -1,6 +1,6 @@
 /**
  * Names an upstream listing shares with a local prompt or with an earlier
- * upstream. The catalog serves the first owner (catalog/compiled.ts); the
+ * upstream. Each view serves the first owner it sees (catalog/compiled.ts); the
  * writer logs the clash when it writes a snapshot and /status shows it, so
  * this lives apart from both. Local prompts are compared by the names they
  * are published under (LOCAL_PREFIX), as the catalog does.

@@ -41,9 +41,15 @@ export interface Compiled {
   readonly generation: number;
   /** A merge made in this isolate ahead of the writer (cold upstream path): never stored by generation. */
   readonly provisional: boolean;
+  /**
+   * Every entry by name, owners of one name in precedence order (local first, then upstreams in
+   * their configured order): a view lists and serves the first owner it sees (view-lookup.ts).
+   */
   readonly sorted: readonly Entry[];
-  readonly byName: ReadonlyMap<string, CompiledPrompt>;
-  readonly remote: ReadonlyMap<string, RemotePrompt>;
+  /** The first owner of each name, sorted: the view of whoever sees everything. */
+  readonly winners: readonly Entry[];
+  /** Name → its owners, in precedence order. */
+  readonly owners: ReadonlyMap<string, readonly Entry[]>;
   /** Prefix → upstream, and who sees the names under it that it has not listed. */
   readonly prefixes: ReadonlyMap<string, { readonly id: string; readonly groups: readonly string[] | undefined }>;
   /** Local and upstream skills (skills/index.ts). */
@@ -72,8 +78,6 @@ export const publishedName = (snapshot: Pick<CatalogSnapshot, 'localPrefix' | 's
 
 export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compiled {
   const published = (name: string) => publishedName(snapshot, name);
-  const byName = new Map<string, CompiledPrompt>();
-  const remote = new Map<string, RemotePrompt>();
   const prefixes = new Map<string, { id: string; groups: readonly string[] | undefined }>();
   const groups = new Set<string>();
   const entries: Entry[] = snapshot.prompts.map((record) => ({
@@ -86,17 +90,15 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
       messages: record.messages.map(compileMessage),
     },
   }));
-  for (const e of entries) if ('local' in e) byName.set(e.name, e.local);
   for (const u of snapshot.upstreams ?? []) {
     // The upstream's groups as configured now (kept current even while it fails) rule its prompts;
     // a listing's own copy only ever narrows (a snapshot from before the state carried them).
     const upstreamGroups = groupsOf(u.groups);
     if (u.prefix) prefixes.set(u.prefix, { id: u.id, groups: upstreamGroups });
+    // A name that is already taken keeps its first owner (local prompts first) wherever that owner
+    // is seen, and the writer logs the clash; a view that may not see the owner is served the next.
     for (const prompt of u.prompts) {
-      // A name that is already taken keeps its first owner (local prompts first); the writer logs it.
-      if (byName.has(prompt.name) || remote.has(prompt.name)) continue;
       const r = { prompt, stale: !u.ok, groups: upstreamGroups ?? groupsOf(prompt.groups) };
-      remote.set(prompt.name, r);
       entries.push({ name: prompt.name, groups: r.groups, remote: r });
     }
   }
@@ -104,19 +106,33 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
   for (const { groups: g } of prefixes.values()) for (const x of g ?? []) groups.add(x);
   const skills = indexSkills(snapshot.skills ?? [], snapshot.upstreams ?? [], snapshot.localPrefix, groupsOf);
   for (const g of skills.groups) groups.add(g);
+  // Stable: the owners of one name stay in precedence order.
   const sorted = entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const owners = new Map<string, Entry[]>();
+  for (const e of sorted) {
+    const list = owners.get(e.name);
+    if (list) list.push(e);
+    else owners.set(e.name, [e]);
+  }
   return {
     snapshot,
     generation: snapshot.generation,
     provisional,
     sorted,
-    byName,
-    remote,
+    winners: firstSeen(sorted, () => true),
+    owners,
     prefixes,
     skills,
     groups,
     hints: undefined,
   };
+}
+
+/** Each name's first entry that `sees` admits, from entries sorted with owners in precedence order. */
+export function firstSeen(sorted: readonly Entry[], sees: (e: Entry) => boolean): Entry[] {
+  const out: Entry[] = [];
+  for (const e of sorted) if (out.at(-1)?.name !== e.name && sees(e)) out.push(e);
+  return out;
 }
 
 /** The hints of the content alone: the configured TTL, narrowed by the upstreams'. */

@@ -8,7 +8,14 @@ import type { GetPromptResult, PromptMessage } from '@modelcontextprotocol/sdk/t
 import { featuresOf, type ProtocolVersion } from '../lib/versions.js';
 import { readArguments, UNLIMITED, type ArgumentLimits } from './arguments.js';
 import { completeValues, type Completion } from './complete.js';
-import { checkRenderedSize, renderMessage, type Compiled, type CompiledPrompt, type Entry } from './compiled.js';
+import {
+  checkRenderedSize,
+  firstSeen,
+  renderMessage,
+  type Compiled,
+  type CompiledPrompt,
+  type Entry,
+} from './compiled.js';
 import { LookupError } from './errors.js';
 import { describePrompt, describeRemote, shapeContent } from './shape.js';
 import { findSkillFile, type SkillEntry, type SkillFileRef } from './skills/index.js';
@@ -38,7 +45,7 @@ export class ViewLookup {
   ) {
     this.generation = compiled.generation;
     this.provisional = compiled.provisional;
-    this.sorted = allowed === null ? compiled.sorted : compiled.sorted.filter((e) => sees(allowed, e.groups));
+    this.sorted = allowed === null ? compiled.winners : firstSeen(compiled.sorted, (e) => sees(allowed, e.groups));
     this.size = this.sorted.length;
   }
 
@@ -52,15 +59,23 @@ export class ViewLookup {
    */
   route(name: unknown, separator: string): Route {
     if (typeof name !== 'string') return LOCAL;
-    const local = this.compiled.byName.get(name);
-    if (local && sees(this.allowed, local.groups)) return LOCAL;
-    const r = this.compiled.remote.get(name);
-    if (r && sees(this.allowed, r.groups)) return { kind: 'remote', origin: r.prompt.origin };
+    const e = this.served(name);
+    if (e) return 'local' in e ? LOCAL : { kind: 'remote', origin: e.remote.prompt.origin };
     const i = name.indexOf(separator);
     const upstream = i > 0 ? this.compiled.prefixes.get(name.slice(0, i)) : undefined;
     if (upstream && sees(this.allowed, upstream.groups))
       return { kind: 'remote', origin: { upstream: upstream.id, name: name.slice(i + separator.length) } };
     return LOCAL;
+  }
+
+  /**
+   * The entry this view serves under a name: the name's first owner it sees (compiled.ts). One it
+   * may not see hides nothing behind it, so a hidden prompt cannot be told from an absent one.
+   */
+  served(name: string): Entry | undefined {
+    const owners = this.compiled.owners.get(name);
+    if (owners) for (const e of owners) if (sees(this.allowed, e.groups)) return e;
+    return undefined;
   }
 
   /** The prompt entries this view sees, sorted by name. */
@@ -87,19 +102,17 @@ export class ViewLookup {
 
   /** Whether this view serves a prompt by that name (local or listed upstream). */
   has(name: string): boolean {
-    const local = this.compiled.byName.get(name);
-    if (local) return sees(this.allowed, local.groups);
-    const remote = this.compiled.remote.get(name);
-    return remote !== undefined && sees(this.allowed, remote.groups);
+    return this.served(name) !== undefined;
   }
 
   /** One prompt's listing entry (what prompts/list shows for it), or undefined. */
   describe(name: string, version: ProtocolVersion): Record<string, unknown> | undefined {
+    const e = this.served(name);
+    if (!e) return undefined;
     const f = featuresOf(version);
-    const local = this.compiled.byName.get(name);
-    if (local) return sees(this.allowed, local.groups) ? { ...describePrompt(local.record, f), name } : undefined;
-    const remote = this.compiled.remote.get(name);
-    return remote && sees(this.allowed, remote.groups) ? describeRemote(remote.prompt, remote.stale, f) : undefined;
+    return 'local' in e
+      ? { ...describePrompt(e.local.record, f), name }
+      : describeRemote(e.remote.prompt, e.remote.stale, f);
   }
 
   get(name: unknown, args: unknown, version: ProtocolVersion, limits: ArgumentLimits = UNLIMITED): GetPromptResult {
@@ -137,9 +150,9 @@ export class ViewLookup {
 
   private lookup(name: unknown): CompiledPrompt {
     if (typeof name !== 'string') throw new LookupError('invalid_argument', 'Prompt name must be a string');
-    const p = this.compiled.byName.get(name);
-    if (!p || !sees(this.allowed, p.groups))
-      throw new LookupError('unknown_prompt', `Unknown prompt "${clip(name, 100)}"`, { name });
-    return p;
+    const e = this.served(name);
+    // A name served upstream never reaches here (route() sends it there); asked anyway, it is not a local prompt.
+    if (!e || !('local' in e)) throw new LookupError('unknown_prompt', `Unknown prompt "${clip(name, 100)}"`, { name });
+    return e.local;
   }
 }

@@ -41,21 +41,28 @@ function usage(env: Env): Promise<Map<string, number[]> | undefined> {
   return usageMemo.use;
 }
 
-/** Where a prompt of the view comes from: `local` or its upstream's id. */
-function sourceOf(view: View, name: string): string {
-  return view.compiled.remote.get(name)?.prompt.origin.upstream ?? 'local';
+/**
+ * What the view serves under a name (view-lookup.ts `served`): the local record or the upstream's
+ * listing entry, and where it comes from (`local` or the upstream's id).
+ */
+function servedAs(view: View, name: string) {
+  const e = view.served(name);
+  if (!e) return undefined;
+  return 'local' in e
+    ? { record: e.local.record, local: e.local.record, source: 'local' }
+    : { record: e.remote.prompt, local: undefined, source: e.remote.prompt.origin.upstream };
 }
 
 function cardOf(view: View, name: string, use: ReadonlyMap<string, number[]>): PromptCard {
-  const local = view.compiled.byName.get(name)?.record;
-  const remote = view.compiled.remote.get(name)?.prompt;
-  const r = local ?? remote;
+  const served = servedAs(view, name);
+  const r = served?.record;
+  const local = served?.local;
   return {
     name,
     title: r?.title,
     description: r?.description,
     tags: local?.tags ?? [],
-    source: sourceOf(view, name),
+    source: served?.source ?? 'local',
     use: use.get(name) ?? [],
   };
 }
@@ -143,7 +150,7 @@ export async function complete(
 
 /** The arguments table: declared arguments with their allowed values from completion/complete. */
 export async function argumentsOf(scope: RequestScope, view: View, name: string): Promise<ArgumentRow[]> {
-  const declared = view.compiled.byName.get(name)?.record.arguments ?? view.compiled.remote.get(name)?.prompt.arguments;
+  const declared = servedAs(view, name)?.record.arguments;
   return Promise.all(
     (declared ?? []).map(async (a) => ({
       name: a.name,
@@ -162,10 +169,10 @@ export async function changesOf(
   name: string,
   admin: boolean,
 ): Promise<{ changed: string | undefined; history: VersionRow[] | undefined }> {
-  const local = view.compiled.byName.get(name)?.record;
+  const served = servedAs(view, name);
+  const local = served?.local;
   if (!local) {
-    const upstream = sourceOf(view, name);
-    const state = view.compiled.snapshot.upstreams?.find((u) => u.id === upstream);
+    const state = view.compiled.snapshot.upstreams?.find((u) => u.id === served?.source);
     return { changed: state?.lastSuccess ?? undefined, history: undefined };
   }
   const { versions } = await catalogWriter(env).get(local.name);

@@ -444,6 +444,32 @@ describe('/status collisions follow the caller’s view', () => {
     expect(await collisions(admin)).toEqual(['clash-all@cx', 'clash-all@hx', 'clash-eng@cx']);
   });
 
+  it('serves a caller who may not see a name’s first owner the next owner it sees, everywhere', async () => {
+    const origin = (entry: { _meta?: Record<string, { upstream?: string }> } | undefined) =>
+      entry && (Object.values(entry._meta ?? {})[0]?.upstream ?? 'local');
+    const listed = async (p: Principal | undefined) => {
+      const r = await rpc(p, 'prompts/list', {});
+      const all: { name: string; _meta?: Record<string, { upstream?: string }> }[] = r.result.prompts;
+      let cursor = r.result.nextCursor;
+      while (cursor) {
+        const next = await rpc(p, 'prompts/list', { cursor });
+        all.push(...next.result.prompts);
+        cursor = next.result.nextCursor;
+      }
+      return origin(all.find((e) => e.name === 'clash-eng'));
+    };
+    // The local clash-eng is for eng: everyone else is served cx's, listed, by name, on the web page.
+    expect(await listed(alice)).toBe('local');
+    expect(await listed(bob)).toBe('cx');
+    expect(await listed(undefined)).toBe('cx');
+    expect(await listed(principal('admin', [], { admin: true, method: 'admin' }))).toBe('local');
+    expect(origin(JSON.parse((await http('/prompts/clash-eng', bob)).body).prompt)).toBe('cx');
+    expect(origin(JSON.parse((await http('/prompts/clash-eng', alice)).body).prompt)).toBe('local');
+    expect((await http('/prompts/clash-eng')).status).toBe(200);
+    expect((await http('/p/clash-eng')).body).toContain('upstream: cx');
+    expect((await http('/p/clash-eng', alice)).body).not.toContain('upstream: cx');
+  });
+
   it('a credential without the read scope shows nothing more than none does', async () => {
     const asks = async (scope: string) => {
       const claims = { iss: ISSUER, aud: 'https://gateway.test/mcp', sub: 'fin', scope, groups: ['finance'] };

@@ -181,6 +181,42 @@ describe('views', () => {
     });
   });
 
+  it('serves a name’s first owner the view sees: a hidden one hides nothing behind it', () => {
+    // `dup` is a local prompt for finance, listed again by a finance-only upstream, then by a public one.
+    const listing = (id: string, groups?: string[]): UpstreamState => ({
+      ...upstream(id, groups),
+      prefix: '',
+      prompts: [{ name: 'dup', origin: { upstream: id, name: 'dup' } }],
+    });
+    const c = new Catalog(
+      snap([prompt('dup', ['finance']), prompt('open')], [listing('fx', ['finance']), listing('px')]),
+    );
+    const outsider = c.viewFor(bob);
+    // Exactly what bob would be served if the finance prompt and upstream did not exist.
+    const without = new Catalog(snap([prompt('open')], [listing('px')]));
+    expect(outsider.names()).toEqual(['dup', 'open']);
+    expect(outsider.names()).toEqual(without.names());
+    expect(outsider.has('dup')).toBe(true);
+    expect(outsider.route('dup', '.')).toEqual({ kind: 'remote', origin: { upstream: 'px', name: 'dup' } });
+    expect(outsider.describe('dup', V)).toEqual(without.describe('dup', V));
+    expect(outsider.served('dup')).toMatchObject({ remote: { prompt: { origin: { upstream: 'px' } } } });
+    expect(JSON.stringify(thrown(() => outsider.get('dup', {}, V)))).toContain('Unknown prompt');
+    // Whoever sees the first owner is served it, once; the admin's view is the first owner of each name.
+    const member = principal('oauth:idp#fin', ['finance']);
+    for (const v of [c.viewFor(member), c.viewFor(admin)]) {
+      expect(v.names()).toEqual(['dup', 'open']);
+      expect(v.route('dup', '.')).toEqual({ kind: 'local' });
+      expect(v.get('dup', { x: 'one' }, V).messages[0]!.content).toEqual({ type: 'text', text: 'dup one' });
+    }
+    expect(c.names()).toEqual(['dup', 'open']);
+    // A view that sees only the second owner is served the second.
+    const upstreamOnly = new Catalog(snap([prompt('dup', ['eng'])], [listing('fx', ['finance']), listing('px')]));
+    expect(upstreamOnly.viewFor(member).route('dup', '.')).toEqual({
+      kind: 'remote',
+      origin: { upstream: 'fx', name: 'dup' },
+    });
+  });
+
   it('lists each view on its own pages, and a cursor from one view is invalid in another', async () => {
     const c = grouped();
     const first = parse(await c.viewFor(alice).listPage(V, undefined, 2, 's'));
