@@ -18,29 +18,10 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { LegacyVersion } from '../lib/versions.js';
 import { shardCount, shardIndex, shardStub } from './fanout.js';
 import { log } from '../lib/log.js';
 import { configOf } from '../lib/config.js';
-
-export interface SessionState {
-  id: string;
-  version: LegacyVersion;
-  /** When the object was made (the first call that needed state; `initialize` stores nothing). */
-  createdAt: number;
-  /** From the id: until when an ended session must be remembered (its tombstone). */
-  unusedUntil: number;
-  lastSeenAt: number;
-  ttlMs: number;
-  logLevel?: LoggingLevel;
-}
-
-/** What every call that needs the session's state brings, from the verified id (sessions.ts). */
-export interface SessionInit {
-  id: string;
-  version: LegacyVersion;
-  unusedUntil: number;
-}
+import type { SessionInit, SessionState } from './session-state.js';
 
 /** How soon the alarm tells a session's shard again after telling it failed. */
 const RETELL_MS = 5_000;
@@ -112,10 +93,6 @@ export class SessionObject extends DurableObject<Env> {
     s.logLevel = level;
     await this.ctx.storage.put('state', s);
     return true;
-  }
-
-  async describe(): Promise<SessionState | null> {
-    return this.load();
   }
 
   /**

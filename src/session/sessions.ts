@@ -24,7 +24,7 @@ import { BoundedMap } from '../lib/memo.js';
 import { ANONYMOUS_ID } from '../lib/caller.js';
 import { clientLabel, type ClientLabel } from '../lib/record.js';
 import type { LegacyVersion } from '../lib/versions.js';
-import type { SessionInit } from './session-object.js';
+import type { SessionInit } from './session-state.js';
 import { mintSessionId, readSessionToken, verifiedToken, type SessionToken } from './token.js';
 
 /** Only the binding: sessions are reached by name through the generated `Env`. */

@@ -5,7 +5,7 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SessionState } from '../../src/session/session-object.js';
+import type { SessionState } from '../../src/session/session-state.js';
 import { checkSession, endSession, sessionLiveness } from '../../src/session/sessions.js';
 import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
 import { waitFor } from '../helpers/feed.js';

@@ -19,13 +19,12 @@ import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../../package.json';
 import type { CacheHints } from '../hints.js';
 import { Handshake } from './handshake.js';
-import { openListen } from './listen-stream.js';
+import { followListen, openListen } from './listen-stream.js';
 import { allPromptPages } from './prompt-pages.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
 import { declaresSkills } from './skill-entries.js';
-import { endSession, pong } from './session-calls.js';
-import { readSse } from './sse-reader.js';
-import { deadline, parseJson, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
+import { endSession } from './session-calls.js';
+import { deadline, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
 
 export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './wire.js';
 export type { Era, UpstreamClientOptions } from './http.js';
@@ -152,23 +151,7 @@ export class UpstreamClient {
     });
     if (!res) return outcome();
     if (res.status === 404 && conn.era === 'legacy') this.conn = undefined;
-    if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
-      await res.body?.cancel();
-      return res.status === 404 ? 'ended' : 'unsupported';
-    }
-    onOpen?.();
-    try {
-      for await (const ev of readSse(res.body as ReadableStream<Uint8Array>)) {
-        if (!ev.data) continue;
-        const msg = parseJson(ev);
-        if (isChange(msg.method)) onListChanged();
-        else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') pong(this.http, conn, msg.id);
-        else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
-      }
-    } catch {
-      // A dropped stream is an end like any other: the caller reconnects.
-    }
-    return outcome();
+    return (await followListen(this.http, conn, res, isChange, onListChanged, onOpen)) ?? outcome();
   }
 
   /** Ends the session: its listens ('closed'), its HTTP+SSE stream, and a legacy session with DELETE. */

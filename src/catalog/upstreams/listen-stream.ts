@@ -1,9 +1,11 @@
 /**
- * The request that opens a listen's stream (client.ts `listen`) in the upstream's era: the stream
- * its list-change notifications arrive on, asking for skills changes too when the upstream
- * declares the Skills extension.
+ * A listen's stream (client.ts `listen`) in the upstream's era: the request that opens it, asking
+ * for skills changes too when the upstream declares the Skills extension, and the reading of it.
  */
 import type { Connection, UpstreamHttp } from './http.js';
+import { pong } from './session-calls.js';
+import { readSse } from './sse-reader.js';
+import { parseJson } from './wire.js';
 
 /** The stream a listen reads: a modern `subscriptions/listen` POST, or the legacy session's GET. */
 export function openListen(
@@ -23,4 +25,37 @@ export function openListen(
     http.modernHeaders('subscriptions/listen', {}),
     signal,
   );
+}
+
+/**
+ * Follows an opened listen's stream until it ends or drops, calling `onChange` for each change it
+ * announces and answering a legacy session's pings. undefined once it was followed; when the
+ * upstream answered with no stream, how the listen ends: 'ended' for a session it forgot (404),
+ * else 'unsupported'.
+ */
+export async function followListen(
+  http: UpstreamHttp,
+  conn: Connection,
+  res: Response,
+  isChange: (method: unknown) => boolean,
+  onChange: () => void,
+  onOpen?: () => void,
+): Promise<'unsupported' | 'ended' | undefined> {
+  if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
+    await res.body?.cancel();
+    return res.status === 404 ? 'ended' : 'unsupported';
+  }
+  onOpen?.();
+  try {
+    for await (const ev of readSse(res.body as ReadableStream<Uint8Array>)) {
+      if (!ev.data) continue;
+      const msg = parseJson(ev);
+      if (isChange(msg.method)) onChange();
+      else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') pong(http, conn, msg.id);
+      else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
+    }
+  } catch {
+    // A dropped stream is an end like any other: the caller reconnects.
+  }
+  return undefined;
 }

@@ -6,7 +6,7 @@ import { log } from '../../lib/log.js';
 import { catalogWriter, upstreamStub } from '../stubs.js';
 import { upstreamConfigs } from './config.js';
 import type { UpstreamConfig } from './schema.js';
-import type { RefreshResult } from './upstream-object.js';
+import type { RefreshResult } from './report.js';
 
 /** Refreshes every enabled upstream in parallel (of `configs`, else as read now); results without the snapshots. */
 export async function refreshUpstreams(

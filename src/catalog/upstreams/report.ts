@@ -1,11 +1,12 @@
 /**
- * One upstream's listing as the CatalogWriter receives it. Both producers build it the same
- * way: the upstream's own object (upstream-object.ts) and the read path's cold branch (cold.ts),
- * which lists a never-listed upstream before its object exists. A module of its own, so the
- * writer and the producers share the shape without importing one another.
+ * One upstream's listing as the CatalogWriter receives it, and what a re-listing came to. Both
+ * producers build a listing the same way: the upstream's own object (upstream-object.ts) and the
+ * read path's cold branch (cold.ts), which lists a never-listed upstream before its object exists.
+ * A module of its own, so the writer and the producers share the shape without importing one
+ * another.
  */
 import type { CacheHints } from '../hints.js';
-import type { UpstreamPrompt, UpstreamSkill } from '../types.js';
+import type { CatalogSnapshot, UpstreamPrompt, UpstreamSkill } from '../types.js';
 import type { UpstreamConfig } from './schema.js';
 import { sanitizeListing } from './sanitize.js';
 
@@ -51,4 +52,14 @@ export function reported(
   if (listing.hints) r.hints = listing.hints;
   if (u.groups) r.groups = u.groups;
   return r;
+}
+
+/** What one re-listing came to (upstream-object.ts `refresh`; refresh.ts gathers them for the admin API). */
+export interface RefreshResult {
+  ok: boolean;
+  prompts: number;
+  error?: string;
+  /** The listing's own duration (the upstream's timeout bounds it); absent when no upstream call was made. */
+  ms?: number;
+  snapshot?: CatalogSnapshot;
 }

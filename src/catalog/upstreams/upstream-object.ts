@@ -1,35 +1,20 @@
 /**
- * UpstreamObject: one Durable Object per upstream MCP server.
+ * UpstreamObject: one Durable Object per upstream MCP server. It holds the upstream session (get
+ * and completion reuse a warm connection), re-lists on a schedule and hands each listing to the
+ * CatalogWriter (which publishes only real changes), and keeps a circuit breaker whose backoff
+ * doubles up to five minutes. Replies cross the RPC boundary as plain results, never thrown errors;
+ * faults read `fault: message` (errors.ts), the last real one in front while the breaker is open.
  *
- * It holds the upstream session (so prompts/get and completion/complete
- * reuse a warm connection instead of initializing per request), re-reads
- * the upstream's prompt list on a schedule, hands each listing to the
- * CatalogWriter (which publishes only real changes), and keeps a circuit
- * breaker: after repeated failures it stops calling the upstream for a
- * backoff period that doubles up to five minutes, answering at once instead.
- * Replies cross the RPC boundary as plain results, never thrown errors.
+ * After a good listing it follows the upstream's own change notifications (follow.ts) and re-lists
+ * on `list_changed`, the poll staying as the fallback: one resident object per upstream, paid for
+ * changes in seconds instead of a poll interval. A configuration change stops the follow loop.
  *
- * After a good listing it follows the upstream's own change notifications
- * (modern listen, legacy GET stream or the HTTP+SSE stream) and re-lists on
- * `list_changed`; the poll stays as the fallback. That open stream keeps one
- * object per upstream resident: a cost bounded by the number of upstreams,
- * paid for change propagation in seconds instead of a poll interval.
- * A dropped stream triggers a re-list (after 1 s if it lasted under a
- * minute: follow.ts), so a dead upstream shows as failing now, not at the
- * next poll. A configuration change stops the
- * follow loop: a moved upstream is followed at its new URL after the
- * re-list, a removed or disabled one is not followed at all.
- *
- * Errors are reported as `fault: message` (errors.ts); while the breaker is
- * open the last real fault stays in front, with the breaker after it.
- *
- * `forward` is the access boundary for upstream prompts (access.ts): a name
- * the current configuration does not publish (denied, or an aliased
- * prompt's original name) is unknown, and the upstream is never asked.
+ * `forward` is the access boundary for upstream prompts (access.ts): a name the current
+ * configuration does not publish (denied, or an aliased prompt's original name) is unknown, and
+ * the upstream is never asked.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
-import type { CatalogSnapshot } from '../types.js';
 import { catalogWriter } from '../stubs.js';
 import { Breaker } from './breaker.js';
 import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
@@ -49,18 +34,9 @@ import {
   type ForwardTarget,
 } from './forward.js';
 import { grantKey, upstreamAuth } from './oauth.js';
-import { reported, type ListReport } from './report.js';
+import { reported, type ListReport, type RefreshResult } from './report.js';
 import { listUpstream } from './skills.js';
 import { log } from '../../lib/log.js';
-
-export interface RefreshResult {
-  ok: boolean;
-  prompts: number;
-  error?: string;
-  /** The listing's own duration (the upstream's timeout bounds it); absent when no upstream call was made. */
-  ms?: number;
-  snapshot?: CatalogSnapshot;
-}
 
 /** What the client is built from: any change means a new client. */
 const clientKey = (u: UpstreamConfig) =>
