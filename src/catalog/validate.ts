@@ -12,6 +12,7 @@ import { placeholders, templatedFields } from './template.js';
 import type { Issue } from './types.js';
 import { isRecord } from '../lib/json.js';
 import { groupProblems } from './groups.js';
+import { checkContent, checkIcons, Checker } from './content-checks.js';
 
 export const NAME_PATTERN = /^(?!\.)[A-Za-z0-9_.-]{1,64}$/;
 
@@ -20,112 +21,12 @@ export const NAME_PATTERN = /^(?!\.)[A-Za-z0-9_.-]{1,64}$/;
  * larger one is refused here, with its size, rather than failing in the write.
  */
 export const MAX_PROMPT_BYTES = 1_900_000;
-const MAX_TEXT = 100_000;
 const MAX_VALUES = 1_000;
-const BASE64_BODY = /^[A-Za-z0-9+/]*$/;
-/** The last data character before `==` or `=`: the one whose unused low bits are all zero. */
-const BASE64_LAST = { 1: 'AEIMQUYcgkosw048', 2: 'AQgw' } as const;
-
-/**
- * Canonical base64 only (RFC 4648 §3.5: whole 4-character groups, `=` only at the end and only as
- * needed, unused bits zero): `pull` decodes the data to a file and `push` encodes it again, so any
- * other spelling of the same bytes would come back changed, or not decode at all.
- * No regex over the whole: data runs to megabytes, and a repeated group would backtrack over it.
- */
-function isCanonicalBase64(s: string): boolean {
-  if (s.length % 4 !== 0) return false;
-  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
-  if (!BASE64_BODY.test(s.slice(0, s.length - pad))) return false;
-  return pad === 0 || BASE64_LAST[pad].includes(s[s.length - pad - 1]!);
-}
-
 /**
  * An unpaired surrogate, as JSON.stringify writes one (`\udXXX`, its backslash not itself escaped):
  * no UTF-8 file can hold it, so `pull` would write U+FFFD and `push` would then change the prompt.
  */
 const LONE_SURROGATE = /(?<!\\)(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
-
-type Obj = Record<string, unknown>;
-
-class Checker {
-  readonly issues: Issue[] = [];
-  fail(path: string, message: string): void {
-    this.issues.push({ path, message });
-  }
-  str(o: Obj, key: string, path: string, opts: { required?: boolean; max?: number } = {}): void {
-    const v = o[key];
-    if (v === undefined) {
-      if (opts.required) this.fail(path + key, 'required');
-    } else if (typeof v !== 'string') this.fail(path + key, 'must be a string');
-    else if (v.length > (opts.max ?? MAX_TEXT)) this.fail(path + key, `longer than ${opts.max ?? MAX_TEXT} characters`);
-    else if (opts.required && v === '') this.fail(path + key, 'must not be empty');
-  }
-}
-
-function checkIcons(c: Checker, icons: unknown, path: string): void {
-  if (icons === undefined) return;
-  if (!Array.isArray(icons)) return c.fail(path, 'must be a list');
-  icons.forEach((icon, i) => {
-    const p = `${path}[${i}]`;
-    if (!isRecord(icon)) return c.fail(p, 'must be an object');
-    c.str(icon, 'src', `${p}.`, { required: true, max: 200_000 });
-    if (typeof icon.src === 'string' && !/^(https:|data:)/.test(icon.src))
-      c.fail(`${p}.src`, 'must be an https: or data: URI');
-    c.str(icon, 'mimeType', `${p}.`, { max: 100 });
-    if (icon.theme !== undefined && icon.theme !== 'light' && icon.theme !== 'dark')
-      c.fail(`${p}.theme`, 'must be light or dark');
-    if (icon.sizes !== undefined && !(Array.isArray(icon.sizes) && icon.sizes.every((s) => typeof s === 'string')))
-      c.fail(`${p}.sizes`, 'must be a list of strings');
-  });
-}
-
-function checkBase64(c: Checker, o: Obj, key: string, path: string, mimePrefix: string): void {
-  c.str(o, key, path, { required: true, max: 10_000_000 });
-  if (typeof o[key] === 'string' && !isCanonicalBase64(o[key]))
-    c.fail(path + key, 'must be base64 in its canonical form (groups of 4 characters, = padding only as needed)');
-  c.str(o, 'mimeType', path, { required: true, max: 100 });
-  if (mimePrefix && typeof o.mimeType === 'string' && !o.mimeType.startsWith(mimePrefix))
-    c.fail(`${path}mimeType`, `must be a ${mimePrefix}* type`);
-}
-
-function checkContent(c: Checker, block: unknown, path: string): void {
-  if (!isRecord(block)) return c.fail(path, 'must be an object');
-  const p = `${path}.`;
-  switch (block.type) {
-    case 'text':
-      return c.str(block, 'text', p, { required: true });
-    case 'image':
-      return checkBase64(c, block, 'data', p, 'image/');
-    case 'audio':
-      return checkBase64(c, block, 'data', p, 'audio/');
-    case 'resource_link':
-      c.str(block, 'uri', p, { required: true, max: 4096 });
-      c.str(block, 'name', p, { required: true, max: 256 });
-      // Served as they are, and turned into a link's text for 2025-03-26 clients (shape.ts).
-      c.str(block, 'title', p, { max: 200 });
-      c.str(block, 'description', p, { max: 4000 });
-      c.str(block, 'mimeType', p, { max: 100 });
-      return checkIcons(c, block.icons, `${p}icons`);
-    case 'resource': {
-      const r = block.resource;
-      if (!isRecord(r)) return c.fail(`${p}resource`, 'required');
-      c.str(r, 'uri', `${p}resource.`, { required: true, max: 4096 });
-      c.str(r, 'mimeType', `${p}resource.`, { max: 100 });
-      if (typeof r.text === 'string') return;
-      if (r.blob !== undefined)
-        return checkBase64(
-          c,
-          { ...r, mimeType: r.mimeType ?? 'application/octet-stream' },
-          'blob',
-          `${p}resource.`,
-          '',
-        );
-      return c.fail(`${p}resource`, 'needs text or blob');
-    }
-    default:
-      c.fail(`${p}type`, 'must be one of text, image, audio, resource, resource_link');
-  }
-}
 
 /** Validates one record; returns its issues (empty when valid). */
 export function validatePrompt(input: unknown): Issue[] {

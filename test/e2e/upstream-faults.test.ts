@@ -74,6 +74,11 @@ const BAD_CONTENT = {
       role: 'assistant',
       content: { type: 'text', text: 'also kept', _meta: { 'evil/tracking': 'javascript:alert(1)' } },
     },
+    // A date the SDK's clients refuse (no such day) would fail the whole prompts/get: it alone is dropped.
+    {
+      role: 'user',
+      content: { type: 'text', text: 'dated', annotations: { priority: 0.5, lastModified: '2026-02-30T12:00:00Z' } },
+    },
   ],
 };
 const HOSTILE_NAMES: unknown[] = [
@@ -359,6 +364,7 @@ describe('upstream faults', () => {
         icons: [{ src: 'https://docs.example.com/i.png' }],
       },
       { type: 'text', text: 'also kept' },
+      { type: 'text', text: 'dated', annotations: { priority: 0.5 } },
     ]);
     await client.close();
   });

@@ -1,3 +1,4 @@
+import { GetPromptResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { validatePrompt, validateSet } from '../../src/catalog/validate.js';
 
@@ -58,6 +59,36 @@ describe('validatePrompt', () => {
       'messages[0].content.type: must be one of text, image, audio, resource, resource_link',
     ]);
     expect(bad({ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' })).toEqual([]);
+  });
+});
+
+describe('what a content block carries besides its content', () => {
+  const text = { type: 'text', text: 'hi' };
+  const link = { type: 'resource_link', uri: 'x://y', name: 'y' };
+  const embedded = { type: 'resource', resource: { uri: 'x://y', text: 't' } };
+  const blocks: [string, Record<string, unknown>, string[]][] = [
+    ['audience', { ...text, annotations: { audience: ['user', 'assistant'] } }, []],
+    ['priority', { ...text, annotations: { priority: 0.5 } }, []],
+    ['a date-time', { ...text, annotations: { lastModified: '2026-01-31T12:00:00.123+01:00' } }, []],
+    ['_meta', { ...embedded, _meta: { a: 1 }, resource: { ...embedded.resource, _meta: { b: 2 } } }, []],
+    ['a size', { ...link, size: 120, annotations: {} }, []],
+    ['one audience', { ...text, annotations: { audience: 'user' } }, ['annotations.audience']],
+    ['another role', { ...text, annotations: { audience: ['system'] } }, ['annotations.audience']],
+    ['priority 5', { ...link, annotations: { priority: 5 } }, ['annotations.priority']],
+    ['a numeric string', { ...text, annotations: { priority: '0.5' } }, ['annotations.priority']],
+    ['no seconds', { ...text, annotations: { lastModified: '2026-01-31T12:00Z' } }, ['annotations.lastModified']],
+    ['no day', { ...text, annotations: { lastModified: '2026-02-30T12:00:00Z' } }, ['annotations.lastModified']],
+    ['no offset', { ...text, annotations: { lastModified: '2026-01-31T12:00:00' } }, ['annotations.lastModified']],
+    ['a list', { ...text, annotations: [] }, ['annotations']],
+    ['a string _meta', { ...text, _meta: 'x' }, ['_meta']],
+    ['a list _meta', { ...embedded, resource: { ...embedded.resource, _meta: [] } }, ['resource._meta']],
+    ['a string size', { ...link, size: '120' }, ['size']],
+  ];
+  it.each(blocks)('%s: refused where the SDK clients refuse it, with its path', (_, content, wrong) => {
+    const issues = validatePrompt({ name: 'p', messages: [{ role: 'user', content }] });
+    expect(issues.map((i) => i.path)).toEqual(wrong.map((w) => `messages[0].content.${w}`));
+    // Exactly what an SDK client accepts from prompts/get.
+    expect(GetPromptResultSchema.safeParse({ messages: [{ role: 'user', content }] }).success).toBe(wrong.length === 0);
   });
 });
 

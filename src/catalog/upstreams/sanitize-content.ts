@@ -9,6 +9,7 @@
  */
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../../lib/json.js';
+import { isIsoDateTime } from '../content-checks.js';
 
 const MAX_DATA_ICON = 100_000;
 const MAX_ICONS = 3;
@@ -49,7 +50,8 @@ function annotations(v: unknown): Obj | undefined {
   const out: Obj = {};
   if (Array.isArray(v.audience)) out.audience = v.audience.filter((a) => a === 'user' || a === 'assistant');
   if (typeof v.priority === 'number' && v.priority >= 0 && v.priority <= 1) out.priority = v.priority;
-  if (str(v.lastModified)) out.lastModified = v.lastModified.slice(0, 64);
+  // Cut or malformed, a date makes the SDK's clients refuse the whole prompts/get: dropped instead.
+  if (isIsoDateTime(v.lastModified) && v.lastModified.length <= 64) out.lastModified = v.lastModified;
   return Object.keys(out).length ? out : undefined;
 }
 
