@@ -78,6 +78,11 @@ export class ViewLookup {
     return undefined;
   }
 
+  /** Whether this view sees every prompt of that name (the one it is served and any it is not). */
+  seesEveryOwner(name: string): boolean {
+    return (this.compiled.owners.get(name) ?? []).every((e) => sees(this.allowed, e.groups));
+  }
+
   /** The prompt entries this view sees, sorted by name. */
   get entries(): readonly Entry[] {
     return this.sorted;

@@ -53,7 +53,7 @@ function servedAs(view: View, name: string) {
     : { record: e.remote.prompt, local: undefined, source: e.remote.prompt.origin.upstream };
 }
 
-function cardOf(view: View, name: string, use: ReadonlyMap<string, number[]>): PromptCard {
+function cardOf(view: View, name: string, use: ReadonlyMap<string, number[]> | undefined): PromptCard {
   const served = servedAs(view, name);
   const r = served?.record;
   const local = served?.local;
@@ -63,7 +63,8 @@ function cardOf(view: View, name: string, use: ReadonlyMap<string, number[]>): P
     description: r?.description,
     tags: local?.tags ?? [],
     source: served?.source ?? 'local',
-    use: use.get(name) ?? [],
+    // Use is counted by name: shared with a prompt the viewer may not see, its figures would tell of that one.
+    use: use && view.seesEveryOwner(name) ? (use.get(name) ?? []) : undefined,
   };
 }
 
@@ -78,7 +79,7 @@ interface WithUse {
 /** Every prompt the view holds, as cards with their week of use. */
 export async function cardsOf(env: Env, view: View): Promise<WithUse & { cards: PromptCard[] }> {
   const use = await usage(env);
-  return { cards: view.names().map((n) => cardOf(view, n, use ?? NO_USE)), usageKnown: use !== undefined };
+  return { cards: view.names().map((n) => cardOf(view, n, use)), usageKnown: use !== undefined };
 }
 
 /** One prompt's card, or undefined when the view does not hold it (exactly like an unknown one). */
@@ -89,10 +90,8 @@ export async function cardFor(
 ): Promise<(WithUse & { card: PromptCard }) | undefined> {
   if (!view.has(name)) return undefined;
   const use = await usage(env);
-  return { card: cardOf(view, name, use ?? NO_USE), usageKnown: use !== undefined };
+  return { card: cardOf(view, name, use), usageKnown: use !== undefined };
 }
-
-const NO_USE: ReadonlyMap<string, number[]> = new Map();
 
 type Reply = { result?: unknown; error?: { message?: string } };
 

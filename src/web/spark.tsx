@@ -6,7 +6,13 @@
 const W = 70;
 const H = 18;
 
-export function Spark({ use }: { use: number[] }) {
+export function Spark({ use }: { use: number[] | undefined }) {
+  if (use === undefined)
+    return (
+      <svg class="spark" viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img">
+        <title>Use not shown</title>
+      </svg>
+    );
   const days = use.length ? use : [0, 0, 0, 0, 0, 0, 0];
   const max = Math.max(1, ...days);
   const step = days.length > 1 ? W / (days.length - 1) : W;

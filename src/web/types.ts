@@ -11,8 +11,12 @@ export interface PromptCard {
   tags: string[];
   /** `local`, or the upstream's id. */
   source: string;
-  /** prompts/get counts per UTC day, oldest first (7 days); empty when usage is not known. */
-  use: number[];
+  /**
+   * prompts/get counts per UTC day, oldest first (7 days). undefined when not shown: the usage
+   * store did not answer, or the name is also a prompt the viewer may not see, whose use the counts
+   * (kept by name) would include.
+   */
+  use: number[] | undefined;
 }
 
 /** One upstream's line in the health table (catalog/upstreams/health.ts). */

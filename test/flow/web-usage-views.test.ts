@@ -1,0 +1,54 @@
+/**
+ * The index's sparklines per view. Use is counted by name, so where a name is both a grouped
+ * local prompt and an upstream's (a caller outside the group is served the upstream's), the
+ * figures are shown only to a viewer who sees every prompt of that name: to anyone else they
+ * would tell of the hidden one. A file of its own: the page keeps the hour's usage per isolate,
+ * so the counts go in first.
+ */
+import { env, SELF } from 'cloudflare:test';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { catalogWriter } from '../../src/catalog/stubs.js';
+import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
+import { HOUR_MS, type UsageTuple } from '../../src/usage/store.js';
+import { usageStore } from '../../src/usage/stub.js';
+import { publish } from '../helpers/worker.js';
+
+const H = Math.floor(Date.now() / HOUR_MS);
+const text = (name: string, groups?: string[]) => ({
+  name,
+  ...(groups && { groups }),
+  messages: [{ role: 'user' as const, content: { type: 'text' as const, text: name } }],
+});
+
+beforeAll(async () => {
+  const rows: UsageTuple[] = [
+    [H, 'prompts/get', 'shared', 'a/1', 'modern', 'ok', 7],
+    [H, 'prompts/get', 'open', 'a/1', 'modern', 'ok', 2],
+  ];
+  await usageStore(env).add([{ id: 'web-usage-views:1', batch: { usage: rows, errors: [] } }]);
+  await publish([text('shared', ['eng']), text('open')]);
+  await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([{ id: 'cx', url: 'https://cx.example/mcp', prefix: '' }]));
+  forgetUpstreamConfig(env);
+  await catalogWriter(env).upstreamsReported([
+    { id: 'cx', prefix: '', prompts: [{ name: 'shared', origin: { upstream: 'cx', name: 'shared' } }] },
+  ]);
+});
+afterAll(async () => {
+  await env.PROMPTS.delete(UPSTREAMS_KEY);
+  forgetUpstreamConfig(env);
+});
+
+const sparkOf = (html: string, name: string) =>
+  new RegExp(`data-name="${name}".*?<svg class="spark".*?<title>([^<]*)</title>`, 's').exec(html)?.[1];
+const index = async (headers: Record<string, string> = {}) =>
+  (await SELF.fetch('https://gateway.test/', { headers: { accept: 'text/html', ...headers } })).text();
+
+it('shows a name’s use only to a viewer who sees every prompt of that name', async () => {
+  const outsider = await index();
+  // Served the upstream's `shared`, whose count would include the eng prompt's use.
+  expect(outsider).toContain('data-source="cx"');
+  expect(sparkOf(outsider, 'shared')).toBe('Use not shown');
+  expect(sparkOf(outsider, 'open')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
+  const admin = await index({ authorization: 'Bearer test-admin-token' });
+  expect(sparkOf(admin, 'shared')).toBe('7 uses in the last 7 days (0, 0, 0, 0, 0, 0, 7)');
+});
