@@ -113,7 +113,11 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
           // it. The stream goes on from the shard's position instead.
           if (position !== undefined && frame.generation > 0 && position > frame.generation)
             position = frame.generation;
-          position ??= Math.min(opts.listedAt ?? frame.generation, frame.generation);
+          // A shard that never announced a change says 0, which is no position: it replayed from the
+          // list's (asking the feed), so the stream stands there, or a resume or lag check from 0 would
+          // be told that list again.
+          position ??=
+            frame.generation > 0 ? Math.min(opts.listedAt ?? frame.generation, frame.generation) : (opts.listedAt ?? 0);
           if (opts.priming && !opened) client.write(sseEvent({ id: eventId(opts.key, position), data: '' }));
           opened = true;
         } else if (frame.t === 'event') {

@@ -311,6 +311,19 @@ describe('catalog changes', () => {
     expect(await ahead.nextMessage()).toEqual({ id: `k.${g0 + 2}`, message: LIST_CHANGED });
     await ahead.close();
   });
+  it('a new stream at a shard that never announced a change starts at its list’s catalog: nothing is told twice', async () => {
+    const { published } = await feedStub().status();
+    const shard = shardStub(env, 91);
+    const fresh = readEvents(
+      (await directStream({ sessionId: 'fresh-shard', shard: 91, listedAt: published, priming: true }))!,
+    );
+    expect((await fresh.next()).retry).toBeDefined();
+    // The list's position, not the shard's 0: resumed or checked for lag from 0, it would be told the list again.
+    expect((await fresh.next()).id).toBe(`k.${published}`);
+    await shard.deliver({ kind: 'prompts_list_changed', generation: published + 1 }, published);
+    expect(await fresh.nextMessage()).toEqual({ id: `k.${published + 1}`, message: LIST_CHANGED });
+    await fresh.close();
+  });
   it('400 for a Last-Event-ID of another session or a garbage one', async () => {
     const s = await openSession();
     const other = await openSession();
