@@ -123,10 +123,19 @@ export async function sessionInit(secret: string, id: string, principal: string 
   return token && initOf(id, token);
 }
 
-/** Ends the session; false when it had already ended or expired. */
+/**
+ * Ends the session; false when it had already ended or expired. This isolate stops vouching for it
+ * at once, but if the object's answer does not come, forgets that again: the 503 says to repeat
+ * the DELETE, and the repeat must reach the object, which alone ends the session for every isolate.
+ */
 export async function endSession(env: SessionEnv, init: SessionInit): Promise<boolean> {
   markEnded(init.id);
-  return sessionStub(env, init.id).end(init);
+  try {
+    return await sessionStub(env, init.id).end(init);
+  } catch (e) {
+    ended.delete(init.id);
+    throw e;
+  }
 }
 
 export async function setSessionLogLevel(env: SessionEnv, init: SessionInit, level: LoggingLevel): Promise<boolean> {

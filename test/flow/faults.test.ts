@@ -428,6 +428,28 @@ describe('a request whose Durable Object fails under it', () => {
     expect(replies.find((r) => r.id === 'p')?.result).toEqual({});
     expect(replies.find((r) => r.id === 'l')?.error?.code).toBe(-32603);
   });
+  it('a DELETE that met the reset can be repeated, as its 503 says: the retry ends the session', async () => {
+    const send = sendWith('60000');
+    const del = (session: string) =>
+      send({ method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } });
+    for (let attempt = 1; ; attempt++) {
+      const session = (await send(postInit(initialize()))).headers.get('mcp-session-id')!;
+      const object = hold(sessionObject(session), 'reset under DELETE');
+      const answer = del(session);
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+      await object.release();
+      const first = await answer;
+      // The call reaching the held object is the machine's timing: a run that missed the reset says nothing.
+      if (first.status !== 503 && attempt < 5) continue;
+      expect(first.status).toBe(503);
+      // Repeated on the same isolate, it reaches the object and ends the session there, for every isolate.
+      expect((await del(session)).status).toBe(200);
+      const ping = await send(postInit({ jsonrpc: '2.0', id: 'after', method: 'ping' }, { session }));
+      expect(ping.status).toBe(404);
+      expect((await del(session)).status).toBe(404);
+      return;
+    }
+  });
   it('is answered 500 -32603, echoing the request id its body carried', async () => {
     // Every use asks the session's object (no liveness memo), through the Worker's own fetch.
     const send = sendWith('0');
