@@ -6,7 +6,8 @@
  * waiting on I/O and nothing else; the Worker, not the object, writes the
  * keepalive comments. If the socket drops without the object ending the
  * stream (deploy, eviction, restart) the bridge reconnects with a fresh
- * stub, a bounded number of times in a row; one that went quiet with no
+ * stub, a failed attempt again after a growing pause, a bounded number of
+ * times in a row; one that went quiet with no
  * close is noticed by the stream trailing its own isolate's catalog (watch.ts).
  * Each stream kind (legacy GET stream, modern listen stream) supplies only
  * its own framing.
@@ -22,40 +23,11 @@ import { log } from '../lib/log.js';
 import { lagWatch, validityWatch } from './watch.js';
 import { closeSocket } from './sockets.js';
 import { SSE_HEADERS, sseComment } from './sse.js';
-
-/** What a stream kind can do with the client's side. */
-export interface ClientSide {
-  write: (bytes: Uint8Array) => void;
-  /** Ends the client's stream (and the socket). */
-  end: () => void;
-}
-
-export interface BridgeOptions<F> {
-  /** A new socket to the object; `reconnect` is true after a drop. A number ends the stream. */
-  connect(reconnect: boolean): Promise<WebSocket | number>;
-  onFrame(frame: F, client: ClientSide): void;
-  /**
-   * A frame waits for the promise this returns before onFrame sees it, and the frames after it wait
-   * too, so order is kept (the Worker catching up with the catalog a change announces). Undefined:
-   * no wait. The promise must not reject.
-   */
-  before?(frame: F): Promise<void> | undefined;
-  keepaliveMs: number;
-  /** Ends the stream on its own after this long (the stream kind may write a last frame first). */
-  maxMs?: { ms: number; last?: () => Uint8Array | undefined };
-  /** Asked at each keepalive: false ends the stream as `maxMs` does (lib/caller.ts credentialCheck). */
-  stillValid?: () => boolean | Promise<boolean>;
-  /** The client's request signal: its abort (the client went away) ends the stream at once. */
-  clientGone?: AbortSignal | undefined;
-  /** How long a client may take none of the bytes waiting for it before it is let go (default STALLED_MS). */
-  stalledMs?: number;
-  /** Asked at each keepalive (watch.ts): a generation the stream should have carried by now, or undefined. */
-  lagging?: () => number | undefined;
-  /** How long a lag may last before the socket is taken for lost and replaced (default: two keepalives). */
-  lagGraceMs?: number;
-}
+import type { BridgeOptions, ClientSide } from './bridge-options.js';
 
 const MAX_RECONNECTS = 5;
+/** The first pause before a failed reconnect is tried again (then twice, three times that…). */
+const RETRY_MS = 200;
 /**
  * A client that took none of the bytes waiting for it for this long (and at least two keepalive
  * intervals) is gone or stuck: the stream ends rather than queue frames for it until its maximum
@@ -94,6 +66,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
       closed = true;
       clearInterval(keepalive);
       if (lifetime !== undefined) clearTimeout(lifetime);
+      if (retry !== undefined) clearTimeout(retry);
       if (socket) closeSocket(socket, 1000, 'stream closed');
       writer.close().catch(() => {});
       // The close waits behind bytes the client has not taken: a client that takes none of them in
@@ -125,14 +98,19 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     });
   };
 
-  // While a reconnect is under way there is no socket: nothing can start a second one.
+  // While a reconnect is under way there is no socket: nothing can start a second one. A connect
+  // that fails (a shard restarting under all its streams' reconnects at once) is tried again after a
+  // pause that grows, with jitter, within the same bound; an answer (a number: ended, refused) ends it.
+  let retry: ReturnType<typeof setTimeout> | undefined;
   const reconnect = () => {
     socket = undefined;
+    retry = undefined;
+    if (closed) return;
     if (++reconnects > MAX_RECONNECTS) return client.end();
-    opts
-      .connect(true)
-      .then((next) => (typeof next === 'number' ? client.end() : attach(next)))
-      .catch(client.end);
+    opts.connect(true).then(
+      (next) => (typeof next === 'number' ? client.end() : attach(next)),
+      () => void (closed || (retry = setTimeout(reconnect, RETRY_MS * reconnects * (0.5 + Math.random())))),
+    );
   };
   // Only the current socket speaks for the stream: one given up for lagging may still deliver a
   // frame or its `end: replaced`, and its close must not start a second reconnect.

@@ -3,7 +3,8 @@
  * catching up with the catalog it announces) holds back the frames after it, so a stream never
  * reorders, and frames after the wait still pass. The client going away (its request signal) or
  * no longer reading (nothing taken for its stall time) ends the stream and its socket,
- * and a stream that ends while its client reads nothing still ends. Real WebSockets
+ * and a stream that ends while its client reads nothing still ends. A reconnect that fails is
+ * tried again; one answered with a refusal ends the stream. Real WebSockets
  * (a WebSocketPair in workerd), no object behind them.
  */
 import { describe, expect, it } from 'vitest';
@@ -152,5 +153,46 @@ describe('bridge: a stream that ends while its client reads nothing', () => {
     // Ended by its maximum (before any keepalive) with two frames unread: the close cannot complete behind them.
     await new Promise((r) => setTimeout(r, 150));
     await expect(res.body!.getReader().read()).rejects.toThrow('the client stopped reading');
+  });
+});
+
+describe('bridge: a reconnect that fails', () => {
+  it('is tried again after a pause, and the stream goes on through the socket it then gets', async () => {
+    const first = pair();
+    const next = pair();
+    let connects = 0;
+    const seen: number[] = [];
+    const res = bridge<{ n: number }>(first.ours, {
+      // The shard restarting under its streams: the first two attempts fail, the third gets a socket.
+      connect: () => (++connects < 3 ? Promise.reject(new Error('shard reset')) : Promise.resolve(next.ours)),
+      keepaliveMs: 60_000,
+      onFrame: (f, client) => {
+        seen.push(f.n);
+        client.write(new TextEncoder().encode(`data: ${f.n}\n\n`));
+      },
+    });
+    first.theirs.send(JSON.stringify({ n: 1 }));
+    await until(() => seen.length === 1);
+    first.theirs.close(1001, 'going away');
+    await until(() => connects === 3, 3_000);
+    next.theirs.send(JSON.stringify({ n: 2 }));
+    await until(() => seen.length === 2);
+    expect(seen).toEqual([1, 2]);
+    await res.body!.cancel();
+  });
+
+  it('an answer to a reconnect (a number: the session ended) ends the stream, without another try', async () => {
+    const first = pair();
+    let connects = 0;
+    const res = bridge<{ n: number }>(first.ours, {
+      connect: () => (connects++, Promise.resolve(404)),
+      keepaliveMs: 60_000,
+      onFrame: () => {},
+    });
+    const reader = res.body!.getReader();
+    first.theirs.close(1001, 'going away');
+    expect((await reader.read()).done).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(connects).toBe(1);
   });
 });
