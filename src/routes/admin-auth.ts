@@ -5,6 +5,10 @@
  * The token is always accepted; a principal that is known but not an admin
  * gets 403 otherwise; wrong tokens count towards the lock-out (limits.ts). With no token and no principal the
  * admin API does not exist (404), so a forgotten secret fails closed.
+ *
+ * A write from another site's page is refused before any of that (crossSiteWrite): with Cloudflare
+ * Access the credential is a cookie the browser sends by itself, and a form posted from anywhere
+ * would act as the signed-in admin. The CLI and other API clients send no Origin.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
@@ -19,6 +23,18 @@ function principalOf(c: Context<AppEnv>): Principal | undefined {
   const p = scopeOf(c).principal;
   return p && p.method !== 'none' ? p : undefined;
 }
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** 403 for a write a browser sends from another origin or site (its Origin, or Sec-Fetch-Site). */
+export const crossSiteWrite: MiddlewareHandler<AppEnv> = (c, next) => {
+  if (READS.has(c.req.method)) return next();
+  const origin = headerOf(c, 'origin');
+  const site = headerOf(c, 'sec-fetch-site');
+  if ((origin !== undefined && origin !== new URL(c.req.url).origin) || site === 'cross-site' || site === 'same-site')
+    throw new ApiError(403, 'cross_site', 'The admin API takes no writes from another site’s page');
+  return next();
+};
 
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const principal = principalOf(c);

@@ -15,7 +15,7 @@ import { catalogWriter, upstreamStub } from '../catalog/stubs.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from './api-error.js';
-import { actor, requireAdmin } from './admin-auth.js';
+import { actor, crossSiteWrite, requireAdmin } from './admin-auth.js';
 import { readJson, readSet } from './admin-json.js';
 import { adminKeys } from './admin-keys.js';
 import { adminSkills } from './admin-skills.js';
@@ -38,7 +38,7 @@ function promptName(c: Context<AppEnv>): string {
 
 export const admin = new Hono<AppEnv>();
 
-admin.use('*', adminRateLimit, identify('admin'), requireAdmin);
+admin.use('*', adminRateLimit, crossSiteWrite, identify('admin'), requireAdmin);
 admin.route('/keys', adminKeys);
 admin.route('/usage', adminUsage);
 admin.route('/skills', adminSkills);

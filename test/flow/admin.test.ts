@@ -36,6 +36,45 @@ describe('auth', () => {
   });
 });
 
+describe('a write from another site’s page', () => {
+  // A form posted cross-site carries the signed-in admin's Access cookie by itself; a bearer is used here.
+  const post = (headers: Record<string, string>) =>
+    SELF.fetch(`${BASE}/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/plain', ...headers },
+      body: 'x',
+    });
+  const open = async () => (await (await admin('GET', '/uploads')).json<{ uploads: unknown[] }>()).uploads.length;
+
+  it('is refused 403 before it is authenticated, and opens nothing', async () => {
+    const before = await open();
+    const refused: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'https://gateway.test', 'sec-fetch-site': 'same-site' },
+    ];
+    for (const headers of refused) {
+      const res = await post(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(((await res.json()) as any).error.code).toBe('cross_site');
+    }
+    expect(await open()).toBe(before);
+    // The gateway's own origin, and an API client that sends none, write as before; reads are not affected.
+    const made = [await post({ origin: new URL(BASE).origin, 'sec-fetch-site': 'same-origin' }), await post({})];
+    expect(made.map((r) => r.status)).toEqual([201, 201]);
+    const read = await SELF.fetch(`${BASE}/uploads`, {
+      headers: { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' },
+    });
+    expect(read.status).toBe(200);
+    expect(await open()).toBe(before + 2);
+    for (const r of made) {
+      const { upload } = await r.json<{ upload: { id: string } }>();
+      expect((await admin('DELETE', `/uploads/${upload.id}`)).status).toBe(204);
+    }
+  });
+});
+
 describe('writes', () => {
   it('an invalid file in a set publishes nothing, and says which and why', async () => {
     const before = await readGeneration(env.PROMPTS);
