@@ -5,6 +5,7 @@ import type { KeyInfo } from '../src/catalog/keys-table.js';
 import type { Issue, PromptRecord, SkillRecord, VersionInfo } from '../src/catalog/types.js';
 import type { UsageAnswer } from '../src/routes/admin-usage.js';
 import { CliError, type NewKey, type PublishOptions, type PublishResult, type StagedSet } from './api-types.js';
+import { send, type RetryOptions } from './http.js';
 import { untilDone } from './interrupt.js';
 import { partsOf } from './parts.js';
 
@@ -27,22 +28,23 @@ export class AdminClient {
   constructor(
     readonly baseUrl: string,
     private readonly token: string,
+    /** How a 429 is waited out (http.ts); the defaults are the CLI's, tests shorten them. */
+    private readonly retry: RetryOptions = {},
   ) {}
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    let res: Response;
-    try {
-      res = await fetch(new URL(path, this.baseUrl), {
+    const res = await send(
+      new URL(path, this.baseUrl),
+      {
         method,
         headers: {
           authorization: `Bearer ${this.token}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (e) {
-      throw new CliError(`cannot reach ${this.baseUrl}: ${String((e as Error).cause ?? e)}`);
-    }
+      },
+      this.retry,
+    );
     const json = (await res.json().catch(() => null)) as { error?: { message: string; issues?: Issue[] } } | null;
     if (!res.ok) {
       const issues = json?.error?.issues?.map((i) => `\n  ${i.path}: ${i.message}`).join('') ?? '';
@@ -188,19 +190,19 @@ export class AdminClient {
     return this.call('POST', `/admin/skills/${encodeURIComponent(name)}/rollback`, { version });
   }
 
-  private async raw(method: string, path: string, body?: Uint8Array): Promise<Response> {
-    try {
-      return await fetch(new URL(path, this.baseUrl), {
+  private raw(method: string, path: string, body?: Uint8Array): Promise<Response> {
+    return send(
+      new URL(path, this.baseUrl),
+      {
         method,
         headers: {
           authorization: `Bearer ${this.token}`,
           ...(body === undefined ? {} : { 'content-type': 'application/octet-stream' }),
         },
         body,
-      });
-    } catch (e) {
-      throw new CliError(`cannot reach ${this.baseUrl}: ${String((e as Error).cause ?? e)}`);
-    }
+      },
+      this.retry,
+    );
   }
 
   /** The answer carries the secret: the only time it is ever shown. */

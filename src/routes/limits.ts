@@ -96,14 +96,14 @@ export const clientRateLimit =
 const lockedOut = new BoundedMap<string, number>(10_000);
 
 /** The 429 in the route's shape: the JSON-RPC -32000 error on /mcp, the `{error}` body elsewhere. */
-function tooMany(c: Context<AppEnv>, why: string): Error {
+function tooMany(c: Context<AppEnv>, why: string, code = 'rate_limited'): Error {
   const message = `Too many ${why} from this client; retry after ${RATE_PERIOD_S} s`;
   if (c.req.path.startsWith('/mcp'))
     return new HttpError(429, ErrorCode.Transport, `Too Many Requests: ${message}`, {
       headers: { 'retry-after': String(RATE_PERIOD_S) },
     });
   c.header('retry-after', String(RATE_PERIOD_S));
-  return new ApiError(429, 'rate_limited', message);
+  return new ApiError(429, code, message);
 }
 
 /** Whether this client is locked out after too many failed token checks. */
@@ -116,8 +116,11 @@ export function isLockedOut(c: Context<AppEnv>): boolean {
   return false;
 }
 
-/** The lock-out's 429, in the route's shape. */
-export const lockedOutError = (c: Context<AppEnv>): Error => tooMany(c, 'failed admin token checks');
+/**
+ * The lock-out's 429, in the route's shape; `locked_out` outside /mcp, so a client that waits out a
+ * rate limit (the CLI) can tell that waiting will not help a wrong token.
+ */
+export const lockedOutError = (c: Context<AppEnv>): Error => tooMany(c, 'failed admin token checks', 'locked_out');
 
 /** Throws the 429 while this client is locked out after too many failed token checks. */
 export function refuseIfLockedOut(c: Context<AppEnv>): void {
@@ -138,6 +141,6 @@ export async function authFailed(c: Context<AppEnv>): Promise<void> {
   const client = clientOf(c);
   if (binding && !(await within(binding, 'ADMIN_AUTH_RATE_LIMIT', client))) {
     lockedOut.set(client, Date.now() + RATE_PERIOD_S * 1000);
-    throw tooMany(c, 'failed admin token checks');
+    throw lockedOutError(c);
   }
 }

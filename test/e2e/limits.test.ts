@@ -160,7 +160,7 @@ describe('rate limits (wrangler.toml values)', () => {
       statuses.push(res.status);
       if (res.status === 429) {
         expect(res.headers.get('retry-after')).toBe('60');
-        expect(((await res.json()) as any).error.code).toBe('rate_limited');
+        expect(((await res.json()) as any).error.code).toBe('locked_out');
       } else await res.body?.cancel();
     }
     expect(statuses.at(-1)).toBe(429);

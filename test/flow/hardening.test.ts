@@ -256,7 +256,7 @@ describe('admin tokens', () => {
       statuses.push(res.status);
       if (res.status === 429) {
         expect(res.headers.get('retry-after')).toBe('60');
-        expect(((await res.json()) as any).error.code).toBe('rate_limited');
+        expect(((await res.json()) as any).error.code).toBe('locked_out');
       } else await res.body?.cancel();
     }
     expect(statuses).toContain(429);

@@ -1,0 +1,75 @@
+/**
+ * How the admin client (api.ts) sends one request: a 429 is waited out and the same request sent
+ * again. /admin is rate limited per client address (60 a minute, docs/configuration.md#limits),
+ * and pull and push send one request per skill file, so a large catalog meets the limit in the
+ * middle of a command; giving up there would fail every large pull. The waits are bounded, so a
+ * gateway that keeps refusing ends the command with a clear error rather than a hang.
+ */
+import { CliError } from './api-types.js';
+
+export interface RetryOptions {
+  /** The longest one wait, in seconds, whatever Retry-After asks for. */
+  maxWaitS?: number;
+  /** 429s in a row for one request before giving up. */
+  maxRefusals?: number;
+  /** Where the line saying why the command paused goes (default: stderr). */
+  notice?: (line: string) => void;
+}
+
+/** The gateway's own period: what a 429 without a usable Retry-After is taken to mean. */
+const DEFAULT_WAIT_S = 60;
+const MAX_REFUSALS = 5;
+
+/** Retry-After as seconds to wait (a number of seconds or an HTTP date), or undefined when unusable. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
+  if (header === null) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Sends the request, waiting out each 429 (a 429 means the gateway did not process it, so any
+ * method may be sent again). `body` must be a string or bytes, never a stream, so it can be re-sent.
+ */
+export async function send(
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body?: string | Uint8Array },
+  opts: RetryOptions = {},
+): Promise<Response> {
+  const maxWaitS = opts.maxWaitS ?? DEFAULT_WAIT_S;
+  const maxRefusals = opts.maxRefusals ?? MAX_REFUSALS;
+  const notice = opts.notice ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const what = `${init.method} ${url.pathname}`;
+  let waited = 0;
+  for (let refusals = 1; ; refusals++) {
+    let res: Response;
+    try {
+      res = await fetch(url, init);
+    } catch (e) {
+      throw new CliError(`cannot reach ${url.origin}: ${String((e as Error).cause ?? e)}`);
+    }
+    if (res.status !== 429) return res;
+    const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+    const message = body?.error?.message;
+    // Locked out after wrong tokens: waiting will not make this token right.
+    if (body?.error?.code === 'locked_out')
+      throw new CliError(
+        `${what}: ${message ?? 'locked out'} (HTTP 429); check the token (--token or PROMPTGATE_TOKEN)`,
+      );
+    if (refusals === maxRefusals)
+      throw new CliError(
+        `${what} was refused ${refusals} times in a row over ${waited} s (HTTP 429: ${message ?? 'Too Many Requests'}); ` +
+          'the gateway rate limits /admin per client address: try again later',
+      );
+    const wait = Math.min(retryAfterSeconds(res.headers.get('retry-after')) ?? DEFAULT_WAIT_S, maxWaitS);
+    notice(
+      `promptgate: the gateway's rate limit was reached (HTTP 429); waiting ${wait} s, then sending ${what} again`,
+    );
+    await sleep(wait * 1000);
+    waited += wait;
+  }
+}
