@@ -5,7 +5,7 @@
  * records are validated with the Worker's own rules before anything is uploaded.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Issue, SkillFileRecord, SkillRecord } from '../src/catalog/types.js';
@@ -23,16 +23,44 @@ export interface SkillFiles {
 
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
-/** Folders under `dir` that hold a SKILL.md (not looking inside a skill for more). */
-export function skillFolders(dir: string): string[] {
+const skipped = (name: string) => name.startsWith('.') || name === 'node_modules';
+
+/** Whether a folder reached through a symlink holds a SKILL.md, at any depth (links followed, once each). */
+function holdsSkills(path: string, seen = new Set<string>()): boolean {
+  let real: string;
+  try {
+    real = realpathSync(path);
+    if (seen.has(real) || !statSync(real).isDirectory()) return false;
+  } catch (e) {
+    // A link to nothing (or to what cannot be read) holds no skill; anything else is a bug to see.
+    if (typeof (e as { code?: unknown }).code === 'string') return false;
+    throw e;
+  }
+  seen.add(real);
+  const names = readdirSync(real);
+  return names.includes('SKILL.md') || names.some((n) => !skipped(n) && holdsSkills(join(real, n), seen));
+}
+
+/**
+ * Folders under `dir` that hold a SKILL.md (not looking inside a skill for more). A symlink is not
+ * followed (it could publish files from outside the repository), but one to a folder holding
+ * skills is an issue: skipped quietly, `push --prune` would delete those skills at the gateway.
+ */
+export function skillFolders(dir: string, issues: Issue[] = []): string[] {
   const found: string[] = [];
   const walk = (at: string) => {
     const names = readdirSync(at);
     if (at !== dir && names.includes('SKILL.md')) return void found.push(at);
     for (const n of names) {
-      if (n.startsWith('.') || n === 'node_modules') continue;
+      if (skipped(n)) continue;
       const full = join(at, n);
-      if (lstatSync(full).isDirectory()) walk(full);
+      const st = lstatSync(full);
+      if (st.isDirectory()) walk(full);
+      else if (st.isSymbolicLink() && holdsSkills(full))
+        issues.push({
+          path: relative(dir, full).split('\\').join('/'),
+          message: 'a symlink to a folder that holds skills: symlinks are not published (put the folder itself here)',
+        });
     }
   };
   walk(dir);
@@ -90,7 +118,7 @@ function sidecarGroups(folder: string, label: string, issues: Issue[]): unknown 
 
 export function loadSkills(dir: string): SkillFiles {
   const result: SkillFiles = { records: [], bytes: new Map(), sources: new Map(), issues: [] };
-  for (const folder of skillFolders(dir)) {
+  for (const folder of skillFolders(dir, result.issues)) {
     const label = relative(dir, folder).split('\\').join('/');
     const issues: Issue[] = [];
     const files: SkillFileRecord[] = [];

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadPromptDir } from '../../cli/fs-source.js';
+import { validateCommand } from '../../cli/prompt-commands.js';
 import { loadSkills } from '../../cli/skills.js';
 
 const dirs: string[] = [];
@@ -86,6 +87,39 @@ describe('skill folders', () => {
       ]),
     );
     expect(records.map((r) => r.name)).toEqual(['twin']);
+  });
+});
+
+describe('symlinked folders', () => {
+  // Skipped quietly, a linked skill would be missing from the push, and `push --prune` would delete it.
+  it('one that is or holds a skill is refused by name; one holding only prompts is no issue', () => {
+    const outside = tree({
+      'linked-skill/SKILL.md': md('linked-skill'),
+      'shelf/deep/pdf-forms/SKILL.md': md('pdf-forms'),
+      'just-prompts/other.md': '---\nname: other\n---\n\n## user\n\nhi',
+    });
+    symlinkSync(join(outside, 'just-prompts'), join(outside, 'just-prompts/again')); // a loop ends
+    const dir = tree({ 'kept/SKILL.md': md('kept') });
+    symlinkSync(join(outside, 'linked-skill'), join(dir, 'linked-skill'));
+    symlinkSync(join(outside, 'shelf'), join(dir, 'shelf'));
+    symlinkSync(join(outside, 'just-prompts'), join(dir, 'more'));
+    symlinkSync(join(outside, 'nowhere'), join(dir, 'dangling'));
+    const { records, issues } = loadSkills(dir);
+    expect(records.map((r) => r.name)).toEqual(['kept']);
+    const why = 'a symlink to a folder that holds skills: symlinks are not published (put the folder itself here)';
+    expect(issues.sort((a, b) => (a.path < b.path ? -1 : 1))).toEqual([
+      { path: 'linked-skill', message: why },
+      { path: 'shelf', message: why },
+    ]);
+  });
+
+  it('stops validate with the path named', () => {
+    const outside = tree({ 'linked-skill/SKILL.md': md('linked-skill') });
+    const dir = tree({ 'team/kept/SKILL.md': md('kept'), 'a.md': '---\nname: a\n---\n\n## user\n\nhi' });
+    symlinkSync(join(outside, 'linked-skill'), join(dir, 'team/linked-skill'));
+    expect(() => validateCommand(dir, () => {})).toThrow(
+      `1 problem(s) in skills under ${dir}/, nothing published:\n  ${dir}/team/linked-skill: a symlink to a folder that holds skills`,
+    );
   });
 });
 
