@@ -2,13 +2,14 @@
  * `promptgate`: the command line, its options and its exit codes (0 on
  * success, 1 on any failure, 2 on a usage error). Each command lives with
  * its kind: prompt directories (with their skills, through
- * skill-commands.ts) in prompt-commands.ts, API keys in keys.ts, usage
+ * skill-commands.ts) in prompt-commands.ts and pull.ts, API keys in keys.ts, usage
  * counts in usage.ts; history and rollback are here.
  */
 import { parseArgs } from 'node:util';
 import { AdminClient, UsageError } from './api.js';
 import { keysCommand } from './keys.js';
-import { diffCommand, pullCommand, pushCommand, validateCommand } from './prompt-commands.js';
+import { diffCommand, pushCommand, validateCommand } from './prompt-commands.js';
+import { pullCommand } from './pull.js';
 import { usageCommand } from './usage.js';
 
 const USAGE = `promptgate <command> [options]
@@ -17,7 +18,10 @@ Commands:
   validate <dir>                    check prompt files and skill folders; errors name file, line and field
   push <dir> [--dry-run] [--prune]  publish the directory's skills (files first), then its prompts, each
                                     set atomically (--prune deletes prompts and skills not in it)
-  pull <dir>                        write the published prompts and skills as files into <dir>
+  pull <dir> [--replace]            write the published prompts and skills as files into <dir>, which must
+                                    be empty or new; --replace updates an earlier pull there (the files it
+                                    wrote that are no longer published are removed), and refuses if <dir>
+                                    holds other files, or ones changed since
   diff <dir>                        what push --prune would change (prompts and skills), field by field
   history <name> [--skill]          every version of a prompt (or skill)
   rollback <name> <version> [--skill]
@@ -48,6 +52,7 @@ async function run(argv: string[]): Promise<void> {
       token: { type: 'string' },
       'dry-run': { type: 'boolean' },
       prune: { type: 'boolean' },
+      replace: { type: 'boolean' },
       skill: { type: 'boolean' },
       name: { type: 'string' },
       group: { type: 'string', multiple: true },
@@ -79,8 +84,8 @@ async function run(argv: string[]): Promise<void> {
       need(1, '<dir> [--dry-run] [--prune]');
       return pushCommand(client, args[0]!, { dryRun: values['dry-run'], prune: values.prune }, out);
     case 'pull':
-      need(1, '<dir>');
-      return pullCommand(client, args[0]!, out);
+      need(1, '<dir> [--replace]');
+      return pullCommand(client, args[0]!, { replace: values.replace }, out);
     case 'diff':
       need(1, '<dir>');
       return diffCommand(client, args[0]!, out);

@@ -1,16 +1,13 @@
 /**
- * `promptgate validate|push|pull|diff <dir>`: a prompt directory (its prompts
+ * `promptgate validate|push|diff <dir>`: a prompt directory (its prompts
  * and its skill folders) against a gateway's admin API. Validate, push and
  * diff load and check everything locally first, so nothing is published from
- * a directory with a bad file; pull writes what is published back as files.
+ * a directory with a bad file; pull (pull.ts) writes what is published back as files.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { canonical } from '../src/catalog/diff.js';
 import type { AdminClient, PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
-import { fileStems, serializePrompt } from './serialize.js';
-import { loadValidSkills, pullSkills, pushSkills } from './skill-commands.js';
+import { loadValidSkills, pushSkills } from './skill-commands.js';
 
 type Out = (s: string) => void;
 
@@ -84,23 +81,6 @@ export async function pushCommand(
     // Whatever happened: an upload not published is forgotten (one a publish used up is already gone).
     await set.discard();
   }
-}
-
-export async function pullCommand(client: () => AdminClient, dir: string, out: Out): Promise<void> {
-  const api = client();
-  const prompts = await api.list();
-  const stems = fileStems(prompts.map((p) => p.name));
-  for (const p of prompts) {
-    const { _version: _v, _updatedAt: _u, ...record } = p;
-    const file = serializePrompt(record, stems.get(p.name));
-    for (const a of [{ path: file.path, bytes: new TextEncoder().encode(file.text) }, ...file.assets]) {
-      mkdirSync(dirname(join(dir, a.path)), { recursive: true });
-      writeFileSync(join(dir, a.path), a.bytes);
-    }
-    out(`  ${p.name} (version ${p._version}) → ${dir}/${file.path}`);
-  }
-  const skills = await pullSkills(api, dir, out);
-  out(`pulled ${prompts.length} prompt(s) and ${skills} skill(s)`);
 }
 
 /** What `push --prune` would change, prompts and skills, with the fields of each changed record. */

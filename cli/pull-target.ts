@@ -1,0 +1,165 @@
+/**
+ * The directory `pull` writes into, and what in it belongs to pull. A file left there that is no
+ * longer published would come back with the next push (a prompt deleted at the gateway, a file
+ * removed from a skill), or clash with its own new file (`x.md` pulled again as `x.json`), so pull
+ * writes only into an empty or new directory, or, with `--replace`, into one that holds nothing but
+ * an earlier pull's files, unchanged; then those no longer published are removed. The record of
+ * what pull wrote is MANIFEST. What push ignores (dot-names: `.git`) is neither looked at nor
+ * touched, and pull never writes there (names never start with a dot); nothing else pull did not
+ * write is ever deleted or overwritten: pull refuses instead.
+ */
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { CliError } from './api-types.js';
+import { SIDECAR } from './skills.js';
+
+export const MANIFEST = '.promptgate-pull.json';
+
+/** A file pull is about to write: where, and the digest of its bytes. */
+export interface Planned {
+  path: string;
+  digest: string;
+}
+
+export const digest = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+/** Push skips dot-names (but a skill's sidecar): pull neither looks at them nor touches them (`.git`). */
+const ignored = (name: string) => name.startsWith('.') && name !== SIDECAR;
+
+/** Every other file under `dir`, relative and `/`-separated; a symlink counts as a file, never followed. */
+function filesUnder(dir: string, at = dir, out: string[] = []): string[] {
+  for (const n of readdirSync(at)) {
+    if (ignored(n)) continue;
+    const full = join(at, n);
+    if (lstatSync(full).isDirectory()) filesUnder(dir, full, out);
+    else out.push(relative(dir, full).split('\\').join('/'));
+  }
+  return out;
+}
+
+const safePath = (p: string) =>
+  p !== '' && !p.startsWith('/') && !p.includes('\\') && !p.split('/').some((s) => s === '' || s === '.' || s === '..');
+
+/** The earlier pull's record: path → the digests each file may hold (two after an interrupted pull). */
+function readManifest(dir: string): Map<string, string[]> | undefined {
+  const path = join(dir, MANIFEST);
+  if (!existsSync(path)) return undefined;
+  const damaged = (why: string) =>
+    new CliError(`${path} is damaged (${why}), so what pull wrote cannot be told apart: pull into a new directory`);
+  let files: unknown;
+  try {
+    files = (JSON.parse(readFileSync(path, 'utf8')) as { files?: unknown } | null)?.files;
+  } catch (e) {
+    throw damaged(String(e));
+  }
+  if (!files || typeof files !== 'object' || Array.isArray(files)) throw damaged('no "files" mapping');
+  for (const [p, d] of Object.entries(files))
+    if (!safePath(p) || !Array.isArray(d) || !d.every((x) => typeof x === 'string')) throw damaged(`at "${p}"`);
+  return new Map(Object.entries(files as Record<string, string[]>));
+}
+
+function writeManifest(dir: string, files: Map<string, string[]>): void {
+  const sorted = Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
+  const about = 'Written by `promptgate pull`: the files it wrote, so that `pull --replace` can tell them from yours.';
+  writeFileSync(join(dir, MANIFEST), `${JSON.stringify({ about, files: sorted }, null, 2)}\n`);
+}
+
+const listed = (paths: string[]) =>
+  paths
+    .slice(0, 20)
+    .map((p) => `\n  ${p}`)
+    .join('') + (paths.length > 20 ? `\n  (and ${paths.length - 20} more)` : '');
+
+export class PullTarget {
+  private planned = new Map<string, string>();
+  /** Planned paths by their lower case: what one file may be called on macOS and Windows. */
+  private readonly spellings = new Map<string, string>();
+
+  private constructor(
+    readonly dir: string,
+    /** The earlier pull's files, each checked to be still as it wrote them. */
+    private readonly before: Map<string, string[]>,
+  ) {}
+
+  /** Checks that pull may write into `dir` (see the header), before anything is asked of the gateway. */
+  static open(dir: string, replace = false): PullTarget {
+    if (!existsSync(dir)) return new PullTarget(dir, new Map());
+    if (!statSync(dir).isDirectory()) throw new CliError(`${dir} is not a directory`);
+    const files = filesUnder(dir);
+    if (!files.length) return new PullTarget(dir, new Map()); // nothing there push would read: nothing to lose
+    const manifest = readManifest(dir);
+    if (!manifest)
+      throw new CliError(
+        `${dir} is not empty, and pull writes only into an empty or new directory (a file left there that is ` +
+          `no longer published would come back with the next push); pull into a new directory`,
+      );
+    if (!replace)
+      throw new CliError(
+        `${dir} holds an earlier pull: pass --replace to bring it up to date (the files that pull wrote and that ` +
+          `are no longer published are removed; nothing else is touched), or pull into a new directory`,
+      );
+    const strange = files.filter((p) => {
+      const full = join(dir, p);
+      return !lstatSync(full).isFile() || !manifest.get(p)?.includes(digest(readFileSync(full)));
+    });
+    if (strange.length)
+      throw new CliError(
+        `${dir} holds files the last pull did not write, or that changed since; nothing was pulled, so they are ` +
+          `kept. Move them out (or push them first) and pull again, or pull into a new directory:${listed(strange)}`,
+      );
+    return new PullTarget(dir, manifest);
+  }
+
+  /** Records every file about to be written, before any is: an interrupted pull still owns them all. */
+  begin(planned: Planned[]): void {
+    this.planned = new Map(planned.map((p) => [p.path, p.digest]));
+    for (const p of this.planned.keys()) this.spellings.set(p.toLowerCase(), p);
+    const both = new Map(this.before);
+    for (const [path, d] of this.planned) both.set(path, [...new Set([...(both.get(path) ?? []), d])]);
+    mkdirSync(this.dir, { recursive: true });
+    writeManifest(this.dir, both);
+  }
+
+  write(path: string, bytes: Uint8Array): void {
+    const full = join(this.dir, path);
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, bytes);
+  }
+
+  /** Removes the earlier pull's files no longer published (and folders they leave empty); returns them. */
+  finish(): string[] {
+    const removed: string[] = [];
+    for (const [path, digests] of this.before) {
+      const full = join(this.dir, path);
+      if (this.planned.has(path) || !lstatSync(full, { throwIfNoEntry: false })?.isFile() || this.writtenAs(path))
+        continue;
+      if (!digests.includes(digest(readFileSync(full)))) continue; // changed during the pull: theirs now
+      rmSync(full);
+      removed.push(path);
+      for (let at = dirname(full); relative(this.dir, at) !== '' && readdirSync(at).length === 0; at = dirname(at))
+        rmdirSync(at);
+    }
+    writeManifest(this.dir, new Map([...this.planned].map(([p, d]) => [p, [d]])));
+    return removed;
+  }
+
+  /** Whether `path` is a file just written under another spelling (`Review.md` as `review.md` on macOS). */
+  private writtenAs(path: string): boolean {
+    const other = this.spellings.get(path.toLowerCase());
+    if (other === undefined) return false;
+    const a = statSync(join(this.dir, path));
+    const b = statSync(join(this.dir, other), { throwIfNoEntry: false });
+    return b?.ino === a.ino && b.dev === a.dev;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * `promptgate pull <dir> [--replace]`: the published prompts and skills written back as files,
+ * each skill file byte for byte. Where they may be written, and what an earlier pull left that is
+ * no longer published, is pull-target.ts's.
+ */
+import { stringify as toYaml } from 'yaml';
+import { digestOf } from '../src/catalog/skills/file-store.js';
+import type { SkillRecord } from '../src/catalog/types.js';
+import { CliError, type AdminClient } from './api.js';
+import { digest, PullTarget, type Planned } from './pull-target.js';
+import { fileStems, serializePrompt } from './serialize.js';
+import { SIDECAR } from './skills.js';
+
+type Out = (s: string) => void;
+type Listed<R> = R & { _version: number; _updatedAt: string };
+
+/**
+ * The skill folder's `.promptgate.yaml`, which push reads the groups from (skills.ts): without it
+ * a pulled skill pushed back would be shown to everyone. None when the skill has no groups (and
+ * one an earlier pull wrote is removed as no longer published).
+ */
+const sidecarOf = (s: SkillRecord): Uint8Array | undefined =>
+  s.groups === undefined ? undefined : new TextEncoder().encode(toYaml({ groups: s.groups }));
+
+/** Every published skill under `<dir>/skills/<name>/`, each file exactly as published. */
+async function pullSkills(api: AdminClient, skills: Listed<SkillRecord>[], target: PullTarget, out: Out) {
+  for (const s of skills) {
+    const folder = `skills/${s.name}`;
+    for (const f of s.files) {
+      const bytes = await api.fetchFile(f.digest);
+      // What is written must be what was published: the digest is checked, not trusted.
+      if ((await digestOf(bytes)) !== f.digest) throw new CliError(`${s.name}/${f.path}: the gateway sent other bytes`);
+      target.write(`${folder}/${f.path}`, bytes);
+    }
+    const sidecar = sidecarOf(s);
+    if (sidecar) target.write(`${folder}/${SIDECAR}`, sidecar);
+    out(`  skill ${s.name} (version ${s._version}) → ${target.dir}/${folder}/ (${s.files.length} file(s))`);
+  }
+}
+
+export async function pullCommand(
+  client: () => AdminClient,
+  dir: string,
+  opts: { replace?: boolean },
+  out: Out,
+): Promise<void> {
+  const api = client();
+  // Checked before the gateway is asked anything: a directory pull may not write into stops it at once.
+  const target = PullTarget.open(dir, opts.replace);
+  const prompts = await api.list();
+  const skills = await api.listSkills();
+  const stems = fileStems(prompts.map((p) => p.name));
+  const files = prompts.map(({ _version: _v, _updatedAt: _u, ...record }) => {
+    const file = serializePrompt(record, stems.get(record.name));
+    return { file, all: [{ path: file.path, bytes: new TextEncoder().encode(file.text) }, ...file.assets] };
+  });
+  const planned: Planned[] = [
+    ...files.flatMap((f) => f.all.map((a) => ({ path: a.path, digest: digest(a.bytes) }))),
+    ...skills.flatMap((s) => {
+      const sidecar = sidecarOf(s);
+      const folder = `skills/${s.name}`;
+      return [
+        ...s.files.map((f) => ({ path: `${folder}/${f.path}`, digest: f.digest })),
+        ...(sidecar ? [{ path: `${folder}/${SIDECAR}`, digest: digest(sidecar) }] : []),
+      ];
+    }),
+  ];
+  target.begin(planned);
+  files.forEach(({ file, all }, i) => {
+    for (const a of all) target.write(a.path, a.bytes);
+    out(`  ${prompts[i]!.name} (version ${prompts[i]!._version}) → ${dir}/${file.path}`);
+  });
+  await pullSkills(api, skills, target, out);
+  const removed = target.finish();
+  for (const p of removed) out(`  - ${dir}/${p} (no longer published)`);
+  out(
+    `pulled ${prompts.length} prompt(s) and ${skills.length} skill(s)${removed.length ? `; removed ${removed.length} file(s) an earlier pull wrote` : ''}`,
+  );
+}
