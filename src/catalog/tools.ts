@@ -38,7 +38,8 @@ function mirrored(e: Entry, tags: ReadonlySet<string> | null): boolean {
 }
 
 function inputSchema(args: readonly ArgumentRecord[] | undefined, f: Features): Tool['inputSchema'] {
-  const properties: Record<string, Record<string, unknown>> = {};
+  // No prototype: an argument named `__proto__` must become a property, not replace the object's prototype.
+  const properties = Object.create(null) as Record<string, Record<string, unknown>>;
   const required: string[] = [];
   for (const a of args ?? []) {
     const p: Record<string, unknown> = { type: 'string' };

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog.js';
 import type { CatalogSnapshot, UpstreamState } from '../../src/catalog/types.js';
 import { collisions } from '../../src/catalog/collisions.js';
+import { describeTool } from '../../src/catalog/tools.js';
+import { featuresOf } from '../../src/lib/versions.js';
 
 const local = (name: string) => ({
   name,
@@ -94,5 +96,26 @@ describe('an upstream mounted without a prefix', () => {
       { name: 'shared', upstream: 'old', winner: 'local' },
       { name: 'both', upstream: 'older', winner: 'old' },
     ]);
+  });
+});
+
+describe('the tools mirror’s input schema', () => {
+  it('has an argument named like an Object.prototype member as a property like any other', () => {
+    const c = new Catalog({
+      generation: 1,
+      updatedAt: '',
+      prompts: [
+        {
+          name: 'p',
+          arguments: [{ name: '__proto__', required: true }, { name: 'constructor' }],
+          messages: [{ role: 'user', content: { type: 'text', text: '{{__proto__}}' } }],
+        },
+      ],
+    });
+    const tool = JSON.parse(JSON.stringify(describeTool(c.entries[0]!, featuresOf('2025-11-25')))) as {
+      inputSchema: { properties: Record<string, unknown>; required: string[] };
+    };
+    expect(Object.keys(tool.inputSchema.properties)).toEqual(['__proto__', 'constructor']);
+    expect(tool.inputSchema.required).toEqual(['__proto__']);
   });
 });
