@@ -74,8 +74,9 @@ adminSkills.put(FILE_ROUTE, async (c) => {
   return c.json({ digest, size: bytes.byteLength });
 });
 
-/** The bytes of a file, for `promptgate pull`. */
-adminSkills.get(FILE_ROUTE, async (c) => {
+/** The bytes of a file, for `promptgate pull`. `files/history` is the history of a skill named `files` (below). */
+adminSkills.get(FILE_ROUTE, async (c, next) => {
+  if (c.req.param('digest') === 'history') return next();
   const bytes = await readSkillFile(c.env.PROMPTS, fileDigest(c));
   if (!bytes) throw new ApiError(404, 'not_found', 'No file with this digest');
   return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } });

@@ -180,6 +180,21 @@ describe('publishing skills', () => {
   });
 });
 
+describe('a skill named like a route', () => {
+  it('`files` and `publish` have their history, rollback and delete like any other skill', async () => {
+    for (const name of ['files', 'publish']) {
+      expect((await admin('POST', '/skills/publish', { skills: [await skill(name, 'one')] })).status).toBe(200);
+      expect((await admin('POST', '/skills/publish', { skills: [await skill(name, 'two')] })).status).toBe(200);
+      const history = await admin('GET', `/skills/${name}/history`);
+      expect(history.status, name).toBe(200);
+      expect(((await history.json()) as any).history.map((h: { version: number }) => h.version)).toEqual([1, 2]);
+      expect((await admin('POST', `/skills/${name}/rollback`, { version: 1 })).status, name).toBe(200);
+      expect(((await (await admin('GET', `/skills/${name}`)).json()) as any).version).toBe(3);
+      expect((await admin('DELETE', `/skills/${name}`)).status, name).toBe(200);
+    }
+  });
+});
+
 describe('announcements', () => {
   it('the current skills are listed in pages, as prompts are, and never mixed with prompts', async () => {
     const set = [await skill('paged-one', 'one'), await skill('paged-two', 'two'), await skill('paged-three', 'three')];
