@@ -31,7 +31,14 @@ let port: number;
 
 beforeAll(async () => {
   gw = await startGateway({
-    vars: { MAX_BODY_BYTES: MAX_BODY, RATE_LIMITS: 'on', REGISTRY_SHARDS: '1', SHARD_MAX_CLIENT_STREAMS: '1' },
+    // A Worker learns that a stream's client left at its next write, a keepalive when nothing changes: 1 s here.
+    vars: {
+      MAX_BODY_BYTES: MAX_BODY,
+      RATE_LIMITS: 'on',
+      REGISTRY_SHARDS: '1',
+      SHARD_MAX_CLIENT_STREAMS: '1',
+      SSE_KEEPALIVE_MS: '1000',
+    },
   });
   port = Number(new URL(gw.url).port);
 });
@@ -136,7 +143,8 @@ describe("one client's streams at a registry shard (SHARD_MAX_CLIENT_STREAMS 1, 
     expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     first.abort();
     await reader.cancel().catch(() => {});
-    // The client went away: once its socket has closed at the shard, the other session's stream is taken.
+    // The client went away: once its Worker has noticed (at its next keepalive) and closed its socket at
+    // the shard, the other session's stream is taken.
     let status = 0;
     for (let i = 0; i < 50 && status !== 200; i++) {
       const again = await fetch(gw.mcpUrl, { headers: streamHeaders(ids[1]!), signal: AbortSignal.timeout(5_000) });
