@@ -1,19 +1,34 @@
 /**
  * Reads a prompt directory from disk into the loader's FileSource (Node only).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isPromptFile, loadPromptFiles, type FileSource, type LoadResult } from './files.js';
 import { CliError } from './api.js';
 
-/** Prompt files: everything but dotfiles, node_modules and skill folders (a folder with a SKILL.md: skills.ts). */
-function walk(dir: string, out: string[], root = dir): void {
+/**
+ * Prompt files: everything but dotfiles, node_modules and skill folders (a folder with a SKILL.md:
+ * skills.ts). Symlinks are followed, each folder read once (a link back up would loop forever); a
+ * link to nothing is an error naming it rather than a bare ENOENT.
+ */
+function walk(dir: string, out: string[], root = dir, seen = new Set<string>()): void {
+  const real = realpathSync(dir);
+  if (seen.has(real)) return;
+  seen.add(real);
   const names = readdirSync(dir);
   if (dir !== root && names.includes('SKILL.md')) return;
   for (const name of names) {
     if (name.startsWith('.') || name === 'node_modules') continue;
     const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(full, out, root);
+    let isDir: boolean;
+    try {
+      isDir = statSync(full).isDirectory();
+    } catch (e) {
+      throw new CliError(
+        `${full}: cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}; a symlink to nothing?)`,
+      );
+    }
+    if (isDir) walk(full, out, root, seen);
     else out.push(full);
   }
 }

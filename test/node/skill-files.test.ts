@@ -123,6 +123,26 @@ describe('symlinked folders', () => {
   });
 });
 
+describe('symlinks among prompts', () => {
+  it('are followed, each folder once: a link back up ends rather than loops', () => {
+    const outside = tree({ 'shared/other.md': '---\nname: other\n---\n\n## user\n\nhi' });
+    symlinkSync(join(outside, 'shared'), join(outside, 'shared/again'));
+    const dir = tree({ 'a.md': '---\nname: a\n---\n\n## user\n\nhi' });
+    symlinkSync(join(outside, 'shared'), join(dir, 'shared'));
+    const { records, issues } = loadPromptDir(dir);
+    expect(issues).toEqual([]);
+    expect(records.map((r) => r.name).sort()).toEqual(['a', 'other']);
+  });
+
+  it('a link to nothing is an error naming it', () => {
+    const dir = tree({ 'a.md': '---\nname: a\n---\n\n## user\n\nhi' });
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling.md'));
+    expect(() => loadPromptDir(dir)).toThrow(
+      `${join(dir, 'dangling.md')}: cannot be read (ENOENT; a symlink to nothing?)`,
+    );
+  });
+});
+
 describe('who sees a skill', () => {
   it("groups come from the folder's .promptgate.yaml, which is not one of its files; bad settings are named", () => {
     const dir = tree({
