@@ -167,6 +167,19 @@ describe('aggregation', () => {
     expect(done.completion.values).toEqual(['world', 'wombat']);
     await client.close();
   });
+  it('completes a prompt whose upstream offers no completion (SDK v2: -32601 with HTTP 404) with no values, again and again, without opening its breaker', async () => {
+    const client = await connect();
+    for (let i = 0; i < 6; i++) {
+      const none = await client.complete({
+        ref: { type: 'ref/prompt', name: 'modern.plan' },
+        argument: { name: 'topic', value: 'l' },
+      });
+      expect(none.completion.values).toEqual([]);
+    }
+    const got = await client.getPrompt({ name: 'modern.plan', arguments: { topic: 'launch' } });
+    expect(JSON.stringify(got.messages)).toContain('plan about launch');
+    await client.close();
+  });
   it('the catalog page lists upstream prompts and renders one through its upstream', async () => {
     const html = { headers: { accept: 'text/html' } };
     const index = await (await fetch(`${gw.url}/`, html)).text();

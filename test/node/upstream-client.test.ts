@@ -95,6 +95,19 @@ describe('modern upstream (SDK v2 createMcpHandler, 2026-07-28)', () => {
     const got = await c.request('prompts/get', { name: 'plan', arguments: { topic: 'launch' } });
     expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'plan about launch' } }]);
   });
+
+  it('says "method not found" with HTTP 404: that is its JSON-RPC answer, not a failure of the upstream', async () => {
+    // No completable argument: this server has no completion/complete (SDK v2 answers -32601 with a 404).
+    const server = await started(modernServer(['plan']));
+    const c = client(server.url);
+    const asked = c.request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'plan' },
+      argument: { name: 'topic', value: 'l' },
+    });
+    await expect(asked).rejects.toMatchObject({ kind: 'rpc', code: -32601 });
+    // The connection is still good.
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['plan']);
+  });
 });
 
 /**

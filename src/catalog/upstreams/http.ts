@@ -79,7 +79,9 @@ export class UpstreamHttp {
         const body = (await errorBody(res)) as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null;
         const e = body?.error;
         // A JSON-RPC error is the upstream's answer; any other body (`{"error": "too large"}`) is just an HTTP error.
-        if (e && typeof e.code === 'number' && typeof e.message === 'string' && res.status !== 404)
+        // A legacy 404 is a session the upstream forgot (the client starts a new one); a modern 404 is how
+        // 2026-07-28 says "method not found": the upstream's answer, never a fault that feeds the breaker.
+        if (e && typeof e.code === 'number' && typeof e.message === 'string' && (res.status !== 404 || !legacy))
           throw new UpstreamError('rpc', e.message, e.code, e.data);
         throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
       }

@@ -29,6 +29,8 @@ const MAX_MESSAGES = 100;
 
 /** The upstream's own -32602 for a prompt it was asked for (a missing argument, a name it no longer serves). */
 export class UpstreamInvalidParams extends RpcError {}
+/** The upstream has no such method (-32601): for completion, one that offers none (completeRemote). */
+class UpstreamMethodNotFound extends RpcError {}
 const MAX_RESULT_BYTES = 1_000_000;
 
 /** `text` with the upstream's own name for the prompt, where it stands as a whole name, replaced by the client's. */
@@ -61,7 +63,8 @@ async function forward(
       r.kind === 'rpc' ? inClientTerms(r.message, origin.name, asked) : r.message,
       r.data,
     );
-  throw new RpcError(
+  const Failure = r.kind === 'rpc' && r.code === ErrorCode.MethodNotFound ? UpstreamMethodNotFound : RpcError;
+  throw new Failure(
     ErrorCode.InternalError,
     r.kind === 'rpc' ? `Upstream "${origin.upstream}": ${r.message}` : r.message,
     r.data,
@@ -116,7 +119,13 @@ export async function completeRemote(ctx: CallContext, origin: PromptOrigin, par
   // The client's `_meta` (its modern envelope, progress token) describes the other hop: never forwarded.
   const { _meta: _ignored, ...rest } = params;
   const asked = String((params.ref as Record<string, unknown>).name);
-  const result = await forward(ctx, origin, asked, 'completion/complete', rest);
+  // This gateway declares completions for every prompt: one whose upstream offers none has no values.
+  const result: Record<string, unknown> = await forward(ctx, origin, asked, 'completion/complete', rest).catch(
+    (e: unknown) => {
+      if (e instanceof UpstreamMethodNotFound) return {};
+      throw e;
+    },
+  );
   const c = (result.completion ?? {}) as { values?: unknown; total?: unknown; hasMore?: unknown };
   const values = (Array.isArray(c.values) ? c.values : [])
     .filter((v): v is string => typeof v === 'string')
