@@ -4,21 +4,29 @@
  * prompts/get content follows too, sanitize-content.ts), applies the
  * upstream's allow/deny lists and aliases, and namespaces the names.
  * An entry that is not an object with a usable name is dropped like a
- * denied one: one bad entry never costs the rest of the listing.
+ * denied one: one bad entry never costs the rest of the listing. What is
+ * kept is bounded in bytes too: the writer keeps an upstream's state as one
+ * SQLite row (at most 2 MB, with its skills listing's 1 MiB beside it).
  */
 import { isRecord } from '../../lib/json.js';
+import { log } from '../../lib/log.js';
+import { utf8Length } from '../arguments.js';
 import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
 import { publishedName } from './access.js';
 import { nameAllowed, type UpstreamConfig } from './schema.js';
 import { safeIcons } from './sanitize-content.js';
 
 export const MAX_UPSTREAM_PROMPTS = 1_000;
+/** The kept prompts' JSON, in UTF-8 bytes: past it, the rest of the listing is skipped (and logged). */
+export const MAX_PROMPTS_LISTING_BYTES = 640 * 1024;
 const MAX_ARGS = 50;
 
 const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
 export function sanitizeListing(u: UpstreamConfig, separator: string, listed: readonly unknown[]): UpstreamPrompt[] {
   const out: UpstreamPrompt[] = [];
+  let bytes = 0;
+  let skipped = 0;
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
     if (!isRecord(p)) continue;
     const original = p.name;
@@ -48,7 +56,19 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: re
     if (icons) prompt.icons = icons;
     // The configuration's, never the upstream's: an upstream cannot widen or narrow who sees its prompts.
     if (u.groups) prompt.groups = u.groups;
+    const size = utf8Length(JSON.stringify(prompt));
+    if (skipped > 0 || bytes + size > MAX_PROMPTS_LISTING_BYTES) {
+      skipped++;
+      continue;
+    }
+    bytes += size;
     out.push(prompt);
   }
+  if (skipped > 0)
+    log.warn('upstream prompts skipped past the listing bound', {
+      upstream: u.id,
+      skipped,
+      limitBytes: MAX_PROMPTS_LISTING_BYTES,
+    });
   return out;
 }
