@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamClient } from '../../src/catalog/upstreams/client.js';
 import type { UpstreamConfig } from '../../src/catalog/upstreams/schema.js';
 import { listUpstream, nextSkills } from '../../src/catalog/upstreams/skills.js';
-import { mapSkill, mapSkills, mountOf, SKILL_MAX_BYTES } from '../../src/catalog/upstreams/skill-entries.js';
+import {
+  mapSkill,
+  mapSkills,
+  MAX_SKILLS_LISTING_BYTES,
+  mountOf,
+  SKILL_MAX_BYTES,
+} from '../../src/catalog/upstreams/skill-entries.js';
 import type { UpstreamSkill } from '../../src/catalog/types.js';
 import { closedAfterAll, skillMd, skillsServer } from '../helpers/upstreams.js';
 
@@ -74,6 +80,18 @@ describe('mapping a skills/list entry', () => {
     expect(
       typeof mapSkill('m', 'u', entry('x', [{ uri: 'skill://x/SKILL.md', digest: D, size: SKILL_MAX_BYTES }])),
     ).toBe('object');
+  });
+
+  it('keeps at most MAX_SKILLS_LISTING_BYTES of listing in UTF-8 bytes, not characters', () => {
+    // 200 skills whose front matter is 5,000 three-byte characters: ~15 KB each as stored, ~3 MB in all.
+    const wide = Array.from({ length: 200 }, (_, i) => {
+      const e = entry(`s${i}`);
+      return { ...e, frontmatter: { ...e.frontmatter, description: 'ह'.repeat(5000) } };
+    });
+    const kept = mapSkills({ id: 'u', prefix: '' }, wide);
+    expect(kept.length).toBeGreaterThan(0);
+    const bytes = kept.reduce((n, s) => n + new TextEncoder().encode(JSON.stringify(s)).length, 0);
+    expect(bytes).toBeLessThanOrEqual(MAX_SKILLS_LISTING_BYTES);
   });
 
   it('keeps the good entries of a listing, once each', () => {

@@ -9,6 +9,7 @@
  */
 import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
+import { utf8Length } from '../arguments.js';
 import { canonical } from '../diff.js';
 import type { SkillResourceRecord, UpstreamSkill } from '../types.js';
 import type { UpstreamConfig } from './schema.js';
@@ -60,7 +61,7 @@ export function mapSkill(mount: string, upstream: string, entry: unknown): Upstr
   if (!goodUri(uri) || !uri.endsWith(MANIFEST)) return 'uri is not a skill:// SKILL.md URI';
   if (!isRecord(frontmatter) || typeof frontmatter.name !== 'string' || typeof frontmatter.description !== 'string')
     return 'frontmatter has no name and description';
-  if (JSON.stringify(frontmatter).length > MAX_FRONTMATTER_BYTES)
+  if (utf8Length(JSON.stringify(frontmatter)) > MAX_FRONTMATTER_BYTES)
     return `frontmatter over ${MAX_FRONTMATTER_BYTES} bytes`;
   const skill: UpstreamSkill = {
     uri: clientUri(mount, uri),
@@ -105,7 +106,7 @@ export function mapSkills(u: Pick<UpstreamConfig, 'id' | 'prefix'>, entries: rea
           ? 'listed twice'
           : out.length >= MAX_UPSTREAM_SKILLS
             ? `past ${MAX_UPSTREAM_SKILLS} skills`
-            : (bytes += canonical(s).length) > MAX_SKILLS_LISTING_BYTES
+            : (bytes += utf8Length(canonical(s))) > MAX_SKILLS_LISTING_BYTES
               ? `past ${MAX_SKILLS_LISTING_BYTES} bytes of listing`
               : null;
     if (why !== null || typeof s === 'string') {
