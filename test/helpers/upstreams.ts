@@ -274,7 +274,8 @@ export async function skillsServer(
 }
 
 /** SDK v1 HTTP+SSE (2024-11-05): GET /sse, POST /messages?sessionId=. */
-export async function sseServer(names: string[]): Promise<Running> {
+/** `dropOn`: a prompts/get of that name ends the stream instead of answering (an upstream restarting mid-call). */
+export async function sseServer(names: string[], opts: { dropOn?: string } = {}): Promise<Running> {
   const transports = new Map<string, SSEServerTransport>();
   const { http, url } = await listen(async (req, res) => {
     if (req.method === 'GET') {
@@ -282,9 +283,13 @@ export async function sseServer(names: string[]): Promise<Running> {
       transports.set(t.sessionId, t);
       const server = new Server({ name: 'sse-upstream', version: '0.1.0' }, { capabilities: { prompts: {} } });
       server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: names.map((name) => ({ name })) }));
-      server.setRequestHandler(GetPromptRequestSchema, (r) => ({
-        messages: [{ role: 'user', content: { type: 'text', text: `sse ${r.params.name}` } }],
-      }));
+      server.setRequestHandler(GetPromptRequestSchema, (r) => {
+        if (r.params.name === opts.dropOn) {
+          setTimeout(() => void t.close(), 50);
+          return new Promise<never>(() => {});
+        }
+        return { messages: [{ role: 'user', content: { type: 'text', text: `sse ${r.params.name}` } }] };
+      });
       await server.connect(t);
       return;
     }

@@ -228,6 +228,20 @@ describe('HTTP+SSE upstream (2024-11-05)', () => {
     ]);
     await c.close();
   });
+
+  it('a request waiting when the stream ends fails at once as closed; the next one opens a new link', async () => {
+    const server = await started(sseServer(['old_one'], { dropOn: 'dropped' }));
+    const c = client(server.url, 5000);
+    await c.listPrompts();
+    const sent = Date.now();
+    await expect(c.request('prompts/get', { name: 'dropped' })).rejects.toMatchObject({ fault: 'closed' });
+    // Not at its 5 s timeout: no reply can come on a stream that ended.
+    expect(Date.now() - sent).toBeLessThan(2000);
+    expect((await c.request('prompts/get', { name: 'old_one' })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'sse old_one' } },
+    ]);
+    await c.close();
+  });
 });
 
 describe('server-everything (streamableHttp)', () => {
@@ -259,13 +273,13 @@ describe('faulty upstreams', () => {
   ] as [Fault, string[]][]) {
     it(`${fault}: fails with a clear ${kinds.join(' or ')} error within the timeout`, async () => {
       const server = await started(faultyServer(fault));
-      const started_ = Date.now();
+      const sent = Date.now();
       const err = await client(server.url, 300)
         .listPrompts()
         .catch((e) => e);
       expect(err).toBeInstanceOf(UpstreamError);
       expect(kinds, err.message).toContain(err.kind);
-      expect(Date.now() - started_).toBeLessThan(300 * 3 + 200);
+      expect(Date.now() - sent).toBeLessThan(300 * 3 + 200);
     });
   }
 });

@@ -181,6 +181,8 @@ export class UpstreamClient {
       return Promise.reject(
         new UpstreamError('protocol', 'the upstream client was closed', undefined, undefined, 'closed'),
       );
+    // An HTTP+SSE link whose stream ended carries no reply any more: a new one is opened.
+    if (this.conn?.sse?.ended) this.conn = undefined;
     if (this.conn) return Promise.resolve(this.conn);
     this.connecting ??= this.handshake
       .connect(d)

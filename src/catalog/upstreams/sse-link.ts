@@ -6,13 +6,19 @@
  *
  * Apart from http.ts because nothing else there works this way: the
  * Streamable HTTP eras answer each POST in its own response.
+ *
+ * When the stream ends (closed here, dropped by a proxy, the upstream
+ * restarted) no reply can come: every request waiting is failed as `closed`
+ * at once rather than at its timeout, and the client opens a new link.
  */
 import { guardedFetch, sameOrigin } from './fetch-guard.js';
 import { readSse, type UpstreamEvent } from './sse-reader.js';
 import { parseJson, unwrap, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
 
 export class SseLink {
-  private readonly pending = new Map<number, (msg: Json) => void>();
+  private readonly pending = new Map<number, { resolve: (msg: Json) => void; reject: (e: unknown) => void }>();
+  /** The stream has ended: no reply will come on it. */
+  ended = false;
   /** Set by whoever follows the stream's notifications (the client's `listen`). */
   onNotification: ((method: string) => void) | undefined;
   /** Settles when the stream ends, however it ends. */
@@ -23,7 +29,12 @@ export class SseLink {
     private readonly ctl: AbortController,
     events: AsyncGenerator<UpstreamEvent>,
   ) {
-    this.done = this.dispatch(events).catch(() => undefined);
+    this.done = this.dispatch(events)
+      .catch(() => undefined)
+      .finally(() => {
+        this.ended = true;
+        for (const { reject } of this.pending.values()) reject(this.endedError());
+      });
   }
 
   /**
@@ -81,7 +92,7 @@ export class SseLink {
       // A request of the upstream's own (it may reuse one of our ids) is no reply; its notifications are changes.
       if (typeof msg.method === 'string') {
         if (msg.id === undefined) this.onNotification?.(msg.method);
-      } else if (typeof msg.id === 'number') this.pending.get(msg.id)?.(msg);
+      } else if (typeof msg.id === 'number') this.pending.get(msg.id)?.resolve(msg);
     }
   }
 
@@ -94,7 +105,10 @@ export class SseLink {
     post: (url: URL, body: Json) => Promise<Response>,
     d: Deadline,
   ): Promise<Json> {
-    const reply = new Promise<Json>((resolve) => this.pending.set(msg.id, resolve));
+    if (this.ended) throw this.endedError();
+    const reply = new Promise<Json>((resolve, reject) => this.pending.set(msg.id, { resolve, reject }));
+    // Failed with the stream, perhaps before it is awaited below: not an unhandled rejection meanwhile.
+    reply.catch(() => undefined);
     try {
       const res = await post(this.endpoint, msg);
       await res.body?.cancel();
@@ -112,5 +126,9 @@ export class SseLink {
 
   close(): void {
     this.ctl.abort();
+  }
+
+  private endedError(): UpstreamError {
+    return new UpstreamError('protocol', 'the HTTP+SSE stream ended before the reply', undefined, undefined, 'closed');
   }
 }
