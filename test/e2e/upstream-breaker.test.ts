@@ -10,11 +10,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BREAKER_THRESHOLD } from '../../src/catalog/upstreams/breaker.js';
 import { scriptedServer, type Scripted } from '../helpers/fault-servers.js';
+import { faultyServer, type Running } from '../helpers/upstreams.js';
 import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
 let upstream: Scripted;
 let jsonErrors: Scripted;
+let hang: Running;
 
 beforeAll(async () => {
   upstream = await scriptedServer({
@@ -27,11 +29,13 @@ beforeAll(async () => {
     getStatus: () => 413,
     getStatusBody: { error: 'Payload Too Large' },
   });
+  hang = await faultyServer('hang');
   gw = await startGateway({
     vars: {
       UPSTREAMS: JSON.stringify([
         { id: 'sc', url: upstream.url, prefix: 'sc', timeout: 3000 },
         { id: 'js', url: jsonErrors.url, prefix: 'js', timeout: 3000 },
+        { id: 'hang', url: hang.url, prefix: 'hang', timeout: 500 },
       ]),
       UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
     },
@@ -42,6 +46,7 @@ afterAll(async () => {
   await gw?.stop();
   await upstream?.close();
   await jsonErrors?.close();
+  await hang?.close();
 });
 
 it("an upstream refusing one caller's requests (413) does not open its breaker for every other call", async () => {
@@ -56,6 +61,25 @@ it("an upstream refusing one caller's requests (413) does not open its breaker f
     expect(served.messages[0]?.content).toEqual({ type: 'text', text: 'scripted small' });
     // A JSON body that is no JSON-RPC error is still the HTTP refusal, named as such.
     await expect(client.getPrompt({ name: 'js.big' })).rejects.toThrow(/Upstream "js" failed: http_413/);
+  } finally {
+    await client.close();
+  }
+});
+
+it('calls that fail together (an upstream that stopped answering) count as one failure, not one each', async () => {
+  const client = new Client({ name: 'breaker-burst', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
+  try {
+    // More calls at once than the threshold, all waiting on one connection to the silent upstream.
+    const burst = await Promise.allSettled(
+      Array.from({ length: BREAKER_THRESHOLD + 2 }, () => client.getPrompt({ name: 'hang.x' })),
+    );
+    for (const r of burst) {
+      expect(r.status).toBe('rejected');
+      expect(String((r as PromiseRejectedResult).reason)).toMatch(/did not answer within 500 ms/);
+    }
+    // One failure so far: the next call is still made (and times out), not refused by an open circuit.
+    await expect(client.getPrompt({ name: 'hang.x' })).rejects.toThrow(/did not answer within 500 ms/);
   } finally {
     await client.close();
   }

@@ -17,7 +17,8 @@ import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../../lib/config.js';
 import { catalogWriter } from '../stubs.js';
 import { Breaker } from './breaker.js';
-import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
+import type { UpstreamClient } from './client.js';
+import { clientKey, newClient } from './client-for.js';
 import { upstreamConfigs } from './config.js';
 import type { UpstreamConfig } from './schema.js';
 import { describeFault } from './errors.js';
@@ -33,14 +34,9 @@ import {
   type ForwardResult,
   type ForwardTarget,
 } from './forward.js';
-import { grantKey, upstreamAuth } from './oauth.js';
 import { reported, type ListReport, type RefreshResult } from './report.js';
 import { listUpstream } from './skills.js';
 import { log } from '../../lib/log.js';
-
-/** What the client is built from: any change means a new client. */
-const clientKey = (u: UpstreamConfig) =>
-  JSON.stringify([u.url.href, u.headers, u.timeoutMs, u.oauth ? grantKey(u.id, u.oauth) : null]);
 
 export class UpstreamObject extends DurableObject<Env> {
   private client: UpstreamClient | undefined;
@@ -62,11 +58,16 @@ export class UpstreamObject extends DurableObject<Env> {
     this.closeClient();
   }
 
-  /** Forgets the client and closes it in the background: its session, its streams (a follow loop reading one reconnects through the next client). */
-  private closeClient(): void {
+  /**
+   * Forgets the client and closes it in the background: its session, its streams (a follow loop
+   * reading one reconnects through the next client). `used`: only if that is still the client (a
+   * call that failed late on a client already replaced must not close its successor).
+   */
+  private closeClient(used?: UpstreamClient): void {
     const old = this.client;
+    if (!old || (used && used !== old)) return;
     this.client = undefined;
-    if (old) this.ctx.waitUntil(old.close().catch(() => undefined));
+    this.ctx.waitUntil(old.close().catch(() => undefined));
   }
 
   /** After a configuration change: stops everything if this upstream is gone or disabled (admin API). */
@@ -78,22 +79,20 @@ export class UpstreamObject extends DurableObject<Env> {
 
   private clientFor(u: UpstreamConfig): UpstreamClient {
     if (!this.client) this.clientKey = clientKey(u);
-    const { url, headers, timeoutMs } = u;
-    this.client ??= new UpstreamClient({
-      url,
-      headers,
-      timeoutMs,
-      clientInfo: GATEWAY_CLIENT_INFO,
-      auth: upstreamAuth(u),
-    });
+    this.client ??= newClient(u);
     return this.client;
   }
 
-  /** A failed call: the breaker counts it, and the next call starts from a new client. */
-  private failed(e: unknown): string {
+  /**
+   * A failed call on `used`: the breaker counts it, and the next call starts from a new client. Calls
+   * that were in flight together on one client fail together (an upstream that stalls times them all
+   * out): the first is counted, the rest found their client replaced already and are not.
+   */
+  private failed(e: unknown, used: UpstreamClient): string {
     const fault = describeFault(e);
+    if (used !== this.client) return fault;
     this.breaker.failed(fault);
-    this.closeClient();
+    this.closeClient(used);
     return fault;
   }
 
@@ -110,7 +109,8 @@ export class UpstreamObject extends DurableObject<Env> {
     const t0 = performance.now();
     let settled = 0;
     // Prompts and (when declared) skills side by side; a failure of one never costs the other (skills.ts).
-    const listing = open ? null : listUpstream(this.clientFor(u), u).finally(() => void (settled = performance.now()));
+    const client = this.clientFor(u);
+    const listing = open ? null : listUpstream(client, u).finally(() => void (settled = performance.now()));
     // The upstream operation's own duration: until the listing settled, not until this code got back to it.
     const took = () => Math.round((settled || performance.now()) - t0);
     await this.ctx.storage.put('id', id);
@@ -124,7 +124,7 @@ export class UpstreamObject extends DurableObject<Env> {
       return report;
     }
     const ms = took();
-    const error = this.failed(e);
+    const error = this.failed(e, client);
     log.warn('upstream list failed', { upstream: u.id, error, failures: this.breaker.failuresInARow, ms });
     return { id, prefix: u.prefix, error, ms, ...skills, ...(u.groups && { groups: u.groups }) };
   }
@@ -160,18 +160,19 @@ export class UpstreamObject extends DurableObject<Env> {
     const open = this.breaker.refusal();
     if (open)
       return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
+    const client = this.clientFor(u);
     try {
-      const result = await this.clientFor(u).request(method, renamed(method, params, original));
+      const result = await client.request(method, renamed(method, params, original));
       this.breaker.succeeded();
       return { ok: true, result };
     } catch (e) {
       // Refused for what this request carried: not counted against the upstream, whose other callers' calls
       // must still go. The client starts over all the same (a refusal may also mean its session is gone).
       if (refusedRequest(e)) {
-        this.closeClient();
+        this.closeClient(client);
         return callFailure(e, u, describeFault(e));
       }
-      return rpcFailure(e) ?? callFailure(e, u, this.failed(e));
+      return rpcFailure(e) ?? callFailure(e, u, this.failed(e, client));
     }
   }
 
