@@ -49,13 +49,29 @@ const corsForMcp = cors({
  * Requests without Origin come from non-browser clients and skip both.
  */
 export const browserGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const origin = headerOf(c, 'origin');
+  const origin = allowedOrigin(c);
   if (origin === undefined) return next();
-  if (!originAllowed(origin, configOf(c.env).allowedOrigins)) {
-    throw new HttpError(403, ErrorCode.Transport, `Forbidden: origin ${origin.slice(0, 100)} is not allowed`);
-  }
   return corsForMcp(c, next);
 };
+
+/** The request's Origin when it is allowed; undefined without one; a 403 for a disallowed one. */
+function allowedOrigin(c: Context<AppEnv>): string | undefined {
+  const origin = headerOf(c, 'origin');
+  if (origin !== undefined && !originAllowed(origin, configOf(c.env).allowedOrigins))
+    throw new HttpError(403, ErrorCode.Transport, `Forbidden: origin ${origin.slice(0, 100)} is not allowed`);
+  return origin;
+}
+
+/**
+ * For an answer made before the browser guard ran (the per-client rate limit's 429): the Origin
+ * rule still comes first (403), and an allowed browser may read the answer and its Retry-After.
+ */
+export function earlyCorsHeaders(c: Context<AppEnv>): Record<string, string> {
+  const origin = allowedOrigin(c);
+  return origin === undefined
+    ? {}
+    : { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'retry-after', vary: 'Origin' };
+}
 
 const tooLarge = (max: number) =>
   new HttpError(413, ErrorCode.Transport, `Payload Too Large: the body limit is ${max} bytes`);

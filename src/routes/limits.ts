@@ -27,6 +27,7 @@ import { ApiError } from './api-error.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 import { ACCESS_HEADER } from '../auth/access.js';
+import { earlyCorsHeaders } from './guards.js';
 import { headerOf } from './scope.js';
 
 /** The period of every `[[ratelimits]]` binding in wrangler.toml, in seconds: the Retry-After we send. */
@@ -64,7 +65,10 @@ function perClient(c: Context<AppEnv>, next: () => Promise<void>, refusal: () =>
   });
 }
 
-/** On the hot path of every /mcp request; over the budget, the JSON-RPC -32000 error. */
+/**
+ * On the hot path of every /mcp request, before the HTTP guards; over the budget, the JSON-RPC
+ * -32000 error, after the Origin rule (a disallowed origin is a 403 first; an allowed one can read it).
+ */
 export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) =>
   perClient(
     c,
@@ -74,7 +78,7 @@ export const mcpRateLimit: MiddlewareHandler<AppEnv> = (c, next) =>
         429,
         ErrorCode.Transport,
         `Too Many Requests: this client is over its request rate; retry after ${RATE_PERIOD_S} s`,
-        { headers: { 'retry-after': String(RATE_PERIOD_S) } },
+        { headers: { 'retry-after': String(RATE_PERIOD_S), ...earlyCorsHeaders(c) } },
       ),
   );
 

@@ -211,6 +211,26 @@ describe('rate limits (wrangler.toml values)', () => {
     const body = (await limited!.json()) as any;
     expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     expect(body.error.message).toMatch(/Too Many Requests/);
+    // Over budget, an allowed browser can read its 429 (CORS), and a disallowed origin still meets the Origin rule first.
+    const fromBrowser = (origin: string) =>
+      fetch(gw.mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: ACCEPT, origin },
+        body: 'x',
+      });
+    let allowed = await fromBrowser('http://localhost:5173');
+    if (allowed.status !== 429) {
+      await allowed.body?.cancel();
+      expect((await exhaustMcp()).limited?.status).toBe(429);
+      allowed = await fromBrowser('http://localhost:5173');
+    }
+    expect(allowed.status).toBe(429);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(allowed.headers.get('access-control-expose-headers')).toMatch(/retry-after/i);
+    await allowed.body?.cancel();
+    const evil = await fromBrowser('https://evil.example');
+    expect(evil.status).toBe(403);
+    await evil.body?.cancel();
     // An anonymous listing is served from caches and not counted; the same budget covers /status, the
     // catalog pages and any listing that presents a credential (each unknown one is a lookup).
     expect((await fetch(`${gw.url}/prompts`)).status).toBe(200);
