@@ -17,10 +17,13 @@ const NAMED: ReadonlyMap<string, 'name' | 'uri'> = new Map([
   ['resources/read', 'uri'],
 ]);
 
-/** The header's value with the sentinel decoded; undefined when the sentinel is malformed. */
+/**
+ * The header's value with the sentinel decoded; undefined when the sentinel is malformed. A sentinel
+ * both starts with `=?base64?` and ends with `?=`; a value with only the start is literal.
+ */
 export function decodeHeaderValue(raw: string): string | undefined {
   const value = raw.trim();
-  if (!value.startsWith('=?base64?')) return value;
+  if (!(value.startsWith('=?base64?') && value.endsWith('?='))) return value;
   const m = SENTINEL.exec(value);
   if (!m || m[1]!.length % 4 !== 0) return undefined;
   try {

@@ -254,6 +254,15 @@ describe('envelope, version and header errors', () => {
       expect(reply.error.code).toBe(-32602);
     }
   });
+  it('takes an Mcp-Name that only starts like the sentinel (no closing ?=) literally', async () => {
+    // Matching the body literally: the request is checked and answered by the method (an unknown prompt).
+    const literal = '=?base64?abc';
+    const res = await modern('prompts/get', { name: literal }, { 'mcp-name': literal }).response;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).error.code).toBe(-32602);
+    // Not matching it: the mismatch, as for any other literal value.
+    await expectError(await modern('prompts/get', { name: 'greet' }, { 'mcp-name': literal }).response, 400, -32020);
+  });
   it('accepts Mcp-Name as a base64 sentinel that decodes to the body name', async () => {
     const sentinel = `=?base64?${btoa('greet')}?=`;
     const res = await modern('prompts/get', { name: 'greet', arguments: { who: 'x' } }, { 'mcp-name': sentinel })
