@@ -8,24 +8,14 @@ import { env } from 'cloudflare:test';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { utf8Length } from '../../src/catalog/arguments.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
-import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
+import { forgetUpstreamConfig, UPSTREAMS_KEY, validateUpstreams } from '../../src/catalog/upstreams/config.js';
 import { reported } from '../../src/catalog/upstreams/report.js';
 import { MAX_PROMPTS_LISTING_BYTES } from '../../src/catalog/upstreams/sanitize.js';
 
-const config = {
-  id: 'big',
-  url: new URL('https://big.example/mcp'),
-  prefix: 'big',
-  timeoutMs: 1000,
-  enabled: true,
-  headers: {},
-  allow: null,
-  deny: [],
-  aliases: {},
-};
+const ENTRY = { id: 'big', url: 'https://big.example/mcp', prefix: 'big' };
 
 beforeAll(async () => {
-  await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([{ id: 'big', url: 'https://big.example/mcp' }]));
+  await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([ENTRY]));
   forgetUpstreamConfig(env);
 });
 afterAll(async () => {
@@ -39,7 +29,9 @@ it('a listing past the row limit is stored up to its bound and served, not refus
     name: `p${String(i).padStart(4, '0')}`,
     description: 'é'.repeat(4000),
   }));
-  const report = reported(config, '.', { prompts: listed });
+  // The entry as the gateway parses it.
+  const [config] = validateUpstreams(env, JSON.stringify([ENTRY]));
+  const report = reported(config!, '.', { prompts: listed });
   const kept = report.prompts!;
   expect(kept.length).toBeGreaterThan(0);
   expect(kept.length).toBeLessThan(1000);
