@@ -2,8 +2,9 @@
  * The follow loop (src/catalog/upstreams/follow.ts) over a stand-in stream: what it re-lists, and
  * when, as streams end in each way. Real timers: the backoff is the loop's own (about a second).
  */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { followChanges, MIN_RELIST_MS, type Follow } from '../../src/catalog/upstreams/follow.js';
+import { followChanges, MIN_RELIST_MS, pause, type Follow } from '../../src/catalog/upstreams/follow.js';
 
 type Outcome = 'unsupported' | 'ended' | 'closed';
 
@@ -134,5 +135,18 @@ describe('the follow loop', () => {
     b.ctl.abort();
     await aborted;
     expect(b.log).toEqual(['listen']);
+  });
+});
+
+describe("the loop's pauses", () => {
+  it('leave no listener on the signal the loop runs under, however many there were', async () => {
+    const ctl = new AbortController();
+    for (let i = 0; i < 5; i++) await pause(1, ctl.signal);
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
+    // One cut short by the abort ends at once, and leaves none either.
+    const waiting = pause(60_000, ctl.signal);
+    ctl.abort();
+    await waiting;
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -37,11 +37,19 @@ const MAX_BACKOFF_MS = 60_000;
 /** A stream that lasted this long was healthy: the next drop starts the backoff over. */
 const HEALTHY_MS = 60_000;
 
-/** A wait that ends early, without error, when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * A wait that ends early, without error, when `signal` aborts. Its abort listener goes when the
+ * wait ends: the loop waits once per reconnect for as long as the upstream is followed.
+ */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }
 
