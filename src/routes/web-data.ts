@@ -7,6 +7,7 @@
  */
 import type { View } from '../catalog/catalog.js';
 import { catalogWriter } from '../catalog/stubs.js';
+import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
 import { CallFact } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSION_META, MODERN_VERSIONS } from '../lib/versions.js';
@@ -21,8 +22,8 @@ const DAYS = 7;
 
 /**
  * prompts/get counts per prompt and UTC day (usage/query.ts), kept per isolate for the hour (pages
- * are cached per hour too); undefined when the store could not be read. A failed read is forgotten
- * at once: kept, it would blank every sparkline of this isolate until the hour ends.
+ * are cached per hour too); undefined when the store could not be read in time. A failed read is
+ * forgotten at once: kept, it would blank every sparkline of this isolate until the hour ends.
  */
 let usageMemo: { hour: number; use: Promise<Map<string, number[]> | undefined> } | undefined;
 export const utcHour = () => Math.floor(Date.now() / 3_600_000);
@@ -31,7 +32,8 @@ function usage(env: Env): Promise<Map<string, number[]> | undefined> {
   if (usageMemo?.hour !== hour) {
     const memo: NonNullable<typeof usageMemo> = {
       hour,
-      use: dailyUse(env, DAYS).catch(() => {
+      // Bounded as /status's figures are: a usage store that hangs leaves the cards without figures, not the page waiting.
+      use: bounded(dailyUse(env, DAYS), STATUS_CALL_MS).catch(() => {
         if (usageMemo === memo) usageMemo = undefined;
         return undefined;
       }),
