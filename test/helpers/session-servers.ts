@@ -58,7 +58,7 @@ export async function versionServer(version: string): Promise<Running & { delete
  * came in); its SSE reply to each POST first sends a request of its own under the client's id.
  * Session `p-1`.
  */
-export async function pingingServer(): Promise<Running & { pongs: unknown[] }> {
+export async function pingingServer(pingsPerReply = 1): Promise<Running & { pongs: unknown[] }> {
   const pongs: unknown[] = [];
   const server = await sessionServer('p-1', '2025-11-25', (req, res, msg) => {
     if (req.method === 'GET') {
@@ -71,7 +71,8 @@ export async function pingingServer(): Promise<Running & { pongs: unknown[] }> {
       return void res.writeHead(202).end();
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, method: 'ping' })}\n\n`);
+    for (let i = 0; i < pingsPerReply; i++)
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: i === 0 ? msg.id : `p${i}`, method: 'ping' })}\n\n`);
     res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { prompts: [{ name: 'one' }] } })}\n\n`);
   });
   return { ...server, pongs };

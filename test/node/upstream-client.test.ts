@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hangingServer, pingingServer, pollingServer, versionServer } from '../helpers/session-servers.js';
+import { MAX_PONGS_PER_REPLY } from '../../src/catalog/upstreams/session-calls.js';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import {
   everything,
@@ -334,6 +335,15 @@ describe("the upstream's own requests", () => {
     await soon(() => server.pongs.length > 0);
     await c.close();
     expect(server.pongs).toEqual([{ jsonrpc: '2.0', id: expect.any(Number), result: {}, session: 'p-1' }]);
+  });
+  it('pings in one reply are answered up to a bound: a reply full of them does not fan out a POST each', async () => {
+    const server = await started(pingingServer(200));
+    const c = client(server.url);
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['one']);
+    await soon(() => server.pongs.length >= MAX_PONGS_PER_REPLY);
+    await new Promise((r) => setTimeout(r, 200));
+    await c.close();
+    expect(server.pongs).toHaveLength(MAX_PONGS_PER_REPLY);
   });
   it('a ping on its session stream is answered, in that session', async () => {
     const server = await started(pingingServer());

@@ -31,8 +31,15 @@ const drain = (p: Promise<Response>): Promise<void> => p.then((res) => res.body?
 /** Sends without waiting. */
 const fire = (p: Promise<Response>): void => void drain(p);
 
+/**
+ * The pings answered in one reply: a reply may hold tens of thousands within its byte cap, and each
+ * answer is a request of its own (the invocation's connections and subrequests).
+ */
+export const MAX_PONGS_PER_REPLY = 3;
+
 /** What a reply of `conn` can do in its session (wire.ts), within the call's `signal`. */
 export function replySession(http: SessionHttp, conn: SessionConn, signal: AbortSignal): ReplySession {
+  let pongs = 0;
   return {
     resume: (lastEventId) =>
       http.send(
@@ -42,7 +49,7 @@ export function replySession(http: SessionHttp, conn: SessionConn, signal: Abort
         { ...http.legacyHeaders(conn), accept: 'text/event-stream', 'last-event-id': lastEventId },
         signal,
       ),
-    pong: (id) => pong(http, conn, id),
+    pong: (id) => void (pongs++ < MAX_PONGS_PER_REPLY && pong(http, conn, id)),
   };
 }
 
