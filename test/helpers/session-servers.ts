@@ -41,11 +41,19 @@ async function sessionServer(
   return { url: `${url}/mcp`, close: () => stop(http) };
 }
 
-/** Settles on `version`; lists one prompt, `one`; records the headers of every DELETE. Session `v-1`. */
-export async function versionServer(version: string): Promise<Running & { deletes: IncomingHttpHeaders[] }> {
+/**
+ * Settles on `version`; lists one prompt, `one` (after `slow.replyMs`); records the headers of every
+ * DELETE, and with `slow.hangOnDelete` never answers one. Session `v-1`.
+ */
+export async function versionServer(
+  version: string,
+  slow: { hangOnDelete?: boolean; replyMs?: number } = {},
+): Promise<Running & { deletes: IncomingHttpHeaders[] }> {
   const deletes: IncomingHttpHeaders[] = [];
-  const server = await sessionServer('v-1', version, (req, res, msg) => {
+  const server = await sessionServer('v-1', version, async (req, res, msg) => {
     if (req.method === 'DELETE') deletes.push(req.headers);
+    if (req.method === 'DELETE' && slow.hangOnDelete) return;
+    if (req.method === 'POST' && slow.replyMs) await new Promise((r) => setTimeout(r, slow.replyMs));
     if (req.method !== 'POST') return void res.writeHead(req.method === 'DELETE' ? 200 : 405).end();
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ jsonrpc: '2.0', id: msg?.id, result: { prompts: [{ name: 'one' }] } }));

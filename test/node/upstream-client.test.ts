@@ -315,6 +315,18 @@ describe('the negotiated revision', () => {
       ['v-1', '2025-06-18'],
     ]);
   });
+  it('a call on a closed client ends its own session within the call’s deadline, even when the DELETE hangs', async () => {
+    // The answer takes 600 ms of the call's 1,000; the DELETE after it is never answered.
+    const server = await started(versionServer('2025-11-25', { hangOnDelete: true, replyMs: 600 }));
+    const c = client(server.url, 1000);
+    await c.close();
+    const sent = Date.now();
+    // A call that outlived its client's close runs on a session of its own, ended right after.
+    expect(await c.request('prompts/list')).toEqual({ prompts: [{ name: 'one' }] });
+    // Within its deadline, not its deadline plus the DELETE's own timeout (1,600 ms).
+    expect(Date.now() - sent).toBeLessThan(1300);
+    expect(server.deletes.map((h) => h['mcp-session-id'])).toEqual(['v-1']);
+  });
   it('one this gateway does not speak is a protocol fault, and the session it opened is ended', async () => {
     const server = await started(versionServer('2099-01-01'));
     const err = (await client(server.url)

@@ -8,12 +8,10 @@
  *
  * Hand-written rather than the SDK's clients: bundled for workerd, the v1
  * `Client` + `StreamableHTTPClientTransport` is 91.6 KB gzipped and the v2
- * `@modelcontextprotocol/client` 88.3 KB (measured with esbuild, minified),
- * each more than the gateway's whole 80 KB budget; these files need none of
- * their zod schemas, OAuth or stdio code.
- *
- * Each public operation (a request, a whole listing, a listen's handshake)
- * runs against one deadline of the configured timeout.
+ * `@modelcontextprotocol/client` 88.3 KB (esbuild, minified), each nearly the
+ * size of the whole gateway; these files need none of their zod, OAuth or stdio
+ * code. Each public operation (a request, a whole listing, a listen's
+ * handshake) runs against one deadline of the configured timeout.
  */
 import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../../package.json';
@@ -93,7 +91,8 @@ export class UpstreamClient {
     try {
       return await this.http.exchange(conn, method, params, d);
     } finally {
-      await this.end(conn);
+      // Within the call's deadline: an upstream slow to end its session must not hold the answer longer.
+      await withTimeout(this.end(conn), d, 'ending its own session').catch(() => undefined);
     }
   }
 
