@@ -107,7 +107,11 @@ export class SnapshotSync {
     const { localPrefix, separator } = configOf(this.env);
     if (localPrefix) Object.assign(snap, { localPrefix, separator });
     const clashes = collisions(snap);
-    if (clashes.length) log.warn('prompt name collisions: local prompts win', { generation, collisions: clashes });
+    if (clashes.length)
+      log.warn('prompt name collisions: each caller is served the first owner it may see', {
+        generation,
+        collisions: clashes,
+      });
     try {
       this.setMeta('bytes', String(await writeSnapshot(this.env.PROMPTS, snap)));
       if (announce)

@@ -78,9 +78,17 @@ export class ViewLookup {
     return undefined;
   }
 
-  /** Whether this view sees every prompt of that name (the one it is served and any it is not). */
-  seesEveryOwner(name: string): boolean {
-    return (this.compiled.owners.get(name) ?? []).every((e) => sees(this.allowed, e.groups));
+  /**
+   * The name a call of this view to `name` is counted under (usage/count.ts) and its use read by
+   * (the web cards): the name itself, or `<name>@<upstream>` when this view is served an owner other
+   * than the name's first (whose own is hidden from it), so neither owner's use tells of the other.
+   */
+  usageKey(name: string): string {
+    const owners = this.compiled.owners.get(name);
+    if (owners === undefined || owners.length === 1) return name;
+    const e = this.served(name);
+    // The first owner is local when there is one: any other is an upstream's.
+    return e === undefined || e === owners[0] || 'local' in e ? name : `${name}@${e.remote.prompt.origin.upstream}`;
   }
 
   /** The prompt entries this view sees, sorted by name. */

@@ -65,8 +65,8 @@ function cardOf(view: View, name: string, use: ReadonlyMap<string, number[]> | u
     description: r?.description,
     tags: local?.tags ?? [],
     source: served?.source ?? 'local',
-    // Use is counted by name: shared with a prompt the viewer may not see, its figures would tell of that one.
-    use: use && view.seesEveryOwner(name) ? (use.get(name) ?? []) : undefined,
+    // Counted per owner where a name has several (view-lookup.ts usageKey): the one this viewer is served.
+    use: use ? (use.get(view.usageKey(name)) ?? []) : undefined,
   };
 }
 

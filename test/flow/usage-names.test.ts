@@ -4,12 +4,15 @@
  * does not speak, a session nobody opened) is counted under `(unknown)`, whatever it named. Through
  * the real Worker and UsageStore, read back as the admin reads usage.
  */
+import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { catalogWriter } from '../../src/catalog/stubs.js';
+import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
 import { UNKNOWN_PROMPT } from '../../src/usage/count.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { envelope, LEGACY, modernHeaders, postInit, request } from '../helpers/protocol.js';
 import { counts, send, settle } from '../helpers/usage.js';
-import { MCP_URL, publish } from '../helpers/worker.js';
+import { ADMIN_TOKEN, MCP_URL, publish } from '../helpers/worker.js';
 
 /** A modern prompts/get for `name`, its headers changed by `edit`; answers its HTTP status and JSON-RPC code. */
 async function modernGet(name: string, meta: Record<string, unknown>, edit: (h: Record<string, string>) => void) {
@@ -59,5 +62,36 @@ describe('names of calls refused before routing', () => {
       [`${UNKNOWN_PROMPT} prompts/get modern -32022`]: 1,
       [`${UNKNOWN_PROMPT} prompts/get legacy -32001`]: 1,
     });
+  });
+});
+
+describe('a name several owners share', () => {
+  it('is counted per owner served: the eng prompt as itself, the upstream one another caller gets as name@upstream', async () => {
+    await publish([
+      ...FIXTURE_PROMPTS,
+      { name: 'shared', groups: ['eng'], messages: [{ role: 'user', content: { type: 'text', text: 'eng' } }] },
+    ]);
+    await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([{ id: 'cx', url: 'https://cx.invalid/mcp', prefix: '' }]));
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).upstreamsReported([
+      { id: 'cx', prefix: '', prompts: [{ name: 'shared', origin: { upstream: 'cx', name: 'shared' } }] },
+    ]);
+    try {
+      await settle();
+      const before = await counts('prompt');
+      // An outsider is served cx's `shared` (unreachable here: -32603 after routing); the admin the eng one.
+      expect(await modernGet('shared', {}, () => {})).toEqual({ status: 200, code: -32603 });
+      const asAdmin = await modernGet('shared', {}, (h) => (h.authorization = `Bearer ${ADMIN_TOKEN}`));
+      expect(asAdmin).toEqual({ status: 200, code: undefined });
+      await settle();
+      expect(added(before, await counts('prompt'))).toEqual({
+        'shared@cx prompts/get modern -32603': 1,
+        'shared prompts/get modern ok': 1,
+      });
+    } finally {
+      await env.PROMPTS.delete(UPSTREAMS_KEY);
+      forgetUpstreamConfig(env);
+      await catalogWriter(env).reconcileUpstreams();
+    }
   });
 });

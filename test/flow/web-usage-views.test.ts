@@ -1,9 +1,9 @@
 /**
- * The index's sparklines per view. Use is counted by name, so where a name is both a grouped
- * local prompt and an upstream's (a caller outside the group is served the upstream's), the
- * figures are shown only to a viewer who sees every prompt of that name: to anyone else they
- * would tell of the hidden one. A file of its own: the page keeps the hour's usage per isolate,
- * so the counts go in first.
+ * The index's sparklines per view. Where a name is both a grouped local prompt and an upstream's
+ * (a caller outside the group is served the upstream's), use is counted per owner
+ * (`shared` and `shared@cx`: view-lookup.ts usageKey), and each viewer's card shows the use of the
+ * owner it is served: neither figure tells of the other prompt. A file of its own: the page keeps
+ * the hour's usage per isolate, so the counts go in first.
  */
 import { env, SELF } from 'cloudflare:test';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ const text = (name: string, groups?: string[]) => ({
 beforeAll(async () => {
   const rows: UsageTuple[] = [
     [H, 'prompts/get', 'shared', 'a/1', 'modern', 'ok', 7],
+    [H, 'prompts/get', 'shared@cx', 'a/1', 'modern', 'ok', 2],
     [H, 'prompts/get', 'open', 'a/1', 'modern', 'ok', 2],
   ];
   await usageStore(env).add([{ id: 'web-usage-views:1', batch: { usage: rows, errors: [] } }]);
@@ -43,11 +44,11 @@ const sparkOf = (html: string, name: string) =>
 const index = async (headers: Record<string, string> = {}) =>
   (await SELF.fetch('https://gateway.test/', { headers: { accept: 'text/html', ...headers } })).text();
 
-it('shows a name’s use only to a viewer who sees every prompt of that name', async () => {
+it('shows each viewer the use of the owner of a shared name it is served, and nothing of the other', async () => {
   const outsider = await index();
-  // Served the upstream's `shared`, whose count would include the eng prompt's use.
+  // Served the upstream's `shared`: its own two uses, not the eng prompt's seven.
   expect(outsider).toContain('data-source="cx"');
-  expect(sparkOf(outsider, 'shared')).toBe('Use not shown');
+  expect(sparkOf(outsider, 'shared')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
   expect(sparkOf(outsider, 'open')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
   const admin = await index({ authorization: 'Bearer test-admin-token' });
   expect(sparkOf(admin, 'shared')).toBe('7 uses in the last 7 days (0, 0, 0, 0, 0, 0, 7)');

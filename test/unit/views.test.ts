@@ -209,12 +209,18 @@ describe('views', () => {
       expect(v.get('dup', { x: 'one' }, V).messages[0]!.content).toEqual({ type: 'text', text: 'dup one' });
     }
     expect(c.names()).toEqual(['dup', 'open']);
+    // Use is counted per owner served: the outsider's calls are the upstream's, and named so.
+    expect(outsider.usageKey('dup')).toBe('dup@px');
+    expect(c.viewFor(member).usageKey('dup')).toBe('dup');
+    expect(c.usageKey('dup')).toBe('dup');
+    expect(outsider.usageKey('open')).toBe('open');
     // A view that sees only the second owner is served the second.
     const upstreamOnly = new Catalog(snap([prompt('dup', ['eng'])], [listing('fx', ['finance']), listing('px')]));
     expect(upstreamOnly.viewFor(member).route('dup', '.')).toEqual({
       kind: 'remote',
       origin: { upstream: 'fx', name: 'dup' },
     });
+    expect(upstreamOnly.viewFor(member).usageKey('dup')).toBe('dup@fx');
   });
 
   it('lists each view on its own pages, and a cursor from one view is invalid in another', async () => {
