@@ -19,34 +19,33 @@ export type Collision = {
 type Groups = readonly string[] | undefined;
 type Snap = Pick<CatalogSnapshot, 'prompts' | 'upstreams' | 'localPrefix' | 'separator'>;
 
-/** Each clash with who may see either side (the winner's and the loser's groups, as the catalog rules them). */
-function clashes(snap: Snap): { collision: Collision; winner: Groups; loser: Groups }[] {
-  const owner = new Map<string, { id: string; groups: Groups }>(
-    snap.prompts.map((p) => [publishedName(snap, p.name), { id: 'local', groups: groupsOf(p.groups) }]),
-  );
-  const out: { collision: Collision; winner: Groups; loser: Groups }[] = [];
+/** Each name's owners in precedence order (local first, then upstreams as configured), with who sees each. */
+function ownersByName(snap: Snap): Map<string, { id: string; groups: Groups }[]> {
+  const owners = new Map<string, { id: string; groups: Groups }[]>();
+  const add = (name: string, owner: { id: string; groups: Groups }) => {
+    const list = owners.get(name);
+    if (list) list.push(owner);
+    else owners.set(name, [owner]);
+  };
+  for (const p of snap.prompts) add(publishedName(snap, p.name), { id: 'local', groups: groupsOf(p.groups) });
   for (const u of snap.upstreams ?? [])
-    for (const p of u.prompts) {
-      const groups = groupsOf(u.groups) ?? groupsOf(p.groups);
-      const first = owner.get(p.name);
-      if (first)
-        out.push({
-          collision: { name: p.name, upstream: u.id, winner: first.id },
-          winner: first.groups,
-          loser: groups,
-        });
-      else owner.set(p.name, { id: u.id, groups });
-    }
+    for (const p of u.prompts) add(p.name, { id: u.id, groups: groupsOf(u.groups) ?? groupsOf(p.groups) });
+  return owners;
+}
+
+/**
+ * The clashes a caller may be shown, as it meets them: for each name, the owners it may see, the
+ * first of them the one it is served and each other one a clash with it. None reveals a prompt the
+ * caller may not see.
+ */
+export function collisionsSeen(snap: Snap, sees: (groups: Groups) => boolean): Collision[] {
+  const out: Collision[] = [];
+  for (const [name, owners] of ownersByName(snap)) {
+    const seen = owners.filter((o) => sees(o.groups));
+    for (const loser of seen.slice(1)) out.push({ name, upstream: loser.id, winner: seen[0]!.id });
+  }
   return out;
 }
 
-export function collisions(snap: Snap): Collision[] {
-  return clashes(snap).map((c) => c.collision);
-}
-
-/** The clashes a caller may be shown: only where it sees both sides, so none reveals a prompt it may not see. */
-export function collisionsSeen(snap: Snap, sees: (groups: Groups) => boolean): Collision[] {
-  return clashes(snap)
-    .filter((c) => sees(c.winner) && sees(c.loser))
-    .map((c) => c.collision);
-}
+/** Every clash, as whoever sees everything meets them (the writer's log, an admin's /status). */
+export const collisions = (snap: Snap): Collision[] => collisionsSeen(snap, () => true);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/catalog/catalog.js';
 import type { CatalogSnapshot, UpstreamState } from '../../src/catalog/types.js';
-import { collisions } from '../../src/catalog/collisions.js';
+import { collisions, collisionsSeen } from '../../src/catalog/collisions.js';
 import { describeTool } from '../../src/catalog/tools.js';
 import { featuresOf } from '../../src/lib/versions.js';
 
@@ -96,6 +96,41 @@ describe('an upstream mounted without a prefix', () => {
       { name: 'shared', upstream: 'old', winner: 'local' },
       { name: 'both', upstream: 'older', winner: 'old' },
     ]);
+  });
+});
+
+describe('collisions as each caller meets them', () => {
+  it('are clashes with the owner the caller is served, among the owners it may see', () => {
+    const up = (id: string, groups?: string[]): UpstreamState => ({
+      id,
+      prefix: '',
+      prompts: [{ name: 'n', origin: { upstream: id, name: 'n' } }],
+      ...(groups && { groups }),
+      digest: id,
+      ok: true,
+      lastSuccess: null,
+      lastError: null,
+    });
+    const snap = {
+      prompts: [
+        {
+          name: 'n',
+          groups: ['g'],
+          messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'x' } }],
+        },
+      ],
+      upstreams: [up('u1'), up('u2'), up('hid', ['h'])],
+    };
+    const show = (cs: { name: string; upstream: string; winner: string }[]) =>
+      cs.map((c) => `${c.upstream}<${c.winner}`);
+    // A caller outside g is served u1's n; u2's is the clash it meets. hid's it may not see.
+    expect(show(collisionsSeen(snap, (groups) => groups === undefined))).toEqual(['u2<u1']);
+    // One in g is served the local n.
+    expect(show(collisionsSeen(snap, (groups) => groups === undefined || groups.includes('g')))).toEqual([
+      'u1<local',
+      'u2<local',
+    ]);
+    expect(show(collisions(snap))).toEqual(['u1<local', 'u2<local', 'hid<local']);
   });
 });
 
