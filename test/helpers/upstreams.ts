@@ -143,8 +143,15 @@ export async function legacyServer(
   };
 }
 
-/** SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. */
-export async function modernServer(names: string[]): Promise<Running & { notifyChanged: () => void }> {
+/**
+ * SDK v2 createMcpHandler: modern 2026-07-28 requests, legacy requests served statelessly. A
+ * prompts/get of `opts.gone` is answered by a proxy in front: 404 with an `{error}` body that is no
+ * JSON-RPC answer (`jsonrpc` missing), as when the upstream's route has gone.
+ */
+export async function modernServer(
+  names: string[],
+  opts: { gone?: string } = {},
+): Promise<Running & { notifyChanged: () => void }> {
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: 'modern-upstream', version: '2.0.0' });
     for (const name of names) {
@@ -160,6 +167,10 @@ export async function modernServer(names: string[]): Promise<Running & { notifyC
   });
   const { http, url } = await listen(async (req, res) => {
     const raw = req.method === 'POST' ? await body(req) : undefined;
+    if (opts.gone !== undefined && raw?.includes(`"name":"${opts.gone}"`))
+      return void res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 404, message: 'Not Found' } }));
     await relay(req, res, raw, (r) => handler.fetch(r));
   });
   return {

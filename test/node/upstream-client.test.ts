@@ -109,6 +109,16 @@ describe('modern upstream (SDK v2 createMcpHandler, 2026-07-28)', () => {
     // The connection is still good.
     expect((await c.listPrompts()).map((p) => p.name)).toEqual(['plan']);
   });
+
+  it('a 404 whose body is no JSON-RPC answer (a proxy: the route has gone) is an HTTP failure', async () => {
+    const server = await started(modernServer(['plan', 'gone'], { gone: 'gone' }));
+    const c = client(server.url);
+    await c.listPrompts();
+    await expect(c.request('prompts/get', { name: 'gone', arguments: { topic: 'x' } })).rejects.toMatchObject({
+      kind: 'http',
+      fault: 'http_404',
+    });
+  });
 });
 
 /**

@@ -76,12 +76,16 @@ export class UpstreamHttp {
     try {
       const res = await this.send('POST', this.opts.url, msg, headers, d.signal);
       if (!res.ok) {
-        const body = (await errorBody(res)) as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null;
+        const body = (await errorBody(res)) as {
+          jsonrpc?: unknown;
+          error?: { code?: unknown; message?: unknown; data?: unknown };
+        } | null;
         const e = body?.error;
         // A JSON-RPC error is the upstream's answer; any other body (`{"error": "too large"}`) is just an HTTP error.
-        // A legacy 404 is a session the upstream forgot (the client starts a new one); a modern 404 is how
-        // 2026-07-28 says "method not found": the upstream's answer, never a fault that feeds the breaker.
-        if (e && typeof e.code === 'number' && typeof e.message === 'string' && (res.status !== 404 || !legacy))
+        // A legacy 404 is a session the upstream forgot (the client starts a new one); a modern 404 with a
+        // JSON-RPC body is how 2026-07-28 says "method not found": the upstream's answer, not a fault.
+        const answer = res.status !== 404 || (!legacy && body?.jsonrpc === '2.0');
+        if (answer && e && typeof e.code === 'number' && typeof e.message === 'string')
           throw new UpstreamError('rpc', e.message, e.code, e.data);
         throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
       }
