@@ -90,6 +90,8 @@ export class PullTarget {
     readonly dir: string,
     /** The earlier pull's files, each checked to be still as it wrote them. */
     private readonly before: Map<string, string[]>,
+    /** Files it did not write, or that changed since, with their digest now (undefined: not a file). */
+    private readonly strange = new Map<string, string | undefined>(),
   ) {}
 
   /** Checks that pull may write into `dir` (see the header), before anything is asked of the gateway. */
@@ -109,21 +111,31 @@ export class PullTarget {
         `${dir} holds an earlier pull: pass --replace to bring it up to date (the files that pull wrote and that ` +
           `are no longer published are removed; nothing else is touched), or pull into a new directory`,
       );
-    const strange = files.filter((p) => {
+    // Files the last pull did not write, or that changed since: decided once the plan is known (begin).
+    const strange = new Map<string, string | undefined>();
+    for (const p of files) {
       const full = join(dir, p);
-      return !lstatSync(full).isFile() || !manifest.get(p)?.includes(digest(readFileSync(full)));
-    });
-    if (strange.length)
-      throw new CliError(
-        `${dir} holds files the last pull did not write, or that changed since; nothing was pulled, so they are ` +
-          `kept. Move them out (or push them first) and pull again, or pull into a new directory:${listed(strange)}`,
-      );
-    return new PullTarget(dir, manifest);
+      const now = lstatSync(full).isFile() ? digest(readFileSync(full)) : undefined;
+      if (now === undefined || !manifest.get(p)?.includes(now)) strange.set(p, now);
+    }
+    return new PullTarget(dir, manifest, strange);
   }
 
-  /** Records every file about to be written, before any is: an interrupted pull still owns them all. */
+  /**
+   * Records every file about to be written, before any is: an interrupted pull still owns them all.
+   * A file the last pull did not write, or that changed since, stops the pull here, before anything
+   * is written, unless it already holds what this pull would write there (edited, then pushed).
+   */
   begin(planned: Planned[]): void {
-    this.planned = new Map(planned.map((p) => [p.path, p.digest]));
+    const plan = new Map(planned.map((p) => [p.path, p.digest]));
+    const theirs = [...this.strange].filter(([path, now]) => now === undefined || plan.get(path) !== now);
+    if (theirs.length)
+      throw new CliError(
+        `${this.dir} holds files the last pull did not write, or that changed since and are not what the gateway ` +
+          `serves; nothing was written, so they are kept. Push them or move them out and pull again, or pull into ` +
+          `a new directory:${listed(theirs.map(([path]) => path))}`,
+      );
+    this.planned = plan;
     for (const p of this.planned.keys()) this.spellings.set(p.toLowerCase(), p);
     const both = new Map(this.before);
     for (const [path, d] of this.planned) both.set(path, [...new Set([...(both.get(path) ?? []), d])]);
@@ -131,8 +143,18 @@ export class PullTarget {
     writeManifest(this.dir, both);
   }
 
+  /** Writes one planned file; one edited since the pull began (it may wait out rate limits for minutes) is kept. */
   write(path: string, bytes: Uint8Array): void {
     const full = join(this.dir, path);
+    const st = lstatSync(full, { throwIfNoEntry: false });
+    if (st) {
+      const now = st.isFile() ? digest(readFileSync(full)) : undefined;
+      const ours = now !== undefined && (this.before.get(path)?.includes(now) || this.planned.get(path) === now);
+      if (!ours)
+        throw new CliError(
+          `${full} changed while pulling; it is kept, and the pull stopped there. Pull again with --replace`,
+        );
+    }
     mkdirSync(dirname(full), { recursive: true });
     writeFileSync(full, bytes);
   }

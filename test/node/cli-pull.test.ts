@@ -35,6 +35,8 @@ const file = (path: string, text: string) => ({
 let catalog: { prompts: unknown[]; skills: unknown[] };
 /** A gateway failing part-way through a pull. */
 let filesFail = false;
+/** Runs as the gateway is asked for a skill file: what the user does while a pull is under way. */
+let onFile: (() => void) | undefined;
 const bytes = new Map([skillMd, 'style guide'].map((t) => [sha(t), t]));
 
 const server = createServer((req, res) => {
@@ -42,6 +44,7 @@ const server = createServer((req, res) => {
   if (req.url === '/admin/prompts') return json({ prompts: catalog.prompts, generation: 1 });
   if (req.url === '/admin/skills') return json({ skills: catalog.skills, generation: 1 });
   const digest = req.url!.replace('/admin/skills/files/', '');
+  onFile?.();
   if (bytes.has(digest) && !filesFail) return res.end(bytes.get(digest));
   res.writeHead(404).end();
 });
@@ -153,8 +156,9 @@ describe('pull into a directory an earlier pull wrote', () => {
     const before = snapshot();
     change();
     await expect(pull(true)).rejects.toThrow(
-      `${dir} holds files the last pull did not write, or that changed since; nothing was pulled, so they are kept. ` +
-        'Move them out (or push them first) and pull again, or pull into a new directory:\n  draft.md\n  greet.md',
+      `${dir} holds files the last pull did not write, or that changed since and are not what the gateway serves; ` +
+        'nothing was written, so they are kept. Push them or move them out and pull again, or pull into a new ' +
+        'directory:\n  draft.md\n  greet.md',
     );
     expect(snapshot()).toEqual(before);
     // What push never reads is not the pull's business: with only that beside the pull, --replace goes ahead.
@@ -162,6 +166,35 @@ describe('pull into a directory an earlier pull wrote', () => {
     rmSync(join(dir, 'greet.md'));
     await pull(true);
     expect(readFileSync(join(dir, '.git/HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+  });
+});
+
+describe('pull --replace after an edit', () => {
+  it('takes a file edited and then pushed as pulled: it holds what the gateway serves', async () => {
+    await pull();
+    const edited = readFileSync(join(dir, 'greet.md'), 'utf8').replace('hello', 'hi there');
+    writeFileSync(join(dir, 'greet.md'), edited);
+    // Pushed: the gateway now serves the edited text.
+    catalog.prompts = [prompt('greet', 'hi there'), prompt('review', 'look at it')];
+    await pull(true);
+    expect(readFileSync(join(dir, 'greet.md'), 'utf8')).toBe(edited);
+    // And it is the pull's again: the next --replace goes ahead.
+    await pull(true);
+  });
+
+  it('keeps a file edited while the pull runs, and stops there', async () => {
+    await pull();
+    const style = join(dir, 'skills/notes/references/STYLE.md');
+    onFile = () => {
+      onFile = undefined;
+      writeFileSync(style, 'my own style guide');
+    };
+    try {
+      await expect(pull(true)).rejects.toThrow(`${style} changed while pulling; it is kept`);
+    } finally {
+      onFile = undefined;
+    }
+    expect(readFileSync(style, 'utf8')).toBe('my own style guide');
   });
 });
 
