@@ -4,29 +4,19 @@
  * kept in the isolate or the edge cache, so the next build, in this isolate or a cold one, shows
  * the real figures. A file of its own: the page keeps the hour's usage per isolate.
  */
-import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, expect, it } from 'vitest';
-import { app } from '../../src/routes/app.js';
 import { HOUR_MS } from '../../src/usage/store.js';
 import { usageObject, usageStore } from '../../src/usage/stub.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { indexHtml, sparkTitle } from '../helpers/index-page.js';
 import { countingEnv, publish } from '../helpers/worker.js';
 
 /** The colo's pointer outlives the test (the suites' refresh interval is 0); usage counting off (no flush timers). */
 const slow = (e: Env) => ({ ...e, CATALOG_REFRESH_MS: '60000', USAGE: 'off' }) as unknown as Env;
 
-/** The index through app.fetch, its background work (edge cache writes) finished before it returns. */
-async function index(e: Env) {
-  const ctx = createExecutionContext();
-  const res = await app.fetch(new Request('https://gateway.test/', { headers: { accept: 'text/html' } }), e, ctx);
-  const body = await res.text();
-  await waitOnExecutionContext(ctx);
-  expect(res.status).toBe(200);
-  return body;
-}
-
-const greetSpark = (html: string) =>
-  /data-name="greet".*?<svg class="spark".*?<title>([^<]*)<\/title>/s.exec(html)?.[1];
+const index = indexHtml;
+const greetSpark = (html: string) => sparkTitle(html, 'greet');
 
 const usageTable = (from: string, to: string) =>
   runInDurableObject(usageObject(env), (_o, ctx) => ctx.storage.sql.exec(`ALTER TABLE ${from} RENAME TO ${to}`));

@@ -4,30 +4,21 @@
  * kept, so the next build shows the real ones. A file of its own: the page keeps the hour's usage
  * per isolate.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { beforeAll, expect, it } from 'vitest';
 import { STATUS_CALL_MS } from '../../src/lib/bounded.js';
-import { app } from '../../src/routes/app.js';
 import { HOUR_MS } from '../../src/usage/store.js';
 import { usageObject, usageStore } from '../../src/usage/stub.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { hold } from '../helpers/hold.js';
+import { indexHtml, sparkTitle } from '../helpers/index-page.js';
 import { publish } from '../helpers/worker.js';
 
 /** The colo's pointer outlives the test (the suites' refresh interval is 0); usage counting off (no flush timers). */
 const slow = { ...env, CATALOG_REFRESH_MS: '60000', USAGE: 'off' } as unknown as Env;
 
-async function index(): Promise<string> {
-  const ctx = createExecutionContext();
-  const res = await app.fetch(new Request('https://gateway.test/', { headers: { accept: 'text/html' } }), slow, ctx);
-  const body = await res.text();
-  await waitOnExecutionContext(ctx);
-  expect(res.status).toBe(200);
-  return body;
-}
-
-const greetSpark = (html: string) =>
-  /data-name="greet".*?<svg class="spark".*?<title>([^<]*)<\/title>/s.exec(html)?.[1];
+const index = () => indexHtml(slow);
+const greetSpark = (html: string) => sparkTitle(html, 'greet');
 
 beforeAll(async () => {
   const H = Math.floor(Date.now() / HOUR_MS);

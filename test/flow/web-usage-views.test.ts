@@ -11,6 +11,7 @@ import { catalogWriter } from '../../src/catalog/stubs.js';
 import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
 import { HOUR_MS, type UsageTuple } from '../../src/usage/store.js';
 import { usageStore } from '../../src/usage/stub.js';
+import { sparkTitle } from '../helpers/index-page.js';
 import { publish } from '../helpers/worker.js';
 
 const H = Math.floor(Date.now() / HOUR_MS);
@@ -39,8 +40,7 @@ afterAll(async () => {
   forgetUpstreamConfig(env);
 });
 
-const sparkOf = (html: string, name: string) =>
-  new RegExp(`data-name="${name}".*?<svg class="spark".*?<title>([^<]*)</title>`, 's').exec(html)?.[1];
+const sparkOf = sparkTitle;
 const index = async (headers: Record<string, string> = {}) =>
   (await SELF.fetch('https://gateway.test/', { headers: { accept: 'text/html', ...headers } })).text();
 
