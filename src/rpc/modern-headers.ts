@@ -54,7 +54,7 @@ export interface StandardHeaders {
  * Throws -32020 when an Mcp-Method header names another method than the body. The SDK checks this
  * before the revision (-32022), and the rest of the headers after it; modern.ts does the same.
  */
-export function checkMethodHeader(h: StandardHeaders, id: RequestId, method: string): string | undefined {
+export function checkMethodHeader(h: StandardHeaders, id: RequestId, method: string): void {
   const methodHeader = h.header('mcp-method');
   if (methodHeader !== undefined && methodHeader.trim() !== method)
     throw mismatch(
@@ -62,7 +62,6 @@ export function checkMethodHeader(h: StandardHeaders, id: RequestId, method: str
       'Mcp-Method',
       `the Mcp-Method header says ${methodHeader.slice(0, 100)} but the body names ${method.slice(0, 100)}`,
     );
-  return methodHeader;
 }
 
 /** Throws the -32020 error for the first header that is missing or disagrees with the body. */
@@ -72,7 +71,6 @@ export function checkStandardHeaders(
   version: string,
   method: string,
   params: Record<string, unknown> | undefined,
-  methodHeader: string | undefined,
 ): void {
   if (h.protocolVersion === undefined)
     throw mismatch(
@@ -87,7 +85,7 @@ export function checkStandardHeaders(
       `the MCP-Protocol-Version header says ${h.protocolVersion.slice(0, 40)} but the body names ${version}`,
     );
   // Its value, when present, was compared with the body's before the revision (checkMethodHeader).
-  if (methodHeader === undefined)
+  if (h.header('mcp-method') === undefined)
     throw mismatch(id, 'Mcp-Method', `the body names method ${method} but the Mcp-Method header is absent`);
   const field = NAMED.get(method);
   if (field === undefined) return;

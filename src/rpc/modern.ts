@@ -39,10 +39,10 @@ const bad = (msg: Request, code: number, message: string, data?: unknown) =>
   new HttpError(400, code, message, { data, id: msg.id });
 
 /**
- * The envelope's version, checked against the header and the revisions served here, and the
- * Mcp-Method header's value (compared with the body's method when present).
+ * The envelope's version, checked against the header and the revisions served here (and a present
+ * Mcp-Method against the body's method, in between).
  */
-function readVersion(t: RequestScope, msg: Request): { version: ModernVersion; methodHeader: string | undefined } {
+function readVersion(t: RequestScope, msg: Request): ModernVersion {
   // era.ts already refused a request without the claim; here it may still not be a string (-32602 below).
   const meta = (typeof msg.params?._meta === 'object' && msg.params._meta !== null ? msg.params._meta : {}) as Record<
     string,
@@ -70,7 +70,7 @@ function readVersion(t: RequestScope, msg: Request): { version: ModernVersion; m
         mismatch: { header: 'MCP-Protocol-Version', body: version.slice(0, 40) },
       },
     );
-  const methodHeader = checkMethodHeader(t, msg.id, msg.method);
+  checkMethodHeader(t, msg.id, msg.method);
   if (!isModernVersion(version))
     throw bad(
       msg,
@@ -82,7 +82,7 @@ function readVersion(t: RequestScope, msg: Request): { version: ModernVersion; m
         requested: version.slice(0, 40),
       },
     );
-  return { version, methodHeader };
+  return version;
 }
 
 async function listen(t: RequestScope, msg: Request, version: ModernVersion, fact: CallFact): Promise<Response> {
@@ -129,9 +129,9 @@ export function modernPost(t: RequestScope, body: unknown): Response | Promise<R
   if (msg.kind !== 'request') return accepted();
   const fact = factOf(t.record, msg);
   t.record.era = 'modern';
-  const { version, methodHeader } = readVersion(t, msg);
+  const version = readVersion(t, msg);
   t.record.version = version;
-  checkStandardHeaders(t, msg.id, version, msg.method, msg.params, methodHeader);
+  checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version, fact);
   if (!hasMethod('modern', msg.method, t.cfg))
     throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
