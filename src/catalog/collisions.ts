@@ -5,7 +5,7 @@
  * this lives apart from both. Local prompts are compared by the names they
  * are published under (LOCAL_PREFIX), as the catalog does.
  */
-import { groupsOf, publishedName } from './compiled.js';
+import { groupsOf, publishedName, upstreamPromptGroups } from './compiled.js';
 import type { CatalogSnapshot } from './types.js';
 
 /** A type, not an interface: a log line's fields must be plain JSON data (lib/log.ts). */
@@ -29,7 +29,7 @@ function ownersByName(snap: Snap): Map<string, { id: string; groups: Groups }[]>
   };
   for (const p of snap.prompts) add(publishedName(snap, p.name), { id: 'local', groups: groupsOf(p.groups) });
   for (const u of snap.upstreams ?? [])
-    for (const p of u.prompts) add(p.name, { id: u.id, groups: groupsOf(u.groups) ?? groupsOf(p.groups) });
+    for (const p of u.prompts) add(p.name, { id: u.id, groups: upstreamPromptGroups(u, p) });
   return owners;
 }
 

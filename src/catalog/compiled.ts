@@ -8,7 +8,7 @@ import { narrowHints, ownHints, type CacheHints } from './hints.js';
 import type { Arguments } from './arguments.js';
 import { indexSkills, type SkillIndex } from './skills/index.js';
 import { compileTemplate, render, renderedLength, templatedFields, type Template } from './template.js';
-import type { CatalogSnapshot, MessageRecord, PromptRecord, UpstreamPrompt } from './types.js';
+import type { CatalogSnapshot, MessageRecord, PromptRecord, UpstreamPrompt, UpstreamState } from './types.js';
 
 export interface CompiledMessage {
   readonly record: MessageRecord;
@@ -72,6 +72,14 @@ function compileMessage(record: MessageRecord): CompiledMessage {
 /** An empty list would read as "nobody": it is refused at publish; here it means no restriction. */
 export const groupsOf = (g: readonly string[] | undefined) => (g?.length ? g : undefined);
 
+/**
+ * Who sees an upstream's prompt: the upstream's groups as configured now (kept current even while
+ * it fails); a listing's own copy only when the upstream names none (a snapshot from before the
+ * state carried them), so it only ever narrows. The catalog and /status's collisions both use it.
+ */
+export const upstreamPromptGroups = (u: Pick<UpstreamState, 'groups'>, p: Pick<UpstreamPrompt, 'groups'>) =>
+  groupsOf(u.groups) ?? groupsOf(p.groups);
+
 /** The name a local prompt is served under: `<LOCAL_PREFIX><separator><name>` when there is a prefix. */
 export const publishedName = (snapshot: Pick<CatalogSnapshot, 'localPrefix' | 'separator'>, name: string) =>
   snapshot.localPrefix ? `${snapshot.localPrefix}${snapshot.separator ?? '.'}${name}` : name;
@@ -91,14 +99,11 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
     },
   }));
   for (const u of snapshot.upstreams ?? []) {
-    // The upstream's groups as configured now (kept current even while it fails) rule its prompts;
-    // a listing's own copy only ever narrows (a snapshot from before the state carried them).
-    const upstreamGroups = groupsOf(u.groups);
-    if (u.prefix) prefixes.set(u.prefix, { id: u.id, groups: upstreamGroups });
+    if (u.prefix) prefixes.set(u.prefix, { id: u.id, groups: groupsOf(u.groups) });
     // A name that is already taken keeps its first owner (local prompts first) wherever that owner
     // is seen, and the writer logs the clash; a view that may not see the owner is served the next.
     for (const prompt of u.prompts) {
-      const r = { prompt, stale: !u.ok, groups: upstreamGroups ?? groupsOf(prompt.groups) };
+      const r = { prompt, stale: !u.ok, groups: upstreamPromptGroups(u, prompt) };
       entries.push({ name: prompt.name, groups: r.groups, remote: r });
     }
   }
