@@ -30,6 +30,9 @@ beforeAll(async () => {
 });
 
 const LIST_CHANGED = { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' };
+/** A prompts change at `generation`, delivered to a shard whose last was the one before it. */
+const changeAt = (shard: ReturnType<typeof shardStub>) => (generation: number) =>
+  shard.deliver({ kind: 'prompts_list_changed', generation }, generation - 1);
 
 /** A legacy stream opened at its shard directly, as the Worker would: prompts only, no priming, unless said. */
 const directStream = (o: Pick<StreamOptions, 'sessionId' | 'shard'> & Partial<StreamOptions>) =>
@@ -244,7 +247,7 @@ describe('catalog changes', () => {
   it('a stream replaced while a frame waits on its catch-up ends; it does not reconnect and end its replacement', async () => {
     const shard = shardStub(env, 94);
     const g0 = 4_000_000;
-    const change = (generation: number) => shard.deliver({ kind: 'prompts_list_changed', generation }, generation - 1);
+    const change = changeAt(shard);
     await change(g0);
     let release!: () => void;
     const caughtUp = new Promise<void>((r) => (release = r));
@@ -269,7 +272,7 @@ describe('catalog changes', () => {
   it("a resume from a generation its shard never announced goes on from the shard's: later changes are not silenced", async () => {
     const shard = shardStub(env, 93);
     const g0 = 5_000_000;
-    const change = (generation: number) => shard.deliver({ kind: 'prompts_list_changed', generation }, generation - 1);
+    const change = changeAt(shard);
     await change(g0);
     // A Last-Event-ID past anything issued (made up, or from before the generations started over).
     const ahead = readEvents((await directStream({ sessionId: 'resumed-ahead', shard: 93, since: g0 + 1_000 }))!);
@@ -292,7 +295,7 @@ describe('catalog changes', () => {
     // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
     const shard = shardStub(env, 98);
     const g0 = 2_000_000;
-    const change = (generation: number) => shard.deliver({ kind: 'prompts_list_changed', generation }, generation - 1);
+    const change = changeAt(shard);
     await change(g0);
     await change(g0 + 1);
     const open = (sessionId: string, listedAt: number) =>
