@@ -21,7 +21,7 @@ Commands:
   pull <dir> [--replace]            write the published prompts and skills as files into <dir>, which must
                                     be empty or new; --replace updates an earlier pull there (the files it
                                     wrote that are no longer published are removed), and refuses if <dir>
-                                    holds other files, or ones changed since
+                                    holds other files, or ones changed since and not what is published
   diff <dir>                        what push --prune would change (prompts and skills), field by field
   history <name> [--skill]          every version of a prompt (or skill)
   rollback <name> <version> [--skill]

@@ -8,7 +8,6 @@
  * touched, and pull never writes there (names never start with a dot); nothing else pull did not
  * write is ever deleted or overwritten: pull refuses instead.
  */
-import { createHash } from 'node:crypto';
 import {
   existsSync,
   lstatSync,
@@ -22,7 +21,7 @@ import {
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { CliError } from './api-types.js';
-import { SIDECAR } from './skills.js';
+import { sha256, SIDECAR } from './skills.js';
 
 export const MANIFEST = '.promptgate-pull.json';
 
@@ -31,8 +30,6 @@ export interface Planned {
   path: string;
   digest: string;
 }
-
-export const digest = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 /** Push skips dot-names (but a skill's sidecar): pull neither looks at them nor touches them (`.git`). */
 const ignored = (name: string) => name.startsWith('.') && name !== SIDECAR;
@@ -115,7 +112,7 @@ export class PullTarget {
     const strange = new Map<string, string | undefined>();
     for (const p of files) {
       const full = join(dir, p);
-      const now = lstatSync(full).isFile() ? digest(readFileSync(full)) : undefined;
+      const now = lstatSync(full).isFile() ? sha256(readFileSync(full)) : undefined;
       if (now === undefined || !manifest.get(p)?.includes(now)) strange.set(p, now);
     }
     return new PullTarget(dir, manifest, strange);
@@ -148,7 +145,7 @@ export class PullTarget {
     const full = join(this.dir, path);
     const st = lstatSync(full, { throwIfNoEntry: false });
     if (st) {
-      const now = st.isFile() ? digest(readFileSync(full)) : undefined;
+      const now = st.isFile() ? sha256(readFileSync(full)) : undefined;
       const ours = now !== undefined && (this.before.get(path)?.includes(now) || this.planned.get(path) === now);
       if (!ours)
         throw new CliError(
@@ -166,7 +163,7 @@ export class PullTarget {
       const full = join(this.dir, path);
       if (this.planned.has(path) || !lstatSync(full, { throwIfNoEntry: false })?.isFile() || this.writtenAs(path))
         continue;
-      if (!digests.includes(digest(readFileSync(full)))) continue; // changed during the pull: theirs now
+      if (!digests.includes(sha256(readFileSync(full)))) continue; // changed during the pull: theirs now
       rmSync(full);
       removed.push(path);
       for (let at = dirname(full); relative(this.dir, at) !== '' && readdirSync(at).length === 0; at = dirname(at))

@@ -7,9 +7,9 @@ import { stringify as toYaml } from 'yaml';
 import { digestOf } from '../src/catalog/skills/file-store.js';
 import type { SkillRecord } from '../src/catalog/types.js';
 import { CliError, type AdminClient } from './api.js';
-import { digest, PullTarget, type Planned } from './pull-target.js';
+import { PullTarget, type Planned } from './pull-target.js';
 import { fileStems, serializePrompt } from './serialize.js';
-import { SIDECAR } from './skills.js';
+import { sha256, SIDECAR } from './skills.js';
 
 type Out = (s: string) => void;
 type Listed<R> = R & { _version: number; _updatedAt: string };
@@ -55,13 +55,13 @@ export async function pullCommand(
     return { file, all: [{ path: file.path, bytes: new TextEncoder().encode(file.text) }, ...file.assets] };
   });
   const planned: Planned[] = [
-    ...files.flatMap((f) => f.all.map((a) => ({ path: a.path, digest: digest(a.bytes) }))),
+    ...files.flatMap((f) => f.all.map((a) => ({ path: a.path, digest: sha256(a.bytes) }))),
     ...skills.flatMap((s) => {
       const sidecar = sidecarOf(s);
       const folder = `skills/${s.name}`;
       return [
         ...s.files.map((f) => ({ path: `${folder}/${f.path}`, digest: f.digest })),
-        ...(sidecar ? [{ path: `${folder}/${SIDECAR}`, digest: digest(sidecar) }] : []),
+        ...(sidecar ? [{ path: `${folder}/${SIDECAR}`, digest: sha256(sidecar) }] : []),
       ];
     }),
   ];

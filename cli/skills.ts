@@ -21,7 +21,8 @@ export interface SkillFiles {
   issues: Issue[];
 }
 
-const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+/** A file's `sha256:<hex>` digest, as skill records and `pull`'s record name files. */
+export const sha256 = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 const skipped = (name: string) => name.startsWith('.') || name === 'node_modules';
 
