@@ -36,10 +36,10 @@ const AFTER_ROUTING: ReadonlySet<number> = new Set([
  */
 function countedName(scope: RequestScope, prompt: string | undefined, code: number | undefined, ok: boolean): string {
   if (prompt === undefined) return '';
+  if (!ok && (code === undefined || !AFTER_ROUTING.has(code))) return UNKNOWN_PROMPT;
   const view = servedCatalog(scope.env.PROMPTS)?.viewFor(scope.principal);
   // A name several owners share is counted per owner served (view-lookup.ts usageKey).
   if (ok) return view?.usageKey(prompt) ?? prompt;
-  if (code === undefined || !AFTER_ROUTING.has(code)) return UNKNOWN_PROMPT;
   return view?.has(prompt) ? view.usageKey(prompt) : UNKNOWN_PROMPT;
 }
 
