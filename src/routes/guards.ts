@@ -55,7 +55,7 @@ export const browserGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** The request's Origin when it is allowed; undefined without one; a 403 for a disallowed one. */
-function allowedOrigin(c: Context<AppEnv>): string | undefined {
+export function allowedOrigin(c: Context<AppEnv>): string | undefined {
   const origin = headerOf(c, 'origin');
   if (origin !== undefined && !originAllowed(origin, configOf(c.env).allowedOrigins))
     throw new HttpError(403, ErrorCode.Transport, `Forbidden: origin ${origin.slice(0, 100)} is not allowed`);

@@ -12,7 +12,7 @@ import { legacyDelete, legacyPost } from '../rpc/legacy.js';
 import { legacyGet } from '../rpc/legacy-stream.js';
 import { modernPost } from '../rpc/modern.js';
 import type { AppEnv } from '../env.js';
-import { browserGuard, mediaTypes, postGuard } from './guards.js';
+import { allowedOrigin, browserGuard, mediaTypes, postGuard } from './guards.js';
 import { identify } from './auth.js';
 import { mcpRateLimit } from './limits.js';
 import { headerOf, methodOf, signingScopeOf } from './scope.js';
@@ -20,12 +20,14 @@ import type { Context, MiddlewareHandler } from 'hono';
 
 export const mcp = new Hono<AppEnv>();
 
-const methodNotAllowed = () => {
+/** The Origin rule comes first on every method (spec §2): a disallowed origin is 403 even where the method is refused. */
+const methodNotAllowed = (c: Context<AppEnv>) => {
+  allowedOrigin(c);
   throw new HttpError(405, ErrorCode.Transport, 'Method Not Allowed', { headers: { allow: 'GET, POST, DELETE' } });
 };
 
 // Hono answers HEAD with the GET route; a HEAD here would open (and replace) the session's stream.
-const noHead: MiddlewareHandler<AppEnv> = (c, next) => (methodOf(c) === 'HEAD' ? methodNotAllowed() : next());
+const noHead: MiddlewareHandler<AppEnv> = (c, next) => (methodOf(c) === 'HEAD' ? methodNotAllowed(c) : next());
 mcp.use('/', noHead);
 // The per-client rate limit runs before every method's handler; only HEAD is refused earlier (limits.ts).
 mcp.use('*', mcpRateLimit);

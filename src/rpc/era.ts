@@ -4,8 +4,8 @@
  * modern (2026-07-28); anything else is legacy. The body decides (spec §6),
  * with one exception taken from the SDK's inbound classifier: a body with no
  * claim under a header naming a modern revision is a broken modern message,
- * not a legacy one. Such a request that is not valid JSON-RPC is 400 -32600
- * first; a valid one is refused with 400 -32602 naming the missing envelope
+ * not a legacy one. Such a request that is not valid JSON-RPC (a batch
+ * included) is 400 -32600 first; a valid one is refused with 400 -32602 naming the missing envelope
  * keys, an `initialize` is a header mismatch (-32020), and a notification is
  * modern. Header values are OWS-stripped first.
  */
@@ -41,13 +41,16 @@ function missingEnvelope(m: Record<string, unknown>, header: string, id: Request
 }
 
 export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
-  if (Array.isArray(body)) return body.some(carriesModernMeta) ? 'modern' : 'legacy';
-  if (carriesModernMeta(body)) return 'modern';
   const header = protocolVersionHeader?.trim();
-  if (!isModernVersion(header) || !isRecord(body) || typeof body.method !== 'string') return 'legacy';
-  // The JSON-RPC shape is judged before the envelope, as the SDK's classifier does: a null id is -32600.
+  const modernHeader = isModernVersion(header);
+  // A batch under a modern header is the modern entry's -32600 (2026-07-28 has none), not a legacy version error.
+  if (Array.isArray(body)) return modernHeader || body.some(carriesModernMeta) ? 'modern' : 'legacy';
+  if (carriesModernMeta(body)) return 'modern';
+  if (!modernHeader) return 'legacy';
+  // The JSON-RPC shape is judged before the envelope, as the SDK's classifier does: a body that is no
+  // message (a number, no method, a null id) is -32600, never a legacy "unsupported version" -32000.
   const msg = readMessage(body);
-  if (msg.kind !== 'request') return 'modern'; // a notification: answered 202 by the modern entry
+  if (msg.kind !== 'request') return 'modern'; // a notification or a stray response: answered 202 by the modern entry
   const id = msg.id;
   if (body.method === 'initialize')
     throw new HttpError(

@@ -78,6 +78,11 @@ describe('methods', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, POST, DELETE');
   });
+
+  it('403 for HEAD from a disallowed Origin: the Origin rule comes before the method is refused', async () => {
+    const res = await SELF.fetch(MCP_URL, { method: 'HEAD', headers: { origin: 'https://evil.example' } });
+    expect(res.status).toBe(403);
+  });
 });
 
 describe('the endpoint URL', () => {

@@ -103,6 +103,31 @@ export const TRANSPORT_CASES: TransportCase[] = [
     code: -32600,
     id: 8,
   },
+  // A body that is no message under a modern header is -32600 too, never a legacy "unsupported version".
+  {
+    name: '400 -32600 for no method under a 2026-07-28 header (id echoed)',
+    headers: { 'mcp-protocol-version': '2026-07-28' },
+    body: { jsonrpc: '2.0', id: 5 },
+    status: 400,
+    code: -32600,
+    id: 5,
+  },
+  {
+    name: '400 -32600 for a bare number under a 2026-07-28 header',
+    headers: { 'mcp-protocol-version': '2026-07-28' },
+    body: 42,
+    status: 400,
+    code: -32600,
+    id: 'none',
+  },
+  {
+    name: '400 -32600 for a batch under a 2026-07-28 header, which has none',
+    headers: { 'mcp-protocol-version': '2026-07-28' },
+    body: [{ jsonrpc: '2.0', id: 6, method: 'prompts/list' }],
+    status: 400,
+    code: -32600,
+    message: /batch/i,
+  },
   {
     name: '400 -32000 for an unsupported MCP-Protocol-Version (id echoed)',
     headers: { 'mcp-protocol-version': '1999-01-01' },
@@ -163,6 +188,13 @@ export const TRANSPORT_CASES: TransportCase[] = [
   {
     name: '403 for a disallowed Origin on DELETE',
     method: 'DELETE',
+    headers: { origin: EVIL },
+    status: 403,
+    code: -32000,
+  },
+  {
+    name: '403 for a disallowed Origin on a method the endpoint does not have',
+    method: 'PROPFIND',
     headers: { origin: EVIL },
     status: 403,
     code: -32000,
