@@ -52,7 +52,7 @@ export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
   const msg = readMessage(body);
   if (msg.kind !== 'request') return 'modern'; // a notification or a stray response: answered 202 by the modern entry
   const id = msg.id;
-  if (body.method === 'initialize')
+  if (msg.method === 'initialize')
     throw new HttpError(
       400,
       ErrorCode.HeaderMismatch,
@@ -62,5 +62,5 @@ export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
         id,
       },
     );
-  throw missingEnvelope(body, header, id);
+  throw missingEnvelope(body as Record<string, unknown>, header, id);
 }
