@@ -18,6 +18,7 @@ import { authConfigOf, type AuthConfig } from './config.js';
 import { AuthError, challenge, metadataUrl } from './errors.js';
 import { digestBytes } from './memo.js';
 import { bearerPrincipal } from './oauth.js';
+import { looksLikeJwt } from './verify.js';
 import { adminPrincipal, ANONYMOUS, hasScope } from './principal.js';
 
 export type Guarded = 'mcp' | 'prompts' | 'admin';
@@ -82,6 +83,15 @@ async function isAdminToken(env: Env, digest: Uint8Array): Promise<boolean> {
   return crypto.subtle.timingSafeEqual(digest, await d);
 }
 
+/**
+ * Whether a bearer may be taken for the ADMIN_TOKEN outside /admin: only an opaque one, neither an
+ * API key nor JWT-shaped. Those two are checked against the key table or an issuer, so they are not
+ * counted as guesses (routes/token-guesses.ts); a token of their shape must not match here either,
+ * or guesses in that shape would go uncounted. Such an ADMIN_TOKEN works at /admin alone, whose own
+ * check counts every failure.
+ */
+export const mayBeAdminToken = (token: string): boolean => !token.startsWith(KEY_PREFIX) && !looksLikeJwt(token);
+
 /** The request's principal; AuthError (400/401/503) or AuthConfigError (500) when there is none. */
 export async function authenticate(scope: RequestScope): Promise<Principal> {
   const cfg = authConfigOf(scope.env);
@@ -99,7 +109,7 @@ export async function authenticate(scope: RequestScope): Promise<Principal> {
     throw new AuthError(401, undefined, why, challengeOf());
   }
   const digest = await digestBytes(token);
-  if (await isAdminToken(scope.env, digest)) return adminPrincipal(cfg);
+  if (mayBeAdminToken(token) && (await isAdminToken(scope.env, digest))) return adminPrincipal(cfg);
   if (cfg.none) return ANONYMOUS;
   const invalid = (why: string) => new AuthError(401, 'invalid_token', why, challengeOf('invalid_token', why));
   // The gateway's own key format: looked up here or refused, never offered to an issuer's introspection.

@@ -11,7 +11,7 @@ import { AuthError } from '../auth/errors.js';
 import { ANONYMOUS, NOBODY } from '../auth/principal.js';
 import type { AppEnv } from '../env.js';
 import { methodOf, scopeOf, setPrincipal } from './scope.js';
-import { authenticateGuarded } from './token-guesses.js';
+import { authenticateGuarded, uncheckedAdminBearer } from './token-guesses.js';
 
 /**
  * Every request header a caller's identity may come from: a bearer token or API key, Cloudflare
@@ -30,6 +30,7 @@ export function identify(route: Guarded): MiddlewareHandler<AppEnv> {
       // Guesses at ADMIN_TOKEN are counted here (token-guesses.ts); /admin's token check counts its own.
       principal = route === 'admin' ? await authenticate(scope) : await authenticateGuarded(c, scope);
     } catch (e) {
+      if (route === 'admin' && e instanceof AuthError && e.status === 503) await uncheckedAdminBearer(c);
       if (route !== 'admin' || !(e instanceof AuthError) || e.status !== 401) throw e;
       principal = NOBODY;
     }

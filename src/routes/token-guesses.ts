@@ -10,10 +10,8 @@
  * guess at the token is made with one.
  */
 import type { Context } from 'hono';
-import { authenticate, bearerOf } from '../auth/authenticate.js';
-import { looksLikeJwt } from '../auth/verify.js';
+import { authenticate, bearerOf, mayBeAdminToken } from '../auth/authenticate.js';
 import { AuthError } from '../auth/errors.js';
-import { KEY_PREFIX } from '../catalog/keys-table.js';
 import type { AppEnv } from '../env.js';
 import { fnv1a } from '../lib/hash.js';
 import { BoundedMap } from '../lib/memo.js';
@@ -27,7 +25,7 @@ const counted = new BoundedMap<string, number>(10_000);
 /** The request's bearer when it could be a guess at ADMIN_TOKEN: neither a JWT nor an API key. */
 function opaqueBearer(c: Context<AppEnv>): string | undefined {
   const token = bearerOf(headerOf(c, 'authorization'));
-  return token !== undefined && !token.startsWith(KEY_PREFIX) && !looksLikeJwt(token) ? token : undefined;
+  return token !== undefined && mayBeAdminToken(token) ? token : undefined;
 }
 
 /** Counts a failed guess, once per client and bearer per period; throws the 429 once there were too many. */
@@ -39,6 +37,15 @@ async function guessed(c: Context<AppEnv>, bearer: string): Promise<void> {
   await authFailed(c);
 }
 
+/**
+ * /admin after its issuer could not be asked (503): the bearer is still a guess at the token, counted
+ * like any other (the admin API's own check never runs for a request that ends here).
+ */
+export async function uncheckedAdminBearer(c: Context<AppEnv>): Promise<void> {
+  const bearer = opaqueBearer(c);
+  if (bearer !== undefined) await guessed(c, bearer);
+}
+
 /** authenticate() for the routes other than /admin, with the lock-out applied to opaque bearers. */
 export async function authenticateGuarded(c: Context<AppEnv>, scope: RequestScope): Promise<Principal> {
   const bearer = opaqueBearer(c);
@@ -48,7 +55,9 @@ export async function authenticateGuarded(c: Context<AppEnv>, scope: RequestScop
   try {
     p = await authenticate(scope);
   } catch (e) {
-    if (e instanceof AuthError && e.status === 401) {
+    // A 503 (the issuer's introspection could not be asked) too: the token was compared before any
+    // issuer was, so an outage, which a flood of bearers can help cause, must not lift the cap.
+    if (e instanceof AuthError && (e.status === 401 || e.status === 503)) {
       if (locked) throw lockedOutError(c);
       await guessed(c, bearer);
     }

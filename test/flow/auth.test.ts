@@ -292,6 +292,48 @@ describe('AUTH=oauth with JWTs', () => {
     expect(locked.status).toBe(429);
   });
 
+  it('an ADMIN_TOKEN shaped like a JWT or an API key opens /admin only: elsewhere its shape is never a guess', async () => {
+    // Such bearers are not counted as guesses outside /admin (token-guesses.ts), so none may match the token there.
+    for (const shaped of ['acme.prod.admin', 'pg_adminbreakglass']) {
+      const e = oauthEnv({}, { AUTH: 'oauth,apikey', ADMIN_TOKEN: shaped });
+      expect((await send(e, `${ORIGIN}/admin/prompts`, { headers: bearer(shaped) })).status, shaped).toBe(200);
+      expect((await listMcp(e, bearer(shaped))).status, shaped).toBe(401);
+      expect((await listHttp(e, bearer(shaped))).status, shaped).toBe(401);
+    }
+  });
+
+  it('an opaque bearer its issuer could not check (introspection down: 503) is still a guess at ADMIN_TOKEN', async () => {
+    // Nothing answers at this endpoint: every opaque bearer that is not the token ends in 503.
+    const e = oauthEnv(
+      { introspection: { endpoint: 'https://idp.invalid/introspect', clientId: 'gw', clientSecret: 'IDP_SECRET' } },
+      { IDP_SECRET: 'introspection-client-secret' },
+    );
+    for (const [route, ip] of [
+      ['/prompts', '203.0.113.91'],
+      ['/admin/prompts', '203.0.113.92'],
+    ] as const) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 21 && !statuses.includes(429); i++) {
+        const res = await send(e, `${ORIGIN}${route}`, {
+          headers: { ...bearer(`guess-${i}`), 'cf-connecting-ip': ip },
+        });
+        statuses.push(res.status);
+        await res.body?.cancel();
+      }
+      expect(statuses[0], route).toBe(503);
+      expect(statuses, route).toContain(429);
+      expect(
+        statuses.filter((s) => s !== 503 && s !== 429),
+        route,
+      ).toEqual([]);
+      // Locked out: the right token learns nothing from that client either.
+      const right = await send(e, `${ORIGIN}${route}`, {
+        headers: { ...bearer('test-admin-token'), 'cf-connecting-ip': ip },
+      });
+      expect(right.status, route).toBe(429);
+    }
+  });
+
   it('an unknown API key (pg_...) is 401; a non-Bearer scheme is no credential', async () => {
     const e = oauthEnv({}, { AUTH: 'oauth,apikey' });
     await expect401(await listMcp(e, bearer('pg_unknownkey')), 'Unknown, expired or revoked API key');
