@@ -28,10 +28,39 @@ function isCanonicalBase64(s: string): boolean {
 type Obj = Record<string, unknown>;
 
 /** Gathers issues with their field paths. */
+/** A known field one or two edits away from `key` (`group` → `groups`), to name in the error. */
+function nearest(key: string, known: readonly string[]): string | undefined {
+  const k = key.toLowerCase();
+  return known.find((f) => {
+    if (Math.abs(f.length - k.length) > 2) return false;
+    // Levenshtein distance over the two short names, one row at a time.
+    let row = Array.from({ length: k.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= f.length; i++) {
+      const next = [i];
+      for (let j = 1; j <= k.length; j++)
+        next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (f[i - 1] === k[j - 1] ? 0 : 1));
+      row = next;
+    }
+    return row[k.length]! <= 2;
+  });
+}
+
 export class Checker {
   readonly issues: Issue[] = [];
   fail(path: string, message: string): void {
     this.issues.push({ path, message });
+  }
+  /**
+   * Refuses fields the record does not have: a misspelt one would be stored and ignored, and a
+   * misspelt `groups` would publish a restricted prompt to everyone.
+   */
+  only(o: Obj, known: readonly string[], path: string, what: string): void {
+    for (const key of Object.keys(o)) {
+      if (known.includes(key)) continue;
+      const near = nearest(key, known);
+      const hint = near ? ` (did you mean "${near}"?)` : key.startsWith('_') ? ' (the admin API adds it on reads)' : '';
+      this.fail(path + key, `is not ${what} field${hint}; known: ${known.join(', ')}`);
+    }
   }
   str(o: Obj, key: string, path: string, opts: { required?: boolean; max?: number } = {}): void {
     const v = o[key];

@@ -28,10 +28,16 @@ const MAX_VALUES = 1_000;
  */
 const LONE_SURROGATE = /(?<!\\)(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
 
+/** The fields of a record, an argument and a message (types.ts); anything else is refused. */
+const PROMPT_FIELDS = ['name', 'title', 'description', 'icons', 'tags', 'groups', 'tool', 'arguments', 'messages'];
+const ARGUMENT_FIELDS = ['name', 'title', 'description', 'required', 'values'];
+const MESSAGE_FIELDS = ['role', 'content'];
+
 /** Validates one record; returns its issues (empty when valid). */
 export function validatePrompt(input: unknown): Issue[] {
   const c = new Checker();
   if (!isRecord(input)) return [{ path: '', message: 'must be an object' }];
+  c.only(input, PROMPT_FIELDS, '', 'a prompt');
   c.str(input, 'name', '', { required: true, max: 64 });
   if (typeof input.name === 'string' && input.name && !NAME_PATTERN.test(input.name))
     c.fail('name', 'may only use A-Z a-z 0-9 _ . - (at most 64 characters), and may not start with a dot');
@@ -49,6 +55,7 @@ export function validatePrompt(input: unknown): Issue[] {
   (Array.isArray(input.arguments) ? input.arguments : []).forEach((arg: unknown, i) => {
     const p = `arguments[${i}]`;
     if (!isRecord(arg)) return c.fail(p, 'must be an object');
+    c.only(arg, ARGUMENT_FIELDS, `${p}.`, 'an argument');
     c.str(arg, 'name', `${p}.`, { required: true, max: 64 });
     if (typeof arg.name === 'string') {
       if (arg.name && !NAME_PATTERN.test(arg.name))
@@ -72,6 +79,7 @@ export function validatePrompt(input: unknown): Issue[] {
   (Array.isArray(input.messages) ? input.messages : []).forEach((m: unknown, i) => {
     const p = `messages[${i}]`;
     if (!isRecord(m)) return c.fail(p, 'must be an object');
+    c.only(m, MESSAGE_FIELDS, `${p}.`, 'a message');
     if (m.role !== 'user' && m.role !== 'assistant') c.fail(`${p}.role`, 'must be user or assistant');
     checkContent(c, m.content, `${p}.content`);
     if (!isRecord(m.content)) return;

@@ -60,6 +60,32 @@ describe('single writes take no query', () => {
 });
 
 describe('prompt content', () => {
+  it('a field the record does not have is 422, naming the field it was meant to be: a misspelt groups never publishes to everyone', async () => {
+    const cases = [
+      [{ ...hello, group: ['sre'] }, 'group', 'did you mean "groups"?'],
+      [{ ...hello, arguments: [{ name: 'who', require: true }] }, 'arguments[0].require', 'did you mean "required"?'],
+      [
+        { ...hello, messages: [{ role: 'user', content: { type: 'text', text: 'x' }, rol: 'user' }] },
+        'messages[0].rol',
+        'did you mean "role"?',
+      ],
+      // A record read back from the admin API carries its version; PUT back as it is, that is not content.
+      [{ ...hello, _version: 3 }, '_version', 'the admin API adds it on reads'],
+    ] as const;
+    for (const [record, path, hint] of cases) {
+      const res = await admin('PUT', '/prompts/misspelt', record);
+      expect(res.status, path).toBe(422);
+      const issues = await refused(res, 'invalid_prompts');
+      expect(
+        issues.map((i) => i.path),
+        path,
+      ).toEqual([path]);
+      expect(issues[0]!.message, path).toContain(hint);
+    }
+    expect((await admin('GET', '/prompts/misspelt')).status).toBe(404);
+    expect((await admin('PUT', '/prompts/misspelt', { ...hello, groups: ['sre'] })).status).toBe(200);
+  });
+
   it('image data must be canonical base64: "QQ" is refused naming the field, "QQ==" accepted', async () => {
     const image = (data: string) => prompt({ type: 'image', mimeType: 'image/png', data });
     for (const data of ['QQ', 'QUFB=', 'QR==', 'QQ=A', 'QQ===']) {

@@ -29,6 +29,19 @@ describe('validatePrompt', () => {
       'icons[0].src: must be an https: or data: URI',
     ]);
   });
+  it('refuses fields a record, an argument or a message does not have, naming a near one', () => {
+    expect(paths({ ...ok, group: ['sre'], descripton: 'x', colour: 'red' })).toEqual([
+      'group: is not a prompt field (did you mean "groups"?); known: name, title, description, icons, tags, groups, tool, arguments, messages',
+      'descripton: is not a prompt field (did you mean "description"?); known: name, title, description, icons, tags, groups, tool, arguments, messages',
+      'colour: is not a prompt field; known: name, title, description, icons, tags, groups, tool, arguments, messages',
+    ]);
+    expect(paths({ ...ok, tools: false }).map((p) => p.split(';')[0])).toEqual([
+      'tools: is not a prompt field (did you mean "tool"?)',
+    ]);
+    expect(paths({ ...ok, arguments: [{ name: 'a', Required: true }] }).map((p) => p.split(';')[0])).toEqual([
+      'arguments[0].Required: is not an argument field (did you mean "required"?)',
+    ]);
+  });
   it('rejects placeholders that name no declared argument, at load time', () => {
     const rec = {
       name: 'p',
