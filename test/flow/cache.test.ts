@@ -132,6 +132,14 @@ describe('edge cache', () => {
     expect(l.result.prompts.map((p: any) => p.name)).toEqual(['alpha', 'embedded', 'greet']);
     expect(l.result.ttlMs).toBeUndefined();
   });
+  it('a cursor that cannot be ours is -32602 on a cold isolate too, never an internal error', async () => {
+    await send(modernList(1));
+    for (const cursor of ['\ud800', 'a b', 'x'.repeat(201)]) {
+      const res = (await (await send(modernList(301, cursor), countingEnv().env)).json()) as any;
+      expect(res.error?.code, JSON.stringify(cursor)).toBe(-32602);
+      expect(res.id).toBe(301);
+    }
+  });
   it('serves fresh pages after a generation bump, with a new ETag', async () => {
     const before = await send(get());
     const oldTag = before.headers.get('etag')!;
