@@ -132,7 +132,25 @@ export async function preview(scope: RequestScope, name: string, args: Record<st
   return { messages: r.messages as PreviewMessage[], description: r.description };
 }
 
-/** completion/complete's values for one argument (empty when the prompt or its upstream offers none). */
+/** completion/complete's values for one argument; undefined when the call failed (an upstream down, say). */
+async function completion(
+  scope: RequestScope,
+  name: string,
+  argument: string,
+  value: string,
+  context: Record<string, string> = {},
+): Promise<string[] | undefined> {
+  const reply = await rpc(scope, 'completion/complete', {
+    ref: { type: 'ref/prompt', name },
+    argument: { name: argument, value },
+    ...(Object.keys(context).length ? { context: { arguments: context } } : {}),
+  });
+  if (reply.error) return undefined;
+  const values = (reply.result as { completion?: { values?: unknown } } | undefined)?.completion?.values;
+  return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** completion/complete's values for one argument (empty when the prompt or its upstream offers none, or failed). */
 export async function complete(
   scope: RequestScope,
   name: string,
@@ -140,27 +158,29 @@ export async function complete(
   value: string,
   context: Record<string, string> = {},
 ): Promise<string[]> {
-  const reply = await rpc(scope, 'completion/complete', {
-    ref: { type: 'ref/prompt', name },
-    argument: { name: argument, value },
-    ...(Object.keys(context).length ? { context: { arguments: context } } : {}),
-  });
-  const values = (reply.result as { completion?: { values?: unknown } } | undefined)?.completion?.values;
-  return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+  return (await completion(scope, name, argument, value, context)) ?? [];
 }
 
-/** The arguments table: declared arguments with their allowed values from completion/complete. */
-export async function argumentsOf(scope: RequestScope, view: View, name: string): Promise<ArgumentRow[]> {
-  const declared = servedAs(view, name)?.record.arguments;
-  return Promise.all(
-    (declared ?? []).map(async (a) => ({
-      name: a.name,
-      title: a.title,
-      description: a.description,
-      required: a.required === true,
-      values: await complete(scope, name, a.name, ''),
-    })),
-  );
+/**
+ * The arguments table: declared arguments with their allowed values from completion/complete.
+ * `known` is false when a completion failed: its row shows no values, and the page is not kept
+ * (web-cache.ts), or a passing upstream failure would read as "any value" until the next hour.
+ */
+export async function argumentsOf(
+  scope: RequestScope,
+  view: View,
+  name: string,
+): Promise<{ rows: ArgumentRow[]; known: boolean }> {
+  const declared = servedAs(view, name)?.record.arguments ?? [];
+  const values = await Promise.all(declared.map((a) => completion(scope, name, a.name, '')));
+  const rows = declared.map((a, i) => ({
+    name: a.name,
+    title: a.title,
+    description: a.description,
+    required: a.required === true,
+    values: values[i] ?? [],
+  }));
+  return { rows, known: values.every((v) => v !== undefined) };
 }
 
 /** When a prompt last changed (its latest version) and, for admins, every version. */

@@ -146,8 +146,8 @@ web.get('/p/:name', async (c) => {
       changesOf(c.env, view, name, v.principal.admin),
       rendered ? preview(scope, name, given) : undefined,
     ]);
-    const d = { ...chrome(c, catalog, v), card, arguments: args, given, preview: shown, ...changes };
-    return { html: render(PromptPage({ d })), keep: usageKnown };
+    const d = { ...chrome(c, catalog, v), card, arguments: args.rows, given, preview: shown, ...changes };
+    return { html: render(PromptPage({ d })), keep: usageKnown && args.known };
   };
   let html: string | undefined;
   if (rendered) {

@@ -1,8 +1,10 @@
 /**
- * The web preview of an upstream prompt that answers prompts/get with `input_required` and a
- * requestState only (2026-07-28 multi-round-trip requests): no messages, and the page has no client
- * to give the input. The fragment and the server-rendered page say so, answered like any other
- * preview error, never a 500. A real `wrangler dev` against a scripted upstream on loopback.
+ * Web pages of upstream prompts, against a real `wrangler dev` and a scripted upstream on loopback:
+ * - a prompt that answers prompts/get with `input_required` and a requestState only (2026-07-28
+ *   multi-round-trip requests) has no messages, and the page has no client to give the input. The
+ *   fragment and the server-rendered page say so, answered like any other preview error, never a 500;
+ * - a page built while the upstream's completion failed is served to that request only, so its
+ *   arguments' allowed values come back with the upstream, not an hour later.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { scriptedServer, type Scripted } from '../helpers/fault-servers.js';
@@ -10,11 +12,13 @@ import { startGateway, type Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
 let upstream: Scripted;
+let completionDown = false;
 const HTML = { headers: { accept: 'text/html' } };
 
 beforeAll(async () => {
   upstream = await scriptedServer({
-    prompts: [{ name: 'asks' }, { name: 'plain' }],
+    prompts: [{ name: 'asks' }, { name: 'plain' }, { name: 'pick', arguments: [{ name: 'lang', required: true }] }],
+    completeStatus: () => (completionDown ? 500 : undefined),
     getResult: (name) =>
       name === 'asks'
         ? { resultType: 'input_required', requestState: 's' }
@@ -47,4 +51,24 @@ it('a prompt that needs input answers the preview with an error, as other previe
   // The upstream's ordinary prompt still previews as its messages.
   expect(await (await fetch(`${gw.url}/p/up.plain/preview`, HTML)).text()).toContain('scripted plain');
   expect(upstream.seen.filter((r) => r.rpc === 'prompts/get' && r.name === 'asks').length).toBe(2);
+});
+
+it("a page built while the upstream's completion failed is not kept: the allowed values return with the upstream", async () => {
+  const row = async () => {
+    const res = await fetch(`${gw.url}/p/up.pick`, HTML);
+    const html = await res.text();
+    expect(res.status, html).toBe(200);
+    return /<td>(one, two|any)<\/td>/.exec(html)?.[1];
+  };
+  completionDown = true;
+  try {
+    expect(await row()).toBe('any');
+  } finally {
+    completionDown = false;
+  }
+  expect(await row()).toBe('one, two');
+  // That page is kept: the next request is not asked of the upstream.
+  const asked = upstream.seen.filter((r) => r.rpc === 'completion/complete').length;
+  expect(await row()).toBe('one, two');
+  expect(upstream.seen.filter((r) => r.rpc === 'completion/complete').length).toBe(asked);
 });

@@ -42,6 +42,8 @@ export interface ScriptOptions {
   getStatusBody?: unknown;
   /** A JSON-RPC error prompts/get answers instead, for some names. */
   getError?: (name: string) => { code: number; message: string } | undefined;
+  /** An HTTP status completion/complete answers instead, while it returns one (an upstream failing for a moment). */
+  completeStatus?: () => number | undefined;
   /** Delay before the initialize reply (a slow handshake). */
   initDelayMs?: number;
   /** Where `redirect` answers point. */
@@ -211,8 +213,11 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
         });
       });
     }
-    if (msg.method === 'completion/complete')
+    if (msg.method === 'completion/complete') {
+      const status = opts.completeStatus?.();
+      if (status) return void res.writeHead(status, { 'content-type': 'text/plain' }).end('failing');
       return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion: { values: ['one', 'two'] } } });
+    }
     return json(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
   });
   const connections = countConnections(http);
