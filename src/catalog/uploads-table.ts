@@ -61,6 +61,9 @@ export class UploadsTable {
     const sql = (this.sql = storage.sql);
     sql.exec(`CREATE TABLE IF NOT EXISTS uploads (
       id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, prompts INTEGER NOT NULL, bytes INTEGER NOT NULL, "by" TEXT)`);
+    // A table made before uploads recorded who opened them gains the column, as versions does.
+    if (!sql.exec("SELECT 1 FROM pragma_table_info('uploads') WHERE name = 'by'").toArray().length)
+      sql.exec('ALTER TABLE uploads ADD COLUMN "by" TEXT');
     sql.exec(`CREATE TABLE IF NOT EXISTS upload_prompts (
       id TEXT NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, record TEXT NOT NULL,
       PRIMARY KEY (id, seq), UNIQUE (id, name))`);

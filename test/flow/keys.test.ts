@@ -343,4 +343,19 @@ describe('schema', () => {
     const { history } = (await (await admin('GET', '/prompts/old_row/history')).json()) as any;
     expect(history.map((v: any) => v.by)).toEqual([null, 'admin']);
   });
+
+  it('a writer whose uploads table predates `by` gains the column, and a publish in parts works', async () => {
+    await runInDurableObject(writerObject(env), async (_o, ctx) => {
+      ctx.storage.sql.exec('ALTER TABLE uploads DROP COLUMN "by"');
+      new CatalogWriter(ctx, env);
+      const cols = ctx.storage.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('uploads')").toArray();
+      expect(cols.map((c) => c.name)).toContain('by');
+      new CatalogWriter(ctx, env); // a second start changes nothing
+    });
+    const res = await admin('POST', '/uploads');
+    expect(res.status).toBe(201);
+    const { upload } = (await res.json()) as any;
+    const open = (await (await admin('GET', '/uploads')).json()) as any;
+    expect(open.uploads.find((u: any) => u.id === upload.id)?.by).toBe('admin');
+  });
 });
