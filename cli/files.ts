@@ -165,16 +165,27 @@ export function loadPromptFiles(src: FileSource): LoadResult {
   const records: PromptRecord[] = [];
   const issues: Issue[] = [];
   const owner = new Map<string, string>();
-  for (const [path, text] of [...src.files].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (!isPromptFile(path)) continue;
-    let record: unknown;
-    let locate: Locate;
-    try {
-      ({ record, locate } = parsePromptFile(path, text, src));
-    } catch (e) {
-      issues.push({ path, message: e instanceof Error ? e.message : String(e) });
+  // A file some prompt reads as its content (`file: assets/openapi.json`) is that prompt's asset, not a prompt.
+  const assets = new Set<string>();
+  const reading: FileSource = { files: src.files, readAsset: (p) => (assets.add(p), src.readAsset(p)) };
+  const parsed = [...src.files]
+    .filter(([path]) => isPromptFile(path))
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([path, text]): { path: string } & ({ record: unknown; locate: Locate } | { error: string }) => {
+      try {
+        return { path, ...parsePromptFile(path, text, reading) };
+      } catch (e) {
+        return { path, error: e instanceof Error ? e.message : String(e) };
+      }
+    });
+  for (const p of parsed) {
+    if (assets.has(p.path)) continue;
+    const { path } = p;
+    if ('error' in p) {
+      issues.push({ path, message: p.error });
       continue;
     }
+    const { record, locate } = p;
     const own = validatePrompt(record);
     for (const i of own) {
       const line = locate(i.path);

@@ -79,6 +79,27 @@ describe('loadPromptFiles', () => {
       resource: { uri: 'log://{{a}}', text: 'boom' },
     });
   });
+  it("a .json, .yaml or .md file a prompt reads as its content is that prompt's asset, not a prompt of its own", () => {
+    const spec = '{"openapi":"3.1.0"}';
+    const notes = '# Notes\n\nplain Markdown, no front matter';
+    const md = fm(
+      '## user\n```resource\nuri: spec://api\nfile: assets/openapi.json\n```\n\n## user\n```resource\nuri: notes://a\nfile: assets/notes.md\n```\n',
+    );
+    const bytes = (t: string) => new TextEncoder().encode(t);
+    // The directory walk reads the assets as files too; the prompt that names them sorts after them.
+    const { records, issues } = loadPromptFiles(
+      source(
+        { 'assets/openapi.json': spec, 'assets/notes.md': notes, 'z.md': md },
+        { 'assets/openapi.json': bytes(spec), 'assets/notes.md': bytes(notes) },
+      ),
+    );
+    expect(issues).toEqual([]);
+    expect(records.map((r) => r.name)).toEqual(['p']);
+    expect(records[0]!.messages.map((m) => (m.content as { resource: { text: string } }).resource.text)).toEqual([
+      spec,
+      notes,
+    ]);
+  });
   it('accepts JSON and YAML records', () => {
     const rec = { name: 'j', messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] };
     const { records, issues } = loadPromptFiles(
