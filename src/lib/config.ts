@@ -122,11 +122,18 @@ function separatorOf(raw: unknown): string {
   return sep;
 }
 
+/**
+ * Whether `<prefix><separator>` finds its first separator right after the prefix, as routing by
+ * name needs: under `__`, a prefix `gh_` would publish `gh___x`, which reads as `gh` + `_x`.
+ */
+export const prefixFitsSeparator = (prefix: string, separator: string): boolean =>
+  `${prefix}${separator}`.indexOf(separator) === prefix.length;
+
 function localPrefixOf(raw: unknown, separator: string): string {
   const prefix = raw === undefined ? '' : String(raw);
-  if (prefix && (!/^[A-Za-z0-9_.-]{1,32}$/.test(prefix) || prefix.includes(separator)))
+  if (prefix && (!/^[A-Za-z0-9_.-]{1,32}$/.test(prefix) || !prefixFitsSeparator(prefix, separator)))
     throw new ConfigError(
-      `LOCAL_PREFIX must use A-Z a-z 0-9 _ . - (at most 32) and must not contain the separator "${separator}"`,
+      `LOCAL_PREFIX must use A-Z a-z 0-9 _ . - (at most 32), and must neither contain the separator "${separator}" nor end in a way that runs into it`,
     );
   return prefix;
 }

@@ -5,6 +5,7 @@ import { isPrivateHost } from '../../src/catalog/upstreams/ssrf.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
 import { sanitizeListing } from '../../src/catalog/upstreams/sanitize.js';
 import { ownSecretNames } from '../../src/lib/own-secrets.js';
+import { configOf } from '../../src/lib/config.js';
 
 const opts = {
   separator: '.',
@@ -51,6 +52,30 @@ describe('parseUpstreams', () => {
       /UPSTREAMS\[0\]\.id: required[\s\S]*UPSTREAMS\[1\]\.url: must be https[\s\S]*UPSTREAMS\[2\]\.url: private[\s\S]*UPSTREAMS\[3\]\.prefix[\s\S]*UPSTREAMS\[4\]\.timeout[\s\S]*UPSTREAMS\[4\]\.headers\.authorization: secret MISSING is not set[\s\S]*UPSTREAMS\[5\]\.id: duplicate[\s\S]*UPSTREAMS\[5\]\.url: private/,
     );
     expect(() => parseUpstreams('{not json', opts)).toThrowError(/not valid JSON/);
+  });
+  it('a prefix whose end runs into the separator, or too long to survive a name cut to its hash, is refused', () => {
+    const two = { ...opts, separator: '__' };
+    const at = (prefix: string, o = two) =>
+      parseUpstreams(JSON.stringify([{ id: 'a', url: 'https://a.example/mcp', prefix }]), o);
+    // Under "__", "gh_" would publish gh___x, which reads as gh + "_x": another upstream's name.
+    expect(() => at('gh_')).toThrowError(/UPSTREAMS\[0\]\.prefix: .*runs into it/);
+    expect(at('gh')[0]!.prefix).toBe('gh');
+    expect(at('_gh')[0]!.prefix).toBe('_gh');
+    // "." and "-" do not run into "__"; under "._" a trailing "." does not either ("gh.._": first "._" after "gh.").
+    expect(at('gh.')[0]!.prefix).toBe('gh.');
+    expect(at('gh.', { ...opts, separator: '._' })[0]!.prefix).toBe('gh.');
+    expect(() => at('gh_', { ...opts, separator: '._' })).not.toThrow();
+    // 49 characters and "." fill the 50 a cut-short name keeps before its hash; 50 do not.
+    expect(at('p'.repeat(49), opts)[0]!.prefix).toHaveLength(49);
+    expect(() => at('p'.repeat(50), opts)).toThrowError(/UPSTREAMS\[0\]\.prefix: at most 49 characters/);
+    // LOCAL_PREFIX by the same rule.
+    const local = (LOCAL_PREFIX: string) => () =>
+      configOf({ LOCAL_PREFIX, UPSTREAM_SEPARATOR: '__' } as unknown as Env);
+    expect(local('me_')).toThrowError(/LOCAL_PREFIX .*runs into it/);
+    expect(local('me').call(null).localPrefix).toBe('me');
+    const long = namespaced('p'.repeat(49), '.', 'x'.repeat(40));
+    expect(long).toHaveLength(MAX_NAME);
+    expect(prefixOf(long, '.')?.prefix).toBe('p'.repeat(49));
   });
   it('prefix "" mounts an upstream without a prefix (several may be); other prefixes stay checked', () => {
     const list = parseUpstreams(

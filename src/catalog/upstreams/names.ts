@@ -11,6 +11,10 @@
  */
 
 export const MAX_NAME = 64;
+/** The hash tail of a name cut short: `-` and 13 characters. */
+const TAIL = 14;
+/** The longest `<prefix><separator>` a cut-short name still holds whole (parse.ts bounds prefixes by it). */
+export const MAX_PREFIXED = MAX_NAME - TAIL;
 
 /** FNV-1a 64-bit as 13 base-36 characters: short, stable, no crypto needed for naming. */
 export function shortHash(s: string): string {

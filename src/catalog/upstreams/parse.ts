@@ -9,6 +9,8 @@
  */
 import { groupProblems } from '../groups.js';
 import { NAME_PATTERN } from '../validate.js';
+import { prefixFitsSeparator } from '../../lib/config.js';
+import { MAX_PREFIXED } from './names.js';
 import { parseOAuth, type OAuthParseOptions } from './parse-oauth.js';
 import { DEFAULT_TIMEOUT_MS, UpstreamConfigError, type UpstreamConfig } from './schema.js';
 import type { SecretSource } from './secret-ref.js';
@@ -72,8 +74,13 @@ function checkPrefix(prefix: unknown, at: At, opts: ParseOptions, taken: Set<str
   // "" mounts the upstream without a prefix (migrations): its names are published as they are, and a local prompt
   // wins a clash. Several upstreams may be unprefixed (the first listed keeps a contested name).
   if (prefix === '') return;
-  if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || prefix.includes(opts.separator))
-    problems.push(`${at('prefix')}: must use A-Z a-z 0-9 _ . - and must not contain the separator "${opts.separator}"`);
+  if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || !prefixFitsSeparator(prefix, opts.separator))
+    problems.push(
+      `${at('prefix')}: must use A-Z a-z 0-9 _ . -, and must neither contain the separator "${opts.separator}" nor end in a way that runs into it (a name would then route to another prefix)`,
+    );
+  // Longer, and a name cut short to its hash (names.ts) would lose its separator, and with it its upstream.
+  else if (prefix.length + opts.separator.length > MAX_PREFIXED)
+    problems.push(`${at('prefix')}: at most ${MAX_PREFIXED - opts.separator.length} characters`);
   else if (taken.has(prefix)) problems.push(`${at('prefix')}: duplicate prefix "${prefix}"`);
   else if (prefix === opts.localPrefix) problems.push(`${at('prefix')}: "${prefix}" is the LOCAL_PREFIX`);
   else taken.add(prefix);
