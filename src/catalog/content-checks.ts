@@ -25,6 +25,19 @@ function isCanonicalBase64(s: string): boolean {
   return pad === 0 || BASE64_LAST[pad].includes(s[s.length - pad - 1]!);
 }
 
+/**
+ * Whether the SDK's clients take `s` as base64 (they check with atob, WHATWG's forgiving decode): an
+ * upstream's block that fails it would make them refuse the whole result, so it is dropped instead.
+ */
+export function decodesAsBase64(s: string): boolean {
+  try {
+    atob(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 type Obj = Record<string, unknown>;
 
 /** Gathers issues with their field paths. */

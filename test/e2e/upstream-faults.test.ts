@@ -74,6 +74,10 @@ const BAD_CONTENT = {
       role: 'assistant',
       content: { type: 'text', text: 'also kept', _meta: { 'evil/tracking': 'javascript:alert(1)' } },
     },
+    // Data the SDK's clients cannot decode as base64 would fail the whole prompts/get: that block alone is dropped.
+    { role: 'user', content: { type: 'image', data: 'not base64!!', mimeType: 'image/png' } },
+    { role: 'user', content: { type: 'resource', resource: { uri: 'https://example.com/b', blob: 'not base64!!' } } },
+    { role: 'user', content: { type: 'image', data: 'iVBORw==', mimeType: 'image/png' } },
     // A date the SDK's clients refuse (no such day) would fail the whole prompts/get: it alone is dropped.
     {
       role: 'user',
@@ -174,6 +178,7 @@ beforeAll(async () => {
       name,
       arguments: [{ name: 'topic' }],
     })),
+    completion: (name) => (name === 'bad_content' ? { values: ['a'], total: 2.5 } : undefined),
     getResult: (name) =>
       name === 'bad_content'
         ? BAD_CONTENT
@@ -364,8 +369,19 @@ describe('upstream faults', () => {
         icons: [{ src: 'https://docs.example.com/i.png' }],
       },
       { type: 'text', text: 'also kept' },
+      { type: 'image', data: 'iVBORw==', mimeType: 'image/png' },
       { type: 'text', text: 'dated', annotations: { priority: 0.5 } },
     ]);
+    await client.close();
+  });
+
+  it('an upstream completion total that is no integer is dropped: the SDK client takes the values', async () => {
+    const client = await v1();
+    const done = await client.complete({
+      ref: { type: 'ref/prompt', name: 'good.bad_content' },
+      argument: { name: 'x', value: '' },
+    });
+    expect(done.completion).toEqual({ values: ['a'], hasMore: false });
     await client.close();
   });
 });

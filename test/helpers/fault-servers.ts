@@ -42,6 +42,8 @@ export interface ScriptOptions {
   getStatusBody?: unknown;
   /** A JSON-RPC error prompts/get answers instead, for some names. */
   getError?: (name: string) => { code: number; message: string } | undefined;
+  /** The `completion` completion/complete answers for a prompt, when set (default: values one and two). */
+  completion?: (name: string) => Record<string, unknown> | undefined;
   /** An HTTP status completion/complete answers instead, while it returns one (an upstream failing for a moment). */
   completeStatus?: () => number | undefined;
   /** Delay before the initialize reply (a slow handshake). */
@@ -216,7 +218,9 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
     if (msg.method === 'completion/complete') {
       const status = opts.completeStatus?.();
       if (status) return void res.writeHead(status, { 'content-type': 'text/plain' }).end('failing');
-      return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion: { values: ['one', 'two'] } } });
+      const name = String((msg.params?.ref as { name?: unknown } | undefined)?.name);
+      const completion = opts.completion?.(name) ?? { values: ['one', 'two'] };
+      return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion } });
     }
     return json(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
   });

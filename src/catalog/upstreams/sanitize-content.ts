@@ -9,7 +9,7 @@
  */
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../../lib/json.js';
-import { isIsoDateTime } from '../content-checks.js';
+import { decodesAsBase64, isIsoDateTime } from '../content-checks.js';
 
 const MAX_DATA_ICON = 100_000;
 const MAX_ICONS = 3;
@@ -65,13 +65,13 @@ export function sanitizeContent(block: unknown): ContentBlock | null {
       return str(block.text) ? withAnn({ type: 'text' as const, text: block.text }) : null;
     case 'image':
     case 'audio':
-      if (!str(block.data) || !str(block.mimeType) || !block.mimeType.toLowerCase().startsWith(`${block.type}/`))
-        return null;
+      if (!str(block.mimeType) || !block.mimeType.toLowerCase().startsWith(`${block.type}/`)) return null;
+      if (!str(block.data) || !decodesAsBase64(block.data)) return null;
       return withAnn({ type: block.type, data: block.data, mimeType: block.mimeType });
     case 'resource': {
       const r = block.resource;
       if (!isRecord(r) || !safeUri(r.uri)) return null;
-      const body = str(r.text) ? { text: r.text } : str(r.blob) ? { blob: r.blob } : null;
+      const body = str(r.text) ? { text: r.text } : str(r.blob) && decodesAsBase64(r.blob) ? { blob: r.blob } : null;
       if (!body) return null;
       return withAnn({
         type: 'resource' as const,

@@ -5,6 +5,7 @@
  * client's again, and bytes the listing gave a digest and size for must match them, or nothing is passed
  * on: a gateway must not serve content that fails its own manifest.
  */
+import { decodesAsBase64 } from '../../catalog/content-checks.js';
 import { digestOf } from '../../catalog/skills/file-store.js';
 import type { SkillResourceRecord } from '../../catalog/types.js';
 import { upstreamStub } from '../../catalog/stubs.js';
@@ -91,7 +92,11 @@ export async function readRemote(
     .flatMap((c: unknown): Record<string, unknown>[] => {
       if (!isRecord(c) || typeof c.uri !== 'string' || !c.uri.startsWith('skill://')) return [];
       const body =
-        typeof c.text === 'string' ? { text: c.text } : typeof c.blob === 'string' ? { blob: c.blob } : undefined;
+        typeof c.text === 'string'
+          ? { text: c.text }
+          : typeof c.blob === 'string' && decodesAsBase64(c.blob)
+            ? { blob: c.blob }
+            : undefined;
       if (!body) return [];
       const item: Record<string, unknown> = { uri: c.uri === origin.uri ? asked : base + c.uri.slice(8) };
       if (typeof c.mimeType === 'string' && c.mimeType.length <= 200) item.mimeType = c.mimeType;

@@ -130,11 +130,13 @@ export async function completeRemote(ctx: CallContext, origin: PromptOrigin, par
   const values = (Array.isArray(c.values) ? c.values : [])
     .filter((v): v is string => typeof v === 'string')
     .slice(0, 100);
+  // An integer, as clients check it: any other total would make them refuse the whole result.
+  const total = Number.isSafeInteger(c.total) && (c.total as number) >= 0 ? (c.total as number) : undefined;
   return {
     completion: {
       values,
-      ...(typeof c.total === 'number' ? { total: c.total } : {}),
-      hasMore: c.hasMore === true || (typeof c.total === 'number' && c.total > values.length),
+      ...(total !== undefined ? { total } : {}),
+      hasMore: c.hasMore === true || (total !== undefined && total > values.length),
     },
   };
 }
