@@ -10,7 +10,17 @@ import type { Server as HttpServer } from 'node:http';
 import { body, listen, stop } from './http-server.js';
 
 export type Behaviour =
-  'ok' | 'hang' | 'error500' | 'garbage' | 'cut' | 'huge' | 'endless' | 'endless_sse' | 'slowsse' | 'redirect';
+  | 'ok'
+  | 'hang'
+  | 'error500'
+  | 'garbage'
+  | 'cut'
+  | 'huge'
+  | 'endless'
+  | 'endless_sse'
+  | 'slowsse'
+  | 'redirect'
+  | 'bigerror';
 
 export interface SeenRequest {
   method: string;
@@ -101,6 +111,9 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
           return;
         case 'error500':
           return void res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
+        case 'bigerror':
+          // A JSON-RPC error whose message is 3 MB: under the reply cap, over a storage row's 2 MB.
+          return json(200, { jsonrpc: '2.0', id: msg?.id, error: { code: -32000, message: 'x'.repeat(3_000_000) } });
         case 'garbage':
           return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc": "2.0", "res');
         case 'cut':

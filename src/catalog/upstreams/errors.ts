@@ -4,6 +4,7 @@
  * a fault of the upstream). `fault` names the fault precisely, for
  * operators: it leads each upstream's `lastError` in /status.
  */
+import { clip } from '../../lib/clip.js';
 
 export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
 
@@ -31,6 +32,13 @@ export type UpstreamFault =
   | 'rpc_error'
   | 'credentials';
 
+/**
+ * An upstream's own words (its JSON-RPC error message, an exception's text) are kept to this many
+ * characters: they are logged, stored in its row and the catalog snapshot (/status, the web
+ * catalog), and passed to clients, and a 3 MB message must not fail the row's write.
+ */
+export const MAX_FAULT_TEXT = 1_000;
+
 export class UpstreamError extends Error {
   readonly fault: UpstreamFault;
   constructor(
@@ -40,7 +48,7 @@ export class UpstreamError extends Error {
     readonly data?: unknown,
     fault?: UpstreamFault,
   ) {
-    super(message);
+    super(clip(message, MAX_FAULT_TEXT));
     this.fault =
       fault ?? (kind === 'http' ? (code ? `http_${code}` : 'unreachable') : kind === 'rpc' ? 'rpc_error' : kind);
   }
@@ -48,5 +56,5 @@ export class UpstreamError extends Error {
 
 /** `fault: message`, the form /status shows. */
 export function describeFault(e: unknown): string {
-  return e instanceof UpstreamError ? `${e.fault}: ${e.message}` : `protocol: ${String(e)}`;
+  return e instanceof UpstreamError ? `${e.fault}: ${e.message}` : `protocol: ${clip(String(e), MAX_FAULT_TEXT)}`;
 }
