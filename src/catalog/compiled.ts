@@ -30,6 +30,8 @@ export interface RemotePrompt {
   readonly stale: boolean;
   /** Who sees it: the upstream's configured groups. */
   readonly groups: readonly string[] | undefined;
+  /** Its upstream is mounted without a prefix: the name is the upstream's own, which others may share. */
+  readonly unprefixed: boolean;
 }
 
 export type Entry = { readonly name: string; readonly groups: readonly string[] | undefined } & (
@@ -103,7 +105,7 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
     // A name that is already taken keeps its first owner (local prompts first) wherever that owner
     // is seen, and the writer logs the clash; a view that may not see the owner is served the next.
     for (const prompt of u.prompts) {
-      const r = { prompt, stale: !u.ok, groups: upstreamPromptGroups(u, prompt) };
+      const r = { prompt, stale: !u.ok, groups: upstreamPromptGroups(u, prompt), unprefixed: !u.prefix };
       entries.push({ name: prompt.name, groups: r.groups, remote: r });
     }
   }

@@ -80,15 +80,16 @@ export class ViewLookup {
 
   /**
    * The name a call of this view to `name` is counted under (usage/count.ts) and its use read by
-   * (the web cards): the name itself, or `<name>@<upstream>` when this view is served an owner other
-   * than the name's first (whose own is hidden from it), so neither owner's use tells of the other.
+   * (the web cards): the name itself, or `<name>@<upstream>` for a prompt of an upstream mounted
+   * without a prefix (always: a name it shares with a grouped local prompt must not take that
+   * prompt's figures once the local one is gone), and for one served to this view in place of the
+   * name's first owner, hidden from it, so neither owner's use tells of the other.
    */
   usageKey(name: string): string {
-    const owners = this.compiled.owners.get(name);
-    if (owners === undefined || owners.length === 1) return name;
     const e = this.served(name);
-    // The first owner is local when there is one: any other is an upstream's.
-    return e === undefined || e === owners[0] || 'local' in e ? name : `${name}@${e.remote.prompt.origin.upstream}`;
+    if (e === undefined || 'local' in e) return name;
+    const owned = e.remote.unprefixed || this.compiled.owners.get(name)?.[0] !== e;
+    return owned ? `${name}@${e.remote.prompt.origin.upstream}` : name;
   }
 
   /** The prompt entries this view sees, sorted by name. */

@@ -53,3 +53,18 @@ it('shows each viewer the use of the owner of a shared name it is served, and no
   const admin = await index({ authorization: 'Bearer test-admin-token' });
   expect(sparkOf(admin, 'shared')).toBe('7 uses in the last 7 days (0, 0, 0, 0, 0, 0, 7)');
 });
+
+it("once the grouped local prompt is gone, the upstream's figures stay its own: the eng prompt's never pass to it", async () => {
+  const res = await SELF.fetch('https://gateway.test/admin/prompts/shared', {
+    method: 'DELETE',
+    headers: { authorization: 'Bearer test-admin-token' },
+  });
+  expect(res.status).toBe(200);
+  const outsider = await index();
+  expect(outsider).toContain('data-source="cx"');
+  expect(sparkOf(outsider, 'shared')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
+  // The admin is now served the upstream's too, with its figures.
+  expect(sparkOf(await index({ authorization: 'Bearer test-admin-token' }), 'shared')).toBe(
+    '2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)',
+  );
+});
