@@ -13,6 +13,7 @@
  * given a new id: past MAX_RETAINED kept batches, new counts wait in the tally instead of becoming
  * one. Nothing is dropped and nothing is doubled.
  */
+import { bounded } from '../lib/bounded.js';
 import { log } from '../lib/log.js';
 import { datasetOf, writeUsageEvents } from './analytics.js';
 import type { SentBatch } from './store.js';
@@ -32,6 +33,12 @@ const RETRY_MAX_FIRST_MS = 2_000;
  * after arming, leaving the last store call 5 s, so a batch is never mid-send when the task is cut.
  */
 const TASK_BUDGET_MS = 25_000;
+/**
+ * One store call's bound: a store that hangs (overloaded, or held by its hourly prune) is a failure
+ * like any other, so its batches are retained for the resend instead of being lost with the task.
+ * A late call the store still applies is harmless: it drops a batch id it has seen (store.ts).
+ */
+const STORE_CALL_MS = 5_000;
 
 /** The wait before resend `attempt` (0-based), or undefined when none is due: past RETRIES, or past `deadline`. */
 export function resendDelay(retryMs: number, attempt: number, now: number, deadline: number): number | undefined {
@@ -83,7 +90,7 @@ export async function flush(env: Env, retryMs = 0, attempt = 0, deadline = Infin
   }
   if (sends.length === 0) return;
   try {
-    await usageStore(env).add(sends);
+    await bounded(usageStore(env).add(sends), Math.max(0, Math.min(STORE_CALL_MS, deadline + 5_000 - Date.now())));
   } catch (e) {
     // With what another failed flush kept meanwhile: neither overwrites the other.
     retained = [...sends, ...retained];

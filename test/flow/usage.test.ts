@@ -15,6 +15,7 @@ import { envelope, initialize, LEGACY, modernHeaders, postInit, request } from '
 import { ADMIN_TOKEN, MCP_URL, publish } from '../helpers/worker.js';
 import { counts, send, settle, usage, usageEnv } from '../helpers/usage.js';
 import { waitFor } from '../helpers/feed.js';
+import { hold } from '../helpers/hold.js';
 
 /** A modern POST from a client naming itself in `_meta`. */
 function modern(client: string, method: string, params: Record<string, unknown>, e: Env = usageEnv) {
@@ -127,6 +128,24 @@ describe('usage counts', () => {
       await runInDurableObject(usageObject(env), (_o, state) =>
         state.storage.sql.exec('ALTER TABLE u RENAME TO usage'),
       );
+      warn.mockRestore();
+    }
+    await settle();
+    expect((await counts('prompt'))['zeta prompts/get modern ok']).toBe(before + 3);
+  });
+  it('a store that does not answer is a failed flush: its batch is kept and resent, and counted once', async () => {
+    await settle();
+    const before = (await counts('prompt'))['zeta prompts/get modern ok'] ?? 0;
+    const warn = vi.spyOn(console, 'warn');
+    const store = hold(usageObject(env));
+    try {
+      const slower = { ...usageEnv, USAGE_FLUSH_MS: '300' } as unknown as Env;
+      await Promise.all(Array.from({ length: 3 }, () => modern('client-a', 'prompts/get', { name: 'zeta' }, slower)));
+      // The call held still passes its bound (5 s): a failure, retried later in the same task.
+      await waitFor(() => warn.mock.calls.some((c) => String(c[0]).includes('usage flush failed')), 'a failed flush');
+    } finally {
+      // Let through, the held call is applied too: the resend of the same batch id is dropped by the store.
+      await store.release();
       warn.mockRestore();
     }
     await settle();
