@@ -30,16 +30,16 @@ const AFTER_ROUTING: ReadonlySet<number> = new Set([
 
 /**
  * The prompt a call is counted under. Names are caller input, and each one a row kept for months:
- * a name is a row only once the call proved it a prompt the caller may see, by succeeding or by
- * failing after routing under a name this isolate's catalog lists in the caller's view (a made-up
- * name routed to an upstream by its prefix fails there too). Everything else is counted as one.
+ * a name is a row only when this isolate's catalog lists it in the caller's view, and the call
+ * succeeded or failed after routing. Everything else is counted as one.
  */
 function countedName(scope: RequestScope, prompt: string | undefined, code: number | undefined, ok: boolean): string {
   if (prompt === undefined) return '';
   if (!ok && (code === undefined || !AFTER_ROUTING.has(code))) return UNKNOWN_PROMPT;
   const view = servedCatalog(scope.env.PROMPTS)?.viewFor(scope.principal);
-  // A name several owners share is counted per owner served (view-lookup.ts usageKey).
-  if (ok) return view?.usageKey(prompt) ?? prompt;
+  // Listed names only, a call that succeeded included: an upstream may answer names it never listed
+  // (matched loosely, made on the fly), and every made-up name would be a row. A name several
+  // owners share is counted per owner served (view-lookup.ts usageKey).
   return view?.has(prompt) ? view.usageKey(prompt) : UNKNOWN_PROMPT;
 }
 

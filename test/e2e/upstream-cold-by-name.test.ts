@@ -1,10 +1,14 @@
 /**
- * End-to-end, `GET /prompts/{name}` for a prompt of an upstream no isolate has listed yet: the
- * route lists never-listed upstreams before it answers, as `GET /prompts`, `prompts/get` and the
- * catalog pages do, so a name the list shows is never a 404 by name. A real `wrangler dev` whose
- * first request is that GET, against the scripted upstream of test/helpers/fault-servers.ts.
+ * End-to-end, names of an upstream's prompts, against a real `wrangler dev` and the scripted
+ * upstream of test/helpers/fault-servers.ts, which answers prompts/get for any name:
+ * - `GET /prompts/{name}` for a prompt of an upstream no isolate has listed yet lists never-listed
+ *   upstreams before it answers, as `GET /prompts`, `prompts/get` and the catalog pages do, so a
+ *   name the list shows is never a 404 by name (the gateway's first request is that GET);
+ * - a name the upstream answers but never listed is served, and counted as `(unknown)`: names a
+ *   client makes up never become usage rows, however the upstream answers them.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { modernPost } from '../helpers/protocol.js';
 import { scriptedServer, type Scripted } from '../helpers/fault-servers.js';
 import { coldUpstreamGateway } from '../helpers/cold-upstream.js';
 import type { Gateway } from '../helpers/wrangler-dev.js';
@@ -13,8 +17,8 @@ let gw: Gateway;
 let upstream: Scripted;
 
 beforeAll(async () => {
-  upstream = await scriptedServer({ prompts: [{ name: 'review', description: 'Review a change' }] });
-  gw = await coldUpstreamGateway([{ id: 'up', url: upstream.url, prefix: 'up' }]);
+  upstream = await scriptedServer({ prompts: [{ name: 'review', description: 'Review a change' }], getAnyName: true });
+  gw = await coldUpstreamGateway([{ id: 'up', url: upstream.url, prefix: 'up' }], { vars: { USAGE_FLUSH_MS: 50 } });
 }, 120_000);
 
 afterAll(async () => {
@@ -32,4 +36,28 @@ it('the first request, GET /prompts/up.review, lists the never-listed upstream a
   expect((await fetch(`${gw.url}/prompts/up.nothing`)).status).toBe(404);
   const list = (await (await fetch(`${gw.url}/prompts`)).json()) as { prompts: { name: string }[] };
   expect(list.prompts.map((p) => p.name).sort()).toEqual(['summarize', 'up.review']);
+});
+
+it('names the upstream answers but never listed are served, and counted as (unknown), never as rows of their own', async () => {
+  const get = async (name: string) => {
+    const res = await fetch(gw.mcpUrl, modernPost('prompts/get', { name }).init);
+    const body = (await res.json()) as { result?: { messages: unknown[] }; error?: unknown };
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.result?.messages, JSON.stringify(body)).toHaveLength(1);
+  };
+  for (let i = 0; i < 3; i++) await get(`up.made-up-${i}`);
+  await get('up.review');
+  const rows = async () => {
+    const res = await fetch(`${gw.url}/admin/usage?by=prompt`, {
+      headers: { authorization: `Bearer ${gw.adminToken}` },
+    });
+    return ((await res.json()) as { rows: { key: string; method: string; count: number }[] }).rows;
+  };
+  let got = await rows();
+  for (let i = 0; i < 200 && got.reduce((n, r) => n + (r.method === 'prompts/get' ? r.count : 0), 0) < 4; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    got = await rows();
+  }
+  const gets = Object.fromEntries(got.filter((r) => r.method === 'prompts/get').map((r) => [r.key, r.count]));
+  expect(gets).toEqual({ '(unknown)': 3, 'up.review': 1 });
 });

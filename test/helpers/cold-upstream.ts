@@ -17,7 +17,7 @@ export interface ColdUpstream {
 /** The gateway; its `stop` also removes the prompt directory made for it. */
 export async function coldUpstreamGateway(
   upstreams: ColdUpstream[],
-  opts: { pageSize?: number } = {},
+  opts: { pageSize?: number; vars?: Record<string, string | number> } = {},
 ): Promise<Gateway> {
   const dir = mkdtempSync(join(tmpdir(), 'cold-upstream-'));
   copyFileSync(join(PROJECT_ROOT, 'prompts', 'summarize.md'), join(dir, 'summarize.md'));
@@ -30,6 +30,7 @@ export async function coldUpstreamGateway(
         UPSTREAMS: JSON.stringify(upstreams.map((u) => ({ ...u, timeout: 3000 }))),
         UPSTREAM_ALLOW_HTTP_LOOPBACK: 'true',
         UPSTREAM_POLL_MS: 60_000,
+        ...opts.vars,
       },
     });
     return {

@@ -50,6 +50,8 @@ export interface ScriptOptions {
   getStatus?: (name: string) => number | undefined;
   /** The body of those answers: plain text unless set (then JSON, as some servers send their errors). */
   getStatusBody?: unknown;
+  /** prompts/get answers names it never listed too (an upstream that matches loosely or makes prompts up). */
+  getAnyName?: boolean;
   /** A JSON-RPC error prompts/get answers instead, for some names. */
   getError?: (name: string) => { code: number; message: string } | undefined;
   /** The `completion` completion/complete answers for a prompt, when set (default: values one and two). */
@@ -213,7 +215,7 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
         if (status) return void res.writeHead(status, { 'content-type': 'text/plain' }).end('refused');
         const err = opts.getError?.(name);
         if (err) return json(200, { jsonrpc: '2.0', id: msg.id, error: err });
-        if (!(opts.prompts ?? []).some((p) => p.name === name))
+        if (!opts.getAnyName && !(opts.prompts ?? []).some((p) => p.name === name))
           return json(200, {
             jsonrpc: '2.0',
             id: msg.id,
