@@ -32,6 +32,7 @@ export async function usageCommand(
   if (!answer.rows.length) return out('no calls counted');
   const rows = answer.rows.map((r) => [r.key, r.method, r.era, r.outcome, String(r.count)]);
   for (const l of table([answer.by.toUpperCase(), 'METHOD', 'ERA', 'OUTCOME', 'COUNT'], rows)) out(l);
+  if (answer.truncated) out(`(the ${answer.rows.length} largest groups; the total below counts every call)`);
   const t = answer.totals;
   out(`total ${t.count}: ${t.ok} ok, ${t.failed} failed`);
 }

@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.js';
-import { usageSince, type UsageRow } from '../usage/query.js';
+import { usageSince, type UsageRow, type UsageTotals } from '../usage/query.js';
 import { HOUR_MS } from '../usage/store.js';
 import { ApiError } from './api-error.js';
 
@@ -25,24 +25,6 @@ export function parseSince(raw: string | undefined, now: number): number {
   return ms;
 }
 
-export interface UsageTotals {
-  count: number;
-  ok: number;
-  failed: number;
-  byMethod: Record<string, number>;
-}
-
-function totalsOf(rows: readonly UsageRow[]): UsageTotals {
-  const totals: UsageTotals = { count: 0, ok: 0, failed: 0, byMethod: {} };
-  for (const r of rows) {
-    totals.count += r.count;
-    if (r.outcome === 'ok') totals.ok += r.count;
-    else totals.failed += r.count;
-    totals.byMethod[r.method] = (totals.byMethod[r.method] ?? 0) + r.count;
-  }
-  return totals;
-}
-
 /** The answer of GET /admin/usage (the CLI reads it too). */
 export interface UsageAnswer {
   /** `since` as asked (or its default, 24 hours ago), ISO. */
@@ -50,7 +32,10 @@ export interface UsageAnswer {
   /** The start of the first hour counted: counts are hourly. */
   from: string;
   by: 'prompt' | 'client';
+  /** Largest first, at most MAX_USAGE_ROWS (usage/query.ts). */
   rows: UsageRow[];
+  /** Present (true) when groups were left out of `rows`; `totals` counts them all. */
+  truncated?: true;
   totals: UsageTotals;
 }
 
@@ -60,14 +45,15 @@ adminUsage.get('/', async (c) => {
   const since = parseSince(c.req.query('since'), Date.now());
   const by = c.req.query('by') ?? 'prompt';
   if (by !== 'prompt' && by !== 'client') throw new ApiError(400, 'invalid_by', 'by must be "prompt" or "client"');
-  const rows = await usageSince(c.env, { since, by });
+  const { rows, truncated, totals } = await usageSince(c.env, { since, by });
   c.header('cache-control', 'no-store');
   const answer: UsageAnswer = {
     since: new Date(since).toISOString(),
     from: new Date(Math.floor(since / HOUR_MS) * HOUR_MS).toISOString(),
     by,
     rows,
-    totals: totalsOf(rows),
+    ...(truncated && { truncated }),
+    totals,
   };
   return c.json(answer);
 });

@@ -18,5 +18,6 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (response !== c.res) c.res = response;
   // Usage and error classes are the MCP endpoint's (docs/observability.md): /admin, /status and the
   // pages are logged, not counted.
-  if (c.req.path.startsWith('/mcp')) countUsage(scope, outcome, c.error);
+  const path = c.req.path;
+  if (path === '/mcp' || path.startsWith('/mcp/')) countUsage(scope, outcome, c.error);
 };

@@ -22,9 +22,38 @@ export interface UsageRow {
 
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 
-/** Counts since `since` (epoch ms), grouped by prompt or client, method, era and outcome; largest first. */
-export async function usageSince(env: Env, opts: { since: number; by: 'prompt' | 'client' }): Promise<UsageRow[]> {
-  return usageStore(env).usage(hourOf(opts.since), opts.by);
+/** The most groups one answer lists; the totals count the rest too. */
+export const MAX_USAGE_ROWS = 1_000;
+
+/** Every count since a time: by method, and by outcome (`ok`, or failed). */
+export interface UsageTotals {
+  count: number;
+  ok: number;
+  failed: number;
+  byMethod: Record<string, number>;
+}
+
+/**
+ * Counts since `since` (epoch ms), grouped by prompt or client, method, era and outcome, largest first
+ * (at most MAX_USAGE_ROWS groups: `truncated` says some were left out), with the totals of them all.
+ */
+export async function usageSince(
+  env: Env,
+  opts: { since: number; by: 'prompt' | 'client' },
+): Promise<{ rows: UsageRow[]; truncated: boolean; totals: UsageTotals }> {
+  const store = usageStore(env);
+  const [rows, sums] = await Promise.all([
+    store.usage(hourOf(opts.since), opts.by, MAX_USAGE_ROWS + 1),
+    store.totals(hourOf(opts.since)),
+  ]);
+  const totals: UsageTotals = { count: 0, ok: 0, failed: 0, byMethod: {} };
+  for (const r of sums) {
+    totals.count += r.count;
+    if (r.outcome === 'ok') totals.ok += r.count;
+    else totals.failed += r.count;
+    totals.byMethod[r.method] = (totals.byMethod[r.method] ?? 0) + r.count;
+  }
+  return { rows: rows.slice(0, MAX_USAGE_ROWS), truncated: rows.length > MAX_USAGE_ROWS, totals };
 }
 
 /**

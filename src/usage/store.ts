@@ -64,6 +64,8 @@ export class UsageStore extends DurableObject<Env> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS errors (
       hour INTEGER NOT NULL, class TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (hour, class))`);
     this.sql.exec('CREATE TABLE IF NOT EXISTS batches (id TEXT PRIMARY KEY, at INTEGER NOT NULL)');
+    // The hourly prune deletes by age: without this it reads every id of the last day, holding the one store.
+    this.sql.exec('CREATE INDEX IF NOT EXISTS batches_at ON batches (at)');
   }
 
   /**
@@ -119,13 +121,28 @@ export class UsageStore extends DurableObject<Env> {
     this.sql.exec('DELETE FROM batches WHERE at < ?', now - BATCH_ID_MS);
   }
 
-  /** Counts from `sinceHour` on, grouped by prompt or client, method, era and outcome. */
-  async usage(sinceHour: number, by: 'prompt' | 'client'): Promise<StoredCount[]> {
+  /**
+   * Counts from `sinceHour` on, grouped by prompt or client, method, era and outcome, largest first:
+   * at most `limit` groups, since client labels come from clients (up to MAX_CLIENTS_PER_HOUR new
+   * ones an hour) and a month of them must not be one answer.
+   */
+  async usage(sinceHour: number, by: 'prompt' | 'client', limit: number): Promise<StoredCount[]> {
     const key = by === 'client' ? 'client' : 'prompt';
     return this.sql
       .exec<{ key: string; method: string; era: string; outcome: string; count: number }>(
         `SELECT ${key} AS key, method, era, outcome, SUM(count) AS count FROM usage WHERE hour >= ?
-         GROUP BY ${key}, method, era, outcome ORDER BY count DESC, key, method, era, outcome`,
+         GROUP BY ${key}, method, era, outcome ORDER BY count DESC, key, method, era, outcome LIMIT ?`,
+        sinceHour,
+        limit,
+      )
+      .toArray();
+  }
+
+  /** Every count from `sinceHour` on by method and outcome: the totals, whatever `usage` leaves out. */
+  async totals(sinceHour: number): Promise<{ method: string; outcome: string; count: number }[]> {
+    return this.sql
+      .exec<{ method: string; outcome: string; count: number }>(
+        'SELECT method, outcome, SUM(count) AS count FROM usage WHERE hour >= ? GROUP BY method, outcome',
         sinceHour,
       )
       .toArray();

@@ -3,10 +3,13 @@
  * MAX_CLIENTS_PER_HOUR labels and counts the rest as `(other)`, losing no count. The labels already
  * stored bind a restarted object too. Runs against the real UsageStore object and its SQLite storage.
  */
-import { env, runInDurableObject } from 'cloudflare:test';
+import { env, runInDurableObject, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS, MAX_CLIENTS_PER_HOUR, type UsageTuple } from '../../src/usage/store.js';
 import { OTHER } from '../../src/usage/hour-clients.js';
+import { MAX_USAGE_ROWS } from '../../src/usage/query.js';
+import { usageStore } from '../../src/usage/stub.js';
+import { ADMIN_TOKEN } from '../helpers/worker.js';
 
 const store = () => env.USAGE_STORE.getByName('client-bound');
 let sent = 0;
@@ -19,7 +22,7 @@ function add(hour: number, clients: string[]) {
 
 /** Calls by client label in the hours from `hour` on. */
 async function byClient(hour: number): Promise<Map<string, number>> {
-  const rows = await store().usage(hour, 'client');
+  const rows = await store().usage(hour, 'client', 10_000);
   return new Map(rows.map((r) => [r.key, r.count]));
 }
 
@@ -46,5 +49,46 @@ describe('client labels in the usage store', () => {
     // The next hour has a bound of its own.
     await add(hour + 1, ['newcomer/2.0']);
     expect((await byClient(hour + 1)).get('newcomer/2.0')).toBe(1);
+  });
+
+  it('the admin API lists the largest MAX_USAGE_ROWS groups, says it left some out, and totals every call', async () => {
+    const now = Math.floor(Date.now() / HOUR_MS);
+    // Two hours of a full set of labels each: more groups than one answer lists.
+    for (const [i, hour] of [now - 3, now - 2].entries()) {
+      const usage = labels(MAX_CLIENTS_PER_HOUR, i * MAX_CLIENTS_PER_HOUR).map((c): UsageTuple => [
+        hour,
+        'prompts/get',
+        'p',
+        c,
+        'modern',
+        'ok',
+        1,
+      ]);
+      await usageStore(env).add([{ id: `rows:${i}`, batch: { usage, errors: [] } }]);
+    }
+    const since = new Date((now - 3) * HOUR_MS).toISOString();
+    const res = await SELF.fetch(`https://gateway.test/admin/usage?by=client&since=${since}`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
+    expect(body.rows).toHaveLength(MAX_USAGE_ROWS);
+    expect(body.truncated).toBe(true);
+    expect(body.totals).toEqual({
+      count: 2 * MAX_CLIENTS_PER_HOUR,
+      ok: 2 * MAX_CLIENTS_PER_HOUR,
+      failed: 0,
+      byMethod: { 'prompts/get': 2 * MAX_CLIENTS_PER_HOUR },
+    });
+    // By prompt, one group: nothing is left out.
+    const one = (await (
+      await SELF.fetch(`https://gateway.test/admin/usage?by=prompt&since=${since}`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+    ).json()) as any;
+    expect(one.rows).toEqual([
+      { key: 'p', method: 'prompts/get', era: 'modern', outcome: 'ok', count: 2 * MAX_CLIENTS_PER_HOUR },
+    ]);
+    expect(one.truncated).toBeUndefined();
   });
 });

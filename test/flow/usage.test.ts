@@ -162,6 +162,8 @@ describe('usage counts', () => {
     expect((await send(MCP_URL, stale)).status).toBe(404);
     // Only /mcp is counted: a route that does not exist is logged, not counted.
     expect((await send('https://gateway.test/nowhere', {})).status).toBe(404);
+    // Nor is a path that only starts like it.
+    expect((await send('https://gateway.test/mcpx', {})).status).toBe(404);
     await modern('client-a', 'prompts/get', { name: 'no-such-prompt' });
     await send(MCP_URL, { method: 'POST', headers: modernHeaders('prompts/list'), body: '{"jsonrpc":' });
     await settle();
