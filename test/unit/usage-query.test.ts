@@ -31,14 +31,14 @@ describe('usage queries', () => {
     await usageStore(env).add([{ id: 'q:1', batch }]);
     await usageStore(env).add([{ id: 'q:1', batch }]);
 
-    const byPrompt = await usageSince(env, { since: NOW - 1, by: 'prompt' });
+    const { rows: byPrompt } = await usageSince(env, { since: NOW - 1, by: 'prompt' });
     expect(byPrompt).toEqual([
       { key: 'greet', method: 'prompts/get', era: 'modern', outcome: 'ok', count: 5 },
       { key: 'greet', method: 'prompts/get', era: 'legacy', outcome: 'ok', count: 3 },
       { key: 'greet', method: 'completion/complete', era: 'modern', outcome: 'ok', count: 2 },
       { key: 'greet', method: 'prompts/get', era: 'legacy', outcome: '-32602', count: 1 },
     ]);
-    const byClient = await usageSince(env, { since: NOW - 3 * HOUR_MS, by: 'client' });
+    const { rows: byClient } = await usageSince(env, { since: NOW - 3 * HOUR_MS, by: 'client' });
     expect(byClient.find((r) => r.key === 'a/1' && r.method === 'prompts/get')?.count).toBe(12);
     expect(byClient.filter((r) => r.key === 'b/2').reduce((n, r) => n + r.count, 0)).toBe(4);
 
@@ -67,7 +67,7 @@ describe('usage queries', () => {
         },
       },
     ]);
-    const keys = (await usageSince(env, { since: 0, by: 'prompt' })).map((r) => r.key);
+    const keys = (await usageSince(env, { since: 0, by: 'prompt' })).rows.map((r) => r.key);
     expect(keys).toContain('kept');
     expect(keys).not.toContain('ancient');
     expect(await errorsSince(env, 0)).not.toHaveProperty('pruned-class');
