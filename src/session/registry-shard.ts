@@ -61,9 +61,11 @@ export class RegistryShard extends DurableObject<Env> {
     const since = sinceHeader === null ? undefined : Number(sinceHeader);
     if (since !== undefined && !Number.isSafeInteger(since)) return new Response('bad position', { status: 400 });
     // A shard that never announced a change may have joined (a larger REGISTRY_SHARDS) after changes
-    // this stream missed: the feed says how far they went. Asked before anything else is read, so
-    // what may change meanwhile (a first change delivered, the session ended) is read after it.
-    const published = since !== undefined && this.replay.announced() === 0 ? await this.feedPublished() : 0;
+    // its streams missed: the feed says how far they went, for a resuming stream's replay and for
+    // every stream's `open` (a listen stream announces a newer one; a resume past it is pulled back).
+    // Asked before anything else is read, so what may change meanwhile (a first change delivered, the
+    // session ended) is read after it.
+    const published = this.replay.announced() === 0 ? await this.feedPublished() : 0;
     if (session !== null && this.hasEnded(session)) return new Response('session ended', { status: 404 });
     // The tag of the stream this socket belongs to: its session, or a listen stream's own id.
     const listen = req.headers.get(STREAM_LISTEN_HEADER);
@@ -78,7 +80,8 @@ export class RegistryShard extends DurableObject<Env> {
       this.ctx.acceptWebSocket(server, [STREAM, session, ...tags]);
     }
     this.admission.accepted();
-    sendFrame(server, { t: 'open', generation: announced });
+    // What this shard announced, or, until its first change, what the feed had when the shard asked.
+    sendFrame(server, { t: 'open', generation: announced || published });
     if (since !== undefined) for (const event of this.replay.missed(since, published)) sendFrame(server, event);
     return new Response(null, { status: 101, webSocket: client });
   }

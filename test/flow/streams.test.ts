@@ -13,6 +13,7 @@ import worker from '../../src/index.js';
 import { expectError, MCP_URL, openSession, openStream, publish, readEvents, type Session } from '../helpers/worker.js';
 import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
 import { openLegacyStream, type StreamOptions } from '../../src/session/stream.js';
+import { openListenStream } from '../../src/session/listen.js';
 import { REPLAY_MAX_EVENTS } from '../../src/session/replay-log.js';
 import { SELF } from 'cloudflare:test';
 
@@ -279,6 +280,44 @@ describe('catalog changes', () => {
     await change(g0 + 1);
     expect(await ahead.nextMessage()).toEqual({ id: `k.${g0 + 1}`, message: LIST_CHANGED });
     await ahead.close();
+  });
+  it("a resume past anything issued, at a shard that never announced a change, goes on from the feed's position", async () => {
+    const { published } = await feedStub().status();
+    expect(published).toBeGreaterThan(0);
+    const shard = shardStub(env, 91);
+    const ahead = readEvents(
+      (await directStream({ sessionId: 'ahead-fresh-shard', shard: 91, since: published + 1_000_000 }))!,
+    );
+    await shard.deliver({ kind: 'prompts_list_changed', generation: published + 1 }, published);
+    expect(await ahead.nextMessage()).toEqual({ id: `k.${published + 1}`, message: LIST_CHANGED });
+    await ahead.close();
+  });
+  it('a listen stream at a shard that never announced a change hears of what the feed published after its catalog', async () => {
+    const { published } = await feedStub().status();
+    // Shard 90 of 91 (none of the other tests' shards): the one a random draw this high picks.
+    vi.spyOn(Math, 'random').mockReturnValue(0.995);
+    let res: Response;
+    try {
+      res = await openListenStream({
+        env,
+        listenId: 'fresh-shard',
+        honored: { promptsListChanged: true },
+        subscriptionIdKey: 'io.modelcontextprotocol/subscriptionId',
+        endResult: '{}',
+        keepaliveMs: 60_000,
+        maxMs: 60_000,
+        shards: 91,
+        limits: { maxStreams: 10_000, client: 'test', maxClientStreams: 10_000 },
+        // A lagging isolate's catalog: older than what the feed has published.
+        since: published - 1,
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const stream = readEvents(res);
+    expect((await stream.nextMessage()).message.method).toBe('notifications/subscriptions/acknowledged');
+    expect((await stream.nextMessage()).message.method).toBe('notifications/prompts/list_changed');
+    await stream.close();
   });
   it('a stream opens at a shard that never announced a change even when the feed does not answer', async () => {
     const shard = shardStub(env, 92);
