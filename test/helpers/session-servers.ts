@@ -66,12 +66,14 @@ export async function versionServer(
  * came in); its SSE reply to each POST first sends a request of its own under the client's id.
  * Session `p-1`.
  */
-export async function pingingServer(pingsPerReply = 1): Promise<Running & { pongs: unknown[] }> {
+export async function pingingServer(pingsPerReply = 1, streamPings = 1): Promise<Running & { pongs: unknown[] }> {
   const pongs: unknown[] = [];
   const server = await sessionServer('p-1', '2025-11-25', (req, res, msg) => {
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      return void res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 'srv-1', method: 'ping' })}\n\n`);
+      for (let i = 1; i <= streamPings; i++)
+        res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: `srv-${i}`, method: 'ping' })}\n\n`);
+      return;
     }
     if (req.method !== 'POST') return void res.writeHead(200).end();
     if (msg?.method === undefined) {

@@ -378,6 +378,19 @@ describe("the upstream's own requests", () => {
     await c.close();
     expect(server.pongs).toEqual([{ jsonrpc: '2.0', id: 'srv-1', result: {}, session: 'p-1' }]);
   });
+  it('a session stream flooded with pings is answered once per interval, not with a POST each', async () => {
+    const server = await started(pingingServer(1, 500));
+    const c = client(server.url);
+    const stop = new AbortController();
+    const listening = c.listen(() => undefined, stop.signal);
+    await soon(() => server.pongs.length > 0);
+    await new Promise((r) => setTimeout(r, 200));
+    stop.abort();
+    await listening;
+    await c.close();
+    // All 500 arrive within one PONG_INTERVAL_MS: the first is answered, the rest are not.
+    expect(server.pongs).toEqual([{ jsonrpc: '2.0', id: 'srv-1', result: {}, session: 'p-1' }]);
+  });
 });
 
 describe('an SSE reply closed before its response (2025-11-25 polling)', () => {

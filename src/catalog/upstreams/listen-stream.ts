@@ -28,6 +28,13 @@ export function openListen(
 }
 
 /**
+ * A change stream answers at most one ping per this many ms: upstreams ping every half minute or
+ * so, and a stream flooded with pings must not become a flood of POSTs, each a request of its own
+ * (a reply's pings are bounded the same way: session-calls.ts MAX_PONGS_PER_REPLY).
+ */
+export const PONG_INTERVAL_MS = 5_000;
+
+/**
  * Follows an opened listen's stream until it ends or drops, calling `onChange` for each change it
  * announces and answering a legacy session's pings. undefined once it was followed; when the
  * upstream answered with no stream, how the listen ends: 'ended' for a session it forgot (404),
@@ -46,13 +53,18 @@ export async function followListen(
     return res.status === 404 ? 'ended' : 'unsupported';
   }
   onOpen?.();
+  let ponged = -Infinity;
   try {
     for await (const ev of readSse(res.body as ReadableStream<Uint8Array>)) {
       if (!ev.data) continue;
       const msg = parseJson(ev);
       if (isChange(msg.method)) onChange();
-      else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') pong(http, conn, msg.id);
-      else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
+      else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') {
+        if (Date.now() - ponged >= PONG_INTERVAL_MS) {
+          ponged = Date.now();
+          pong(http, conn, msg.id);
+        }
+      } else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
     }
   } catch {
     // A dropped stream is an end like any other: the caller reconnects.
