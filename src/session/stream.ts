@@ -113,9 +113,9 @@ export async function openLegacyStream(opts: StreamOptions): Promise<Response | 
           // it. The stream goes on from the shard's position instead.
           if (position !== undefined && frame.generation > 0 && position > frame.generation)
             position = frame.generation;
-          // A shard that never announced a change says 0, which is no position: it replayed from the
-          // list's (asking the feed), so the stream stands there, or a resume or lag check from 0 would
-          // be told that list again.
+          // A shard that never announced a change says what the feed had published (registry-shard.ts),
+          // or 0 when the feed did not answer, which is no position: the stream then stands at its list's,
+          // or a resume or lag check from 0 would be told that list again.
           position ??=
             frame.generation > 0 ? Math.min(opts.listedAt ?? frame.generation, frame.generation) : (opts.listedAt ?? 0);
           if (opts.priming && !opened) client.write(sseEvent({ id: eventId(opts.key, position), data: '' }));

@@ -58,7 +58,7 @@ beforeAll(async () => {
       );
     }
   }
-}, 240_000);
+}, 400_000);
 
 afterAll(async () => {
   await gw?.stop();

@@ -15,6 +15,9 @@ import type { Gateway } from '../helpers/wrangler-dev.js';
 
 let gw: Gateway;
 let upstream: Scripted;
+/** The ETag of the first answer, made from the cold merge: its generation is the one before the upstream was listed. */
+let coldTag = '';
+const generationOf = (etag: string | null) => Number(/^"g(\d+)-/.exec(etag ?? '')?.[1] ?? 0);
 
 beforeAll(async () => {
   upstream = await scriptedServer({ prompts: [{ name: 'review', description: 'Review a change' }], getAnyName: true });
@@ -32,6 +35,7 @@ it('the first request, GET /prompts/up.review, lists the never-listed upstream a
   const body = await res.text();
   expect(res.status, body).toBe(200);
   expect(JSON.parse(body).prompt).toMatchObject({ name: 'up.review', description: 'Review a change' });
+  coldTag = res.headers.get('etag') ?? '';
   // A name no upstream has is still unknown, after the upstream was listed.
   expect((await fetch(`${gw.url}/prompts/up.nothing`)).status).toBe(404);
   const list = (await (await fetch(`${gw.url}/prompts`)).json()) as { prompts: { name: string }[] };
@@ -45,6 +49,12 @@ it('names the upstream answers but never listed are served, and counted as (unkn
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.result?.messages, JSON.stringify(body)).toHaveLength(1);
   };
+  // Counting reads the catalog this isolate serves: wait until it holds the writer's listing, not the cold merge.
+  for (let i = 0; i < 200; i++) {
+    const tag = (await fetch(`${gw.url}/prompts/up.review`)).headers.get('etag');
+    if (generationOf(tag) > generationOf(coldTag)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   for (let i = 0; i < 3; i++) await get(`up.made-up-${i}`);
   await get('up.review');
   const rows = async () => {

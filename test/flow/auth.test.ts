@@ -303,10 +303,11 @@ describe('AUTH=oauth with JWTs', () => {
   });
 
   it('an opaque bearer its issuer could not check (introspection down: 503) is still a guess at ADMIN_TOKEN', async () => {
-    // Nothing answers at this endpoint: every opaque bearer that is not the token ends in 503.
+    // Nothing listens at this endpoint (a closed loopback port, refused at once, with no DNS to wait
+    // for): every opaque bearer that is not the token ends in 503.
     const e = oauthEnv(
-      { introspection: { endpoint: 'https://idp.invalid/introspect', clientId: 'gw', clientSecret: 'IDP_SECRET' } },
-      { IDP_SECRET: 'introspection-client-secret' },
+      { introspection: { endpoint: 'http://127.0.0.1:9/introspect', clientId: 'gw', clientSecret: 'IDP_SECRET' } },
+      { IDP_SECRET: 'introspection-client-secret', AUTH_ALLOW_HTTP_LOOPBACK: 'true' },
     );
     for (const [route, ip] of [
       ['/prompts', '203.0.113.91'],
