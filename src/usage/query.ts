@@ -41,11 +41,7 @@ export async function usageSince(
   env: Env,
   opts: { since: number; by: 'prompt' | 'client' },
 ): Promise<{ rows: UsageRow[]; truncated: boolean; totals: UsageTotals }> {
-  const store = usageStore(env);
-  const [rows, sums] = await Promise.all([
-    store.usage(hourOf(opts.since), opts.by, MAX_USAGE_ROWS + 1),
-    store.totals(hourOf(opts.since)),
-  ]);
+  const { rows, totals: sums } = await usageStore(env).report(hourOf(opts.since), opts.by, MAX_USAGE_ROWS + 1);
   const totals: UsageTotals = { count: 0, ok: 0, failed: 0, byMethod: {} };
   for (const r of sums) {
     totals.count += r.count;

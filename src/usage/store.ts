@@ -138,14 +138,22 @@ export class UsageStore extends DurableObject<Env> {
       .toArray();
   }
 
-  /** Every count from `sinceHour` on by method and outcome: the totals, whatever `usage` leaves out. */
-  async totals(sinceHour: number): Promise<{ method: string; outcome: string; count: number }[]> {
-    return this.sql
+  /**
+   * `usage`'s groups with every count from `sinceHour` on by method and outcome (the totals, whatever
+   * the limit leaves out), read in one call, so no flush lands between them.
+   */
+  async report(
+    sinceHour: number,
+    by: 'prompt' | 'client',
+    limit: number,
+  ): Promise<{ rows: StoredCount[]; totals: { method: string; outcome: string; count: number }[] }> {
+    const totals = this.sql
       .exec<{ method: string; outcome: string; count: number }>(
         'SELECT method, outcome, SUM(count) AS count FROM usage WHERE hour >= ? GROUP BY method, outcome',
         sinceHour,
       )
       .toArray();
+    return { rows: await this.usage(sinceHour, by, limit), totals };
   }
 
   /** prompts/get counts per prompt and UTC day (day = floor(hour / 24)), from `sinceHour` on. */

@@ -6,7 +6,7 @@
 type ClassOf<N> = N extends DurableObjectNamespace<infer T> ? T : never;
 
 /** The store's RPC surface. */
-export type UsageApi = Pick<ClassOf<Env['USAGE_STORE']>, 'add' | 'usage' | 'totals' | 'daily' | 'errors'>;
+export type UsageApi = Pick<ClassOf<Env['USAGE_STORE']>, 'add' | 'usage' | 'report' | 'daily' | 'errors'>;
 
 /** The one usage store (tests reach its storage through the same name). */
 export const usageObject = (env: Env) => env.USAGE_STORE.getByName('usage');
