@@ -1,6 +1,7 @@
 /**
- * Prompt files → prompt records. The one loader: the CLI, `npm start`'s
- * seeding and the tests all go through `loadPromptFiles`.
+ * One prompt file → its (unvalidated) record: the parsing half of the one
+ * loader (load.ts `loadPromptFiles`, which the CLI, `npm start`'s seeding and
+ * the tests all go through).
  *
  * A prompt is a Markdown file with YAML front matter (the record's metadata)
  * and `## user` / `## assistant` sections (its messages). A section whose
@@ -13,21 +14,12 @@
  * receives validated records); file access comes in through `FileSource`.
  */
 import { isNode, LineCounter, parse as parseYaml, parseDocument, type Document } from 'yaml';
-import type { Issue, PromptRecord } from '../src/catalog/types.js';
-import { validatePrompt } from '../src/catalog/validate.js';
 
 export interface FileSource {
   /** Prompt files: path → text. */
   files: ReadonlyMap<string, string>;
   /** Reads an asset (path already resolved against the prompt file). */
   readAsset(path: string): Uint8Array | undefined;
-}
-
-export interface LoadResult {
-  records: PromptRecord[];
-  issues: Issue[];
-  /** Which file each loaded prompt came from: name → path. */
-  sources: Map<string, string>;
 }
 
 const SECTION = /^##[ \t]+(user|assistant)[ \t]*$/gm;
@@ -100,7 +92,7 @@ function typedBlock(kind: string, yamlText: string, path: string, src: FileSourc
 }
 
 /** Finds the 1-based line of a field path ("arguments[1].name") in a file, or of its nearest parent. */
-type Locate = (fieldPath: string) => number | undefined;
+export type Locate = (fieldPath: string) => number | undefined;
 
 function pathKeys(fieldPath: string): (string | number)[] {
   return [...fieldPath.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
@@ -158,52 +150,4 @@ export function parsePromptFile(path: string, text: string, src: FileSource): { 
     return { record: doc.toJS(), locate: yamlLocator(doc, lines, 1) };
   }
   return parseMarkdown(path, text, src);
-}
-
-/** Loads and validates every prompt file; issues are prefixed with the file path. */
-export function loadPromptFiles(src: FileSource): LoadResult {
-  const records: PromptRecord[] = [];
-  const issues: Issue[] = [];
-  const owner = new Map<string, string>();
-  // A file some prompt reads as its content (`file: assets/openapi.json`) is that prompt's asset, not a prompt.
-  const assets = new Set<string>();
-  const reading: FileSource = { files: src.files, readAsset: (p) => (assets.add(p), src.readAsset(p)) };
-  const parsed = [...src.files]
-    .filter(([path]) => isPromptFile(path))
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([path, text]): { path: string } & ({ record: unknown; locate: Locate } | { error: string }) => {
-      try {
-        return { path, ...parsePromptFile(path, text, reading) };
-      } catch (e) {
-        return { path, error: e instanceof Error ? e.message : String(e) };
-      }
-    });
-  for (const p of parsed) {
-    if (assets.has(p.path)) continue;
-    const { path } = p;
-    if ('error' in p) {
-      issues.push({ path, message: p.error });
-      continue;
-    }
-    const { record, locate } = p;
-    const own = validatePrompt(record);
-    for (const i of own) {
-      const line = locate(i.path);
-      issues.push({ path: `${path}${line ? `:${line}` : ''}: ${i.path}`, message: i.message });
-    }
-    if (own.length) continue;
-    const r = record as PromptRecord;
-    const prev = owner.get(r.name);
-    const line = locate('name');
-    if (prev)
-      issues.push({
-        path: `${path}${line ? `:${line}` : ''}: name`,
-        message: `duplicate prompt name "${r.name}" (also in ${prev})`,
-      });
-    else {
-      owner.set(r.name, path);
-      records.push(r);
-    }
-  }
-  return { records, issues, sources: owner };
 }

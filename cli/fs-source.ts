@@ -3,7 +3,8 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isPromptFile, loadPromptFiles, type FileSource, type LoadResult } from './files.js';
+import { isPromptFile, type FileSource } from './files.js';
+import { loadPromptFiles, type LoadResult } from './load.js';
 import { CliError } from './api.js';
 
 /**

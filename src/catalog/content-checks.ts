@@ -6,6 +6,7 @@
  */
 import { isRecord } from '../lib/json.js';
 import type { Issue } from './types.js';
+import { fieldHint } from './field-names.js';
 
 const MAX_TEXT = 100_000;
 const BASE64_BODY = /^[A-Za-z0-9+/]*$/;
@@ -41,23 +42,6 @@ export function decodesAsBase64(s: string): boolean {
 type Obj = Record<string, unknown>;
 
 /** Gathers issues with their field paths. */
-/** A known field one or two edits away from `key` (`group` → `groups`), to name in the error. */
-function nearest(key: string, known: readonly string[]): string | undefined {
-  const k = key.toLowerCase();
-  return known.find((f) => {
-    if (Math.abs(f.length - k.length) > 2) return false;
-    // Levenshtein distance over the two short names, one row at a time.
-    let row = Array.from({ length: k.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= f.length; i++) {
-      const next = [i];
-      for (let j = 1; j <= k.length; j++)
-        next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (f[i - 1] === k[j - 1] ? 0 : 1));
-      row = next;
-    }
-    return row[k.length]! <= 2;
-  });
-}
-
 export class Checker {
   readonly issues: Issue[] = [];
   fail(path: string, message: string): void {
@@ -70,8 +54,7 @@ export class Checker {
   only(o: Obj, known: readonly string[], path: string, what: string): void {
     for (const key of Object.keys(o)) {
       if (known.includes(key)) continue;
-      const near = nearest(key, known);
-      const hint = near ? ` (did you mean "${near}"?)` : key.startsWith('_') ? ' (the admin API adds it on reads)' : '';
+      const hint = fieldHint(key, known);
       this.fail(path + key, `is not ${what} field${hint}; known: ${known.join(', ')}`);
     }
   }

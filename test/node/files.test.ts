@@ -2,7 +2,8 @@
  * The one prompt-file loader, on the shipped examples and on broken files.
  */
 import { describe, expect, it } from 'vitest';
-import { loadPromptFiles, type FileSource } from '../../cli/files.js';
+import type { FileSource } from '../../cli/files.js';
+import { loadPromptFiles } from '../../cli/load.js';
 import { loadPromptDir } from '../../cli/fs-source.js';
 
 function source(files: Record<string, string>, assets: Record<string, Uint8Array> = {}): FileSource {
@@ -98,6 +99,16 @@ describe('loadPromptFiles', () => {
     expect(records[0]!.messages.map((m) => (m.content as { resource: { text: string } }).resource.text)).toEqual([
       spec,
       notes,
+    ]);
+  });
+  it('a file that is a whole prompt and also the content of another is an error naming both, not a prompt dropped', () => {
+    const inner = fm('## user\nI am a prompt too\n').replace('name: p', 'name: inner');
+    const md = fm('## user\n```resource\nuri: notes://a\nfile: inner.md\n```\n');
+    const { issues } = loadPromptFiles(
+      source({ 'inner.md': inner, 'z.md': md }, { 'inner.md': new TextEncoder().encode(inner) }),
+    );
+    expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'inner.md: is a prompt, and also the content of z.md (file:): move one of them',
     ]);
   });
   it('accepts JSON and YAML records', () => {

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { loadPromptFiles, type FileSource } from '../../cli/files.js';
+import type { FileSource } from '../../cli/files.js';
+import { loadPromptFiles } from '../../cli/load.js';
 import { serializePrompt } from '../../cli/serialize.js';
 import { parseUpstreams } from '../../src/catalog/upstreams/parse.js';
 import { validatePrompt } from '../../src/catalog/validate.js';

@@ -2,7 +2,7 @@
  * pull writes files that load back to the identical records.
  */
 import { describe, expect, it } from 'vitest';
-import { loadPromptFiles } from '../../cli/files.js';
+import { loadPromptFiles } from '../../cli/load.js';
 import { fileStems, serializePrompt } from '../../cli/serialize.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
 import { loadPromptDir } from '../../cli/fs-source.js';

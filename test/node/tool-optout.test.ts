@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { loadPromptFiles, type FileSource } from '../../cli/files.js';
+import type { FileSource } from '../../cli/files.js';
+import { loadPromptFiles } from '../../cli/load.js';
 
 const source = (files: Record<string, string>): FileSource => ({
   files: new Map(Object.entries(files)),
