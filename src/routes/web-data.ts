@@ -13,7 +13,7 @@ import type { RequestScope } from '../lib/scope.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSION_META, MODERN_VERSIONS } from '../lib/versions.js';
 import { callContext } from '../rpc/context.js';
 import { call } from '../rpc/dispatch.js';
-import { HttpError } from '../rpc/errors.js';
+import { ErrorCode, HttpError } from '../rpc/errors.js';
 import { dailyUse } from '../usage/query.js';
 import type { ArgumentRow, Preview, PreviewMessage, PromptCard, VersionRow } from '../web/types.js';
 
@@ -95,7 +95,7 @@ export async function cardFor(
   return { card: cardOf(view, name, use), usageKnown: use !== undefined };
 }
 
-type Reply = { result?: unknown; error?: { message?: string } };
+type Reply = { result?: unknown; error?: { code?: number; message?: string } };
 
 /**
  * One JSON-RPC call through /mcp's dispatch, modern era, in the request's scope: its reply as
@@ -145,7 +145,8 @@ async function completion(
     argument: { name: argument, value },
     ...(Object.keys(context).length ? { context: { arguments: context } } : {}),
   });
-  if (reply.error) return undefined;
+  // Invalid params is the upstream's settled answer (it offers no values here); anything else may pass.
+  if (reply.error && reply.error.code !== ErrorCode.InvalidParams) return undefined;
   const values = (reply.result as { completion?: { values?: unknown } } | undefined)?.completion?.values;
   return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
 }
