@@ -20,6 +20,7 @@ function nearest(key: string, known: readonly string[]): string | undefined {
   const k = key.toLowerCase();
   let best: { field: string; d: number } | undefined;
   for (const field of known) {
+    if (Math.abs(field.length - k.length) > 2) continue;
     const d = distance(field, k);
     if (d <= 2 && (best === undefined || d < best.d)) best = { field, d };
   }
@@ -29,7 +30,7 @@ function nearest(key: string, known: readonly string[]): string | undefined {
 /** What the admin API adds to a record it reads back (admin-answer.ts): not content to PUT again. */
 const READ_ONLY_FIELDS = new Set(['_version', '_updatedAt']);
 
-/** The hint after "is not a prompt field": a near known field, what the admin API adds, or nothing. */
+/** The hint after "is not a … field": a near known field, what the admin API adds, or nothing. */
 export function fieldHint(key: string, known: readonly string[]): string {
   if (READ_ONLY_FIELDS.has(key)) return ' (the admin API adds it on reads)';
   const near = nearest(key, known);

@@ -7,8 +7,9 @@
  * response is ready. Either a flush is armed then (it takes the tally, this count included, at most
  * USAGE_FLUSH_MS later), or none is and this count arms one. A flush disarms as it takes the tally,
  * so a count made during its store call arms the next. A failed store call (one that throws, or does
- * not answer within STORE_CALL_MS) keeps its batch, under its id, and resends it whole: a few times more in the same background task (an isolate that gets no
- * further request must not keep its counts), then with the next flush. The store applies each id
+ * not answer within STORE_CALL_MS) keeps its batch, under its id, and resends it whole: a few times
+ * more in the same background task (an isolate that gets no further request must not keep its
+ * counts), then with the next flush. The store applies each id
  * once, so a batch whose answer was lost after it landed does not count twice, and a batch is never
  * given a new id: past MAX_RETAINED kept batches, new counts wait in the tally instead of becoming
  * one. Nothing is doubled, and nothing is dropped while the isolate lives; batches still kept when

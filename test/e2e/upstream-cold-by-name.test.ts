@@ -50,11 +50,13 @@ it('names the upstream answers but never listed are served, and counted as (unkn
     expect(body.result?.messages, JSON.stringify(body)).toHaveLength(1);
   };
   // Counting reads the catalog this isolate serves: wait until it holds the writer's listing, not the cold merge.
+  let tag: string | null = null;
   for (let i = 0; i < 200; i++) {
-    const tag = (await fetch(`${gw.url}/prompts/up.review`)).headers.get('etag');
+    tag = (await fetch(`${gw.url}/prompts/up.review`)).headers.get('etag');
     if (generationOf(tag) > generationOf(coldTag)) break;
     await new Promise((r) => setTimeout(r, 50));
   }
+  expect(generationOf(tag), "the writer's listing never reached this isolate").toBeGreaterThan(generationOf(coldTag));
   for (let i = 0; i < 3; i++) await get(`up.made-up-${i}`);
   await get('up.review');
   const rows = async () => {

@@ -17,8 +17,14 @@ const HTML = { headers: { accept: 'text/html' } };
 
 beforeAll(async () => {
   upstream = await scriptedServer({
-    prompts: [{ name: 'asks' }, { name: 'plain' }, { name: 'pick', arguments: [{ name: 'lang', required: true }] }],
+    prompts: [
+      { name: 'asks' },
+      { name: 'plain' },
+      { name: 'pick', arguments: [{ name: 'lang', required: true }] },
+      { name: 'strict', arguments: [{ name: 'lang', required: true }] },
+    ],
     completeStatus: () => (completionDown ? 500 : undefined),
+    completeError: (name) => (name === 'strict' ? { code: -32602, message: 'no completion for lang' } : undefined),
     getResult: (name) =>
       name === 'asks'
         ? { resultType: 'input_required', requestState: 's' }
@@ -71,4 +77,15 @@ it("a page built while the upstream's completion failed is not kept: the allowed
   const asked = upstream.seen.filter((r) => r.rpc === 'completion/complete').length;
   expect(await row()).toBe('one, two');
   expect(upstream.seen.filter((r) => r.rpc === 'completion/complete').length).toBe(asked);
+});
+
+it("an upstream's invalid-params answer to a completion is settled: the page shows any value, and is kept", async () => {
+  const asked = () => upstream.seen.filter((r) => r.rpc === 'completion/complete' && r.name === 'strict').length;
+  const row = async () =>
+    /<td>(any|one, two)<\/td>/.exec(await (await fetch(`${gw.url}/p/up.strict`, HTML)).text())?.[1];
+  expect(await row()).toBe('any');
+  const once = asked();
+  expect(once).toBeGreaterThan(0);
+  expect(await row()).toBe('any');
+  expect(asked()).toBe(once);
 });

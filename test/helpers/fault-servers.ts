@@ -56,6 +56,8 @@ export interface ScriptOptions {
   getError?: (name: string) => { code: number; message: string } | undefined;
   /** The `completion` completion/complete answers for a prompt, when set (default: values one and two). */
   completion?: (name: string) => Record<string, unknown> | undefined;
+  /** A JSON-RPC error completion/complete answers instead, for some prompts. */
+  completeError?: (name: string) => { code: number; message: string } | undefined;
   /** An HTTP status completion/complete answers instead, while it returns one (an upstream failing for a moment). */
   completeStatus?: () => number | undefined;
   /** Delay before the initialize reply (a slow handshake). */
@@ -234,6 +236,8 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
       const status = opts.completeStatus?.();
       if (status) return void res.writeHead(status, { 'content-type': 'text/plain' }).end('failing');
       const name = String((msg.params?.ref as { name?: unknown } | undefined)?.name);
+      const error = opts.completeError?.(name);
+      if (error) return json(200, { jsonrpc: '2.0', id: msg.id, error });
       const completion = opts.completion?.(name) ?? { values: ['one', 'two'] };
       return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion } });
     }
