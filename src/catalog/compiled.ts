@@ -30,8 +30,6 @@ export interface RemotePrompt {
   readonly stale: boolean;
   /** Who sees it: the upstream's configured groups. */
   readonly groups: readonly string[] | undefined;
-  /** Its upstream is mounted without a prefix: the name is the upstream's own, which others may share. */
-  readonly unprefixed: boolean;
 }
 
 export type Entry = { readonly name: string; readonly groups: readonly string[] | undefined } & (
@@ -52,6 +50,11 @@ export interface Compiled {
   readonly winners: readonly Entry[];
   /** Name → its owners, in precedence order. */
   readonly owners: ReadonlyMap<string, readonly Entry[]>;
+  /**
+   * The entries not counted under their own name (view-lookup.ts usageKey): `<name>@<upstream>` for a
+   * prompt of an upstream mounted without a prefix, and for any owner of a name but its first.
+   */
+  readonly usageKeys: ReadonlyMap<Entry, string>;
   /** Prefix → upstream, and who sees the names under it that it has not listed. */
   readonly prefixes: ReadonlyMap<string, { readonly id: string; readonly groups: readonly string[] | undefined }>;
   /** Local and upstream skills (skills/index.ts). */
@@ -90,6 +93,8 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
   const published = (name: string) => publishedName(snapshot, name);
   const prefixes = new Map<string, { id: string; groups: readonly string[] | undefined }>();
   const groups = new Set<string>();
+  // Prompts of upstreams mounted without a prefix: their names are the upstreams' own, which others may share.
+  const bare = new Set<Entry>();
   const entries: Entry[] = snapshot.prompts.map((record) => ({
     name: published(record.name),
     groups: groupsOf(record.groups),
@@ -105,8 +110,10 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
     // A name that is already taken keeps its first owner (local prompts first) wherever that owner
     // is seen, and the writer logs the clash; a view that may not see the owner is served the next.
     for (const prompt of u.prompts) {
-      const r = { prompt, stale: !u.ok, groups: upstreamPromptGroups(u, prompt), unprefixed: !u.prefix };
-      entries.push({ name: prompt.name, groups: r.groups, remote: r });
+      const r = { prompt, stale: !u.ok, groups: upstreamPromptGroups(u, prompt) };
+      const e: Entry = { name: prompt.name, groups: r.groups, remote: r };
+      entries.push(e);
+      if (!u.prefix) bare.add(e);
     }
   }
   for (const e of entries) for (const g of e.groups ?? []) groups.add(g);
@@ -121,6 +128,11 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
     if (list) list.push(e);
     else owners.set(e.name, [e]);
   }
+  const usageKeys = new Map<Entry, string>();
+  for (const list of owners.values())
+    list.forEach((e, i) => {
+      if ('remote' in e && (i > 0 || bare.has(e))) usageKeys.set(e, `${e.name}@${e.remote.prompt.origin.upstream}`);
+    });
   return {
     snapshot,
     generation: snapshot.generation,
@@ -128,6 +140,7 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
     sorted,
     winners: firstSeen(sorted, () => true),
     owners,
+    usageKeys,
     prefixes,
     skills,
     groups,

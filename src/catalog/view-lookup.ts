@@ -83,13 +83,12 @@ export class ViewLookup {
    * (the web cards): the name itself, or `<name>@<upstream>` for a prompt of an upstream mounted
    * without a prefix (always: a name it shares with a grouped local prompt must not take that
    * prompt's figures once the local one is gone), and for one served to this view in place of the
-   * name's first owner, hidden from it, so neither owner's use tells of the other.
+   * name's first owner, hidden from it, so neither owner's use tells of the other. Undefined for a
+   * name this view is not served: no row of its own (usage/count.ts).
    */
-  usageKey(name: string): string {
+  usageKey(name: string): string | undefined {
     const e = this.served(name);
-    if (e === undefined || 'local' in e) return name;
-    const owned = e.remote.unprefixed || this.compiled.owners.get(name)?.[0] !== e;
-    return owned ? `${name}@${e.remote.prompt.origin.upstream}` : name;
+    return e === undefined ? undefined : (this.compiled.usageKeys.get(e) ?? name);
   }
 
   /** The prompt entries this view sees, sorted by name. */

@@ -66,7 +66,7 @@ function cardOf(view: View, name: string, use: ReadonlyMap<string, number[]> | u
     tags: local?.tags ?? [],
     source: served?.source ?? 'local',
     // Counted per owner where a name has several (view-lookup.ts usageKey): the one this viewer is served.
-    use: use ? (use.get(view.usageKey(name)) ?? []) : undefined,
+    use: use ? (use.get(view.usageKey(name) ?? name) ?? []) : undefined,
   };
 }
 

@@ -40,7 +40,7 @@ function countedName(scope: RequestScope, prompt: string | undefined, code: numb
   // Listed names only, a call that succeeded included: an upstream may answer names it never listed
   // (matched loosely, made on the fly), and every made-up name would be a row. A name several
   // owners share is counted per owner served (view-lookup.ts usageKey).
-  return view?.has(prompt) ? view.usageKey(prompt) : UNKNOWN_PROMPT;
+  return view?.usageKey(prompt) ?? UNKNOWN_PROMPT;
 }
 
 /**
