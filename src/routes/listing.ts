@@ -20,7 +20,7 @@ import { Hono, type Context } from 'hono';
 import { listing, withHints } from '../catalog/listing.js';
 import type { Listing } from '../catalog/listing-memo.js';
 import { currentCatalog } from '../catalog/store.js';
-import { listMissing } from '../catalog/upstreams/cold.js';
+import { findListingMissing } from '../catalog/upstreams/cold.js';
 import { viewHints, type CacheHints } from '../catalog/hints.js';
 import type { RequestScope } from '../lib/scope.js';
 import { LookupError } from '../catalog/errors.js';
@@ -129,21 +129,16 @@ listings.get('/:name', async (c) => {
   const scope = scopeOf(c);
   const { cfg } = scope;
   const name = c.req.param('name');
-  let catalog = await currentCatalog(scope);
-  let view = catalog.viewFor(scope.principal);
-  let prompt = view.describe(name, SHAPE);
-  if (!prompt) {
-    // As GET /prompts and prompts/get do: a name only a never-listed upstream has is listed first, at any page size.
-    const merged = await listMissing(scope, catalog, Number.MAX_SAFE_INTEGER);
-    if (merged !== catalog) [catalog, view] = [merged, merged.viewFor(scope.principal)];
-    prompt = view.describe(name, SHAPE);
-  }
+  // As GET /prompts and prompts/get do: a name only a never-listed upstream has is listed first.
+  const { view, found: prompt } = await findListingMissing(scope, await currentCatalog(scope), (v) =>
+    v.describe(name, SHAPE),
+  );
   if (!prompt) throw new ApiError(404, 'unknown_prompt', `Unknown prompt "${name.slice(0, 100)}"`);
   const hints = view.cacheHints(cfg.listTtlMs);
   const tag = fnv1a(`${name}|${hints.ttlMs}|${hints.cacheScope}${viewTag(view.key)}`).toString(36);
   const body = JSON.stringify({ prompt, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope });
   return respond(
     c,
-    served(body, `"g${catalog.generation}-${tag}"`, authenticated(scope) ? viewHints(hints, true) : hints),
+    served(body, `"g${view.generation}-${tag}"`, authenticated(scope) ? viewHints(hints, true) : hints),
   );
 });

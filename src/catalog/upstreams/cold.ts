@@ -1,12 +1,12 @@
 /**
  * The read path's cold-upstream branch (listMissing): the first page of any
  * list (catalog/listing.ts), a name the catalog does not know yet
- * (rpc/methods/route.ts) and the catalog page (routes/web-cache.ts) list
+ * (rpc/methods/route.ts, GET /prompts/{name}) and the catalog page (routes/web-cache.ts) list
  * never-listed upstreams from the Worker itself. It takes the caller's already-parsed Config; the upstream list
  * is the isolate's cached copy (config.ts).
  */
 import type { RequestScope } from '../../lib/scope.js';
-import { Catalog } from '../catalog.js';
+import { Catalog, type View } from '../catalog.js';
 import { PROMPTS, type ListKind } from '../view.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter, upstreamStub } from '../stubs.js';
@@ -147,4 +147,23 @@ async function listNow(
     return merged;
   }
   return persisted;
+}
+
+/**
+ * What `find` gives in the caller's view of `full`; when it gives nothing, never-listed upstreams are
+ * listed (at any page size: the merged catalog is wanted whole) and it is asked again. For a name a
+ * client may use without listing first (prompts/get, a skill, GET /prompts/{name}).
+ */
+export async function findListingMissing<T>(
+  q: ColdQuery & Pick<RequestScope, 'principal'>,
+  full: Catalog,
+  find: (view: View) => T | undefined,
+): Promise<{ view: View; found: T | undefined }> {
+  const view = full.viewFor(q.principal);
+  const found = find(view);
+  if (found !== undefined) return { view, found };
+  const merged = await listMissing(q, full, Number.MAX_SAFE_INTEGER);
+  if (merged === full) return { view, found };
+  const again = merged.viewFor(q.principal);
+  return { view: again, found: find(again) };
 }

@@ -7,7 +7,7 @@
  */
 import type { Route, View } from '../../catalog/catalog.js';
 import { peekCatalog } from '../../catalog/store.js';
-import { listMissing } from '../../catalog/upstreams/cold.js';
+import { findListingMissing } from '../../catalog/upstreams/cold.js';
 import type { CallContext } from '../context.js';
 
 /** `find` answers undefined for what the view does not know; then never-listed upstreams are listed and it asks again. */
@@ -15,15 +15,7 @@ export async function lookup<T>(
   ctx: CallContext,
   find: (view: View) => T | undefined,
 ): Promise<{ view: View; found: T | undefined }> {
-  const full = await ctx.catalog();
-  const view = full.viewFor(ctx.principal);
-  const found = find(view);
-  if (found !== undefined) return { view, found };
-  // Any page size: the merged catalog is wanted at once, whatever its length.
-  const merged = await listMissing(ctx, full, Number.MAX_SAFE_INTEGER);
-  if (merged === full) return { view, found };
-  const again = merged.viewFor(ctx.principal);
-  return { view: again, found: find(again) };
+  return findListingMissing(ctx, await ctx.catalog(), find);
 }
 
 /** The route of a name the view knows; undefined for a local-looking name it does not have. */
