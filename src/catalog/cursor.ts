@@ -41,8 +41,12 @@ export async function readCursor(secret: string, cursor: unknown, generation: nu
   return parsed.offset;
 }
 
+/** What a minted cursor looks like (base64url, at most 200 characters): anything else is no cursor of ours. */
+export const cursorShaped = (cursor: unknown): cursor is string =>
+  typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,200}$/.test(cursor);
+
 async function verify(secret: string, cursor: unknown, view: string): Promise<Position | null> {
-  if (typeof cursor !== 'string' || cursor.length > 200) return null;
+  if (!cursorShaped(cursor)) return null;
   const bytes = decodeBase64Url(cursor);
   // Only the spelling we mint: another (other unused bits in the last character) would be another page key.
   if (!bytes || encodeBase64Url(bytes) !== cursor) return null;

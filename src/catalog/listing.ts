@@ -25,6 +25,7 @@ import type { RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
 import type { ProtocolVersion } from '../lib/versions.js';
 import { PROMPTS, type ListKind } from './catalog.js';
+import { cursorShaped } from './cursor.js';
 import { readPage, readPointer, type PageKey } from './edge.js';
 import { viewHints } from './hints.js';
 import { callerOf, variantOf, viewSegment } from './listing-keys.js';
@@ -39,9 +40,6 @@ export function withHints(page: Listing): string {
   return `{"ttlMs":${page.hints.ttlMs},"cacheScope":"${page.hints.cacheScope}",${page.json.slice(1)}`;
 }
 
-/** What a minted cursor looks like (cursor.ts: base64url, at most 200 characters); nothing else is looked up. */
-const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,200}$/;
-
 async function fromEdge(
   q: RequestScope,
   version: ProtocolVersion,
@@ -49,7 +47,7 @@ async function fromEdge(
   kind: ListKind,
 ): Promise<Listing | undefined> {
   // A cursor that cannot be ours (a lone surrogate cannot even go in a URL) is left to the catalog's -32602.
-  if (cursor !== undefined && !CURSOR_SHAPE.test(cursor)) return undefined;
+  if (cursor !== undefined && !cursorShaped(cursor)) return undefined;
   const origin = originOf(q.url);
   const pointer = await readPointer(origin);
   if (!pointer) return undefined;
