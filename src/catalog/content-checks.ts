@@ -31,6 +31,8 @@ function isCanonicalBase64(s: string): boolean {
  * upstream's block that fails it would make them refuse the whole result, so it is dropped instead.
  */
 export function decodesAsBase64(s: string): boolean {
+  // Canonical base64 always decodes, and is checked without decoding megabytes only to drop them.
+  if (isCanonicalBase64(s)) return true;
   try {
     atob(s);
     return true;
