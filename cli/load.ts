@@ -22,13 +22,11 @@ export function loadPromptFiles(src: FileSource): LoadResult {
   const owner = new Map<string, string>();
   // A file some prompt reads as its content (`file: assets/openapi.json`) is that prompt's asset, not a prompt.
   const assets = new Map<string, string>();
-  let reader = '';
-  const reading: FileSource = { files: src.files, readAsset: (p) => (assets.set(p, reader), src.readAsset(p)) };
   const parsed = [...src.files]
     .filter(([path]) => isPromptFile(path))
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([path, text]): { path: string } & ({ record: unknown; locate: Locate } | { error: string }) => {
-      reader = path;
+      const reading: FileSource = { files: src.files, readAsset: (a) => (assets.set(a, path), src.readAsset(a)) };
       try {
         return { path, ...parsePromptFile(path, text, reading) };
       } catch (e) {
@@ -38,10 +36,12 @@ export function loadPromptFiles(src: FileSource): LoadResult {
   for (const p of parsed) {
     const { path } = p;
     const readBy = assets.get(path);
-    // Unless it is a whole prompt itself: then which one is meant is the author's to say, not ours to guess.
-    if (readBy !== undefined && 'record' in p && validatePrompt(p.record).length === 0)
-      issues.push({ path, message: `is a prompt, and also the content of ${readBy} (file:): move one of them` });
-    if (readBy !== undefined) continue;
+    if (readBy !== undefined) {
+      // Unless it is a whole prompt itself: then which one is meant is the author's to say, not ours to guess.
+      if ('record' in p && validatePrompt(p.record).length === 0)
+        issues.push({ path, message: `is a prompt, and also the content of ${readBy} (file:): move one of them` });
+      continue;
+    }
     if ('error' in p) {
       issues.push({ path, message: p.error });
       continue;

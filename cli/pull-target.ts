@@ -23,7 +23,7 @@ import { dirname, join, relative } from 'node:path';
 import { CliError } from './api-types.js';
 import { sha256, SIDECAR } from './skills.js';
 
-export const MANIFEST = '.promptgate-pull.json';
+const MANIFEST = '.promptgate-pull.json';
 
 /** A file pull is about to write: where, and the digest of its bytes. */
 export interface Planned {

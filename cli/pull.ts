@@ -4,7 +4,6 @@
  * no longer published, is pull-target.ts's.
  */
 import { stringify as toYaml } from 'yaml';
-import { digestOf } from '../src/catalog/skills/file-store.js';
 import type { SkillRecord } from '../src/catalog/types.js';
 import { CliError, type AdminClient } from './api.js';
 import { PullTarget, type Planned } from './pull-target.js';
@@ -15,24 +14,34 @@ type Out = (s: string) => void;
 type Listed<R> = R & { _version: number; _updatedAt: string };
 
 /**
- * The skill folder's `.promptgate.yaml`, which push reads the groups from (skills.ts): without it
- * a pulled skill pushed back would be shown to everyone. None when the skill has no groups (and
- * one an earlier pull wrote is removed as no longer published).
+ * Where a skill goes and what its folder holds besides its files: the `.promptgate.yaml` push reads
+ * the groups from (skills.ts), without which a pulled skill pushed back would be shown to everyone.
+ * None when the skill has no groups (and one an earlier pull wrote is removed as no longer published).
  */
-const sidecarOf = (s: SkillRecord): Uint8Array | undefined =>
-  s.groups === undefined ? undefined : new TextEncoder().encode(toYaml({ groups: s.groups }));
+function skillPlan(s: SkillRecord): { folder: string; sidecar: Uint8Array | undefined } {
+  const sidecar = s.groups === undefined ? undefined : new TextEncoder().encode(toYaml({ groups: s.groups }));
+  return { folder: `skills/${s.name}`, sidecar };
+}
+
+/** What a skill's folder will hold, by path and digest: the files as published, and its sidecar. */
+function plannedSkill(s: SkillRecord): Planned[] {
+  const { folder, sidecar } = skillPlan(s);
+  return [
+    ...s.files.map((f) => ({ path: `${folder}/${f.path}`, digest: f.digest })),
+    ...(sidecar ? [{ path: `${folder}/${SIDECAR}`, digest: sha256(sidecar) }] : []),
+  ];
+}
 
 /** Every published skill under `<dir>/skills/<name>/`, each file exactly as published. */
 async function pullSkills(api: AdminClient, skills: Listed<SkillRecord>[], target: PullTarget, out: Out) {
   for (const s of skills) {
-    const folder = `skills/${s.name}`;
+    const { folder, sidecar } = skillPlan(s);
     for (const f of s.files) {
       const bytes = await api.fetchFile(f.digest);
       // What is written must be what was published: the digest is checked, not trusted.
-      if ((await digestOf(bytes)) !== f.digest) throw new CliError(`${s.name}/${f.path}: the gateway sent other bytes`);
+      if (sha256(bytes) !== f.digest) throw new CliError(`${s.name}/${f.path}: the gateway sent other bytes`);
       target.write(`${folder}/${f.path}`, bytes);
     }
-    const sidecar = sidecarOf(s);
     if (sidecar) target.write(`${folder}/${SIDECAR}`, sidecar);
     out(`  skill ${s.name} (version ${s._version}) → ${target.dir}/${folder}/ (${s.files.length} file(s))`);
   }
@@ -56,14 +65,7 @@ export async function pullCommand(
   });
   const planned: Planned[] = [
     ...files.flatMap((f) => f.all.map((a) => ({ path: a.path, digest: sha256(a.bytes) }))),
-    ...skills.flatMap((s) => {
-      const sidecar = sidecarOf(s);
-      const folder = `skills/${s.name}`;
-      return [
-        ...s.files.map((f) => ({ path: `${folder}/${f.path}`, digest: f.digest })),
-        ...(sidecar ? [{ path: `${folder}/${SIDECAR}`, digest: sha256(sidecar) }] : []),
-      ];
-    }),
+    ...skills.flatMap(plannedSkill),
   ];
   target.begin(planned);
   files.forEach(({ file, all }, i) => {

@@ -47,7 +47,7 @@ function holdsSkills(path: string, seen = new Set<string>()): boolean {
  * followed (it could publish files from outside the repository), but one to a folder holding
  * skills is an issue: skipped quietly, `push --prune` would delete those skills at the gateway.
  */
-export function skillFolders(dir: string, issues: Issue[] = []): string[] {
+export function skillFolders(dir: string, issues: Issue[]): string[] {
   const found: string[] = [];
   const walk = (at: string) => {
     const names = readdirSync(at);
