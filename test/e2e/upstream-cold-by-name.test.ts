@@ -8,6 +8,7 @@
  *   client makes up never become usage rows, however the upstream answers them.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { waitUntil } from '../helpers/live.js';
 import { modernPost } from '../helpers/protocol.js';
 import { scriptedServer, type Scripted } from '../helpers/fault-servers.js';
 import { coldUpstreamGateway } from '../helpers/cold-upstream.js';
@@ -50,26 +51,21 @@ it('names the upstream answers but never listed are served, and counted as (unkn
     expect(body.result?.messages, JSON.stringify(body)).toHaveLength(1);
   };
   // Counting reads the catalog this isolate serves: wait until it holds the writer's listing, not the cold merge.
-  let tag: string | null = null;
-  for (let i = 0; i < 200; i++) {
-    tag = (await fetch(`${gw.url}/prompts/up.review`)).headers.get('etag');
-    if (generationOf(tag) > generationOf(coldTag)) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  expect(generationOf(tag), "the writer's listing never reached this isolate").toBeGreaterThan(generationOf(coldTag));
+  await waitUntil(
+    async () => generationOf((await fetch(`${gw.url}/prompts/up.review`)).headers.get('etag')) > generationOf(coldTag),
+    "the writer's listing in this isolate",
+  );
   for (let i = 0; i < 3; i++) await get(`up.made-up-${i}`);
   await get('up.review');
-  const rows = async () => {
+  let got: { key: string; method: string; count: number }[] = [];
+  const counted = () => got.reduce((n, r) => n + (r.method === 'prompts/get' ? r.count : 0), 0);
+  await waitUntil(async () => {
     const res = await fetch(`${gw.url}/admin/usage?by=prompt`, {
       headers: { authorization: `Bearer ${gw.adminToken}` },
     });
-    return ((await res.json()) as { rows: { key: string; method: string; count: number }[] }).rows;
-  };
-  let got = await rows();
-  for (let i = 0; i < 200 && got.reduce((n, r) => n + (r.method === 'prompts/get' ? r.count : 0), 0) < 4; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    got = await rows();
-  }
+    got = ((await res.json()) as { rows: typeof got }).rows;
+    return counted() >= 4;
+  }, 'four counted gets');
   const gets = Object.fromEntries(got.filter((r) => r.method === 'prompts/get').map((r) => [r.key, r.count]));
   expect(gets).toEqual({ '(unknown)': 3, 'up.review': 1 });
 });

@@ -224,7 +224,7 @@ describe('catalog changes', () => {
       message: { jsonrpc: '2.0', method: 'notifications/resources/list_changed' },
     });
     // Then the shard's own first change, as usual.
-    await shard.deliver({ kind: 'prompts_list_changed', generation: published + 1 }, published);
+    await changeAt(shard)(published + 1);
     expect(await moved.nextMessage()).toEqual({ id: `k.${published + 1}`, message: LIST_CHANGED });
     await moved.close();
     // A stream already at what the feed announced is told nothing more.
@@ -289,7 +289,7 @@ describe('catalog changes', () => {
     const ahead = readEvents(
       (await directStream({ sessionId: 'ahead-fresh-shard', shard: 89, since: published + 1_000_000 }))!,
     );
-    await shard.deliver({ kind: 'prompts_list_changed', generation: published + 1 }, published);
+    await changeAt(shard)(published + 1);
     expect(await ahead.nextMessage()).toEqual({ id: `k.${published + 1}`, message: LIST_CHANGED });
     await ahead.close();
   });
@@ -363,7 +363,7 @@ describe('catalog changes', () => {
     expect((await fresh.next()).retry).toBeDefined();
     // The list's position, not the shard's 0: resumed or checked for lag from 0, it would be told the list again.
     expect((await fresh.next()).id).toBe(`k.${published}`);
-    await shard.deliver({ kind: 'prompts_list_changed', generation: published + 1 }, published);
+    await changeAt(shard)(published + 1);
     expect(await fresh.nextMessage()).toEqual({ id: `k.${published + 1}`, message: LIST_CHANGED });
     await fresh.close();
   });

@@ -3,13 +3,13 @@
  * MAX_CLIENTS_PER_HOUR labels and counts the rest as `(other)`, losing no count. The labels already
  * stored bind a restarted object too. Runs against the real UsageStore object and its SQLite storage.
  */
-import { env, runInDurableObject, SELF } from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS, MAX_CLIENTS_PER_HOUR, type UsageTuple } from '../../src/usage/store.js';
 import { OTHER } from '../../src/usage/hour-clients.js';
 import { MAX_USAGE_ROWS } from '../../src/usage/query.js';
 import { usageStore } from '../../src/usage/stub.js';
-import { ADMIN_TOKEN } from '../helpers/worker.js';
+import { adminFetch } from '../helpers/worker.js';
 
 const store = () => env.USAGE_STORE.getByName('client-bound');
 let sent = 0;
@@ -67,9 +67,7 @@ describe('client labels in the usage store', () => {
       await usageStore(env).add([{ id: `rows:${i}`, batch: { usage, errors: [] } }]);
     }
     const since = new Date((now - 3) * HOUR_MS).toISOString();
-    const res = await SELF.fetch(`https://gateway.test/admin/usage?by=client&since=${since}`, {
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
+    const res = await adminFetch('GET', `/usage?by=client&since=${since}`);
     const body = (await res.json()) as any;
     expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
     expect(body.rows).toHaveLength(MAX_USAGE_ROWS);
@@ -81,11 +79,7 @@ describe('client labels in the usage store', () => {
       byMethod: { 'prompts/get': 2 * MAX_CLIENTS_PER_HOUR },
     });
     // By prompt, one group: nothing is left out.
-    const one = (await (
-      await SELF.fetch(`https://gateway.test/admin/usage?by=prompt&since=${since}`, {
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      })
-    ).json()) as any;
+    const one = (await (await adminFetch('GET', `/usage?by=prompt&since=${since}`)).json()) as any;
     expect(one.rows).toEqual([
       { key: 'p', method: 'prompts/get', era: 'modern', outcome: 'ok', count: 2 * MAX_CLIENTS_PER_HOUR },
     ]);

@@ -15,7 +15,6 @@ import { countingEnv, publish } from '../helpers/worker.js';
 /** The colo's pointer outlives the test (the suites' refresh interval is 0); usage counting off (no flush timers). */
 const slow = (e: Env) => ({ ...e, CATALOG_REFRESH_MS: '60000', USAGE: 'off' }) as unknown as Env;
 
-const index = indexHtml;
 const greetSpark = (html: string) => sparkTitle(html, 'greet');
 
 const usageTable = (from: string, to: string) =>
@@ -35,11 +34,11 @@ it('a failed usage read is not kept: the next page build, warm or cold, shows th
   // A real failure of the real store: its table is gone, so daily() throws until it is back.
   await usageTable('usage', 'u');
   try {
-    expect(greetSpark(await index(slow(env)))).toBe('Use not shown');
+    expect(greetSpark(await indexHtml(slow(env)))).toBe('Use not shown');
   } finally {
     await usageTable('u', 'usage');
   }
   // A cold isolate finds no page in the edge cache, and this isolate none of its own.
-  expect(greetSpark(await index(slow(countingEnv().env)))).toBe(real);
-  expect(greetSpark(await index(slow(env)))).toBe(real);
+  expect(greetSpark(await indexHtml(slow(countingEnv().env)))).toBe(real);
+  expect(greetSpark(await indexHtml(slow(env)))).toBe(real);
 });

@@ -12,7 +12,7 @@ import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams
 import { HOUR_MS, type UsageTuple } from '../../src/usage/store.js';
 import { usageStore } from '../../src/usage/stub.js';
 import { sparkTitle } from '../helpers/index-page.js';
-import { publish } from '../helpers/worker.js';
+import { ADMIN_TOKEN, adminFetch, publish } from '../helpers/worker.js';
 
 const H = Math.floor(Date.now() / HOUR_MS);
 const text = (name: string, groups?: string[]) => ({
@@ -40,7 +40,6 @@ afterAll(async () => {
   forgetUpstreamConfig(env);
 });
 
-const sparkOf = sparkTitle;
 const index = async (headers: Record<string, string> = {}) =>
   (await SELF.fetch('https://gateway.test/', { headers: { accept: 'text/html', ...headers } })).text();
 
@@ -48,23 +47,20 @@ it('shows each viewer the use of the owner of a shared name it is served, and no
   const outsider = await index();
   // Served the upstream's `shared`: its own two uses, not the eng prompt's seven.
   expect(outsider).toContain('data-source="cx"');
-  expect(sparkOf(outsider, 'shared')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
-  expect(sparkOf(outsider, 'open')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
-  const admin = await index({ authorization: 'Bearer test-admin-token' });
-  expect(sparkOf(admin, 'shared')).toBe('7 uses in the last 7 days (0, 0, 0, 0, 0, 0, 7)');
+  expect(sparkTitle(outsider, 'shared')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
+  expect(sparkTitle(outsider, 'open')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
+  const admin = await index({ authorization: `Bearer ${ADMIN_TOKEN}` });
+  expect(sparkTitle(admin, 'shared')).toBe('7 uses in the last 7 days (0, 0, 0, 0, 0, 0, 7)');
 });
 
 it("once the grouped local prompt is gone, the upstream's figures stay its own: the eng prompt's never pass to it", async () => {
-  const res = await SELF.fetch('https://gateway.test/admin/prompts/shared', {
-    method: 'DELETE',
-    headers: { authorization: 'Bearer test-admin-token' },
-  });
+  const res = await adminFetch('DELETE', '/prompts/shared');
   expect(res.status).toBe(200);
   const outsider = await index();
   expect(outsider).toContain('data-source="cx"');
-  expect(sparkOf(outsider, 'shared')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
+  expect(sparkTitle(outsider, 'shared')).toBe('2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)');
   // The admin is now served the upstream's too, with its figures.
-  expect(sparkOf(await index({ authorization: 'Bearer test-admin-token' }), 'shared')).toBe(
+  expect(sparkTitle(await index({ authorization: `Bearer ${ADMIN_TOKEN}` }), 'shared')).toBe(
     '2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)',
   );
 });
