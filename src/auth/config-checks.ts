@@ -3,7 +3,7 @@
  * names the bad var, and the URL rules (https, http only on loopback when
  * AUTH_ALLOW_HTTP_LOOPBACK allows it; resources in their RFC 8707 canonical form).
  */
-import { ConfigError } from '../lib/config.js';
+import { ConfigError } from '../lib/config-vars.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

@@ -7,6 +7,18 @@
  * start pretending it has a different one.
  */
 
+import {
+  int,
+  localPrefixOf,
+  MissingSecretError,
+  onOff,
+  parseOrigins,
+  separatorOf,
+  tagsOf,
+  type OriginPattern,
+  type Vars,
+} from './config-vars.js';
+
 export interface Config {
   readonly allowedOrigins: readonly OriginPattern[];
   readonly pageSize: number;
@@ -67,95 +79,10 @@ export interface ArgumentLimits {
   readonly maxRenderedBytes: number;
 }
 
-export interface OriginPattern {
-  readonly scheme: string;
-  readonly host: string;
-  /** `null` matches any port (written `host:*`). */
-  readonly port: string | null;
-}
-
-export class ConfigError extends Error {}
-
-/** SIGNING_SECRET is not set: routes/app.ts answers 500 in the route's own error shape and logs the fix. */
-export class MissingSecretError extends ConfigError {
-  constructor() {
-    super('Server misconfigured: signing secret missing');
-  }
-}
-
 /** The one check for the signing secret. */
 export function signingSecretOf(cfg: Config): string {
   if (cfg.signingSecret === undefined) throw new MissingSecretError();
   return cfg.signingSecret;
-}
-
-type Vars = Partial<Record<keyof Env, unknown>>;
-
-function int(vars: Vars, name: keyof Env, fallback: number, min: number, max: number): number {
-  const raw = vars[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${String(name)} must be an integer in [${min}, ${max}], got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
-
-export function parseOrigins(raw: string): OriginPattern[] {
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      const m = /^(https?):\/\/([^/:]+)(?::(\d+|\*))?$/.exec(entry);
-      if (!m) throw new ConfigError(`ALLOWED_ORIGINS: "${entry}" is not scheme://host[:port|:*]`);
-      const scheme = m[1]!;
-      const port = m[3] === '*' ? null : (m[3] ?? (scheme === 'https' ? '443' : '80'));
-      return { scheme, host: m[2]!.toLowerCase(), port };
-    });
-}
-
-function separatorOf(raw: unknown): string {
-  const sep = raw === undefined || raw === '' ? '.' : String(raw);
-  if (!/^[._-]{1,2}$/.test(sep))
-    throw new ConfigError(`UPSTREAM_SEPARATOR must be one or two of . _ -, got ${JSON.stringify(raw)}`);
-  return sep;
-}
-
-/**
- * Whether `<prefix><separator>` finds its first separator right after the prefix, as routing by
- * name needs: under `__`, a prefix `gh_` would publish `gh___x`, which reads as `gh` + `_x`.
- */
-export const prefixFitsSeparator = (prefix: string, separator: string): boolean =>
-  `${prefix}${separator}`.indexOf(separator) === prefix.length;
-
-function localPrefixOf(raw: unknown, separator: string): string {
-  const prefix = raw === undefined ? '' : String(raw);
-  if (prefix && (!/^[A-Za-z0-9_.-]{1,32}$/.test(prefix) || !prefixFitsSeparator(prefix, separator)))
-    throw new ConfigError(
-      `LOCAL_PREFIX must use A-Z a-z 0-9 _ . - (at most 32), and must neither contain the separator "${separator}" nor end in a way that runs into it`,
-    );
-  return prefix;
-}
-
-function onOff(vars: Vars, name: keyof Env, fallback = true): boolean {
-  const raw = vars[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'on') return true;
-  if (raw === 'off') return false;
-  throw new ConfigError(`${String(name)} must be "on" or "off", got ${JSON.stringify(raw)}`);
-}
-
-/** A comma- or space-separated tag list; sorted, so equal lists name equal mirrors (catalog/tools.ts keys pages by it). */
-function tagsOf(raw: unknown): readonly string[] {
-  if (raw === undefined || raw === '') return [];
-  return [
-    ...new Set(
-      String(raw)
-        .split(/[\s,]+/)
-        .filter(Boolean),
-    ),
-  ].sort();
 }
 
 const cache = new WeakMap<object, Config>();

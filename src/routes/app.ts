@@ -5,7 +5,7 @@
 import { Hono, type Context } from 'hono';
 import { AuthConfigError, AuthNotConfiguredError } from '../auth/config-checks.js';
 import { AuthError } from '../auth/errors.js';
-import { ConfigError, MissingSecretError } from '../lib/config.js';
+import { ConfigError, MissingSecretError } from '../lib/config-vars.js';
 import { errorJson, ErrorCode, HttpError, isRetryable, unavailable } from '../rpc/errors.js';
 import type { AppEnv } from '../env.js';
 import { admin } from './admin.js';

@@ -7,7 +7,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { readCapped } from '../lib/body.js';
-import { configOf, type OriginPattern } from '../lib/config.js';
+import { configOf } from '../lib/config.js';
+import type { OriginPattern } from '../lib/config-vars.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
 import type { AppEnv } from '../env.js';
 import { headerOf } from './scope.js';

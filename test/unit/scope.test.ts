@@ -8,7 +8,7 @@ import { createExecutionContext, env } from 'cloudflare:test';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../src/env.js';
-import { MissingSecretError } from '../../src/lib/config.js';
+import { MissingSecretError } from '../../src/lib/config-vars.js';
 import type { RequestScope } from '../../src/lib/scope.js';
 import { headerOf, methodOf, scopeOf, signingScopeOf } from '../../src/routes/scope.js';
 

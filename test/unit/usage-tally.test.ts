@@ -5,7 +5,8 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configOf } from '../../src/lib/config.js';
+import { ConfigError } from '../../src/lib/config-vars.js';
+import { configOf } from '../../src/lib/config.js';
 import { MAX_DATA_POINTS, MIXED, writeUsageEvents, type Dataset } from '../../src/usage/analytics.js';
 import type { UsageTuple } from '../../src/usage/store.js';
 import { OTHER } from '../../src/usage/hour-clients.js';

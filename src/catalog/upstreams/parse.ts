@@ -9,7 +9,7 @@
  */
 import { groupProblems } from '../groups.js';
 import { NAME_PATTERN } from '../validate.js';
-import { prefixFitsSeparator } from '../../lib/config.js';
+import { prefixFitsSeparator } from '../../lib/config-vars.js';
 import { MAX_PREFIXED } from './names.js';
 import { parseOAuth, type OAuthParseOptions } from './parse-oauth.js';
 import { DEFAULT_TIMEOUT_MS, UpstreamConfigError, type UpstreamConfig } from './schema.js';
