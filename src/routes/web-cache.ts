@@ -17,7 +17,7 @@ import { sha256Hex } from '../lib/hash.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
 import { webAssets } from '../web/assets.js';
-import { utcHour } from './web-data.js';
+import { utcHour } from './web-cards.js';
 
 /**
  * A page as `build` made it. `keep: false` for one built without a figure it shows (the week of use,

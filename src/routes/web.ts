@@ -1,7 +1,7 @@
 /**
  * The web catalog's routes (docs/web-catalog.md): the index at `/` for browsers (the JSON stub for
  * everyone else), a prompt's page, its preview fragment and completions, and the two assets.
- * Thin: identity here, data from web-data.ts, caching in web-cache.ts, markup in src/web/.
+ * Thin: identity here, data from web-cards.ts and web-calls.ts, caching in web-cache.ts, markup in src/web/.
  * Every HTML answer carries the strict CSP; a viewer sees only what it could get over MCP.
  */
 import { Hono, type Context } from 'hono';
@@ -22,7 +22,8 @@ import { headerOf, scopeOf, setPrincipal } from './scope.js';
 import { cachedPage, freshView, type Built, type Viewer } from './web-cache.js';
 import { principalSees } from '../catalog/views.js';
 import type { RequestScope } from '../lib/scope.js';
-import { argumentsOf, cardFor, cardsOf, changesOf, complete, preview } from './web-data.js';
+import { argumentsOf, complete, preview } from './web-calls.js';
+import { cardFor, cardsOf, changesOf } from './web-cards.js';
 import { health } from './web-health.js';
 import { IDENTITY_HEADERS } from './auth.js';
 import { authenticateGuarded } from './token-guesses.js';

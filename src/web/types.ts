@@ -1,6 +1,7 @@
 /**
- * The plain data the catalog pages render (src/web/*.tsx): gathered by routes/web-data.ts, so the
- * components never touch KV, Durable Objects or the network and can be rendered from anything.
+ * The plain data the catalog pages render (src/web/*.tsx): gathered by routes/web-cards.ts and
+ * web-calls.ts, so the components never touch KV, Durable Objects or the network and can be
+ * rendered from anything.
  */
 
 /** One prompt as the index lists it. */
