@@ -17,7 +17,7 @@ import { metadata } from './metadata.js';
 import { status } from './status.js';
 import { web } from './web.js';
 import { observe } from './observe.js';
-import { methodOf, scopeOf } from './scope.js';
+import { methodOf, onMcp, scopeOf } from './scope.js';
 import { RATE_PERIOD_S } from './limits.js';
 import { TooManyStreamsError } from '../session/stream-limits.js';
 import { log } from '../lib/log.js';
@@ -67,7 +67,7 @@ app.notFound((c) => {
  * error shape of the route that found it. A missing secret or AUTH says so;
  * a bad access-control var is named in the log only.
  */
-function misconfigured(err: MissingSecretError | AuthConfigError, path: string): HttpError | ApiError {
+function misconfigured(err: MissingSecretError | AuthConfigError, mcpPath: boolean): HttpError | ApiError {
   let message = err.message;
   if (err instanceof MissingSecretError)
     log.error('SIGNING_SECRET is not set; run `wrangler secret put SIGNING_SECRET`');
@@ -75,9 +75,7 @@ function misconfigured(err: MissingSecretError | AuthConfigError, path: string):
     log.error('access control is misconfigured', { variable: err.variable, error: err.message });
     message = 'Server misconfigured; see logs';
   }
-  return path.startsWith('/mcp')
-    ? new HttpError(500, ErrorCode.InternalError, message)
-    : new ApiError(500, 'misconfigured', message);
+  return mcpPath ? new HttpError(500, ErrorCode.InternalError, message) : new ApiError(500, 'misconfigured', message);
 }
 
 /** GET /prompts is CORS-open (listing.ts): a browser must be able to read why a request failed, too. */
@@ -99,8 +97,7 @@ function refusal(err: AuthError, c: Context<AppEnv>): Response {
   if (err.challenge) headers['www-authenticate'] = err.challenge;
   if (err.status === 503) headers['retry-after'] = '5';
   if (headers['access-control-allow-origin']) headers['access-control-expose-headers'] = 'WWW-Authenticate';
-  if (!c.req.path.startsWith('/mcp'))
-    return c.json({ error: { code: err.code, message: err.message } }, err.status, headers);
+  if (!onMcp(c)) return c.json({ error: { code: err.code, message: err.message } }, err.status, headers);
   const http = new HttpError(err.status, ErrorCode.Transport, err.message, {
     headers,
     data: err.oauthError ? { error: err.oauthError } : undefined,
@@ -120,10 +117,10 @@ const apiCodeOf = (status: number): string =>
 
 app.onError((err, c) => {
   if (err instanceof AuthError) return refusal(err, c);
-  if (err instanceof MissingSecretError || err instanceof AuthConfigError) err = misconfigured(err, c.req.path);
+  if (err instanceof MissingSecretError || err instanceof AuthConfigError) err = misconfigured(err, onMcp(c));
   else if (!(err instanceof HttpError) && !(err instanceof ApiError) && isRetryable(err)) {
     log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
-    err = c.req.path.startsWith('/mcp')
+    err = onMcp(c)
       ? unavailable()
       : new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)');
   } else if (err instanceof TooManyStreamsError)
@@ -165,7 +162,7 @@ app.onError((err, c) => {
     apiCode = misconfigured ? 'misconfigured' : 'internal';
   }
   // Every route but /mcp answers the `{error}` body, whatever failed (a shared guard, a bug).
-  if (!c.req.path.startsWith('/mcp'))
+  if (!onMcp(c))
     return new Response(JSON.stringify({ error: { code: apiCode ?? apiCodeOf(http.status), message: http.message } }), {
       status: http.status,
       headers: { 'content-type': 'application/json', ...corsOf(c), ...http.headers },

@@ -28,7 +28,7 @@ import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 import { ACCESS_HEADER } from '../auth/access.js';
 import { earlyCorsHeaders } from './guards.js';
-import { headerOf } from './scope.js';
+import { headerOf, onMcp } from './scope.js';
 
 /** The period of every `[[ratelimits]]` binding in wrangler.toml, in seconds: the Retry-After we send. */
 export const RATE_PERIOD_S = 60;
@@ -102,7 +102,7 @@ const lockedOut = new BoundedMap<string, number>(10_000);
 /** The 429 in the route's shape: the JSON-RPC -32000 error on /mcp, the `{error}` body elsewhere. */
 function tooMany(c: Context<AppEnv>, why: string, code = 'rate_limited'): Error {
   const message = `Too many ${why} from this client; retry after ${RATE_PERIOD_S} s`;
-  if (c.req.path.startsWith('/mcp'))
+  if (onMcp(c))
     return new HttpError(429, ErrorCode.Transport, `Too Many Requests: ${message}`, {
       headers: { 'retry-after': String(RATE_PERIOD_S) },
     });

@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import { finishRequest } from '../observe/finish.js';
 import { countUsage } from '../usage/count.js';
-import { methodOf, scopeOf } from './scope.js';
+import { methodOf, onMcp, scopeOf } from './scope.js';
 
 export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const scope = scopeOf(c);
@@ -18,6 +18,5 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (response !== c.res) c.res = response;
   // Usage and error classes are the MCP endpoint's (docs/observability.md): /admin, /status and the
   // pages are logged, not counted.
-  const path = c.req.path;
-  if (path === '/mcp' || path.startsWith('/mcp/')) countUsage(scope, outcome, c.error);
+  if (onMcp(c)) countUsage(scope, outcome, c.error);
 };

@@ -87,6 +87,15 @@ export const methodOf = (c: Context<AppEnv>): string => (scopeOf(c) as HonoScope
 /** A request header by lower-case name, through the request's scope (one crossing per header). */
 export const headerOf = (c: Context<AppEnv>, name: string): string | undefined => scopeOf(c).header(name);
 
+/**
+ * Whether the request is the MCP endpoint's: its errors take the JSON-RPC shape and its calls are
+ * counted as usage. One rule for both, so `/mcpx` is never half one and half the other.
+ */
+export const onMcp = (c: Context<AppEnv>): boolean => {
+  const path = c.req.path;
+  return path === '/mcp' || path.startsWith('/mcp/');
+};
+
 /** Access control's answer (routes/auth.ts), set once per request. */
 export function setPrincipal(scope: RequestScope, principal: Principal): void {
   (scope as HonoScope).principal = principal;
