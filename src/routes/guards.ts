@@ -25,6 +25,13 @@ export function originAllowed(origin: string, allowed: readonly OriginPattern[])
   return allowed.some((p) => p.scheme === scheme && p.host === u.hostname && (p.port === null || p.port === port));
 }
 
+/**
+ * The response headers a browser client may read, on every /mcp answer including those made before
+ * the guard ran (earlyCorsHeaders): Retry-After, so a 429 or 503 says when to come back, and
+ * WWW-Authenticate, whose 401/403 challenge starts or steps up the client's OAuth flow.
+ */
+const EXPOSED = ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'retry-after'];
+
 const corsForMcp = cors({
   // Only reached for origins already checked below.
   origin: (origin) => origin,
@@ -39,8 +46,7 @@ const corsForMcp = cors({
     'mcp-name',
     'last-event-id',
   ],
-  // WWW-Authenticate: a browser client reads the 401/403 challenge to start or step up its OAuth flow.
-  exposeHeaders: ['mcp-session-id', 'mcp-protocol-version', 'www-authenticate'],
+  exposeHeaders: EXPOSED,
   maxAge: 86400,
 });
 
@@ -65,13 +71,13 @@ export function allowedOrigin(c: Context<AppEnv>): string | undefined {
 
 /**
  * For an answer made before the browser guard ran (the per-client rate limit's 429): the Origin
- * rule still comes first (403), and an allowed browser may read the answer and its Retry-After.
+ * rule still comes first (403), and an allowed browser may read the answer as after the guard.
  */
 export function earlyCorsHeaders(c: Context<AppEnv>): Record<string, string> {
   const origin = allowedOrigin(c);
   return origin === undefined
     ? {}
-    : { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'retry-after', vary: 'Origin' };
+    : { 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSED.join(','), vary: 'Origin' };
 }
 
 const tooLarge = (max: number) =>

@@ -235,6 +235,9 @@ describe('protocol version and origin', () => {
     const init = await post(request('initialize', { protocolVersion: '2025-11-25' }), {
       headers: { origin: 'http://localhost:6274' },
     });
-    expect(init.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('mcp-session-id');
+    const exposed = init.headers.get('access-control-expose-headers')?.toLowerCase();
+    expect(exposed).toContain('mcp-session-id');
+    // The same list as a 429 made before the guard: a 503's Retry-After is readable after it, too.
+    expect(exposed).toContain('retry-after');
   });
 });
