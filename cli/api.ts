@@ -1,11 +1,12 @@
 /**
- * The admin API from Node: one method per endpoint, readable errors.
+ * The admin API from Node: one method per endpoint (the requests themselves are
+ * admin-transport.ts's), and a set published in one request or staged in parts.
  */
 import type { KeyInfo } from '../src/catalog/keys-table.js';
-import type { Issue, PromptRecord, SkillRecord, VersionInfo } from '../src/catalog/types.js';
+import type { PromptRecord, SkillRecord, VersionInfo } from '../src/catalog/types.js';
 import type { UsageAnswer } from '../src/routes/admin-usage.js';
 import { CliError, type NewKey, type PublishOptions, type PublishResult, type StagedSet } from './api-types.js';
-import { send, type RetryOptions } from './http.js';
+import { AdminTransport } from './admin-transport.js';
 import { untilDone } from './interrupt.js';
 import { partsOf } from './parts.js';
 
@@ -21,40 +22,7 @@ const query = (opts: PublishOptions): string => {
   return q.toString();
 };
 
-/** Reads of a paged listing before giving up on a catalog that keeps changing under it. */
-const LIST_ATTEMPTS = 5;
-
-export class AdminClient {
-  constructor(
-    readonly baseUrl: string,
-    private readonly token: string,
-    /** How a 429 is waited out (http.ts); the defaults are the CLI's, tests shorten them. */
-    private readonly retry: RetryOptions = {},
-  ) {}
-
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await send(
-      new URL(path, this.baseUrl),
-      {
-        method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-      this.retry,
-    );
-    const json = (await res.json().catch(() => null)) as { error?: { message: string; issues?: Issue[] } } | null;
-    if (!res.ok) {
-      const issues = json?.error?.issues?.map((i) => `\n  ${i.path}: ${i.message}`).join('') ?? '';
-      throw new CliError(
-        `${method} ${path} failed (HTTP ${res.status}): ${json?.error?.message ?? res.statusText}${issues}`,
-      );
-    }
-    return json as T;
-  }
-
+export class AdminClient extends AdminTransport {
   /** Publishes `prompts` as one change: in one request when they fit, in parts otherwise. */
   async publish(prompts: PromptRecord[], opts: PublishOptions = {}): Promise<PublishResult> {
     const set = await this.stage(prompts);
@@ -105,49 +73,8 @@ export class AdminClient {
     return this.listed('/admin/prompts', 'prompts');
   }
 
-  /**
-   * Every page of a listing, read from one catalog generation: a publish between two pages would
-   * show a renamed prompt twice or not at all, so the read starts again when the generation moves.
-   */
-  private async listed<R>(path: string, key: 'prompts' | 'skills'): Promise<R[]> {
-    for (let attempt = 1; ; attempt++) {
-      const out: R[] = [];
-      let after: string | undefined;
-      let generation: number | undefined;
-      let moved = false;
-      do {
-        const page = await this.call<Record<typeof key, R[]> & { next?: string; generation: number }>(
-          'GET',
-          after === undefined ? path : `${path}?after=${encodeURIComponent(after)}`,
-        );
-        moved ||= generation !== undefined && page.generation !== generation;
-        generation = page.generation;
-        out.push(...page[key]);
-        after = page.next;
-      } while (after !== undefined && !moved);
-      if (!moved) return out;
-      if (attempt === LIST_ATTEMPTS)
-        throw new CliError(`the catalog changed while it was read ${LIST_ATTEMPTS} times over; try again`);
-    }
-  }
-
   history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
     return this.allPages(`/admin/prompts/${encodeURIComponent(name)}/history`);
-  }
-
-  /** Every version, oldest first: the gateway answers a history a page at a time, newest page first. */
-  private async allPages<R>(path: string): Promise<R[]> {
-    const pages: R[][] = [];
-    let before: number | undefined;
-    do {
-      const page = await this.call<{ history: R[]; next?: number }>(
-        'GET',
-        `${path}?limit=1000${before === undefined ? '' : `&before=${before}`}`,
-      );
-      pages.unshift(page.history);
-      before = page.next;
-    } while (before !== undefined);
-    return pages.flat();
   }
 
   rollback(name: string, version: number): Promise<PublishResult> {
@@ -188,21 +115,6 @@ export class AdminClient {
 
   rollbackSkill(name: string, version: number): Promise<PublishResult> {
     return this.call('POST', `/admin/skills/${encodeURIComponent(name)}/rollback`, { version });
-  }
-
-  private raw(method: string, path: string, body?: Uint8Array): Promise<Response> {
-    return send(
-      new URL(path, this.baseUrl),
-      {
-        method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/octet-stream' }),
-        },
-        body,
-      },
-      this.retry,
-    );
   }
 
   /** The answer carries the secret: the only time it is ever shown. */
