@@ -30,7 +30,7 @@ import { readPage, readPointer, type PageKey } from './edge.js';
 import { viewHints } from './hints.js';
 import { callerOf, variantOf, viewSegment } from './listing-keys.js';
 import { build, knownPage, type Listing } from './listing-memo.js';
-import { computeViewKey } from './views.js';
+import { viewKeyIn } from './views.js';
 import { currentCatalog, peekCatalog } from './store.js';
 import { upstreamConfigs } from './upstreams/config.js';
 import { listMissing } from './upstreams/cold.js';
@@ -53,7 +53,7 @@ async function fromEdge(
   if (!pointer) return undefined;
   const { generation, ttlMs, cacheScope } = pointer;
   const grouped = (pointer.groups?.length ?? 0) > 0;
-  const view = grouped ? computeViewKey(new Set(pointer.groups), q.principal) : '';
+  const view = viewKeyIn(pointer.groups, q.principal);
   const hints = viewHints({ ttlMs, cacheScope }, grouped);
   const key: PageKey = {
     origin,

@@ -9,7 +9,15 @@ import type { Principal } from '../lib/scope.js';
 /** The admin view's key: everything. Group names cannot contain `*` (groups.ts GROUP_PATTERN). */
 export const ALL = '*';
 
-/** The key without memo (the cold edge path computes it from the pointer's groups). */
+/**
+ * The key of the view a principal gets in a catalog that uses these groups, as Catalog.viewFor
+ * gives it: a catalog without groups is one view for everyone, admins included (`''`, not `*`).
+ * For the cold edge paths, which know the groups from the colo's pointer and no catalog yet.
+ */
+export const viewKeyIn = (groups: readonly string[] | undefined, p: Principal | undefined): string =>
+  groups?.length ? computeViewKey(new Set(groups), p) : '';
+
+/** The key without memo, for a catalog that uses groups (views.ts viewKeyIn for any catalog). */
 export function computeViewKey(groups: ReadonlySet<string>, p: Principal | undefined): string {
   if (!p) return '';
   if (p.admin) return ALL;

@@ -11,7 +11,7 @@ import type { Catalog, View } from '../catalog/catalog.js';
 import { readPage, readPointer, writePage, writePointer, type PageKey, type Pointer } from '../catalog/edge.js';
 import { currentCatalog, peekCatalog } from '../catalog/store.js';
 import { listMissing } from '../catalog/upstreams/cold.js';
-import { computeViewKey } from '../catalog/views.js';
+import { viewKeyIn } from '../catalog/views.js';
 import { BoundedMap } from '../lib/memo.js';
 import { sha256Hex } from '../lib/hash.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
@@ -93,7 +93,7 @@ export async function cachedPage(
   if (!catalog) {
     const pointer = await readPointer(originOf(q.url));
     if (pointer) {
-      const variant = variantOf(computeViewKey(new Set(pointer.groups ?? []), v.principal), v);
+      const variant = variantOf(viewKeyIn(pointer.groups, v.principal), v);
       const hit = await readPage(await keyOf(q, pointer.generation, variant, path));
       if (hit !== undefined) {
         q.record.cache = 'edge';

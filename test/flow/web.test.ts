@@ -45,9 +45,9 @@ const get = (path: string, headers: Record<string, string> = HTML) => SELF.fetch
 const slow = (e: Env) => ({ ...e, CATALOG_REFRESH_MS: '60000', USAGE: 'off' }) as unknown as Env;
 
 /** Through app.fetch with an env of the test's choosing (a new KV object is a cold isolate). */
-async function fetchWith(e: Env, path: string) {
+async function fetchWith(e: Env, path: string, headers: Record<string, string> = HTML) {
   const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(BASE + path, { headers: HTML }), e, ctx);
+  const res = await app.fetch(new Request(BASE + path, { headers }), e, ctx);
   const body = await res.text();
   await waitOnExecutionContext(ctx);
   return { res, body };
@@ -282,6 +282,12 @@ describe('assets and caching', () => {
     const coldP = countingEnv();
     expect((await fetchWith(slow(coldP.env), '/p/greet')).body).toBe(p1.body);
     expect(coldP.reads.filter((r) => r.includes('catalog/'))).toEqual([]);
+    // An admin's page too, in this catalog without groups (the admin's view is everyone's).
+    const asAdmin = { ...HTML, authorization: 'Bearer test-admin-token' };
+    const a1 = await fetchWith(e, '/p/greet', asAdmin);
+    const coldA = countingEnv();
+    expect((await fetchWith(slow(coldA.env), '/p/greet', asAdmin)).body).toBe(a1.body);
+    expect(coldA.reads.filter((r) => r.includes('catalog/'))).toEqual([]);
     // A publish: the page names the new generation and the new prompt.
     const next = await publish([
       ...PROMPTS,
