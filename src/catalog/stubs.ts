@@ -48,7 +48,7 @@ export function catalogWriter(env: Env): WriterApi {
 }
 
 /** An upstream object's RPC surface. */
-export type UpstreamApi = Pick<ClassOf<Env['UPSTREAM']>, 'refresh' | 'forward' | 'reconcile'>;
+export type UpstreamApi = Pick<ClassOf<Env['UPSTREAM']>, 'refresh' | 'forward' | 'cancel' | 'reconcile'>;
 
 /** The object of one upstream, by its configured id. */
 export function upstreamStub(env: Env, id: string): UpstreamApi {

@@ -3,6 +3,7 @@
  * (lib/scope.ts) with the era, revision and session the call was read in,
  * and the catalog of the moment. Built once per call, as one object.
  */
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { currentCatalog } from '../catalog/store.js';
 import type { Config } from '../lib/config.js';
@@ -17,6 +18,8 @@ export interface CallContext extends RequestScope {
   readonly version: ProtocolVersion;
   /** The legacy session; empty in the modern era, which has none. */
   readonly sessionId: string;
+  /** The request's JSON-RPC id, in the session era (what its `notifications/cancelled` names: cancels.ts). */
+  readonly requestId?: RequestId;
   catalog(): Promise<Catalog>;
 }
 
@@ -34,6 +37,7 @@ class Call implements CallContext {
     readonly era: Era,
     readonly version: ProtocolVersion,
     readonly sessionId: string,
+    readonly requestId?: RequestId,
   ) {
     this.env = scope.env;
     this.cfg = scope.cfg;
@@ -70,6 +74,12 @@ class Call implements CallContext {
   }
 }
 
-export function callContext(scope: RequestScope, era: Era, version: ProtocolVersion, sessionId = ''): CallContext {
-  return new Call(scope, era, version, sessionId);
+export function callContext(
+  scope: RequestScope,
+  era: Era,
+  version: ProtocolVersion,
+  sessionId = '',
+  requestId?: RequestId,
+): CallContext {
+  return new Call(scope, era, version, sessionId, requestId);
 }

@@ -5,6 +5,7 @@
  * (`resultType` and serverInfo in `_meta` on every result).
  */
 import { LookupError } from '../catalog/errors.js';
+import { CallCancelled } from './cancels.js';
 import type { CallContext, Handler } from './context.js';
 import type { Era } from './era.js';
 import { callFailed, ErrorCode, HttpError, isRetryable, RpcError, toRpcError, unavailable } from './errors.js';
@@ -114,6 +115,8 @@ function run(
   fact: CallFact,
 ): string | Promise<string> {
   const failed = (e: unknown): string => {
+    // Cancelled by its client: no reply at all (the era's entry closes the request: cancels.ts).
+    if (e instanceof CallCancelled) throw e;
     // A modern method may end the exchange with an HTTP status (-32021 found only once an upstream was asked): app.onError answers it, with the id.
     if (e instanceof HttpError && ctx.era === 'modern') {
       fact.errorCode = e.code;

@@ -13,6 +13,7 @@ import { endSession, sessionInit } from '../session/sessions.js';
 import type { RequestScope } from '../lib/scope.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { principalIdOf } from '../lib/caller.js';
+import { answer, batchReply, noteCancel } from './cancels.js';
 import { callContext } from './context.js';
 import { call, factOf } from './dispatch.js';
 import type { CallFact } from '../lib/record.js';
@@ -52,7 +53,6 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
       ErrorCode.InvalidRequest,
       `Invalid Request: JSON-RPC batches are not part of protocol ${version}`,
     );
-  const ctx = callContext(t, 'legacy', version, t.sessionId);
   /** The item as a message, or its error reply: a call of its own, so the line's error.type and the error counts include it. */
   const read = (item: unknown): Message | string => {
     try {
@@ -68,7 +68,10 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
     (item) => {
       const msg = read(item);
       if (typeof msg === 'string') return msg;
-      return msg.kind === 'request' ? inBatch(call(msg, ctx), msg.id) : null;
+      if (msg.kind === 'request')
+        return inBatch(batchReply(call(msg, callContext(t, 'legacy', version, t.sessionId, msg.id))), msg.id);
+      noteCancel(t, msg);
+      return null;
     },
     (item) => {
       const msg = read(item);
@@ -85,7 +88,7 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
  * A call's reply inside a batch: a retryable failure (an object reset under it, dispatch.ts) is
  * that item's in-band error, not a 503 for the whole batch, whose other items have their answers.
  */
-function inBatch(reply: string | Promise<string>, id: RequestId): string | Promise<string> {
+function inBatch(reply: string | Promise<string | null>, id: RequestId): string | Promise<string | null> {
   if (typeof reply === 'string') return reply;
   return reply.catch((e: unknown) => {
     if (e instanceof HttpError && e.status === 503) return errorJson(id, e);
@@ -120,8 +123,11 @@ function inSession(
   fact: CallFact | undefined,
 ): Response | Promise<Response> {
   t.record.version = version;
-  if (msg.kind !== 'request') return accepted();
-  return jsonResponse(call(msg, callContext(t, 'legacy', version, t.sessionId), fact));
+  if (msg.kind !== 'request') {
+    noteCancel(t, msg);
+    return accepted();
+  }
+  return answer(call(msg, callContext(t, 'legacy', version, t.sessionId, msg.id), fact));
 }
 
 export async function legacyDelete(t: RequestScope): Promise<Response> {

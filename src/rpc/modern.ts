@@ -26,6 +26,7 @@ import {
 import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck } from '../lib/caller.js';
 import { clientLabel, type CallFact } from '../lib/record.js';
+import { answer } from './cancels.js';
 import { callContext } from './context.js';
 import { call, factOf, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
@@ -135,5 +136,5 @@ export function modernPost(t: RequestScope, body: unknown): Response | Promise<R
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version, fact);
   if (!hasMethod('modern', msg.method, t.cfg))
     throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
-  return jsonResponse(call(msg, callContext(t, 'modern', version), fact));
+  return answer(call(msg, callContext(t, 'modern', version), fact));
 }

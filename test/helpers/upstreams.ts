@@ -41,10 +41,24 @@ export interface LegacyPrompt {
   text: string;
 }
 
-/** SDK v1 sessionful server with a paginated prompts/list. `prompts` may be changed while it runs. */
+/** A prompts/get the server held open (`hold`), as it saw it end. */
+export interface HeldGet {
+  /** The JSON-RPC id the gateway gave the request. */
+  id: unknown;
+  /** The reason of the `notifications/cancelled` that named that id (the SDK aborts the handler with it). */
+  cancelled?: unknown;
+  /** The gateway closed the request's response stream before any answer. */
+  closed: boolean;
+}
+
+/**
+ * SDK v1 sessionful server with a paginated prompts/list. `prompts` may be changed while it runs. A
+ * prompts/get of `opts.hold` is answered only once it is cancelled, and recorded in `held`.
+ */
 export async function legacyServer(
   prompts: LegacyPrompt[],
   pageSize = 2,
+  opts: { hold?: string } = {},
 ): Promise<
   Running & {
     sessions: () => number;
@@ -56,8 +70,10 @@ export async function legacyServer(
     seen: IncomingHttpHeaders[];
     /** The `_meta` of every prompts/get and completion/complete it answered, in order (what the gateway forwarded). */
     metas: (Record<string, unknown> | undefined)[];
+    held: HeldGet[];
   }
 > {
+  const held: HeldGet[] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Set<Server>();
   const metas: (Record<string, unknown> | undefined)[] = [];
@@ -79,8 +95,16 @@ export async function legacyServer(
         ? { prompts: page, nextCursor: String(start + pageSize) }
         : { prompts: page };
     });
-    server.setRequestHandler(GetPromptRequestSchema, (req) => {
+    server.setRequestHandler(GetPromptRequestSchema, (req, extra) => {
       metas.push(req.params._meta);
+      if (req.params.name === opts.hold && opts.hold !== undefined) {
+        const get: HeldGet = { id: extra.requestId, closed: false };
+        held.push(get);
+        const hold = new Promise<{ messages: [] }>((r) =>
+          extra.signal.addEventListener('abort', () => r({ messages: [] }), { once: true }),
+        );
+        return hold.finally(() => (get.cancelled = extra.signal.reason));
+      }
       const p = prompts.find((x) => x.name === req.params.name);
       if (!p) throw new McpError(-32602, `Unknown prompt ${req.params.name}`);
       for (const a of p.args ?? [])
@@ -127,7 +151,13 @@ export async function legacyServer(
       await server.connect(transport);
     }
     const raw = req.method === 'POST' ? await body(req) : undefined;
-    await transport.handleRequest(req, res, raw ? JSON.parse(raw) : undefined);
+    const msg = raw ? (JSON.parse(raw) as { id?: unknown; params?: { name?: unknown } }) : undefined;
+    if (opts.hold !== undefined && msg?.params?.name === opts.hold)
+      res.once('close', () => {
+        const get = held.find((h) => h.id === msg.id);
+        if (get && !res.writableFinished) get.closed = true;
+      });
+    await transport.handleRequest(req, res, msg);
   });
   return {
     url: `${url}/mcp`,
@@ -135,6 +165,7 @@ export async function legacyServer(
     streams: () => streams,
     seen,
     metas,
+    held,
     dropSessions: () => transports.clear(),
     setFailing: (on) => void (failing = on),
     notifyChanged: async () =>

@@ -22,7 +22,16 @@ import { allPromptPages } from './prompt-pages.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
 import { declaresSkills } from './skill-entries.js';
 import { endSession } from './session-calls.js';
-import { deadline, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
+import {
+  deadline,
+  rethrow,
+  uncancellable,
+  unlessCancelled,
+  UpstreamError,
+  withTimeout,
+  type Deadline,
+  type Json,
+} from './wire.js';
 
 export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './wire.js';
 export type { Era, UpstreamClientOptions } from './http.js';
@@ -57,14 +66,14 @@ export class UpstreamClient {
    */
   async request(method: string, params: Json = {}, d: Deadline = deadline(this.opts.timeoutMs)): Promise<Json> {
     if (this.closing.signal.aborted) return this.once(method, params, d);
-    const conn = await this.connect(d);
+    const conn = await this.shared(d);
     try {
       return await this.http.exchange(conn, method, params, d);
     } catch (e) {
       // The first request went out beside `initialized` (handshake.ts); a server that insists on
       // seeing that notification first refused it. Once it has arrived, ask again, now in order.
       const pending = conn.initializing;
-      if (pending && !(e instanceof UpstreamError && e.kind === 'timeout')) {
+      if (pending && !(e instanceof UpstreamError && (e.kind === 'timeout' || e.kind === 'cancelled'))) {
         await withTimeout(pending, d, 'waiting for the initialized notification');
         return this.http.exchange(conn, method, params, d);
       }
@@ -78,8 +87,16 @@ export class UpstreamClient {
         throw e;
       this.conn = undefined;
       if (this.closing.signal.aborted) return this.once(method, params, d);
-      return this.http.exchange(await this.connect(d), method, params, d);
+      return this.http.exchange(await this.shared(d), method, params, d);
     }
+  }
+
+  /**
+   * The shared connection, for one call: the handshake runs within the call's deadline but not its
+   * cancel (other calls wait on it too), while the call itself stops waiting once cancelled.
+   */
+  private shared(d: Deadline): Promise<Connection> {
+    return unlessCancelled(this.connect(uncancellable(d)), d.cancel);
   }
 
   /**
@@ -87,7 +104,7 @@ export class UpstreamClient {
    * (another call failed and closed it) still gets its answer, and leaves nothing upstream.
    */
   private async once(method: string, params: Json, d: Deadline): Promise<Json> {
-    const conn = await this.handshake.connect(d);
+    const conn = await this.handshake.connect(d).catch((e: unknown) => rethrow(e, d));
     try {
       return await this.http.exchange(conn, method, params, d);
     } finally {

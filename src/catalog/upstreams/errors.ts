@@ -6,7 +6,7 @@
  */
 import { clip } from '../../lib/clip.js';
 
-export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
+export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc' | 'cancelled';
 
 /**
  * - timeout: no complete answer within the upstream's timeout (one deadline per operation)
@@ -19,6 +19,7 @@ export type UpstreamErrorKind = 'timeout' | 'http' | 'protocol' | 'rpc';
  * - protocol: well-formed JSON that is not a valid MCP answer
  * - rpc_error: the upstream answered with a JSON-RPC error
  * - credentials: the upstream's OAuth token could not be obtained (its token endpoint failed; oauth.ts)
+ * - cancelled: the downstream client cancelled the call (no fault of the upstream; the breaker ignores it)
  */
 export type UpstreamFault =
   | 'timeout'
@@ -30,7 +31,8 @@ export type UpstreamFault =
   | 'closed'
   | 'protocol'
   | 'rpc_error'
-  | 'credentials';
+  | 'credentials'
+  | 'cancelled';
 
 /**
  * An upstream's own words (its JSON-RPC error message, an exception's text) are kept to this many

@@ -17,7 +17,7 @@ export type ForwardResult =
   | { ok: true; result: Record<string, unknown> }
   | {
       ok: false;
-      kind: 'rpc' | 'timeout' | 'unavailable' | 'failed' | 'unknown';
+      kind: 'rpc' | 'timeout' | 'unavailable' | 'failed' | 'unknown' | 'cancelled';
       code: number;
       message: string;
       data?: unknown;
@@ -68,6 +68,12 @@ export function renamed(
 export function rpcFailure(e: unknown): ForwardResult | undefined {
   if (!(e instanceof UpstreamError) || e.kind !== 'rpc') return undefined;
   return { ok: false, kind: 'rpc', code: e.code ?? -32603, message: e.message, data: e.data };
+}
+
+/** A call its downstream client cancelled: no answer is owed to anyone (the caller sends none). */
+export function cancelledCall(e: unknown): ForwardResult | undefined {
+  if (!(e instanceof UpstreamError) || e.kind !== 'cancelled') return undefined;
+  return { ok: false, kind: 'cancelled', code: -32800, message: 'Request cancelled' };
 }
 
 /**

@@ -23,7 +23,7 @@ import { guardedFetch } from './fetch-guard.js';
 import type { BearerSource } from './oauth.js';
 import type { SseLink } from './sse-link.js';
 import { cancel, replySession } from './session-calls.js';
-import { headerValue, reply, UpstreamError, type Deadline, type Json } from './wire.js';
+import { headerValue, reply, rethrow, settled, UpstreamError, type Deadline, type Json } from './wire.js';
 
 export type Era = 'modern' | 'legacy' | 'sse';
 
@@ -65,11 +65,9 @@ export class UpstreamHttp {
   /** One request on `conn` and its result; an HTTP error carrying a JSON-RPC error becomes that error. */
   async exchange(conn: Connection, method: string, params: Json, d: Deadline): Promise<Json> {
     if (conn.sse)
-      return conn.sse.request(
-        this.envelope(method, params),
-        (url, body) => this.send('POST', url, body, {}, d.signal),
-        d,
-      );
+      return conn.sse
+        .request(this.envelope(method, params), (url, body) => this.send('POST', url, body, {}, d.signal), d)
+        .catch((e: unknown) => rethrow(e, d));
     const msg = this.envelope(method, params, conn);
     const legacy = conn.era === 'legacy';
     const headers = legacy ? this.legacyHeaders(conn) : this.modernHeaders(method, params);
@@ -90,9 +88,12 @@ export class UpstreamHttp {
         throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
       }
       return await reply(res, msg.id, d, legacy ? replySession(this, conn, d.signal) : undefined);
-    } catch (e) {
-      // In a session, a request we stop waiting for is cancelled (a closed connection does not say so).
-      if (legacy && e instanceof UpstreamError && e.kind === 'timeout') cancel(this, conn, msg.id, e.message);
+    } catch (caught) {
+      const e = settled(caught, d);
+      // In a session, a request we stop waiting for (its timeout passed, or its downstream client
+      // cancelled it) is cancelled upstream too: a closed connection does not say so in that era.
+      if (legacy && e instanceof UpstreamError && (e.kind === 'timeout' || e.kind === 'cancelled'))
+        cancel(this, conn, msg.id, e.message);
       throw e;
     }
   }

@@ -25,6 +25,7 @@ import { describeFault } from './errors.js';
 import { followChanges } from './follow.js';
 import {
   callFailure,
+  cancelledCall,
   refusedRequest,
   renamed,
   rpcFailure,
@@ -35,12 +36,16 @@ import {
   type ForwardTarget,
 } from './forward.js';
 import { reported, type ListReport, type RefreshResult } from './report.js';
+import { InFlight } from './in-flight.js';
 import { listUpstream } from './skills.js';
+import { deadline } from './wire.js';
 import { log } from '../../lib/log.js';
 
 export class UpstreamObject extends DurableObject<Env> {
   private client: UpstreamClient | undefined;
   private readonly breaker = new Breaker();
+  /** Forwarded calls a downstream cancel may still reach. */
+  private readonly inFlight = new InFlight();
   /** The follow loop in progress, if any; aborting it ends the change stream and the loop at once. */
   private following: AbortController | undefined;
 
@@ -147,12 +152,39 @@ export class UpstreamObject extends DurableObject<Env> {
    * resources/read (skill files, rpc/methods/remote-skills.ts) with the upstream's own URI, which must be
    * the client's URI under this upstream's current mount (a moved or removed upstream serves nothing).
    * The caller sends only what it built (the URI or name, arguments, trace context): never a credential.
+   * `call`: the caller's key for this call, by which `cancel` reaches it; registered before anything is
+   * awaited, so any cancel that arrives after the call finds it (rpc/cancels.ts).
    */
   async forward(
     id: string,
     method: ForwardMethod,
     params: Record<string, unknown>,
     target: ForwardTarget,
+    call?: string,
+  ): Promise<ForwardResult> {
+    const cancel = this.inFlight.open(call);
+    try {
+      return await this.forwardWithin(id, method, params, target, cancel);
+    } finally {
+      this.inFlight.close(call, cancel);
+    }
+  }
+
+  /**
+   * Cancels the forwarded call the caller registered as `call` (its downstream client cancelled it):
+   * the upstream request is aborted, and a session-era upstream told with `notifications/cancelled`.
+   * An unknown or finished call is ignored.
+   */
+  cancel(call: string): Promise<boolean> {
+    return Promise.resolve(this.inFlight.cancel(call));
+  }
+
+  private async forwardWithin(
+    id: string,
+    method: ForwardMethod,
+    params: Record<string, unknown>,
+    target: ForwardTarget,
+    cancel: AbortSignal | undefined,
   ): Promise<ForwardResult> {
     const u = await this.config(id);
     const original = u ? upstreamNameOf(u, configOf(this.env).separator, method, target) : null;
@@ -162,10 +194,13 @@ export class UpstreamObject extends DurableObject<Env> {
       return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
     const client = this.clientFor(u);
     try {
-      const result = await client.request(method, renamed(method, params, original));
+      const result = await client.request(method, renamed(method, params, original), deadline(u.timeoutMs, cancel));
       this.breaker.succeeded();
       return { ok: true, result };
     } catch (e) {
+      // Given up by the client, not failed by the upstream: neither counted nor a reason to reconnect.
+      const given = cancelledCall(e);
+      if (given) return given;
       // Refused for what this request carried: not counted against the upstream, whose other callers' calls
       // must still go. The client starts over all the same (a refusal may also mean its session is gone).
       if (refusedRequest(e)) {

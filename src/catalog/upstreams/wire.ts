@@ -21,14 +21,45 @@ export type Json = Record<string, unknown>;
 export interface Deadline {
   readonly ms: number;
   readonly at: number;
+  /** Aborts at the deadline, or when `cancel` does. */
   readonly signal: AbortSignal;
+  /** Aborts when the caller gives the operation up before its deadline (a downstream cancel). */
+  readonly cancel?: AbortSignal;
 }
 
-export function deadline(ms: number): Deadline {
-  return { ms, at: Date.now() + ms, signal: AbortSignal.timeout(ms) };
+export function deadline(ms: number, cancel?: AbortSignal): Deadline {
+  const timeout = AbortSignal.timeout(ms);
+  const at = Date.now() + ms;
+  return cancel ? { ms, at, signal: AbortSignal.any([timeout, cancel]), cancel } : { ms, at, signal: timeout };
 }
 
 export const remaining = (d: Deadline): number => Math.max(0, d.at - Date.now());
+
+/** `d` without its caller's cancel, for work other callers share (a connection's handshake). */
+export const uncancellable = (d: Deadline): Deadline =>
+  d.cancel ? { ms: d.ms, at: d.at, signal: AbortSignal.timeout(remaining(d)) } : d;
+
+export const cancelledError = (): UpstreamError =>
+  new UpstreamError('cancelled', 'the request was cancelled by its client');
+
+/** The error an operation ends with: its caller's cancel, however the abort surfaced where it was noticed. */
+export const settled = (e: unknown, d: Deadline): unknown => (d.cancel?.aborted ? cancelledError() : e);
+
+/** Rethrows `e` as `settled` names it. */
+export function rethrow(e: unknown, d: Deadline): never {
+  throw settled(e, d);
+}
+
+/** `p`, or a cancellation as soon as `cancel` aborts. */
+export function unlessCancelled<T>(p: Promise<T>, cancel: AbortSignal | undefined): Promise<T> {
+  if (!cancel) return p;
+  if (cancel.aborted) return Promise.reject(cancelledError());
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(cancelledError());
+    cancel.addEventListener('abort', stop, { once: true });
+    p.then(resolve, reject).finally(() => cancel.removeEventListener('abort', stop));
+  });
+}
 
 /** Header-safe value, or the spec's base64 sentinel. */
 export function headerValue(v: string): string {
@@ -150,9 +181,10 @@ export function unwrap(msg: Json): Json {
   return msg.result as Json;
 }
 
-/** `p`, or a timeout error when the deadline passes first. */
+/** `p`, or a timeout error when the deadline passes first (a cancellation when its caller cancels first). */
 export function withTimeout<T>(p: Promise<T>, d: Deadline | number, what: string): Promise<T> {
   const ms = typeof d === 'number' ? d : remaining(d);
   const total = typeof d === 'number' ? d : d.ms;
-  return bounded(p, ms, () => new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`));
+  const timed = bounded(p, ms, () => new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`));
+  return typeof d === 'number' ? timed : unlessCancelled(timed, d.cancel);
 }

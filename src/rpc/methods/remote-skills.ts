@@ -8,10 +8,10 @@
 import { decodesAsBase64 } from '../../catalog/content-checks.js';
 import { digestOf } from '../../catalog/skills/file-store.js';
 import type { SkillResourceRecord } from '../../catalog/types.js';
-import { upstreamStub } from '../../catalog/stubs.js';
 import { clip } from '../../lib/clip.js';
 import { isRecord } from '../../lib/json.js';
 import { traceMeta } from '../../lib/trace-context.js';
+import { forwardUpstream } from '../cancels.js';
 import type { CallContext } from '../context.js';
 import { ErrorCode, resourceNotFound, RpcError } from '../errors.js';
 
@@ -67,9 +67,9 @@ export async function readRemote(
   record.upstream = origin.upstream;
   const started = Date.now();
   const [r, expected] = await Promise.all([
-    upstreamStub(ctx.env, origin.upstream)
-      .forward(origin.upstream, 'resources/read', params, { asked, original: origin.uri })
-      .finally(() => (record.upstreamMs = Date.now() - started)),
+    forwardUpstream(ctx, origin.upstream, 'resources/read', params, { asked, original: origin.uri }).finally(
+      () => (record.upstreamMs = Date.now() - started),
+    ),
     listed(ctx, origin, asked),
   ]);
   if (!r.ok) {

@@ -12,9 +12,9 @@
 import type { PromptMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ORIGIN_META, shapeContent } from '../../catalog/shape.js';
 import type { PromptOrigin } from '../../catalog/types.js';
-import { upstreamStub } from '../../catalog/stubs.js';
 import { sanitizeContent } from '../../catalog/upstreams/sanitize-content.js';
 import { featuresOf } from '../../lib/versions.js';
+import { forwardUpstream } from '../cancels.js';
 import type { CallContext } from '../context.js';
 import { ErrorCode, RpcError } from '../errors.js';
 import { isInputRequired, relayInputRequired } from './input-required.js';
@@ -53,9 +53,9 @@ async function forward(
   const record = ctx.record;
   record.upstream = origin.upstream;
   const started = Date.now();
-  const r = await upstreamStub(ctx.env, origin.upstream)
-    .forward(origin.upstream, method, sent, { asked, original: origin.name })
-    .finally(() => (record.upstreamMs = Date.now() - started));
+  const r = await forwardUpstream(ctx, origin.upstream, method, sent, { asked, original: origin.name }).finally(
+    () => (record.upstreamMs = Date.now() - started),
+  );
   if (r.ok) return r.result;
   if (r.code === ErrorCode.InvalidParams)
     throw new UpstreamInvalidParams(
