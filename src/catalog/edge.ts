@@ -38,7 +38,10 @@ export interface PageKey {
   /** `-` for everyone's view of a catalog without groups; else a digest of the view key. */
   readonly view: string;
   readonly generation: number;
-  /** Which shape of page: the protocol revision, and the list kind for all but prompts (listing-keys.ts variantOf). */
+  /**
+   * Which shape of page: the protocol revision, the list kind for all but prompts, and the paging
+   * (page size and signing secret) its cursors were made with (listing-keys.ts pageVariant).
+   */
   readonly variant: string;
   readonly cursor: string | undefined;
 }

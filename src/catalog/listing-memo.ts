@@ -12,7 +12,7 @@ import type { ListKind, View } from './catalog.js';
 import type { Compiled } from './compiled.js';
 import { writePage, writePointer, type PageKey, type Pointer } from './edge.js';
 import type { CacheHints } from './hints.js';
-import { callerOf, variantOf, viewSegment } from './listing-keys.js';
+import { callerOf, pageVariant, variantOf, viewSegment } from './listing-keys.js';
 
 export interface Listing {
   readonly json: string;
@@ -20,6 +20,11 @@ export interface Listing {
   readonly hints: CacheHints;
   /** The view key the page was made for (ETags differ per view). */
   readonly view: string;
+  /**
+   * A page of a provisional view (the cold upstream merge): it shares its base's generation but
+   * not its bytes, so it is kept nowhere and HTTP caches must revalidate it (routes/listing.ts).
+   */
+  readonly provisional?: boolean;
 }
 
 /**
@@ -98,6 +103,7 @@ export async function build(
       generation,
       hints,
       view: viewKey,
+      provisional: view.provisional,
     };
   const state = stateOf(view);
   renewPointer(q, view, state);
@@ -112,7 +118,7 @@ export async function build(
     principal: await callerOf(content.cacheScope, q),
     view: await viewSegment(viewKey, view.compiled.groups.size > 0),
     generation,
-    variant: variantOf(kind, version),
+    variant: await pageVariant(q, kind, version),
     cursor,
   });
   q.waitUntil(key().then((k) => writePage(k, json)));

@@ -6,7 +6,7 @@
  *   2. the edge cache, for an isolate with no catalog yet: the colo's
  *      pointer names the generation (and the groups the catalog uses, for
  *      the view key), and the page is looked up under (scope, principal,
- *      view, generation, revision, cursor), with no KV read;
+ *      view, generation, revision and paging, cursor), with no KV read;
  *   3. KV (one read of the head snapshot), and the page is then stored in
  *      the edge cache for the isolates that come after.
  * prompts/list (both eras), tools/list, skills/list, resources/list and
@@ -19,7 +19,8 @@
  * a page's edge-cache key are listing-keys.ts.
  *
  * Provisional catalogs (the cold upstream merge, which shares its base's
- * generation) are never stored: a page must mean exactly its generation.
+ * generation) are never stored: a page must mean exactly its generation
+ * (their pages say so: Listing.provisional).
  */
 import type { RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
@@ -28,7 +29,7 @@ import { PROMPTS, type ListKind } from './catalog.js';
 import { cursorShaped } from './cursor.js';
 import { readPage, readPointer, type PageKey } from './edge.js';
 import { viewHints } from './hints.js';
-import { callerOf, variantOf, viewSegment } from './listing-keys.js';
+import { callerOf, pageVariant, viewSegment } from './listing-keys.js';
 import { build, knownPage, type Listing } from './listing-memo.js';
 import { viewKeyIn } from './views.js';
 import { currentCatalog, peekCatalog } from './store.js';
@@ -61,7 +62,7 @@ async function fromEdge(
     principal: await callerOf(cacheScope, q),
     view: await viewSegment(view, grouped),
     generation,
-    variant: variantOf(kind, version),
+    variant: await pageVariant(q, kind, version),
     cursor,
   };
   const json = await readPage(key);

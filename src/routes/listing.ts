@@ -13,8 +13,11 @@
  * private caching and `Vary: Authorization`. A caller that authenticated
  * (any access-control method but `none`) always gets the private form: a
  * shared cache must not hand its page to a caller without credentials.
- * The strong ETag is derived from the generation, the view and the page, so
- * `If-None-Match` revalidation is a 304 until the next publish.
+ * The strong ETag names the generation and hashes the view and the body's
+ * bytes, so `If-None-Match` revalidation is a 304 exactly while the bytes are
+ * the same. A provisional page (the cold upstream merge, which shares its
+ * base's generation but not its bytes) gets its own tag and `no-cache`: it
+ * stands until the writer publishes, usually within seconds.
  */
 import { Hono, type Context } from 'hono';
 import { listing, withHints } from '../catalog/listing.js';
@@ -64,7 +67,8 @@ const SHAPE = MODERN_VERSIONS[0];
 /** How long a CDN may keep serving a stale page while the origin is failing. */
 const STALE_IF_ERROR_S = 86_400;
 
-function cacheControl(h: CacheHints): string {
+function cacheControl(h: CacheHints, provisional: boolean): string {
+  if (provisional) return `${h.cacheScope}, no-cache`;
   const s = Math.floor(h.ttlMs / 1000);
   if (h.cacheScope === 'private') return s > 0 ? `private, max-age=${s}` : 'private, no-cache';
   return `public, max-age=${s}, s-maxage=${s}, stale-while-revalidate=${s}, stale-if-error=${STALE_IF_ERROR_S}`;
@@ -78,8 +82,20 @@ interface Served {
   readonly notModified: Record<string, string>;
 }
 
-function served(body: string, etag: string, hints: CacheHints): Served {
-  const notModified: Record<string, string> = { ...CORS, etag, 'cache-control': cacheControl(hints) };
+/** An ETag part per view: nothing for everyone's view of a catalog without groups. */
+const viewTag = (view: string) => (view === '' ? '' : `|${view}`);
+
+/**
+ * The page's strong ETag: its generation (the web catalog's script reads it), then a hash of its
+ * view and its bytes, so different bytes (a provisional page, another page size or signing secret
+ * in the cursors) never revalidate against a tag of the same generation.
+ */
+const etagOf = (generation: number, view: string, body: string) =>
+  `"g${generation}-${fnv1a(`${body}${viewTag(view)}`).toString(36)}"`;
+
+/** `provisional`: a page of the cold upstream merge (see the header). */
+function served(body: string, etag: string, hints: CacheHints, provisional: boolean): Served {
+  const notModified: Record<string, string> = { ...CORS, etag, 'cache-control': cacheControl(hints, provisional) };
   if (hints.cacheScope === 'private') notModified.vary = IDENTITY_HEADERS;
   return { body, etag, notModified, ok: { ...notModified, 'content-type': 'application/json' } };
 }
@@ -95,9 +111,6 @@ function respond(c: Context<AppEnv>, s: Served): Response {
 /** Whether the caller proved who it is: then every answer is private to it (HTTP caching only). */
 const authenticated = (q: RequestScope) => q.principal !== undefined && q.principal.method !== 'none';
 
-/** An ETag part per view: nothing for everyone's view of a catalog without groups, whose tag is the page's alone. */
-const viewTag = (view: string) => (view === '' ? '' : `|${view}`);
-
 listings.get('/', async (c) => {
   const scope = signingScopeOf(c);
   const cursor = c.req.query('cursor');
@@ -112,10 +125,10 @@ listings.get('/', async (c) => {
   const memo = authenticated(scope) ? authedPages : pages;
   let out = memo.get(page);
   if (!out) {
-    const { ttlMs, cacheScope } = page.hints;
-    const tag = fnv1a(`${cursor ?? ''}|${ttlMs}|${cacheScope}${viewTag(page.view)}`).toString(36);
+    const body = withHints(page);
     const http: CacheHints = memo === authedPages ? viewHints(page.hints, true) : page.hints;
-    memo.set(page, (out = served(withHints(page), `"g${page.generation}-${tag}"`, http)));
+    const provisional = page.provisional === true;
+    memo.set(page, (out = served(body, etagOf(page.generation, page.view, body), http, provisional)));
   }
   return respond(c, out);
 });
@@ -135,10 +148,7 @@ listings.get('/:name', async (c) => {
   );
   if (!prompt) throw new ApiError(404, 'unknown_prompt', `Unknown prompt "${name.slice(0, 100)}"`);
   const hints = view.cacheHints(cfg.listTtlMs);
-  const tag = fnv1a(`${name}|${hints.ttlMs}|${hints.cacheScope}${viewTag(view.key)}`).toString(36);
   const body = JSON.stringify({ prompt, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope });
-  return respond(
-    c,
-    served(body, `"g${view.generation}-${tag}"`, authenticated(scope) ? viewHints(hints, true) : hints),
-  );
+  const http = authenticated(scope) ? viewHints(hints, true) : hints;
+  return respond(c, served(body, etagOf(view.generation, view.key, body), http, view.provisional));
 });

@@ -3,10 +3,16 @@
  * GET /prompts headers, ETag/304, pages served to a cold isolate from the
  * edge cache with no KV read (counted on the real binding), POST
  * prompts/list of both eras from the same pages with their own ids, fresh
- * pages after a generation bump, and private pages kept per principal.
+ * pages after a generation bump, private pages kept per principal, and the
+ * provisional first page of an upstream merged ahead of the writer.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PROMPTS } from '../../src/catalog/catalog.js';
+import { readPage } from '../../src/catalog/edge.js';
+import { pageVariant } from '../../src/catalog/listing-keys.js';
+import { configOf } from '../../src/lib/config.js';
 import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import worker from '../../src/index.js';
@@ -140,6 +146,17 @@ describe('edge cache', () => {
       expect(res.id).toBe(301);
     }
   });
+  it("never serves a page whose cursors the isolate's signing secret refuses (a rotated secret)", async () => {
+    // This generation's first page is in the edge cache, its cursor signed with the current secret.
+    await send(get());
+    const rotated = { ...countingEnv().env, SIGNING_SECRET: 'rotated-signing-secret' };
+    const first = (await (await send(get(), rotated)).json()) as any;
+    // The next page from an isolate that holds the catalog, as most requests after a deploy are.
+    expect((await send(get(`${LIST_URL}/greet`), rotated)).status).toBe(200);
+    const next = await send(get(`${LIST_URL}?cursor=${encodeURIComponent(first.nextCursor)}`), rotated);
+    expect(next.status).toBe(200);
+    expect(((await next.json()) as any).prompts[0].name).toBe('linky');
+  });
   it('serves fresh pages after a generation bump, with a new ETag', async () => {
     const before = await send(get());
     const oldTag = before.headers.get('etag')!;
@@ -194,5 +211,80 @@ describe('private listings', () => {
     await send(get(LIST_URL, { authorization: 'Bearer bob' }), coldBob.env);
     // A cold private listing reads the catalog and the upstream list, nothing cached for alice.
     expect(coldBob.reads).toEqual(['get catalog/head', 'get config/upstreams']);
+  });
+});
+
+describe('a provisional page (an upstream merged ahead of the writer)', () => {
+  /**
+   * A real SDK v2 server in this isolate, made per request so nothing of it crosses from one
+   * request's context to another's (the upstream's object lists it too). It offers no change
+   * stream: the object's follow loop ends at once instead of holding a stream open.
+   */
+  const upstream = async (req: Request): Promise<Response> => {
+    if (req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen')
+      return new Response(null, { status: 405 });
+    return createMcpHandler(() => {
+      // Hints that narrow nothing: the merged page's hints are its base page's.
+      const cacheHints = { 'prompts/list': { ttlMs: 300_000, cacheScope: 'public' as const } };
+      const server = new McpServer({ name: 'late-upstream', version: '1.0.0' }, { cacheHints });
+      server.registerPrompt('hello', { description: 'late hello' }, () => ({
+        messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }],
+      }));
+      return server;
+    }).fetch(req);
+  };
+  const LOCAL = FIXTURE_PROMPTS[0]!.name;
+  let base: { etag: string; generation: number };
+  beforeAll(async () => {
+    // One local prompt and one upstream prompt: the merged first page fits PAGE_SIZE (3), so the
+    // cold path serves it at once, ahead of the writer (catalog/upstreams/cold.ts).
+    const generation = await publish(FIXTURE_PROMPTS.slice(0, 1));
+    const res = await send(get());
+    expect(((await res.json()) as any).prompts.map((p: any) => p.name)).toEqual([LOCAL]);
+    base = { etag: res.headers.get('etag')!, generation };
+    // The Worker's own fetch of the upstream's host reaches the server above.
+    const own = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      const req = new Request(input, init);
+      return new URL(req.url).host === 'late.example' ? upstream(req) : own(req);
+    });
+    // As a deploy that adds an upstream: configured, never listed, no new generation.
+    await env.PROMPTS.put(
+      UPSTREAMS_KEY,
+      JSON.stringify([{ id: 'late', url: 'https://late.example/mcp', prefix: 'late' }]),
+    );
+    forgetUpstreamConfig(env);
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await env.PROMPTS.delete(UPSTREAMS_KEY);
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).reconcileUpstreams();
+  });
+  it('is never a 304 to the base page, is revalidated, and is not kept under the base generation', async () => {
+    const ctx = createExecutionContext();
+    // The request that lists the upstream answers before the writer publishes: its page is the merge.
+    const res = await worker.fetch(get(LIST_URL, { 'if-none-match': base.etag }), env, ctx);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.prompts.map((p: any) => p.name)).toEqual([LOCAL, 'late.hello']);
+    const etag = res.headers.get('etag')!;
+    // The base's generation (no new one yet), but its own tag, and HTTP caches must ask again.
+    expect(etag).toMatch(new RegExp(`^"g${base.generation}-`));
+    expect(etag).not.toBe(base.etag);
+    expect(body).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
+    expect(res.headers.get('cache-control')).toBe('public, no-cache');
+    await waitOnExecutionContext(ctx);
+    // The base generation's page in the edge cache is still the base page.
+    const variant = await pageVariant({ cfg: configOf(env), secret: env.SIGNING_SECRET }, PROMPTS, V);
+    const key = { origin: 'https://gateway.test', scope: 'public', principal: 'public', view: '-' } as const;
+    const stored = await readPage({ ...key, generation: base.generation, variant, cursor: undefined });
+    expect(JSON.parse(stored!).prompts.map((p: any) => p.name)).toEqual([LOCAL]);
+    // Published since: a client holding either tag gets the writer's page.
+    for (const tag of [base.etag, etag]) {
+      const again = await send(get(LIST_URL, { 'if-none-match': tag }));
+      expect(again.status).toBe(200);
+      expect(((await again.json()) as any).prompts.map((p: any) => p.name)).toEqual([LOCAL, 'late.hello']);
+    }
   });
 });
