@@ -18,7 +18,8 @@ import {
 } from './compiled.js';
 import { LookupError } from './errors.js';
 import { describePrompt, describeRemote, shapeContent } from './shape.js';
-import { findSkillFile, type SkillEntry, type SkillFileRef } from './skills/index.js';
+import type { SkillEntry } from './skills/index.js';
+import { findSkillFile, ownersFor, type SkillFileRef, type SkillOwners } from './skills/owners.js';
 import type { PromptOrigin } from './types.js';
 import { sees } from './views.js';
 import { clip } from '../lib/clip.js';
@@ -33,6 +34,7 @@ export class ViewLookup {
   readonly provisional: boolean;
   readonly size: number;
   private readonly sorted: readonly Entry[];
+  private skillMemo: SkillOwners | undefined;
 
   /**
    * @param key the view key (views.ts); '' for everyone's view of a catalog without groups.
@@ -101,16 +103,19 @@ export class ViewLookup {
     return sees(this.allowed, groups);
   }
 
-  /** The skill whose SKILL.md is at `uri`, when this view sees it (else exactly as unknown: undefined). */
-  skill(uri: unknown): SkillEntry | undefined {
-    if (typeof uri !== 'string') return undefined;
-    const s = this.compiled.skills.byUri.get(uri);
-    return s && sees(this.allowed, s.groups) ? s : undefined;
+  /** The skills this view is served: each folder's owner among the skills it sees (skills/owners.ts). */
+  get skills(): SkillOwners {
+    return (this.skillMemo ??= ownersFor(this.compiled.skills, (g) => sees(this.allowed, g)));
   }
 
-  /** What a skill file URI names, when this view sees its skill (else undefined, as for an unknown URI). */
+  /** The skill whose SKILL.md is at `uri`, when this view is served it (else exactly as unknown: undefined). */
+  skill(uri: unknown): SkillEntry | undefined {
+    return typeof uri === 'string' ? this.skills.byUri.get(uri) : undefined;
+  }
+
+  /** What a skill file URI names in this view (undefined, as for an unknown URI, when it is not served it). */
   skillFile(uri: unknown): SkillFileRef | undefined {
-    return typeof uri === 'string' ? findSkillFile(this.compiled.skills, uri, (g) => sees(this.allowed, g)) : undefined;
+    return typeof uri === 'string' ? findSkillFile(this.skills, uri) : undefined;
   }
 
   /** Whether this view serves a prompt by that name (local or listed upstream). */

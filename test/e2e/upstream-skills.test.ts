@@ -3,7 +3,8 @@
  * SDK 2.x upstreams serving skills with the official Skills extension (one modern, one legacy with
  * sessions, a same-named skill on each) and a broken upstream, behind a real `wrangler dev`. Read with
  * the official SDK `SkillsClient`, which checks every file against the listed digest and size itself:
- * skills appear under `skill://<mount>/`, neither same-named skill shadows the other, the broken
+ * skills appear under `skill://<mount>/`, neither same-named skill shadows the other, a local skill's
+ * folder holds an upstream's skill only for the callers who may see the local skill, the broken
  * upstream costs nothing else, bytes that fail the listed digest are refused, and an upstream skill's
  * change reaches connected clients as notifications/resources/list_changed (legacy GET stream and
  * modern listen). The poll is out of the way (60 s): changes travel on the upstreams' own streams.
@@ -70,13 +71,15 @@ afterAll(async () => {
   await Promise.all([modern, legacy, broken].map((s) => s?.close()));
 });
 
-async function connect(era: 'modern' | 'legacy') {
+/** A client of either era; `admin`: with the ADMIN_TOKEN as its Bearer token, so it sees every skill. */
+async function connect(era: 'modern' | 'legacy', admin = false) {
   const client = new Client(
     { name: `upstream-skills-${era}`, version: '1' },
     era === 'modern' ? { versionNegotiation: { mode: 'auto' } } : {},
   );
   opened.push(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
+  const requestInit = admin ? { headers: { authorization: `Bearer ${gw.adminToken}` } } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl), { requestInit }));
   return { client, skills: new SkillsClient(client) };
 }
 
@@ -151,6 +154,55 @@ describe('digest checks and errors', () => {
     const { client } = await connect('legacy');
     const err = await client.readResource({ uri: 'skill://gh/review/nothing.md' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: -32602 });
+  });
+});
+
+describe('a local skill some callers may not see, whose folder holds an upstream skill', () => {
+  const md = skillMd('acme', 'Local, for eng only');
+  const admin = (method: string, path: string, body?: BodyInit) =>
+    fetch(`${gw.url}/admin/skills${path}`, {
+      method,
+      body,
+      headers: {
+        authorization: `Bearer ${gw.adminToken}`,
+        'content-type': method === 'PUT' ? 'application/octet-stream' : 'application/json',
+      },
+    });
+
+  it("takes that folder only for those who see it: everyone else is listed and served the upstream's files", async () => {
+    // The local skill `acme` is at skill://acme/, the folder the unprefixed acme upstream's skills are mounted in.
+    expect((await admin('PUT', `/files/${sha256(md)}`, md)).status).toBe(200);
+    const record = {
+      name: 'acme',
+      frontmatter: { name: 'acme', description: 'Local, for eng only' },
+      files: [{ path: 'SKILL.md', digest: sha256(md), size: Buffer.byteLength(md) }],
+      groups: ['eng'],
+    };
+    expect((await admin('POST', '/publish', JSON.stringify({ skills: [record] }))).status).toBe(200);
+    try {
+      for (const era of ['modern', 'legacy'] as const) {
+        const anyone = await connect(era);
+        const theirs = (await anyone.skills.list()).skills.map((x) => x.uri);
+        expect(theirs).toContain('skill://acme/review/SKILL.md');
+        expect(theirs).not.toContain('skill://acme/SKILL.md');
+        const { skill } = await anyone.skills.get('skill://acme/review/SKILL.md');
+        expect((await anyone.skills.read(skill)).text).toBe(LEGACY_FILES['review/SKILL.md']);
+        const hidden = await anyone.client.readResource({ uri: 'skill://acme/SKILL.md' }).catch((e: unknown) => e);
+        expect(hidden).toMatchObject({ code: -32602 });
+
+        const eng = await connect(era, true);
+        const mine = (await eng.skills.list()).skills.map((x) => x.uri);
+        expect(mine).toContain('skill://acme/SKILL.md');
+        expect(mine).not.toContain('skill://acme/review/SKILL.md');
+        expect((await eng.skills.read((await eng.skills.get('skill://acme/SKILL.md')).skill)).text).toBe(md);
+        const shadowed = await eng.client
+          .readResource({ uri: 'skill://acme/review/SKILL.md' })
+          .catch((e: unknown) => e);
+        expect(shadowed).toMatchObject({ code: -32602 });
+      }
+    } finally {
+      expect((await admin('DELETE', '/acme')).status).toBe(200);
+    }
   });
 });
 

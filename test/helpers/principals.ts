@@ -58,7 +58,16 @@ export function scope(
  * A 2026-07-28 request as principal `p` (undefined: anonymous), straight through modernPost with
  * the standard headers its body implies; resolves its JSON reply.
  */
-export function modernAs(p: Principal | undefined, method: string, params: Record<string, unknown>): Promise<any> {
+export async function modernAs(p: Principal | undefined, method: string, params: Record<string, unknown>) {
+  return (await modernScoped(p, method, params)).body;
+}
+
+/** modernAs, with the request's scope too (what its record says of it: cache layer, upstream). */
+export async function modernScoped(
+  p: Principal | undefined,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<{ body: any; scope: TestScope }> {
   const V = '2026-07-28';
   const body = {
     jsonrpc: '2.0',
@@ -69,10 +78,13 @@ export function modernAs(p: Principal | undefined, method: string, params: Recor
       _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} },
     },
   };
+  // resources/read is named by its URI, as every other named method is by its name.
+  const named = method === 'resources/read' ? params.uri : params.name;
   const headers = {
     'mcp-protocol-version': V,
     'mcp-method': method,
-    ...(params.name ? { 'mcp-name': String(params.name) } : {}),
+    ...(named ? { 'mcp-name': String(named) } : {}),
   };
-  return Promise.resolve(modernPost(scope(p, { headers }), body)).then(async (r) => (await r.json()) as any);
+  const q = scope(p, { headers });
+  return { body: await (await modernPost(q, body)).json(), scope: q };
 }

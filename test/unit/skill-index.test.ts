@@ -1,11 +1,12 @@
 /**
- * The skill index of one generation (catalog/skills/index.ts): URIs of local skills (with and without a
- * local prefix), upstream skills under their mounts, folder ownership (local first, then upstreams in
- * order), and where each file URI routes: a local file, or its upstream with the upstream's own URI,
- * including the unlisted files of a `dynamic` skill.
+ * The skill index of one generation (catalog/skills/index.ts) and its owners per view (owners.ts): URIs
+ * of local skills (with and without a local prefix), upstream skills under their mounts, folder ownership
+ * (local first, then upstreams in order, among the skills a view sees), and where each file URI routes: a
+ * local file, or its upstream with the upstream's own URI, including the unlisted files of a `dynamic` skill.
  */
 import { describe, expect, it } from 'vitest';
-import { findSkillFile, indexSkills } from '../../src/catalog/skills/index.js';
+import { indexSkills, type SkillIndex } from '../../src/catalog/skills/index.js';
+import { findSkillFile as findIn, ownersFor } from '../../src/catalog/skills/owners.js';
 import type { SkillRecord, UpstreamSkill, UpstreamState } from '../../src/catalog/types.js';
 
 const D = `sha256:${'a'.repeat(64)}`;
@@ -33,13 +34,21 @@ const state = (skills: UpstreamSkill[], groups?: string[]): UpstreamState => ({
   ...(groups && { groups }),
 });
 const groupsOf = (g: readonly string[] | undefined) => (g?.length ? g : undefined);
-const all = () => true;
+type Sees = (g: readonly string[] | undefined) => boolean;
+const all: Sees = () => true;
+/** A view's sees: members of these groups. */
+const member =
+  (...mine: string[]): Sees =>
+  (g) =>
+    !g || g.some((x) => mine.includes(x));
+const findSkillFile = (i: SkillIndex, uri: string, sees: Sees) => findIn(ownersFor(i, sees), uri);
+const listed = (i: SkillIndex, sees: Sees = all) => ownersFor(i, sees).sorted.map((s) => s.uri);
 
 describe('skill index', () => {
   it('local URIs, with LOCAL_PREFIX and percent-encoded path segments', () => {
     const i = indexSkills([local('b', ['a b/c#.md']), local('a')], [], 'team', groupsOf);
-    expect(i.sorted.map((s) => s.uri)).toEqual(['skill://team/a/SKILL.md', 'skill://team/b/SKILL.md']);
-    expect(i.sorted[1]!.resources).toEqual([
+    expect(listed(i)).toEqual(['skill://team/a/SKILL.md', 'skill://team/b/SKILL.md']);
+    expect(ownersFor(i, all).sorted[1]!.resources).toEqual([
       { uri: 'skill://team/b/SKILL.md', digest: D, size: 1 },
       { uri: 'skill://team/b/a%20b/c%23.md', digest: D, size: 1 },
     ]);
@@ -89,7 +98,7 @@ describe('skill index', () => {
       undefined,
       groupsOf,
     );
-    expect(i.sorted.map((s) => s.uri)).toEqual(['skill://pdf/SKILL.md', 'skill://up/a/SKILL.md']);
+    expect(listed(i)).toEqual(['skill://pdf/SKILL.md', 'skill://up/a/SKILL.md']);
     expect(findSkillFile(i, 'skill://pdf/scripts/fill.py', all)).toMatchObject({
       local: { record: { path: 'scripts/fill.py' } },
     });
@@ -106,5 +115,52 @@ describe('skill index', () => {
     const ops = (g: readonly string[] | undefined) => !g || g.includes('ops');
     expect(findSkillFile(i, 'skill://eng/n.md', ops)).toBeUndefined();
     expect(findSkillFile(i, 'skill://up/o/SKILL.md', ops)).toBeDefined();
+  });
+
+  it('a skill a view may not see claims no folder: that view lists and reads the next owner it sees', () => {
+    const i = indexSkills(
+      [local('review', ['notes.md'], ['eng']), local('pdf', [], ['eng'])],
+      [
+        state([
+          // The same URI as the local review, and a folder inside the local pdf's.
+          remote('skill://team/review/SKILL.md', 'skill://review/SKILL.md', ['skill://team/review/GUIDE.md']),
+          remote('skill://team/pdf/forms/SKILL.md', 'skill://pdf/forms/SKILL.md', 'dynamic'),
+        ]),
+      ],
+      'team',
+      groupsOf,
+    );
+    for (const sees of [all, member('eng')]) {
+      expect(listed(i, sees)).toEqual(['skill://team/pdf/SKILL.md', 'skill://team/review/SKILL.md']);
+      expect(ownersFor(i, sees).byUri.get('skill://team/review/SKILL.md')).toHaveProperty('local');
+      expect(findSkillFile(i, 'skill://team/review/SKILL.md', sees)).toHaveProperty('local');
+      expect(findSkillFile(i, 'skill://team/review/notes.md', sees)).toHaveProperty('local');
+      expect(findSkillFile(i, 'skill://team/review/GUIDE.md', sees)).toBeUndefined();
+      expect(findSkillFile(i, 'skill://team/pdf/forms/SKILL.md', sees)).toBeUndefined();
+      expect(findSkillFile(i, 'skill://team/pdf/forms/a.txt', sees)).toBeUndefined();
+    }
+    for (const sees of [member('ops'), member()]) {
+      expect(listed(i, sees)).toEqual(['skill://team/pdf/forms/SKILL.md', 'skill://team/review/SKILL.md']);
+      expect(ownersFor(i, sees).byUri.get('skill://team/review/SKILL.md')).toHaveProperty('remote');
+      expect(findSkillFile(i, 'skill://team/review/SKILL.md', sees)).toMatchObject({
+        origin: { upstream: 'up', uri: 'skill://review/SKILL.md' },
+      });
+      expect(findSkillFile(i, 'skill://team/review/GUIDE.md', sees)).toMatchObject({
+        origin: { uri: 'skill://review/GUIDE.md' },
+      });
+      expect(findSkillFile(i, 'skill://team/pdf/forms/a.txt', sees)).toMatchObject({
+        origin: { uri: 'skill://pdf/forms/a.txt' },
+      });
+      // Nothing of the hidden local skills: not its files, not its SKILL.md.
+      expect(findSkillFile(i, 'skill://team/review/notes.md', sees)).toBeUndefined();
+      expect(findSkillFile(i, 'skill://team/pdf/SKILL.md', sees)).toBeUndefined();
+    }
+  });
+
+  it('views that see every skill share one resolution; others get their own', () => {
+    const i = indexSkills([local('a'), local('b', [], ['eng'])], [], undefined, groupsOf);
+    expect(ownersFor(i, all)).toBe(ownersFor(i, member('eng')));
+    expect(ownersFor(i, member('ops'))).not.toBe(ownersFor(i, all));
+    expect(listed(i, member('ops'))).toEqual(['skill://a/SKILL.md']);
   });
 });

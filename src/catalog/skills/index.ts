@@ -1,9 +1,8 @@
 /**
- * The skills of one catalog generation, indexed for serving (SEP-2640, docs/skills-serving.md): local
- * skills at `skill://[<LOCAL_PREFIX>/]<name>/<path>`, then upstream skills at their client URIs, sorted by
- * their SKILL.md URI and found by it or by any file URI. A skill owns its folder: one whose folder is,
- * holds or lies within a folder already taken is not served (local skills first), so a URI never has two
- * owners, as prompt names never do.
+ * The skills of one catalog generation, before views (SEP-2640, docs/skills-serving.md): local skills at
+ * `skill://[<LOCAL_PREFIX>/]<name>/<path>`, then upstream skills at their client URIs, in precedence order.
+ * Which of them owns a folder depends on who asks: each view resolves that itself (owners.ts), so a skill
+ * a caller may not see never claims a folder from one it may.
  */
 import type { SkillFileRecord, SkillRecord, SkillResourceRecord, UpstreamSkill, UpstreamState } from '../types.js';
 import { mimeTypeOf } from './mime.js';
@@ -20,6 +19,8 @@ export interface LocalSkillFile {
 interface SkillBase {
   /** The SKILL.md URI clients see. */
   readonly uri: string;
+  /** Its folder (the URI without `/SKILL.md`): every file it serves lies inside. */
+  readonly dir: string;
   /** Who sees it (undefined: everyone). */
   readonly groups: readonly string[] | undefined;
   readonly frontmatter: Record<string, unknown>;
@@ -33,28 +34,20 @@ export interface LocalSkill extends SkillBase {
 }
 
 export interface RemoteSkill extends SkillBase {
-  /** `stale`: its upstream (or its skills listing) failed since this listing; `dir`/`originDir`: the skill's folder here and upstream. */
+  /** `stale`: its upstream (or its skills listing) failed since this listing; `originDir`: the skill's folder upstream. */
   readonly remote: {
     readonly skill: UpstreamSkill;
     readonly stale: boolean;
-    readonly dir: string;
     readonly originDir: string;
   };
 }
 
 export type SkillEntry = LocalSkill | RemoteSkill;
 
-/** What a file URI names: a local file, or a file its upstream serves under its own URI. */
-export type SkillFileRef =
-  | { readonly skill: LocalSkill; readonly local: LocalSkillFile }
-  | { readonly skill: RemoteSkill; readonly origin: { readonly upstream: string; readonly uri: string } };
-
+/** A generation's skills before views: every one, in precedence order, and the groups they name. */
 export interface SkillIndex {
-  readonly sorted: readonly SkillEntry[];
-  readonly byUri: ReadonlyMap<string, SkillEntry>;
-  readonly files: ReadonlyMap<string, SkillFileRef>;
-  /** Folders of upstream `dynamic` skills: they list no files, so any URI inside routes to their upstream. */
-  readonly remoteDirs: ReadonlyMap<string, RemoteSkill>;
+  /** Local skills in published order, then each upstream's in configured order: who claims a folder first. */
+  readonly candidates: readonly SkillEntry[];
   /** Every group a skill or a skill's upstream names. */
   readonly groups: ReadonlySet<string>;
 }
@@ -76,6 +69,7 @@ function localSkill(record: SkillRecord, root: string, groups: readonly string[]
   }));
   return {
     uri: `${dir}/${MANIFEST}`,
+    dir,
     groups,
     frontmatter: record.frontmatter,
     resources: files.map((f) => ({ uri: f.uri, digest: f.record.digest, size: f.record.size })),
@@ -93,16 +87,15 @@ function remoteSkill(skill: UpstreamSkill, u: UpstreamState, groups: readonly st
     return undefined;
   const entry: RemoteSkill = {
     uri: skill.uri,
+    dir,
     groups,
     frontmatter: skill.frontmatter,
     resources: skill.resources,
     size: skill.resources === 'dynamic' ? undefined : skill.resources.find((r) => r.uri === skill.uri)?.size,
-    remote: { skill, stale: !u.ok || u.skillsError !== undefined, dir, originDir },
+    remote: { skill, stale: !u.ok || u.skillsError !== undefined, originDir },
   };
   return entry;
 }
-
-const byUri = (a: SkillEntry, b: SkillEntry) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0);
 
 export function indexSkills(
   skills: readonly SkillRecord[],
@@ -110,66 +103,16 @@ export function indexSkills(
   localPrefix: string | undefined,
   groupsOf: (g: readonly string[] | undefined) => readonly string[] | undefined,
 ): SkillIndex {
-  const entries = new Map<string, SkillEntry>();
-  const files = new Map<string, SkillFileRef>();
-  const remoteDirs = new Map<string, RemoteSkill>();
-  const groups = new Set<string>();
   const root = `skill://${localPrefix ? `${localPrefix}/` : ''}`;
-  /** Skill folders taken: a skill owns its whole folder, so none is served inside another. */
-  const dirs = new Set<string>();
-  const nested = (dir: string) => {
-    for (let i = dir.lastIndexOf('/'); i > 'skill://'.length; i = dir.lastIndexOf('/', i - 1))
-      if (dirs.has(dir.slice(0, i))) return true;
-    for (const d of dirs) if (d === dir || d.startsWith(`${dir}/`)) return true;
-    return false;
-  };
-  for (const record of skills) {
-    const s = localSkill(record, root, groupsOf(record.groups));
-    const dir = dirOf(s.uri)!;
-    if (nested(dir)) continue;
-    dirs.add(dir);
-    entries.set(s.uri, s);
-    for (const f of s.local.files) files.set(f.uri, { skill: s, local: f });
-  }
+  const candidates: SkillEntry[] = skills.map((record) => localSkill(record, root, groupsOf(record.groups)));
   for (const u of upstreams) {
     const upstreamGroups = groupsOf(u.groups);
     for (const skill of u.skills ?? []) {
       const s = remoteSkill(skill, u, upstreamGroups);
-      // Files are inside their folder (remoteSkill), so a folder no one owns holds no URI anyone claimed.
-      if (!s || nested(s.remote.dir)) continue;
-      const listed = s.resources === 'dynamic' ? [] : s.resources.map((r) => r.uri);
-      dirs.add(s.remote.dir);
-      entries.set(s.uri, s);
-      if (s.resources === 'dynamic') remoteDirs.set(s.remote.dir, s);
-      for (const uri of new Set([s.uri, ...listed]))
-        files.set(uri, {
-          skill: s,
-          origin: { upstream: skill.origin.upstream, uri: s.remote.originDir + uri.slice(s.remote.dir.length) },
-        });
+      if (s) candidates.push(s);
     }
   }
-  for (const s of entries.values()) for (const g of s.groups ?? []) groups.add(g);
-  return { sorted: [...entries.values()].sort(byUri), byUri: entries, files, remoteDirs, groups };
-}
-
-/**
- * What a file URI names, when `sees` allows its skill. A listed skill serves what it lists (its manifest is
- * complete); a URI inside a `dynamic` upstream skill's folder routes to that upstream, which has the last word.
- */
-export function findSkillFile(
-  index: SkillIndex,
-  uri: string,
-  sees: (groups: readonly string[] | undefined) => boolean,
-): SkillFileRef | undefined {
-  const known = index.files.get(uri);
-  if (known) return sees(known.skill.groups) ? known : undefined;
-  if (index.remoteDirs.size === 0 || !uri.startsWith('skill://') || /\/\.\.?(\/|$)/.test(uri)) return undefined;
-  for (let i = uri.lastIndexOf('/'); i > 'skill://'.length; i = uri.lastIndexOf('/', i - 1)) {
-    const s = index.remoteDirs.get(uri.slice(0, i));
-    if (s)
-      return sees(s.groups)
-        ? { skill: s, origin: { upstream: s.remote.skill.origin.upstream, uri: s.remote.originDir + uri.slice(i) } }
-        : undefined;
-  }
-  return undefined;
+  const groups = new Set<string>();
+  for (const s of candidates) for (const g of s.groups ?? []) groups.add(g);
+  return { candidates, groups };
 }

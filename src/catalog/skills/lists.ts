@@ -54,8 +54,8 @@ export function describeSkillResource(s: SkillEntry, f: Features): Resource {
   return r;
 }
 
-/** The skills a view sees, sorted by SKILL.md URI. */
-const visible = (view: View): readonly SkillEntry[] => view.compiled.skills.sorted.filter((s) => view.sees(s.groups));
+/** The skills a view is served (each folder's owner among those it sees), sorted by SKILL.md URI. */
+const visible = (view: View): readonly SkillEntry[] => view.skills.sorted;
 
 export const SKILLS: ListKind<SkillEntry> = {
   id: 'skills',
