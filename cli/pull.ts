@@ -8,18 +8,20 @@ import type { SkillRecord } from '../src/catalog/types.js';
 import { CliError, type AdminClient } from './api.js';
 import { PullTarget, type Planned } from './pull-target.js';
 import { fileStems, serializePrompt } from './serialize.js';
-import { sha256, SIDECAR } from './skills.js';
+import { sha256, SIDECAR, sidecarOf } from './skills.js';
 
 type Out = (s: string) => void;
 type Listed<R> = R & { _version: number; _updatedAt: string };
 
 /**
  * Where a skill goes and what its folder holds besides its files: the `.promptgate.yaml` push reads
- * the groups from (skills.ts), without which a pulled skill pushed back would be shown to everyone.
- * None when the skill has no groups (and one an earlier pull wrote is removed as no longer published).
+ * the groups and media types from (skills.ts), without which a pulled skill pushed back would be shown
+ * to everyone, or its files served as another type. None when the skill needs none (and one an earlier
+ * pull wrote is removed as no longer published).
  */
 function skillPlan(s: SkillRecord): { folder: string; sidecar: Uint8Array | undefined } {
-  const sidecar = s.groups === undefined ? undefined : new TextEncoder().encode(toYaml({ groups: s.groups }));
+  const settings = sidecarOf(s);
+  const sidecar = settings && new TextEncoder().encode(toYaml(settings));
   return { folder: `skills/${s.name}`, sidecar };
 }
 

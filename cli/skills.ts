@@ -98,23 +98,47 @@ function frontMatter(text: string): { value?: Record<string, unknown>; problem?:
 }
 
 /**
- * Who sees a skill: `groups` in the folder's `.promptgate.yaml`. Kept out of SKILL.md, whose
- * front matter clients see and verify; a dotfile, so never one of the skill's files.
+ * What the gateway keeps of a skill beyond its files, in the folder's `.promptgate.yaml`: `groups` (who
+ * sees it) and `mimeTypes` (path → media type, for a file not served as its extension says). Kept out
+ * of SKILL.md, whose front matter clients see and verify; a dotfile, so never one of the skill's files.
  */
 export const SIDECAR = '.promptgate.yaml';
 
-function sidecarGroups(folder: string, label: string, issues: Issue[]): unknown {
+export interface Sidecar {
+  groups?: unknown;
+  mimeTypes?: Record<string, string>;
+}
+
+function readSidecar(folder: string, label: string, issues: Issue[]): Sidecar {
   const path = join(folder, SIDECAR);
-  if (!existsSync(path)) return undefined;
+  if (!existsSync(path)) return {};
+  const at = `${label}/${SIDECAR}`;
   const doc = parseDocument(readFileSync(path, 'utf8'));
   const value = doc.errors.length ? undefined : (doc.toJS() as unknown);
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    issues.push({ path: `${label}/${SIDECAR}`, message: 'must be a YAML mapping with `groups: [...]`' });
-    return undefined;
+    issues.push({ path: at, message: 'must be a YAML mapping with `groups: [...]` and/or `mimeTypes: {path: type}`' });
+    return {};
   }
   for (const key of Object.keys(value))
-    if (key !== 'groups') issues.push({ path: `${label}/${SIDECAR}: ${key}`, message: 'unknown setting' });
-  return (value as { groups?: unknown }).groups;
+    if (key !== 'groups' && key !== 'mimeTypes') issues.push({ path: `${at}: ${key}`, message: 'unknown setting' });
+  const { groups, mimeTypes } = value as { groups?: unknown; mimeTypes?: unknown };
+  if (mimeTypes === undefined) return { groups };
+  const types = mimeTypes && typeof mimeTypes === 'object' && !Array.isArray(mimeTypes) ? mimeTypes : undefined;
+  if (!types || Object.values(types).some((t) => typeof t !== 'string')) {
+    issues.push({ path: `${at}: mimeTypes`, message: 'must map file paths to media types' });
+    return { groups };
+  }
+  return { groups, mimeTypes: types as Record<string, string> };
+}
+
+/** The sidecar `pull` writes for a published skill, or undefined when it needs none (what readSidecar reads back). */
+export function sidecarOf(s: Pick<SkillRecord, 'groups' | 'files'>): Sidecar | undefined {
+  const out: Sidecar = {};
+  if (s.groups !== undefined) out.groups = s.groups;
+  // Only what push would not guess from the extension, so a pulled folder stays as plain as a written one.
+  const types = s.files.filter((f) => f.mimeType !== undefined && f.mimeType !== mimeTypeOf(f.path));
+  if (types.length) out.mimeTypes = Object.fromEntries(types.map((f) => [f.path, f.mimeType!]));
+  return Object.keys(out).length ? out : undefined;
 }
 
 export function loadSkills(dir: string): SkillFiles {
@@ -123,17 +147,21 @@ export function loadSkills(dir: string): SkillFiles {
     const label = relative(dir, folder).split('\\').join('/');
     const issues: Issue[] = [];
     const files: SkillFileRecord[] = [];
+    const { groups, mimeTypes = {} } = readSidecar(folder, label, issues);
     for (const full of filesOf(folder, issues, label)) {
       const bytes = new Uint8Array(readFileSync(full));
       const path = relative(folder, full).split('\\').join('/');
       const digest = sha256(bytes);
       result.bytes.set(digest, bytes);
-      files.push({ path, digest, size: bytes.byteLength, mimeType: mimeTypeOf(path) });
+      const mimeType = Object.hasOwn(mimeTypes, path) ? mimeTypes[path]! : mimeTypeOf(path);
+      files.push({ path, digest, size: bytes.byteLength, mimeType });
     }
+    for (const path of Object.keys(mimeTypes))
+      if (!files.some((f) => f.path === path))
+        issues.push({ path: `${label}/${SIDECAR}: mimeTypes: ${path}`, message: 'no such file in the skill' });
     const fm = frontMatter(readFileSync(join(folder, 'SKILL.md'), 'utf8'));
     if (fm.problem) issues.push({ path: `${label}/SKILL.md`, message: fm.problem });
     const record: SkillRecord = { name: basename(folder), frontmatter: fm.value ?? {}, files };
-    const groups = sidecarGroups(folder, label, issues);
     if (groups !== undefined) record.groups = groups as string[];
     if (!fm.problem)
       for (const i of validateSkill(record)) issues.push({ path: `${label}: ${i.path}`, message: i.message });

@@ -53,17 +53,24 @@ describe('promptgate CLI with skills', () => {
     for (const f of filesUnder(EXAMPLE)) expect(readFileSync(join(back, f))).toEqual(readFileSync(join(EXAMPLE, f)));
   });
 
-  it('pull keeps the groups of a skill: pulled and pushed back, nothing changes and it stays theirs', async () => {
+  it('pull keeps the groups and media types of a skill: pulled and pushed back, nothing changes', async () => {
     const folder = join(work, 'grouped/skills/oncall-runbook');
     mkdirSync(folder, { recursive: true });
     writeFileSync(
       join(folder, 'SKILL.md'),
       '---\nname: oncall-runbook\ndescription: Page the on-call.\n---\n\n# Run\n',
     );
-    writeFileSync(join(folder, '.promptgate.yaml'), 'groups: [sre]\n');
+    mkdirSync(join(folder, 'data'));
+    writeFileSync(join(folder, 'data/pagers.bin'), 'name,phone\n');
+    writeFileSync(join(folder, '.promptgate.yaml'), 'groups: [sre]\nmimeTypes:\n  data/pagers.bin: text/csv\n');
     const first = await cli('push', join(work, 'grouped'));
     expect(first.code, first.stderr).toBe(0);
-    expect((await published('oncall-runbook')).groups).toEqual(['sre']);
+    const v1 = await published('oncall-runbook');
+    expect(v1.groups).toEqual(['sre']);
+    expect(v1.files.map((f) => [f.path, f.mimeType])).toEqual([
+      ['SKILL.md', 'text/markdown'],
+      ['data/pagers.bin', 'text/csv'],
+    ]);
 
     const pulled = join(work, 'pulled-groups');
     expect((await cli('pull', pulled)).code).toBe(0);
@@ -73,7 +80,7 @@ describe('promptgate CLI with skills', () => {
     const again = await cli('push', pulled);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/skills: 0 added, 0 changed, 0 deleted, \d+ unchanged; 0 file\(s\) uploaded/);
-    expect((await published('oncall-runbook')).groups).toEqual(['sre']);
+    expect(await published('oncall-runbook')).toEqual(v1);
     // The suites after this one diff the example set alone.
     const del = await fetch(`${gw.url}/admin/skills/oncall-runbook`, {
       method: 'DELETE',

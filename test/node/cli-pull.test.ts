@@ -37,7 +37,7 @@ let catalog: { prompts: unknown[]; skills: unknown[] };
 let filesFail = false;
 /** Runs as the gateway is asked for a skill file: what the user does while a pull is under way. */
 let onFile: (() => void) | undefined;
-const bytes = new Map([skillMd, 'style guide'].map((t) => [sha(t), t]));
+const bytes = new Map([skillMd, 'style guide', 'a,b\n1,2\n'].map((t) => [sha(t), t]));
 
 const server = createServer((req, res) => {
   const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -210,5 +210,36 @@ describe('pull into a directory it did not write', () => {
     rmSync(join(dir, 'sub'), { recursive: true });
     await pull();
     expect(Object.keys(snapshot())).toContain('greet.md');
+  });
+});
+
+describe('what a pulled skill holds besides its files', () => {
+  it('its media types: loaded back for the next push, its record is the one published', async () => {
+    const published = {
+      name: 'notes',
+      frontmatter: { name: 'notes', description: 'Writes notes.' },
+      // One as its extension says, one not (published through the admin API), one as another text type.
+      files: [
+        file('SKILL.md', skillMd),
+        { ...file('data/table.bin', 'a,b\n1,2\n'), mimeType: 'text/csv' },
+        { ...file('references/STYLE.md', 'style guide'), mimeType: 'text/x-style' },
+      ],
+      groups: ['team'],
+    };
+    catalog.skills = [{ ...published, _version: 1, _updatedAt: '2026-01-01T00:00:00Z' }];
+    await pull();
+    expect(snapshot()['skills/notes/.promptgate.yaml']).toBe(
+      'groups:\n  - team\nmimeTypes:\n  data/table.bin: text/csv\n  references/STYLE.md: text/x-style\n',
+    );
+    const again = loadSkills(dir);
+    expect(again.issues).toEqual([]);
+    expect(again.records).toEqual([published]);
+  });
+
+  it('no sidecar when the groups and every media type are what push gives by itself', async () => {
+    const notes = catalog.skills[0] as { groups?: string[] };
+    delete notes.groups;
+    await pull();
+    expect(Object.keys(snapshot())).not.toContain('skills/notes/.promptgate.yaml');
   });
 });

@@ -158,3 +158,33 @@ describe('who sees a skill', () => {
     expect(issues.map((i) => i.path)).toEqual(expect.arrayContaining(['odd/.promptgate.yaml: owner', 'odd: groups']));
   });
 });
+
+describe('media types', () => {
+  it('come from the extension unless .promptgate.yaml maps the path; a bad mapping is named', () => {
+    const dir = tree({
+      'typed/SKILL.md': md('typed'),
+      'typed/data/table.bin': 'a,b\n1,2\n',
+      'typed/notes.md': '# notes\n',
+      'typed/.promptgate.yaml': 'mimeTypes:\n  data/table.bin: text/csv\n',
+      'ghost/SKILL.md': md('ghost'),
+      'ghost/.promptgate.yaml': 'mimeTypes:\n  missing.txt: text/plain\n',
+      'wrong/SKILL.md': md('wrong'),
+      'wrong/.promptgate.yaml': 'mimeTypes: [text/plain]\n',
+    });
+    const { records, issues } = loadSkills(dir);
+    expect(records.map((r) => [r.name, r.files.map((f) => [f.path, f.mimeType])])).toEqual([
+      [
+        'typed',
+        [
+          ['SKILL.md', 'text/markdown'],
+          ['data/table.bin', 'text/csv'],
+          ['notes.md', 'text/markdown'],
+        ],
+      ],
+    ]);
+    expect(issues).toEqual([
+      { path: 'ghost/.promptgate.yaml: mimeTypes: missing.txt', message: 'no such file in the skill' },
+      { path: 'wrong/.promptgate.yaml: mimeTypes', message: 'must map file paths to media types' },
+    ]);
+  });
+});
