@@ -62,7 +62,7 @@ describe('declared sizes', () => {
     expect((await admin('POST', '/skills/publish', { skills: [skill] })).status).toBe(200);
   });
 
-  it('is checked for a file stored before sizes were kept beside it, by counting its bytes', async () => {
+  it('is checked for a file stored before sizes were kept beside it, by counting its bytes once', async () => {
     const md = enc('---\nname: sized-legacy\ndescription: Stored long ago.\n---\n');
     const digest = await digestOf(md);
     await env.PROMPTS.put(fileKey(digest), md);
@@ -70,6 +70,10 @@ describe('declared sizes', () => {
     const skill = { name: 'sized-legacy', frontmatter: { name: 'sized-legacy', description: 'Stored long ago.' } };
     const issues = await refused([{ ...skill, files: [{ ...file, size: 3 }] }]);
     expect(issues.map((i) => i.path)).toEqual(['skills[0]: files[0].size']);
+    // Counted, then stored again with the size beside the same bytes: the next publish reads no file.
+    const stored = await env.PROMPTS.getWithMetadata(fileKey(digest), 'arrayBuffer');
+    expect(stored.metadata).toEqual({ size: md.byteLength });
+    expect(new Uint8Array(stored.value!)).toEqual(md);
     expect((await admin('POST', '/skills/publish', { skills: [{ ...skill, files: [file] }] })).status).toBe(200);
   });
 });

@@ -4,6 +4,7 @@
  * (isolate memo here, the edge cache in the serving path). Publishing checks every listed digest
  * is present before a skill that names it can become visible (docs/skills.md).
  */
+import { log } from '../../lib/log.js';
 import { BoundedMap } from '../../lib/memo.js';
 
 /** `sha256:` and 64 lowercase hex digits: the digest form SEP-2640 puts in manifests. */
@@ -81,11 +82,25 @@ async function sizeInKv(kv: KVNamespace, digest: string): Promise<number | undef
     await value.cancel();
     return metadata.size;
   }
-  // Uploaded before the size was kept beside it: counted, a chunk at a time.
+  // Uploaded before the size was kept beside it: counted, a chunk at a time, then kept, so once is enough.
   const reader = (value as ReadableStream<Uint8Array>).getReader();
   let size = 0;
   for (let r = await reader.read(); !r.done; r = await reader.read()) size += r.value.byteLength;
+  await keepSize(kv, digest, size);
   return size;
+}
+
+/**
+ * Stores a file again with its size beside it: the same bytes under the same digest (streamed from KV
+ * to KV, never held), so nothing a reader sees changes. A failure costs only a count at the next publish.
+ */
+async function keepSize(kv: KVNamespace, digest: string, size: number): Promise<void> {
+  try {
+    const again = await kv.get(fileKey(digest), 'stream');
+    if (again) await kv.put(fileKey(digest), again, { metadata: { size } satisfies FileMeta });
+  } catch (e) {
+    log.warn('skill file size not kept', { digest, error: e instanceof Error ? e.message : String(e) });
+  }
 }
 
 /** The bytes this isolate already holds for a digest: no I/O (the serving path asks before the edge cache). */
