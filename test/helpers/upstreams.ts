@@ -317,15 +317,27 @@ export async function skillsServer(
 
 /** SDK v1 HTTP+SSE (2024-11-05): GET /sse, POST /messages?sessionId=. */
 /** `dropOn`: a prompts/get of that name ends the stream instead of answering (an upstream restarting mid-call). */
-export async function sseServer(names: string[], opts: { dropOn?: string } = {}): Promise<Running> {
+export async function sseServer(
+  names: string[],
+  opts: { dropOn?: string; hold?: string } = {},
+): Promise<Running & { held: HeldGet[] }> {
   const transports = new Map<string, SSEServerTransport>();
+  const held: HeldGet[] = [];
   const { http, url } = await listen(async (req, res) => {
     if (req.method === 'GET') {
       const t = new SSEServerTransport('/messages', res);
       transports.set(t.sessionId, t);
       const server = new Server({ name: 'sse-upstream', version: '0.1.0' }, { capabilities: { prompts: {} } });
       server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: names.map((name) => ({ name })) }));
-      server.setRequestHandler(GetPromptRequestSchema, (r) => {
+      server.setRequestHandler(GetPromptRequestSchema, (r, extra) => {
+        // Answered only once cancelled: the reason of the `notifications/cancelled` is recorded.
+        if (opts.hold !== undefined && r.params.name === opts.hold) {
+          const get: HeldGet = { id: extra.requestId, closed: false };
+          held.push(get);
+          return new Promise<{ messages: [] }>((done) =>
+            extra.signal.addEventListener('abort', () => done({ messages: [] }), { once: true }),
+          ).finally(() => (get.cancelled = extra.signal.reason));
+        }
         if (r.params.name === opts.dropOn) {
           setTimeout(() => void t.close(), 50);
           return new Promise<never>(() => {});
@@ -343,7 +355,7 @@ export async function sseServer(names: string[], opts: { dropOn?: string } = {})
     if (!t) return void res.writeHead(404).end();
     await t.handlePostMessage(req, res, JSON.parse(await body(req)));
   });
-  return { url: `${url}/sse`, close: () => stop(http) };
+  return { url: `${url}/sse`, close: () => stop(http), held };
 }
 
 /**

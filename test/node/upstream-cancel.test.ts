@@ -3,12 +3,13 @@
  * sets: docs/upstreams.md, "Cancellation") against a real SDK v1 session-era upstream whose prompt
  * `slow` answers only once cancelled: the upstream request's stream is closed, the upstream gets
  * `notifications/cancelled` naming its own request id, the call ends as `cancelled` (not a timeout),
- * and the session goes on serving the next call.
+ * and the session goes on serving the next call. An HTTP+SSE (2024-11-05) upstream is told the same
+ * at its endpoint.
  */
 import { expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import { deadline } from '../../src/catalog/upstreams/wire.js';
-import { closedAfterAll, legacyServer } from '../helpers/upstreams.js';
+import { closedAfterAll, legacyServer, sseServer } from '../helpers/upstreams.js';
 
 const started = closedAfterAll();
 
@@ -57,5 +58,33 @@ it('a cancelled call closes its upstream request and cancels it in the session, 
   const got = await c.request('prompts/get', { name: 'alpha' });
   expect((got.messages as unknown[]).length).toBe(1);
   expect(server.sessions()).toBe(1);
+  await c.close();
+});
+
+it('a cancelled call on an HTTP+SSE upstream is cancelled at its endpoint, and the link goes on', async () => {
+  const server = await started(sseServer(['alpha'], { hold: 'slow' }));
+  const c = new UpstreamClient({
+    url: new URL(server.url),
+    headers: {},
+    timeoutMs: 30_000,
+    clientInfo: { name: 'promptgate-test', version: '1' },
+  });
+  const ctl = new AbortController();
+  const call = c.request('prompts/get', { name: 'slow' }, deadline(30_000, ctl.signal));
+  call.catch(() => undefined);
+  await soon(() => server.held.length === 1);
+  ctl.abort();
+  const e = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect((e as UpstreamError).kind).toBe('cancelled');
+  const held = server.held[0]!;
+  await soon(() => held.cancelled !== undefined);
+  expect(held.cancelled, 'notifications/cancelled named the upstream request id').toBe(
+    'the request was cancelled by its client',
+  );
+  const got = await c.request('prompts/get', { name: 'alpha' });
+  expect((got.messages as unknown[]).length).toBe(1);
   await c.close();
 });

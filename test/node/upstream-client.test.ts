@@ -168,7 +168,7 @@ describe('change notifications', () => {
 
 describe('close', () => {
   it('ends a listen in progress with "closed", in every era', async () => {
-    const servers = [legacyServer(LEGACY), modernServer(['plan']), sseServer(['old_one'])];
+    const servers: Promise<Running>[] = [legacyServer(LEGACY), modernServer(['plan']), sseServer(['old_one'])];
     for (const server of await Promise.all(servers.map((s) => started(s)))) {
       const c = client(server.url);
       await c.listPrompts();

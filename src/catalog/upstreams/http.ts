@@ -23,7 +23,7 @@ import { guardedFetch } from './fetch-guard.js';
 import type { BearerSource } from './oauth.js';
 import type { SseLink } from './sse-link.js';
 import { cancel, replySession } from './session-calls.js';
-import { headerValue, reply, rethrow, settled, UpstreamError, type Deadline, type Json } from './wire.js';
+import { headerValue, reply, settled, UpstreamError, type Deadline, type Json } from './wire.js';
 
 export type Era = 'modern' | 'legacy' | 'sse';
 
@@ -64,11 +64,11 @@ export class UpstreamHttp {
 
   /** One request on `conn` and its result; an HTTP error carrying a JSON-RPC error becomes that error. */
   async exchange(conn: Connection, method: string, params: Json, d: Deadline): Promise<Json> {
+    const msg = this.envelope(method, params, conn);
     if (conn.sse)
       return conn.sse
-        .request(this.envelope(method, params), (url, body) => this.send('POST', url, body, {}, d.signal), d)
-        .catch((e: unknown) => rethrow(e, d));
-    const msg = this.envelope(method, params, conn);
+        .request(msg, (url, body) => this.send('POST', url, body, {}, d.signal), d)
+        .catch((e: unknown) => this.givenUp(conn, msg.id, settled(e, d)));
     const legacy = conn.era === 'legacy';
     const headers = legacy ? this.legacyHeaders(conn) : this.modernHeaders(method, params);
     try {
@@ -88,14 +88,20 @@ export class UpstreamHttp {
         throw new UpstreamError('http', `upstream answered ${res.status} to ${method}`, res.status);
       }
       return await reply(res, msg.id, d, legacy ? replySession(this, conn, d.signal) : undefined);
-    } catch (caught) {
-      const e = settled(caught, d);
-      // In a session, a request we stop waiting for (its timeout passed, or its downstream client
-      // cancelled it) is cancelled upstream too: a closed connection does not say so in that era.
-      if (legacy && e instanceof UpstreamError && (e.kind === 'timeout' || e.kind === 'cancelled'))
-        cancel(this, conn, msg.id, e.message);
-      throw e;
+    } catch (e) {
+      if (legacy) return this.givenUp(conn, msg.id, settled(e, d));
+      throw settled(e, d);
     }
+  }
+
+  /**
+   * A session-era or HTTP+SSE request we stop waiting for (its timeout passed, or its downstream
+   * client cancelled it) is cancelled upstream too: a closed connection does not say so in those eras.
+   */
+  private givenUp(conn: Connection, id: number, e: unknown): never {
+    if (e instanceof UpstreamError && (e.kind === 'timeout' || e.kind === 'cancelled'))
+      cancel(this, conn, id, e.message);
+    throw e;
   }
 
   envelope(method: string, params: Json, conn?: Pick<Connection, 'era'>): Json & { id: number; method: string } {

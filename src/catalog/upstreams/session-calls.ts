@@ -23,6 +23,8 @@ export interface SessionHttp {
 export interface SessionConn {
   sessionId?: string;
   version?: string;
+  /** HTTP+SSE (2024-11-05): messages go to the link's endpoint, which names the session itself. */
+  sse?: { readonly endpoint: URL };
 }
 
 /** Drops the answer; a failure is nobody's business (see the header). */
@@ -58,10 +60,17 @@ export function pong(http: SessionHttp, conn: SessionConn, id: unknown): void {
   fire(http.send('POST', http.opts.url, { jsonrpc: '2.0', id, result: {} }, http.legacyHeaders(conn)));
 }
 
-/** Tells the upstream that request `id` is no longer waited for (its timeout passed), so it may stop. */
+/**
+ * Tells the upstream that request `id` is no longer waited for (its timeout passed, or its client
+ * cancelled it), so it may stop: in the session, or on HTTP+SSE at the link's endpoint.
+ */
 export function cancel(http: SessionHttp, conn: SessionConn, id: number, reason: string): void {
   const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } };
-  fire(http.send('POST', http.opts.url, note, http.legacyHeaders(conn)));
+  fire(
+    conn.sse
+      ? http.send('POST', conn.sse.endpoint, note)
+      : http.send('POST', http.opts.url, note, http.legacyHeaders(conn)),
+  );
 }
 
 /** Ends the session (DELETE). */

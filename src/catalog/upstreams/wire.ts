@@ -35,9 +35,21 @@ export function deadline(ms: number, cancel?: AbortSignal): Deadline {
 
 export const remaining = (d: Deadline): number => Math.max(0, d.at - Date.now());
 
-/** `d` without its caller's cancel, for work other callers share (a connection's handshake). */
-export const uncancellable = (d: Deadline): Deadline =>
-  d.cancel ? { ms: d.ms, at: d.at, signal: AbortSignal.timeout(remaining(d)) } : d;
+/**
+ * `d` without its caller's cancel, for work other callers share (a connection's handshake). Its
+ * signal is made on first use: a call on a warm connection never reads it, and pays for no timer.
+ */
+export function uncancellable(d: Deadline): Deadline {
+  if (!d.cancel) return d;
+  let signal: AbortSignal | undefined;
+  return {
+    ms: d.ms,
+    at: d.at,
+    get signal() {
+      return (signal ??= AbortSignal.timeout(remaining(d)));
+    },
+  };
+}
 
 export const cancelledError = (): UpstreamError =>
   new UpstreamError('cancelled', 'the request was cancelled by its client');
