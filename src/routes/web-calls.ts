@@ -8,6 +8,7 @@ import { CallFact } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
 import { CLIENT_CAPABILITIES_META, MODERN_VERSION_META, MODERN_VERSIONS } from '../lib/versions.js';
 import { callContext } from '../rpc/context.js';
+import { CallCancelled } from '../rpc/cancels.js';
 import { call } from '../rpc/dispatch.js';
 import { ErrorCode, HttpError } from '../rpc/errors.js';
 import type { ArgumentRow, Preview, PreviewMessage } from '../web/types.js';
@@ -34,6 +35,9 @@ async function rpc(scope: RequestScope, method: string, params: Record<string, u
     return JSON.parse(await call(msg, callContext(scope, 'modern', VERSION), new CallFact(method, msg.id))) as Reply;
   } catch (e) {
     if (e instanceof HttpError) return { error: { message: e.message } };
+    // The page's reader left while an upstream was asked: nobody reads this answer, and it is not a fault.
+    if (e instanceof CallCancelled)
+      return { error: { code: ErrorCode.RequestCancelled, message: 'Cancelled: the page was closed' } };
     throw e;
   }
 }

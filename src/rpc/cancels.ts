@@ -12,6 +12,7 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { ForwardMethod, ForwardResult, ForwardTarget } from '../catalog/upstreams/forward.js';
 import { upstreamStub } from '../catalog/stubs.js';
 import { principalIdOf } from '../lib/caller.js';
+import { BoundedMap } from '../lib/memo.js';
 import type { RequestScope } from '../lib/scope.js';
 import type { CallContext } from './context.js';
 import { jsonResponse, type Message } from './envelope.js';
@@ -22,9 +23,11 @@ export class CallCancelled extends Error {}
 /**
  * This isolate's session-era calls a `notifications/cancelled` can reach, by session, principal and
  * request id: which upstream runs each, under which key. The cancel is sent from the request that
- * carries the notification, with its own stub (a request may not do I/O for another).
+ * carries the notification, with its own stub (a request may not do I/O for another). Bounded: a
+ * request the runtime ends mid-call (its client gone) never runs its `finally`, so its entry stays
+ * until pushed out, or until a later call under the same id takes the key.
  */
-const running = new Map<string, { upstream: string; call: string }>();
+const running = new BoundedMap<string, { upstream: string; call: string }>(10_000);
 
 const keyOf = (sessionId: string, principal: string, id: RequestId): string =>
   `${sessionId}\n${principal}\n${typeof id}:${id}`;
@@ -69,31 +72,35 @@ export async function forwardUpstream(
       ? keyOf(ctx.sessionId, principalIdOf(ctx.principal), ctx.requestId)
       : undefined;
   if (gone?.aborted) throw new CallCancelled();
-  // An id the client reuses while its first call runs: that first call keeps it.
-  const mapped = key !== undefined && !running.has(key);
-  if (mapped) running.set(key, { upstream, call });
-  const cancel = () => ctx.waitUntil(cancelCall(ctx.env, upstream, call));
+  // The latest call under an id holds it: an entry left by a request the runtime ended holds nothing.
+  if (key !== undefined) running.set(key, { upstream, call });
+  // On this request's own stub: calls on one stub arrive in order, so the cancel finds the forward.
+  const cancel = () => ctx.waitUntil(stub.cancel(call).catch(() => undefined));
   gone?.addEventListener('abort', cancel, { once: true });
   try {
-    const r = await stub.forward(upstream, method, params, target, gone || mapped ? call : undefined);
+    const r = await stub.forward(upstream, method, params, target, gone || key ? call : undefined);
     if (!r.ok && r.kind === 'cancelled') throw new CallCancelled();
     return r;
   } finally {
     gone?.removeEventListener('abort', cancel);
-    if (mapped && running.get(key)?.call === call) running.delete(key);
+    if (key !== undefined && running.get(key)?.call === call) running.delete(key);
   }
 }
 
 /**
- * The HTTP answer to one request: its reply, or for a cancelled call an event stream closed with
- * nothing on it (the request still needs an HTTP answer; its JSON-RPC response is not sent).
+ * The HTTP answer to a POST whose requests were all cancelled: an event stream closed with nothing
+ * on it. A POST that holds a request is answered with JSON or an event stream, never 202, and the
+ * JSON-RPC responses of cancelled calls are not sent.
  */
+export const unanswered = (): Response => new Response(null, { headers: { 'content-type': 'text/event-stream' } });
+
+/** The HTTP answer to one request: its reply, or `unanswered` for a cancelled call. */
 export function answer(reply: string | Promise<string>): Response | Promise<Response> {
   if (typeof reply === 'string') return jsonResponse(reply);
   return reply.then(
     (r) => jsonResponse(r),
     (e: unknown) => {
-      if (e instanceof CallCancelled) return new Response(null, { headers: { 'content-type': 'text/event-stream' } });
+      if (e instanceof CallCancelled) return unanswered();
       throw e;
     },
   );

@@ -116,7 +116,10 @@ function run(
 ): string | Promise<string> {
   const failed = (e: unknown): string => {
     // Cancelled by its client: no reply at all (the era's entry closes the request: cancels.ts).
-    if (e instanceof CallCancelled) throw e;
+    if (e instanceof CallCancelled) {
+      fact.errorCode = ErrorCode.RequestCancelled;
+      throw e;
+    }
     // A modern method may end the exchange with an HTTP status (-32021 found only once an upstream was asked): app.onError answers it, with the id.
     if (e instanceof HttpError && ctx.era === 'modern') {
       fact.errorCode = e.code;

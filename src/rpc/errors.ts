@@ -28,6 +28,11 @@ export const ErrorCode = {
   MissingRequiredClientCapability: -32021,
   /** Modern era only: the body names a revision this server does not serve (400). */
   UnsupportedProtocolVersion: -32022,
+  /**
+   * Never sent: a call its client cancelled gets no response. Recorded as the call's error code, so
+   * the log line and usage say `-32800` (JSON-RPC's customary RequestCancelled) rather than a success.
+   */
+  RequestCancelled: -32800,
 } as const;
 
 export class RpcError extends Error {

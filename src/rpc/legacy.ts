@@ -13,7 +13,7 @@ import { endSession, sessionInit } from '../session/sessions.js';
 import type { RequestScope } from '../lib/scope.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { principalIdOf } from '../lib/caller.js';
-import { answer, batchReply, noteCancel } from './cancels.js';
+import { answer, batchReply, noteCancel, unanswered } from './cancels.js';
 import { callContext } from './context.js';
 import { call, factOf } from './dispatch.js';
 import type { CallFact } from '../lib/record.js';
@@ -63,25 +63,35 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
       return callFailed(t.record.call(methodNameOf(item), err.id), err.id ?? null, err);
     }
   };
+  /** Whether the batch held a request: then it is answered, even when every one was cancelled. */
+  let asked = false;
   const replies = await runBatch(
     items,
     (item) => {
       const msg = read(item);
       if (typeof msg === 'string') return msg;
-      if (msg.kind === 'request')
+      if (msg.kind === 'request') {
+        asked = true;
         return inBatch(batchReply(call(msg, callContext(t, 'legacy', version, t.sessionId, msg.id))), msg.id);
+      }
       noteCancel(t, msg);
       return null;
     },
     (item) => {
       const msg = read(item);
       if (typeof msg === 'string') return msg;
+      if (msg.kind !== 'request') {
+        noteCancel(t, msg);
+        return null;
+      }
+      asked = true;
       // Recorded like any call refused before it ran (its method and prompt on the line).
-      return msg.kind === 'request' ? callFailed(factOf(t.record, msg), msg.id, TOO_MUCH) : null;
+      return callFailed(factOf(t.record, msg), msg.id, TOO_MUCH);
     },
   );
   const out = replies.filter((r): r is string => r !== null);
-  return out.length ? jsonResponse(`[${out.join(',')}]`) : accepted();
+  if (out.length) return jsonResponse(`[${out.join(',')}]`);
+  return asked ? unanswered() : accepted();
 }
 
 /**

@@ -4,7 +4,9 @@
  * cancelled. A 2025-11-25 SDK client that aborts its get (the SDK sends `notifications/cancelled`)
  * makes the gateway close the upstream request and send `notifications/cancelled` naming the
  * upstream's own request id, and gets no response for it. A cancel naming another session's call,
- * an unknown id or a finished call changes nothing. (A 2026-07-28 client's closed request is not
+ * an unknown id or a finished call changes nothing. A 2025-03-26 batch whose only request is
+ * cancelled is answered with an empty event stream (a POST holding a request is never a 202), and
+ * its log line says -32800, not a success. (A 2026-07-28 client's closed request is not
  * tested here: local `wrangler dev` does not abort the request's signal when a client leaves before
  * the response starts; test/node/upstream-cancel.test.ts covers the upstream half.)
  */
@@ -97,4 +99,31 @@ it('a 2025-11-25 SDK client that aborts its get sends notifications/cancelled on
   } finally {
     await client.close();
   }
+});
+
+it('a 2025-03-26 batch whose request is cancelled is answered empty, and its log line says -32800', async () => {
+  const session = await openSessionWith(fetch, gw.mcpUrl, '2025-03-26');
+  const opts = { session: session.id, version: session.version };
+  const before = upstream.held.length;
+  const batch = fetch(
+    gw.mcpUrl,
+    postInit([{ jsonrpc: '2.0', id: 'b1', method: 'prompts/get', params: { name: 'up.slow' } }], opts),
+  );
+  const held = await nextHeld(before);
+  const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'b1', reason: 'gone' } };
+  expect((await fetch(gw.mcpUrl, postInit(note, opts))).status).toBe(202);
+  const res = await batch;
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(await res.text()).toBe('');
+  await waitUntil(() => held.cancelled !== undefined, 'the upstream received notifications/cancelled', 15_000);
+  await waitUntil(
+    () =>
+      gw
+        .output()
+        .split('\n')
+        .some((l) => l.includes('"msg":"request"') && l.includes('"error.type":"-32800"')),
+    "the request's log line names the call cancelled",
+    15_000,
+  );
 });

@@ -1,6 +1,7 @@
 /**
  * The upstream object's register of cancellable forwarded calls (in-flight.ts): a cancel reaches only
- * a call still running under its key; unknown, finished, reused and malformed keys are ignored.
+ * a call still running under its key; unknown, finished, reused and malformed keys are ignored, and a
+ * cancel that arrives before its call (from another request, on another stub) is kept for it.
  */
 import { expect, it } from 'vitest';
 import { InFlight } from '../../src/catalog/upstreams/in-flight.js';
@@ -30,4 +31,13 @@ it('gives no cancel to a key already running or not a key, and a stale close kee
   calls.close('same', undefined);
   expect(calls.cancel('same')).toBe(true);
   expect(first.aborted).toBe(true);
+});
+
+it('a cancel that overtakes its call is kept for it: the call opens already cancelled, once', () => {
+  const calls = new InFlight();
+  expect(calls.cancel('early')).toBe(false);
+  const signal = calls.open('early')!;
+  expect(signal.aborted, 'the call opens cancelled').toBe(true);
+  calls.close('early', signal);
+  expect(calls.open('early')!.aborted, 'the early cancel is used up').toBe(false);
 });
