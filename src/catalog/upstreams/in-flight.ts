@@ -32,6 +32,16 @@ export class InFlight {
     return ctl.signal;
   }
 
+  /** Runs a call under `key` (none without a usable key): `fn` gets the signal a cancel aborts. */
+  async run<T>(key: unknown, fn: (cancel: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    const signal = this.open(key);
+    try {
+      return await fn(signal);
+    } finally {
+      this.close(key, signal);
+    }
+  }
+
   /** The call ended: its key no longer cancels anything. */
   close(key: unknown, signal: AbortSignal | undefined): void {
     if (signal && typeof key === 'string' && this.calls.get(key)?.signal === signal) this.calls.delete(key);

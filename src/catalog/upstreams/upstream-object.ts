@@ -162,12 +162,7 @@ export class UpstreamObject extends DurableObject<Env> {
     target: ForwardTarget,
     call?: string,
   ): Promise<ForwardResult> {
-    const cancel = this.inFlight.open(call);
-    try {
-      return await this.forwardWithin(id, method, params, target, cancel);
-    } finally {
-      this.inFlight.close(call, cancel);
-    }
+    return this.inFlight.run(call, (cancel) => this.forwardWithin(id, method, params, target, cancel));
   }
 
   /**
