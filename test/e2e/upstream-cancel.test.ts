@@ -8,7 +8,8 @@
  * cancelled is answered with an empty event stream (a POST holding a request is never a 202), and
  * its log line says -32800, not a success. (A 2026-07-28 client's closed request is not
  * tested here: local `wrangler dev` does not abort the request's signal when a client leaves before
- * the response starts; test/node/upstream-cancel.test.ts covers the upstream half.)
+ * the response starts. test/flow/cancel-modern.test.ts aborts the signal itself, and
+ * test/node/upstream-cancel.test.ts covers the upstream client's half.)
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

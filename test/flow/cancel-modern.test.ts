@@ -1,0 +1,97 @@
+/**
+ * A 2026-07-28 client cancels by closing its request (docs/upstreams.md, "Cancellation"): when the
+ * request's signal aborts while its prompts/get waits on an upstream, the gateway cancels the call
+ * at the upstream's object, which aborts the upstream request. The upstream is a real SDK v2
+ * server in this isolate (the Worker's fetch of its host reaches it), whose prompt `slow` is held
+ * until its request is aborted. (Whether the runtime aborts the signal when a client disconnects
+ * is the platform's part: local `wrangler dev` does not before the response starts, so the signal
+ * is aborted here by the caller that made it.)
+ */
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
+import { catalogWriter } from '../../src/catalog/stubs.js';
+import worker from '../../src/index.js';
+import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/feed.js';
+import { modernPost } from '../helpers/protocol.js';
+import { MCP_URL, publish } from '../helpers/worker.js';
+
+/** The upstream requests for `slow` that arrived, and whether each was aborted. */
+const held: { aborted: boolean }[] = [];
+
+/** Made per request, so nothing of it crosses from one request's context to another's. */
+const upstream = (req: Request): Promise<Response> => {
+  if (req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen')
+    return Promise.resolve(new Response(null, { status: 405 }));
+  if (req.headers.get('mcp-method') === 'prompts/get' && req.headers.get('mcp-name') === 'slow') {
+    const get = { aborted: false };
+    held.push(get);
+    return new Promise((resolve) =>
+      req.signal.addEventListener('abort', () => {
+        get.aborted = true;
+        resolve(new Response(null, { status: 499 }));
+      }),
+    );
+  }
+  return createMcpHandler(() => {
+    const server = new McpServer({ name: 'held-upstream', version: '1.0.0' });
+    for (const name of ['slow', 'quick'])
+      server.registerPrompt(name, { description: name }, () => ({
+        messages: [{ role: 'user', content: { type: 'text', text: name } }],
+      }));
+    return server;
+  }).fetch(req);
+};
+
+beforeAll(async () => {
+  await publish(FIXTURE_PROMPTS.slice(0, 1));
+  const own = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+    const req = new Request(input, init);
+    return new URL(req.url).host === 'held.example' ? upstream(req) : own(req);
+  });
+  await env.PROMPTS.put(
+    UPSTREAMS_KEY,
+    JSON.stringify([{ id: 'held', url: 'https://held.example/mcp', prefix: 'held', timeout: 30_000 }]),
+  );
+  forgetUpstreamConfig(env);
+});
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await env.PROMPTS.delete(UPSTREAMS_KEY);
+  forgetUpstreamConfig(env);
+  await catalogWriter(env).reconcileUpstreams();
+});
+
+/** One modern prompts/get through the Worker, with the caller's signal as the request's. */
+function get(name: string, signal?: AbortSignal) {
+  const { init } = modernPost('prompts/get', { name });
+  const ctx = createExecutionContext();
+  const res = Promise.resolve(worker.fetch(new Request(MCP_URL, { ...init, signal }), env, ctx));
+  return { res, done: () => waitOnExecutionContext(ctx) };
+}
+
+it('a modern get whose request is closed is cancelled upstream, and the next call is served', async () => {
+  // Listed first (the cold path), so the held get is a warm forward through the upstream's object.
+  const quick = get('held.quick');
+  expect((await quick.res).status).toBe(200);
+  await quick.done();
+  const ctl = new AbortController();
+  const slow = get('held.slow', ctl.signal);
+  await waitFor(() => held.length === 1, 'the get reached the upstream', 10_000);
+  expect(held[0]!.aborted).toBe(false);
+  ctl.abort();
+  await waitFor(() => held[0]!.aborted, 'the upstream request was aborted', 10_000);
+  await slow.res.then(
+    (r) => r.body?.cancel(),
+    () => undefined,
+  );
+  await slow.done();
+  const again = get('held.quick');
+  const body = await (await again.res).json<{ result?: { messages?: unknown[] } }>();
+  expect(body.result?.messages).toHaveLength(1);
+  await again.done();
+});
