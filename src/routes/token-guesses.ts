@@ -13,13 +13,17 @@ import type { Context } from 'hono';
 import { authenticate, bearerOf, mayBeAdminToken } from '../auth/authenticate.js';
 import { AuthError } from '../auth/errors.js';
 import type { AppEnv } from '../env.js';
-import { fnv1a } from '../lib/hash.js';
+import { sha256Hex } from '../lib/hash.js';
 import { BoundedMap } from '../lib/memo.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
 import { authFailed, clientOf, isLockedOut, lockedOutError, RATE_PERIOD_S } from './limits.js';
 import { headerOf } from './scope.js';
 
-/** Failed bearers already counted, by client and a 32-bit hash of the bearer (never the bearer), until when (ms). */
+/**
+ * Failed bearers already counted, by client and a digest of the bearer (never the bearer), until
+ * when (ms). A cryptographic digest: with a short hash, a guesser would pick bearers that share one
+ * and have only the first of each bucket counted.
+ */
 const counted = new BoundedMap<string, number>(10_000);
 
 /** The request's bearer when it could be a guess at ADMIN_TOKEN: neither a JWT nor an API key. */
@@ -30,7 +34,7 @@ function opaqueBearer(c: Context<AppEnv>): string | undefined {
 
 /** Counts a failed guess, once per client and bearer per period; throws the 429 once there were too many. */
 async function guessed(c: Context<AppEnv>, bearer: string): Promise<void> {
-  const key = `${clientOf(c)}|${fnv1a(bearer)}`;
+  const key = `${clientOf(c)}|${await sha256Hex(bearer, 16)}`;
   const until = counted.get(key);
   if (until !== undefined && until > Date.now()) return;
   counted.set(key, Date.now() + RATE_PERIOD_S * 1000);

@@ -299,6 +299,30 @@ describe('admin tokens', () => {
     expect(other.status).toBe(200);
   });
 
+  it('bearers that share a 32-bit hash are separate guesses: no bucket of them escapes the lock-out', async () => {
+    // Eight pairs with equal FNV-1a 32-bit hashes: one guess per bucket would be 8, under the limit.
+    const pairs = [
+      ['guess-379bb', 'guess-74848'],
+      ['guess-379bc', 'guess-74849'],
+      ['guess-379b8', 'guess-7484b'],
+      ['guess-379b9', 'guess-7484c'],
+      ['guess-3788f', 'guess-749f0'],
+      ['guess-3788d', 'guess-749f2'],
+      ['guess-3788e', 'guess-749f3'],
+      ['guess-3788b', 'guess-749f4'],
+    ];
+    const ip = '198.51.100.23';
+    const statuses: number[] = [];
+    for (const bearer of [...pairs.map((p) => p[0]!), ...pairs.map((p) => p[1]!)]) {
+      const res = await SELF.fetch('https://gateway.test/prompts', {
+        headers: { authorization: `Bearer ${bearer}`, 'cf-connecting-ip': ip },
+      });
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    expect(statuses).toContain(429);
+  });
+
   it('one bearer repeated is one guess: a client with a leftover header is never locked out', async () => {
     const ip = '198.51.100.21';
     for (let i = 0; i < 25; i++) {
