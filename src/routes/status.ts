@@ -85,9 +85,22 @@ async function recentErrors(env: Env): Promise<{ since: string; byClass: Record<
   return byClass === 'unknown' ? byClass : { since: new Date(since).toISOString(), byClass };
 }
 
+/** Whether access control is off (AUTH=none): then anyone is a reader, and sees what a reader sees. */
+function openToAll(env: Env): boolean {
+  try {
+    return authConfigOf(env).none;
+  } catch (e) {
+    if (e instanceof AuthConfigError) return false;
+    throw e;
+  }
+}
+
 /**
  * Upstream health and collisions, from the CatalogWriter's listings, within the same bound as the
  * live figures: a writer that fails or hangs makes both 'unknown', not a stalled or failed page.
+ * A caller without an accepted credential, where access control is on (or misconfigured), gets
+ * 'restricted' for both: upstream ids, prefixes, prompt counts, errors and clashing names are for
+ * readers, as the prompts themselves are (/prompts and /mcp answer such a caller 401).
  */
 async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
   const writer = catalogWriter(c.env);
@@ -97,6 +110,8 @@ async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
   if (read === 'unknown') return { upstreams: read, collisions: read };
   const [listed, catalog] = read;
   const who = await caller;
+  if (who === ANONYMOUS && !openToAll(c.env))
+    return { upstreams: 'restricted' as const, collisions: 'restricted' as const };
   const sees = (groups: readonly string[] | undefined) => principalSees(who, groups);
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
   const configs = await upstreamConfigs(c.env);

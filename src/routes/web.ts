@@ -79,7 +79,8 @@ async function personalise(html: string, v: Viewer, scope: RequestScope): Promis
   const viewer = name && !v.needsKey ? String(ViewerLine({ name })) : '';
   html = html.replace(VIEWER_SLOT, () => viewer);
   if (html.includes(HEALTH_SLOT)) {
-    const all = await health(scope.env);
+    // None for a viewer asked for a key: upstream ids, counts and errors are for readers, as on /status.
+    const all = v.needsKey ? [] : await health(scope.env);
     // Only the upstreams this viewer may see: a guarded one's row would tell how many prompts it hides.
     const rows = all === 'unknown' ? all : all.filter((r) => principalSees(v.principal, r.groups));
     const healthRows = String(HealthRows({ rows }));

@@ -470,20 +470,34 @@ describe('/status collisions follow the caller’s view', () => {
     expect((await http('/p/clash-eng', alice)).body).not.toContain('upstream: cx');
   });
 
-  it('a credential without the read scope shows nothing more than none does', async () => {
-    const asks = async (scope: string) => {
-      const claims = { iss: ISSUER, aud: 'https://gateway.test/mcp', sub: 'fin', scope, groups: ['finance'] };
+  it('a caller with no credential, or one without the read scope, is shown no upstream and no clash', async () => {
+    const asks = async (headers: Record<string, string>) => {
       const ctx = createExecutionContext();
-      const req = new Request('https://gateway.test/status', {
-        headers: { authorization: `Bearer ${await sign(signer, claims)}` },
-      });
-      const res = await app.fetch(req, authEnv(), ctx);
-      const body = await res.json<{ upstreams: { id: string }[] }>();
+      const res = await app.fetch(new Request('https://gateway.test/status', { headers }), authEnv(), ctx);
+      const body = await res.json<{ upstreams: { id: string }[] | string; collisions: unknown }>();
       await waitOnExecutionContext(ctx);
-      return body.upstreams.map((u) => u.id).sort();
+      const ids = typeof body.upstreams === 'string' ? body.upstreams : body.upstreams.map((u) => u.id).sort();
+      return { ids, collisions: typeof body.collisions === 'string' ? body.collisions : 'listed' };
     };
-    expect(await asks('prompts:read')).toEqual(['cx', 'hx']);
-    expect(await asks('openid')).toEqual(['cx']);
+    const scoped = async (scope: string) => {
+      const claims = { iss: ISSUER, aud: 'https://gateway.test/mcp', sub: 'fin', scope, groups: ['finance'] };
+      return { authorization: `Bearer ${await sign(signer, claims)}` };
+    };
+    expect(await asks(await scoped('prompts:read'))).toEqual({ ids: ['cx', 'hx'], collisions: 'listed' });
+    // Under access control, upstream ids, prefixes, counts, errors and clashing names are for readers.
+    const restricted = { ids: 'restricted', collisions: 'restricted' };
+    expect(await asks(await scoped('openid'))).toEqual(restricted);
+    expect(await asks({})).toEqual(restricted);
+    // The catalog page asks such a viewer for a key, without the upstreams' health; a reader sees it.
+    const page = async (headers: Record<string, string>) => {
+      const ctx = createExecutionContext();
+      const req = new Request('https://gateway.test/', { headers: { accept: 'text/html', ...headers } });
+      const html = await (await app.fetch(req, authEnv(), ctx)).text();
+      await waitOnExecutionContext(ctx);
+      return html;
+    };
+    expect(await page(await scoped('prompts:read'))).toContain('data-upstream="cx"');
+    expect(await page({})).not.toContain('data-upstream=');
   });
 
   it('shows an upstream guarded by groups only to a caller who may see it, not even its prompt count', async () => {
