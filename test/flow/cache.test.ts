@@ -8,7 +8,7 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROMPTS } from '../../src/catalog/catalog.js';
 import { readPage } from '../../src/catalog/edge.js';
 import { pageVariant } from '../../src/catalog/listing-keys.js';
@@ -17,6 +17,7 @@ import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import worker from '../../src/index.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
 import { ACCEPT, countingEnv, MCP_URL, openSession, publish, request } from '../helpers/worker.js';
 
 const LIST_URL = 'https://gateway.test/prompts';
@@ -235,6 +236,7 @@ describe('a provisional page (an upstream merged ahead of the writer)', () => {
   };
   const LOCAL = FIXTURE_PROMPTS[0]!.name;
   let base: { etag: string; generation: number };
+  let unmount: () => Promise<void>;
   beforeAll(async () => {
     // One local prompt and one upstream prompt: the merged first page fits PAGE_SIZE (3), so the
     // cold path serves it at once, ahead of the writer (catalog/upstreams/cold.ts).
@@ -242,25 +244,10 @@ describe('a provisional page (an upstream merged ahead of the writer)', () => {
     const res = await send(get());
     expect(((await res.json()) as any).prompts.map((p: any) => p.name)).toEqual([LOCAL]);
     base = { etag: res.headers.get('etag')!, generation };
-    // The Worker's own fetch of the upstream's host reaches the server above.
-    const own = globalThis.fetch;
-    vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
-      const req = new Request(input, init);
-      return new URL(req.url).host === 'late.example' ? upstream(req) : own(req);
-    });
     // As a deploy that adds an upstream: configured, never listed, no new generation.
-    await env.PROMPTS.put(
-      UPSTREAMS_KEY,
-      JSON.stringify([{ id: 'late', url: 'https://late.example/mcp', prefix: 'late' }]),
-    );
-    forgetUpstreamConfig(env);
+    unmount = await mountInIsolate('late.example', upstream, { id: 'late', prefix: 'late' });
   });
-  afterAll(async () => {
-    vi.restoreAllMocks();
-    await env.PROMPTS.delete(UPSTREAMS_KEY);
-    forgetUpstreamConfig(env);
-    await catalogWriter(env).reconcileUpstreams();
-  });
+  afterAll(() => unmount());
   it('is never a 304 to the base page, is revalidated, and is not kept under the base generation', async () => {
     const ctx = createExecutionContext();
     // The request that lists the upstream answers before the writer publishes: its page is the merge.

@@ -9,12 +9,11 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
-import { catalogWriter } from '../../src/catalog/stubs.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import worker from '../../src/index.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/feed.js';
+import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
 import { modernPost } from '../helpers/protocol.js';
 import { MCP_URL, publish } from '../helpers/worker.js';
 
@@ -45,26 +44,13 @@ const upstream = (req: Request): Promise<Response> => {
   }).fetch(req);
 };
 
+let unmount: () => Promise<void>;
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS.slice(0, 1));
-  const own = globalThis.fetch;
-  vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
-    const req = new Request(input, init);
-    return new URL(req.url).host === 'held.example' ? upstream(req) : own(req);
-  });
-  await env.PROMPTS.put(
-    UPSTREAMS_KEY,
-    JSON.stringify([{ id: 'held', url: 'https://held.example/mcp', prefix: 'held', timeout: 30_000 }]),
-  );
-  forgetUpstreamConfig(env);
+  unmount = await mountInIsolate('held.example', upstream, { id: 'held', prefix: 'held', timeout: 30_000 });
 });
 
-afterAll(async () => {
-  vi.restoreAllMocks();
-  await env.PROMPTS.delete(UPSTREAMS_KEY);
-  forgetUpstreamConfig(env);
-  await catalogWriter(env).reconcileUpstreams();
-});
+afterAll(() => unmount());
 
 /** One modern prompts/get through the Worker, with the caller's signal as the request's. */
 function get(name: string, signal?: AbortSignal) {

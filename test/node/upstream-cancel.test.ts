@@ -9,7 +9,7 @@
 import { expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import { deadline } from '../../src/catalog/upstreams/wire.js';
-import { closedAfterAll, legacyServer, sseServer } from '../helpers/upstreams.js';
+import { closedAfterAll, legacyServer, sseServer, type HeldGet } from '../helpers/upstreams.js';
 
 const started = closedAfterAll();
 
@@ -17,17 +17,11 @@ async function soon(check: () => boolean): Promise<void> {
   for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
 }
 
-it('a cancelled call closes its upstream request and cancels it in the session, which goes on', async () => {
-  const server = await started(
-    legacyServer(
-      [
-        { name: 'slow', text: 'never' },
-        { name: 'alpha', text: 'alpha' },
-      ],
-      2,
-      { hold: 'slow' },
-    ),
-  );
+/**
+ * A client of `server` whose get of `slow` is held upstream, then cancelled by its caller: the
+ * error it ended with, how long after the cancel, and the upstream's record of the held get.
+ */
+async function cancelHeld(server: { url: string; held: HeldGet[] }) {
   const c = new UpstreamClient({
     url: new URL(server.url),
     headers: {},
@@ -42,18 +36,33 @@ it('a cancelled call closes its upstream request and cancels it in the session, 
   expect(held.cancelled).toBeUndefined();
   const t0 = Date.now();
   ctl.abort();
-  const e = await call.then(
+  const error = await call.then(
     () => undefined,
     (err: unknown) => err,
   );
-  expect(Date.now() - t0, 'the call ends at the cancel, not at its timeout').toBeLessThan(5_000);
-  expect(e).toBeInstanceOf(UpstreamError);
-  expect((e as UpstreamError).kind).toBe('cancelled');
+  return { c, error, ms: Date.now() - t0, held };
+}
+
+const REASON = 'the request was cancelled by its client';
+
+it('a cancelled call closes its upstream request and cancels it in the session, which goes on', async () => {
+  const server = await started(
+    legacyServer(
+      [
+        { name: 'slow', text: 'never' },
+        { name: 'alpha', text: 'alpha' },
+      ],
+      2,
+      { hold: 'slow' },
+    ),
+  );
+  const { c, error, ms, held } = await cancelHeld(server);
+  expect(ms, 'the call ends at the cancel, not at its timeout').toBeLessThan(5_000);
+  expect(error).toBeInstanceOf(UpstreamError);
+  expect((error as UpstreamError).kind).toBe('cancelled');
   await soon(() => held.closed && held.cancelled !== undefined);
   expect(held.closed, 'the upstream request was closed').toBe(true);
-  expect(held.cancelled, 'notifications/cancelled named the upstream request id').toBe(
-    'the request was cancelled by its client',
-  );
+  expect(held.cancelled, 'notifications/cancelled named the upstream request id').toBe(REASON);
   // The session (handshake shared by every call) is untouched: the next call on it is answered.
   const got = await c.request('prompts/get', { name: 'alpha' });
   expect((got.messages as unknown[]).length).toBe(1);
@@ -62,28 +71,10 @@ it('a cancelled call closes its upstream request and cancels it in the session, 
 });
 
 it('a cancelled call on an HTTP+SSE upstream is cancelled at its endpoint, and the link goes on', async () => {
-  const server = await started(sseServer(['alpha'], { hold: 'slow' }));
-  const c = new UpstreamClient({
-    url: new URL(server.url),
-    headers: {},
-    timeoutMs: 30_000,
-    clientInfo: { name: 'promptgate-test', version: '1' },
-  });
-  const ctl = new AbortController();
-  const call = c.request('prompts/get', { name: 'slow' }, deadline(30_000, ctl.signal));
-  call.catch(() => undefined);
-  await soon(() => server.held.length === 1);
-  ctl.abort();
-  const e = await call.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect((e as UpstreamError).kind).toBe('cancelled');
-  const held = server.held[0]!;
+  const { c, error, held } = await cancelHeld(await started(sseServer(['alpha'], { hold: 'slow' })));
+  expect((error as UpstreamError).kind).toBe('cancelled');
   await soon(() => held.cancelled !== undefined);
-  expect(held.cancelled, 'notifications/cancelled named the upstream request id').toBe(
-    'the request was cancelled by its client',
-  );
+  expect(held.cancelled, 'notifications/cancelled named the upstream request id').toBe(REASON);
   const got = await c.request('prompts/get', { name: 'alpha' });
   expect((got.messages as unknown[]).length).toBe(1);
   await c.close();
