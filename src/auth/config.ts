@@ -82,7 +82,8 @@ function parse(vars: Vars): AuthConfig {
     access = { teamDomain: team, aud: vars.ACCESS_AUD.trim(), groupsClaim: text(vars.ACCESS_GROUPS_CLAIM, 'groups') };
   }
   let resource: string | undefined;
-  if (str(vars.AUTH_RESOURCE)) resource = canonicalResource(checkUrl(vars.AUTH_RESOURCE, 'AUTH_RESOURCE', loopback));
+  if (str(vars.AUTH_RESOURCE))
+    resource = canonicalResource(checkUrl(vars.AUTH_RESOURCE, 'AUTH_RESOURCE', loopback, false));
   const recheck = Number(text(vars.KEY_RECHECK_MS, '2000'));
   if (!Number.isInteger(recheck) || recheck < 0 || recheck > 300_000)
     throw new AuthConfigError(

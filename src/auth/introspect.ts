@@ -4,12 +4,14 @@
  * read from the Worker secret the issuer entry names). An active answer
  * must name this gateway's audience (the MCP authorization spec: a server
  * accepts only tokens issued for itself; an answer without `aud` cannot
- * show that) and must not name another issuer.
+ * show that) and must not name another issuer. An answer over the byte cap
+ * (reply.ts) is no answer: 503, as for an endpoint that cannot be reached.
  */
 import type { Principal } from '../lib/scope.js';
 import { AuthConfigError } from './config-checks.js';
 import type { IssuerConfig } from './issuers.js';
 import { AuthError } from './errors.js';
+import { replyJson } from './reply.js';
 import { oauthPrincipal, type OAuthRequest } from './request.js';
 
 /** A revoked token stops working within this long, whatever its `exp` says. */
@@ -50,8 +52,9 @@ async function ask(r: OAuthRequest, entry: IssuerConfig, token: string): Promise
   } catch {
     throw new AuthError(503, undefined, 'The authorization server could not be reached; retry later', undefined);
   }
-  const body = res.ok ? ((await res.json().catch(() => null)) as Record<string, unknown> | null) : null;
+  let body: Record<string, unknown> | null = null;
   if (!res.ok) await res.body?.cancel();
+  else body = (await replyJson(res, t.endpoint).catch(() => null)) as Record<string, unknown> | null;
   if (!body || typeof body !== 'object')
     throw new AuthError(503, undefined, 'The authorization server gave no usable introspection answer', undefined);
   return body.active === true ? body : undefined;

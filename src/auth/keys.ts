@@ -5,12 +5,17 @@
  * cache the keys and refetch on an unknown `kid`, at most once per cooldown.
  * jose counts that cooldown from a successful fetch only, so a failed fetch
  * (and a failed discovery) is remembered here for the same cooldown: while an
- * issuer is down, tokens naming it do not each fetch from it again.
+ * issuer is down, tokens naming it do not each fetch from it again. jose
+ * reads a JWKS reply without a cap, so its fetch hands it a copy read with
+ * the byte cap (reply.ts); metadata is read the same way, and a jwks_uri
+ * it names passes the same URL rules as a configured one (config-checks.ts).
  */
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
-import { AuthConfigError, checkUrl } from './config-checks.js';
+import { log } from '../lib/log.js';
+import { AuthConfigError, urlProblem } from './config-checks.js';
 import type { AuthConfig } from './config.js';
 import type { IssuerConfig } from './issuers.js';
+import { replyJson, replyText } from './reply.js';
 
 /** Keys are refetched for an unknown kid at most this often, and at least this often otherwise. */
 const COOLDOWN_MS = 10_000;
@@ -22,9 +27,9 @@ const local = new WeakMap<object, JWTVerifyGetKey>();
 const discovered = new Map<string, { readonly p: Promise<string>; failedAt?: number }>();
 
 /**
- * The fetch a key set uses: one that failed (an error, or an answer other than 200) is answered
- * again, without asking, until COOLDOWN_MS after it. Only fetches are cooled, not the key set:
- * a token whose key jose already holds is verified as ever meanwhile.
+ * The fetch a key set uses: one that failed (an error, an answer other than 200, or one over the
+ * byte cap) is answered again, without asking, until COOLDOWN_MS after it. Only fetches are
+ * cooled, not the key set: a token whose key jose already holds is verified as ever meanwhile.
  */
 function coolingFetch(): typeof fetch {
   let failed: { at: number; status?: number; error?: unknown } | undefined;
@@ -35,8 +40,13 @@ function coolingFetch(): typeof fetch {
     }
     try {
       const res = await fetch(input, init);
-      failed = res.status === 200 ? undefined : { at: Date.now(), status: res.status };
-      return res;
+      if (res.status !== 200) {
+        failed = { at: Date.now(), status: res.status };
+        return res;
+      }
+      const capped = new Response(await replyText(res, String(input)), { status: 200 });
+      failed = undefined;
+      return capped;
     } catch (error) {
       failed = { at: Date.now(), error };
       throw error;
@@ -80,10 +90,16 @@ async function discover(cfg: AuthConfig, issuer: string): Promise<string> {
       await res.body?.cancel();
       continue;
     }
-    const meta = (await res.json().catch(() => null)) as { issuer?: unknown; jwks_uri?: unknown } | null;
+    const meta = (await replyJson(res, url)) as { issuer?: unknown; jwks_uri?: unknown } | null;
     // RFC 8414 §3.3: the metadata must name the issuer it was asked for, or it is not that issuer's.
-    if (!meta || meta.issuer !== issuer || typeof meta.jwks_uri !== 'string') continue;
-    return checkUrl(meta.jwks_uri, `jwks_uri of ${issuer}`, cfg.allowHttpLoopback);
+    if (!meta || typeof meta !== 'object' || meta.issuer !== issuer || typeof meta.jwks_uri !== 'string') continue;
+    // Never fetched: refused like keys that cannot be reached (503), and said why in the log.
+    const problem = urlProblem(meta.jwks_uri, cfg.allowHttpLoopback);
+    if (problem) {
+      log.warn("auth: the jwks_uri in an issuer's metadata is refused", { issuer, metadata: url, problem });
+      throw new Error(`the jwks_uri of ${issuer} is refused: ${problem}`);
+    }
+    return meta.jwks_uri;
   }
   throw new Error(`no usable authorization server metadata for ${issuer}`);
 }

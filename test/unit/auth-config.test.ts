@@ -132,6 +132,87 @@ describe('access-control config', () => {
   });
 });
 
+/** Internal addresses in several spellings (decimal, hex, mapped IPv6, trailing dot, ULA), as URL hosts. */
+const INTERNAL = [
+  '127.0.0.1',
+  '[::1]',
+  'localhost',
+  '169.254.169.254',
+  '10.0.0.5',
+  '2130706433', // 127.0.0.1 in decimal
+  '0xa9fea9fe', // 169.254.169.254 in hex
+  '0x7f.1', // 127.0.0.1, short hex form
+  '[::ffff:10.1.2.3]',
+  '192.168.0.1.',
+  '[fd00::1]',
+];
+
+/** One var holding `url` in each place access control fetches from, and the var (or entry field) named when it is refused. */
+const FETCHED: [string, (url: string) => Record<string, string>, string][] = [
+  ['issuer', (url) => ({ OAUTH_ISSUERS: JSON.stringify([{ issuer: url }]) }), 'OAUTH_ISSUERS[0].issuer'],
+  [
+    'jwksUri',
+    (url) => ({ OAUTH_ISSUERS: JSON.stringify([{ issuer: 'https://idp.example.com', jwksUri: `${url}/keys` }]) }),
+    'OAUTH_ISSUERS[0].jwksUri',
+  ],
+  [
+    'introspection endpoint',
+    (url) => ({
+      OAUTH_ISSUERS: JSON.stringify([
+        { issuer: 'https://idp.example.com', introspection: { ...INTRO, endpoint: `${url}/introspect` } },
+      ]),
+    }),
+    'OAUTH_ISSUERS[0].introspection.endpoint',
+  ],
+  ['ACCESS_TEAM_DOMAIN', (url) => ({ ACCESS_TEAM_DOMAIN: url, ACCESS_AUD: 'aud' }), 'ACCESS_TEAM_DOMAIN'],
+];
+
+describe('URLs access control fetches: the SSRF guard', () => {
+  // Every other var valid, so the URL under test is the one refused.
+  const base = {
+    AUTH: 'oauth,access',
+    OAUTH_ISSUERS: ISSUERS,
+    ACCESS_TEAM_DOMAIN: 'https://t.cloudflareaccess.com',
+    ACCESS_AUD: 'aud',
+  };
+  const cases = FETCHED.flatMap(([kind, vars, variable]) =>
+    INTERNAL.map((host) => [kind, host, vars, variable] as const),
+  );
+
+  it.each(cases)('%s at https://%s is refused, named', (_kind, host, vars, variable) => {
+    expect(() => cfg(base)).not.toThrow();
+    failsOn({ ...base, ...vars(`https://${host}`) }, variable);
+  });
+
+  it.each(FETCHED)(
+    '%s: AUTH_ALLOW_HTTP_LOOPBACK admits loopback only, never link-local or private',
+    (_k, vars, variable) => {
+      const dev = { ...base, AUTH_ALLOW_HTTP_LOOPBACK: 'true' };
+      for (const ok of ['http://127.0.0.1:9', 'https://[::1]:9', 'http://localhost:9', 'http://2130706433:9'])
+        expect(() => cfg({ ...dev, ...vars(ok) }), ok).not.toThrow();
+      for (const bad of ['169.254.169.254', '0xa9fea9fe', '10.0.0.5', '[fd00::1]', '[::ffff:169.254.169.254]'])
+        for (const scheme of ['http', 'https']) failsOn({ ...dev, ...vars(`${scheme}://${bad}`) }, variable);
+    },
+  );
+
+  it('names the rule and the opt-in in the message', () => {
+    expect(() =>
+      cfg({
+        AUTH: 'oauth',
+        OAUTH_ISSUERS: JSON.stringify([
+          { issuer: 'https://idp.example.com', introspection: { ...INTRO, endpoint: 'https://169.254.169.254/x' } },
+        ]),
+      }),
+    ).toThrowError(
+      'OAUTH_ISSUERS[0].introspection.endpoint: https://169.254.169.254/x names a private, loopback, link-local or other internal address (loopback only with AUTH_ALLOW_HTTP_LOOPBACK)',
+    );
+  });
+
+  it('AUTH_RESOURCE is never fetched: an internal host is its own business', () => {
+    expect(cfg({ AUTH: 'none', AUTH_RESOURCE: 'https://10.0.0.5/mcp' }).resource).toBe('https://10.0.0.5/mcp');
+  });
+});
+
 describe('scopes, claims, challenges', () => {
   it('a granted scope covers itself and its children, nothing else', () => {
     const g = new Set(['prompts', 'team:a:read']);
