@@ -79,6 +79,12 @@ describe('skill index', () => {
     // A listed skill answers only for what it lists (its manifest is complete); no walk escapes a folder.
     expect(findSkillFile(i, 'skill://up/pdf/ref/B.md', all)).toBeUndefined();
     expect(findSkillFile(i, 'skill://up/gen/deep/../../other/SKILL.md', all)).toBeUndefined();
+    // Dot segments and separators in percent-encoding, which an upstream may decode before it
+    // resolves the path, and backslashes: never routed out of the folder.
+    for (const escape of ['%2e%2e/%2e%2e', '%2E%2E/..', '.%2e/x', 'a%2f..%2f..', 'a%2F..%2F..', '..%5c..', 'a\\..\\..'])
+      expect(findSkillFile(i, `skill://up/gen/deep/${escape}/other/SKILL.md`, all), escape).toBeUndefined();
+    // A URI longer than any the gateway serves is not looked up, folder by folder, at all.
+    expect(findSkillFile(i, `skill://up/gen/deep/${'a/'.repeat(2_000)}x`, all)).toBeUndefined();
     expect(findSkillFile(i, 'skill://up/other/SKILL.md', all)).toBeUndefined();
     expect(findSkillFile(i, 'https://up/pdf/SKILL.md', all)).toBeUndefined();
   });

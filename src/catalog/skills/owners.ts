@@ -27,6 +27,15 @@ type Sees = (groups: readonly string[] | undefined) => boolean;
 
 const SCHEME = 'skill://';
 
+/** Longer URIs are routed nowhere: a lookup walks every parent folder, and no skill path is this long. */
+const MAX_URI = 2_048;
+
+/**
+ * A dot segment, a percent-encoded dot or separator (an upstream may decode it before resolving the
+ * path), or a backslash: a URI that could leave the folder it is routed under.
+ */
+const ESCAPES = /\/\.\.?(\/|$)|%2e|%2f|%5c|\\/i;
+
 /** The folders that strictly contain `dir`, nearest first. */
 function* parents(dir: string): Generator<string> {
   for (let i = dir.lastIndexOf('/'); i > SCHEME.length; i = dir.lastIndexOf('/', i - 1)) yield dir.slice(0, i);
@@ -87,7 +96,8 @@ export function ownersFor(index: SkillIndex, sees: Sees): SkillOwners {
 export function findSkillFile(owners: SkillOwners, uri: string): SkillFileRef | undefined {
   const known = owners.files.get(uri);
   if (known) return known;
-  if (owners.remoteDirs.size === 0 || !uri.startsWith(SCHEME) || /\/\.\.?(\/|$)/.test(uri)) return undefined;
+  if (owners.remoteDirs.size === 0 || !uri.startsWith(SCHEME) || uri.length > MAX_URI || ESCAPES.test(uri))
+    return undefined;
   for (const dir of parents(uri)) {
     const s = owners.remoteDirs.get(dir);
     if (s) return upstreamFile(s, uri);
