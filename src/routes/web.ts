@@ -80,9 +80,9 @@ async function personalise(html: string, v: Viewer, scope: RequestScope): Promis
   html = html.replace(VIEWER_SLOT, () => viewer);
   if (html.includes(HEALTH_SLOT)) {
     // None for a viewer asked for a key: upstream ids, counts and errors are for readers, as on /status.
-    const all = v.needsKey ? [] : await health(scope.env);
+    const all = v.needsKey ? ('restricted' as const) : await health(scope.env);
     // Only the upstreams this viewer may see: a guarded one's row would tell how many prompts it hides.
-    const rows = all === 'unknown' ? all : all.filter((r) => principalSees(v.principal, r.groups));
+    const rows = typeof all === 'string' ? all : all.filter((r) => principalSees(v.principal, r.groups));
     const healthRows = String(HealthRows({ rows }));
     html = html.replace(HEALTH_SLOT, () => healthRows);
   }

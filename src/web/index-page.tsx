@@ -118,8 +118,14 @@ function Connect({ url }: { url: string }) {
   );
 }
 
-/** The upstream rows of the health table, rendered per request; 'unknown' as /status says it. */
-export function HealthRows({ rows }: { rows: HealthRow[] | 'unknown' }) {
+/** The upstream rows of the health table, rendered per request; 'unknown' and 'restricted' as /status says them. */
+export function HealthRows({ rows }: { rows: HealthRow[] | 'unknown' | 'restricted' }) {
+  if (rows === 'restricted')
+    return (
+      <tr data-state="restricted">
+        <td colspan={4}>Sign in to see the upstream servers' health.</td>
+      </tr>
+    );
   if (rows === 'unknown')
     return (
       <tr data-state="unknown">
