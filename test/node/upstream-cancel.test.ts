@@ -8,7 +8,7 @@
  */
 import { expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
-import { deadline } from '../../src/catalog/upstreams/wire.js';
+import { deadline } from '../../src/catalog/upstreams/deadline.js';
 import { closedAfterAll, legacyServer, sseServer, type HeldGet } from '../helpers/upstreams.js';
 
 const started = closedAfterAll();

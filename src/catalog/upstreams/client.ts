@@ -22,16 +22,8 @@ import { allPromptPages } from './prompt-pages.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
 import { declaresSkills } from './skill-entries.js';
 import { endSession } from './session-calls.js';
-import {
-  deadline,
-  rethrow,
-  uncancellable,
-  unlessCancelled,
-  UpstreamError,
-  withTimeout,
-  type Deadline,
-  type Json,
-} from './wire.js';
+import { UpstreamError, type Json } from './wire.js';
+import { deadline, rethrow, uncancellable, unlessCancelled, withTimeout, type Deadline } from './deadline.js';
 
 export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './wire.js';
 export type { Era, UpstreamClientOptions } from './http.js';

@@ -13,7 +13,8 @@ import { isRecord } from '../../lib/json.js';
 import { SseLink } from './sse-link.js';
 import { errorBody, LEGACY_VERSION, type Connection, type Era, type UpstreamHttp } from './http.js';
 import { endSession } from './session-calls.js';
-import { reply, UpstreamError, type Deadline } from './wire.js';
+import { reply, UpstreamError } from './wire.js';
+import { type Deadline } from './deadline.js';
 import { LEGACY_VERSIONS } from '../../lib/versions.js';
 
 /** The revisions an upstream's initialize may settle on over Streamable HTTP: the session-era ones, and 2024-11-05. */

@@ -23,7 +23,8 @@ import { guardedFetch } from './fetch-guard.js';
 import type { BearerSource } from './oauth.js';
 import type { SseLink } from './sse-link.js';
 import { cancel, replySession } from './session-calls.js';
-import { headerValue, reply, settled, UpstreamError, type Deadline, type Json } from './wire.js';
+import { headerValue, reply, UpstreamError, type Json } from './wire.js';
+import { settled, type Deadline } from './deadline.js';
 
 export type Era = 'modern' | 'legacy' | 'sse';
 

@@ -6,7 +6,8 @@
  */
 import { narrowHints, readHints, type CacheHints } from '../hints.js';
 import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
-import { UpstreamError, type Deadline, type Json } from './wire.js';
+import { UpstreamError, type Json } from './wire.js';
+import { type Deadline } from './deadline.js';
 
 /** One request to the upstream, as the client sends it. */
 export type Ask = (method: string, params: Json, d: Deadline) => Promise<Json>;

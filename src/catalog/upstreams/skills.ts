@@ -12,7 +12,8 @@ import type { UpstreamClient } from './client.js';
 import type { UpstreamConfig } from './schema.js';
 import { describeFault, UpstreamError } from './errors.js';
 import { declaresSkills, mapSkills, MAX_SKILL_PAGES, MAX_UPSTREAM_SKILLS } from './skill-entries.js';
-import { deadline, type Deadline, type Json } from './wire.js';
+import { type Json } from './wire.js';
+import { deadline, type Deadline } from './deadline.js';
 
 /** The skills half of a listing: `skills` when listed, `skillsError` when that failed; neither when not declared. */
 export interface SkillsOutcome {

@@ -13,7 +13,8 @@
  */
 import { guardedFetch, sameOrigin } from './fetch-guard.js';
 import { readSse, type UpstreamEvent } from './sse-reader.js';
-import { parseJson, unwrap, UpstreamError, withTimeout, type Deadline, type Json } from './wire.js';
+import { parseJson, unwrap, UpstreamError, type Json } from './wire.js';
+import { withTimeout, type Deadline } from './deadline.js';
 
 export class SseLink {
   private readonly pending = new Map<number, { resolve: (msg: Json) => void; reject: (e: unknown) => void }>();

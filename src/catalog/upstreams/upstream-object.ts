@@ -38,7 +38,7 @@ import {
 import { reported, type ListReport, type RefreshResult } from './report.js';
 import { InFlight } from './in-flight.js';
 import { listUpstream } from './skills.js';
-import { deadline } from './wire.js';
+import { deadline } from './deadline.js';
 import { log } from '../../lib/log.js';
 
 export class UpstreamObject extends DurableObject<Env> {

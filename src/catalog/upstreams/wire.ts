@@ -1,77 +1,17 @@
 /**
- * The wire level of the upstream client: header encoding, the deadline of
- * one upstream operation, and reading one JSON-RPC reply (plain JSON or an
- * SSE stream) within that deadline and the byte cap. No state: the client
- * (client.ts, handshake.ts, http.ts) own connections and eras.
+ * The wire level of the upstream client: header encoding, and reading one
+ * JSON-RPC reply (plain JSON or an SSE stream) within the operation's
+ * deadline (deadline.ts) and the byte cap. No state: the client (client.ts,
+ * handshake.ts, http.ts) own connections and eras.
  */
-import { bounded } from '../../lib/bounded.js';
 import { MAX_REPLY_BYTES, readCapped } from './body.js';
+import { remaining, withTimeout, type Deadline } from './deadline.js';
 import { UpstreamError } from './errors.js';
 import { readSse, type UpstreamEvent } from './sse-reader.js';
 
 export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './errors.js';
 
 export type Json = Record<string, unknown>;
-
-/**
- * One deadline for a whole upstream operation (handshake, every page, every
- * retry): each request and reply read gets what is left of it, so a slow
- * handshake and a hanging list end at the timeout, not at their sum.
- */
-export interface Deadline {
-  readonly ms: number;
-  readonly at: number;
-  /** Aborts at the deadline, or when `cancel` does. */
-  readonly signal: AbortSignal;
-  /** Aborts when the caller gives the operation up before its deadline (a downstream cancel). */
-  readonly cancel?: AbortSignal;
-}
-
-export function deadline(ms: number, cancel?: AbortSignal): Deadline {
-  const timeout = AbortSignal.timeout(ms);
-  const at = Date.now() + ms;
-  return cancel ? { ms, at, signal: AbortSignal.any([timeout, cancel]), cancel } : { ms, at, signal: timeout };
-}
-
-export const remaining = (d: Deadline): number => Math.max(0, d.at - Date.now());
-
-/**
- * `d` without its caller's cancel, for work other callers share (a connection's handshake). Its
- * signal is made on first use: a call on a warm connection never reads it, and pays for no timer.
- */
-export function uncancellable(d: Deadline): Deadline {
-  if (!d.cancel) return d;
-  let signal: AbortSignal | undefined;
-  return {
-    ms: d.ms,
-    at: d.at,
-    get signal() {
-      return (signal ??= AbortSignal.timeout(remaining(d)));
-    },
-  };
-}
-
-export const cancelledError = (): UpstreamError =>
-  new UpstreamError('cancelled', 'the request was cancelled by its client');
-
-/** The error an operation ends with: its caller's cancel, however the abort surfaced where it was noticed. */
-export const settled = (e: unknown, d: Deadline): unknown => (d.cancel?.aborted ? cancelledError() : e);
-
-/** Rethrows `e` as `settled` names it. */
-export function rethrow(e: unknown, d: Deadline): never {
-  throw settled(e, d);
-}
-
-/** `p`, or a cancellation as soon as `cancel` aborts. */
-export function unlessCancelled<T>(p: Promise<T>, cancel: AbortSignal | undefined): Promise<T> {
-  if (!cancel) return p;
-  if (cancel.aborted) return Promise.reject(cancelledError());
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(cancelledError());
-    cancel.addEventListener('abort', stop, { once: true });
-    p.then(resolve, reject).finally(() => cancel.removeEventListener('abort', stop));
-  });
-}
 
 /** Header-safe value, or the spec's base64 sentinel. */
 export function headerValue(v: string): string {
@@ -191,12 +131,4 @@ export function unwrap(msg: Json): Json {
   if (typeof msg.result !== 'object' || msg.result === null)
     throw new UpstreamError('protocol', 'upstream reply has neither result nor error');
   return msg.result as Json;
-}
-
-/** `p`, or a timeout error when the deadline passes first (a cancellation when its caller cancels first). */
-export function withTimeout<T>(p: Promise<T>, d: Deadline | number, what: string): Promise<T> {
-  const ms = typeof d === 'number' ? d : remaining(d);
-  const total = typeof d === 'number' ? d : d.ms;
-  const timed = bounded(p, ms, () => new UpstreamError('timeout', `upstream timed out ${what} (${total} ms)`));
-  return typeof d === 'number' ? timed : unlessCancelled(timed, d.cancel);
 }
