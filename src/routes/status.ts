@@ -85,24 +85,15 @@ async function recentErrors(env: Env): Promise<{ since: string; byClass: Record<
   return byClass === 'unknown' ? byClass : { since: new Date(since).toISOString(), byClass };
 }
 
-/** Whether access control is off (AUTH=none): then anyone is a reader, and sees what a reader sees. */
-function openToAll(env: Env): boolean {
-  try {
-    return authConfigOf(env).none;
-  } catch (e) {
-    if (e instanceof AuthConfigError) return false;
-    throw e;
-  }
-}
-
 /**
  * Upstream health and collisions, from the CatalogWriter's listings, within the same bound as the
  * live figures: a writer that fails or hangs makes both 'unknown', not a stalled or failed page.
  * A caller without an accepted credential, where access control is on (or misconfigured), gets
  * 'restricted' for both: upstream ids, prefixes, prompt counts, errors and clashing names are for
- * readers, as the prompts themselves are (/prompts and /mcp answer such a caller 401).
+ * readers, as the prompts themselves are (/prompts and /mcp answer such a caller 401). `open`:
+ * access control is off (AUTH=none), so anyone is a reader.
  */
-async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
+async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>, open: boolean) {
   const writer = catalogWriter(c.env);
   // The local prompts as this isolate serves them (at most CATALOG_REFRESH_MS old): asking the writer
   // for every prompt's text on each /status would make an open page a load on the catalog's one writer.
@@ -110,8 +101,7 @@ async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>) {
   if (read === 'unknown') return { upstreams: read, collisions: read };
   const [listed, catalog] = read;
   const who = await caller;
-  if (who === ANONYMOUS && !openToAll(c.env))
-    return { upstreams: 'restricted' as const, collisions: 'restricted' as const };
+  if (who === ANONYMOUS && !open) return { upstreams: 'restricted' as const, collisions: 'restricted' as const };
   const sees = (groups: readonly string[] | undefined) => principalSees(who, groups);
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
   const configs = await upstreamConfigs(c.env);
@@ -139,7 +129,8 @@ status.get('/', async (c) => {
   // Awaited inside writerFigures, after its own reads: a refusal (429, 400) must not count as unhandled meanwhile.
   const caller = callerOf(c);
   caller.catch(() => undefined);
-  const { upstreams, collisions } = await writerFigures(c, caller);
+  const auth = authStatus(c.env);
+  const { upstreams, collisions } = await writerFigures(c, caller, auth.none === true);
   // writerFigures may not have waited for it (the writer did not answer): its refusal still stands.
   await caller;
   const [live, fanout, errors, feed] = await liveFigures;
@@ -147,7 +138,7 @@ status.get('/', async (c) => {
   c.header('cache-control', 'no-store');
   return c.json({
     generation: await readGeneration(c.env.PROMPTS),
-    auth: authStatus(c.env),
+    auth,
     feed,
     upstreams,
     collisions,
