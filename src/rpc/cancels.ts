@@ -12,6 +12,7 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { ForwardMethod, ForwardResult, ForwardTarget } from '../catalog/upstreams/forward.js';
 import { upstreamStub } from '../catalog/stubs.js';
 import { principalIdOf } from '../lib/caller.js';
+import { SSE_HEADERS } from '../session/sse.js';
 import { BoundedMap } from '../lib/memo.js';
 import type { RequestScope } from '../lib/scope.js';
 import type { CallContext } from './context.js';
@@ -92,7 +93,7 @@ export async function forwardUpstream(
  * on it. A POST that holds a request is answered with JSON or an event stream, never 202, and the
  * JSON-RPC responses of cancelled calls are not sent.
  */
-export const unanswered = (): Response => new Response(null, { headers: { 'content-type': 'text/event-stream' } });
+export const unanswered = (): Response => new Response(null, { headers: SSE_HEADERS });
 
 /** The HTTP answer to one request: its reply, or `unanswered` for a cancelled call. */
 export function answer(reply: string | Promise<string>): Response | Promise<Response> {
@@ -104,13 +105,4 @@ export function answer(reply: string | Promise<string>): Response | Promise<Resp
       throw e;
     },
   );
-}
-
-/** A batch item's reply, or none for a cancelled call. */
-export function batchReply(reply: string | Promise<string>): string | Promise<string | null> {
-  if (typeof reply === 'string') return reply;
-  return reply.catch((e: unknown) => {
-    if (e instanceof CallCancelled) return null;
-    throw e;
-  });
 }

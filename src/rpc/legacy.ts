@@ -13,7 +13,7 @@ import { endSession, sessionInit } from '../session/sessions.js';
 import type { RequestScope } from '../lib/scope.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { principalIdOf } from '../lib/caller.js';
-import { answer, batchReply, noteCancel, unanswered } from './cancels.js';
+import { answer, CallCancelled, noteCancel, unanswered } from './cancels.js';
 import { callContext } from './context.js';
 import { call, factOf } from './dispatch.js';
 import type { CallFact } from '../lib/record.js';
@@ -72,7 +72,7 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
       if (typeof msg === 'string') return msg;
       if (msg.kind === 'request') {
         asked = true;
-        return inBatch(batchReply(call(msg, callContext(t, 'legacy', version, t.sessionId, msg.id))), msg.id);
+        return inBatch(call(msg, callContext(t, 'legacy', version, t.sessionId, msg.id)), msg.id);
       }
       noteCancel(t, msg);
       return null;
@@ -96,12 +96,15 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
 
 /**
  * A call's reply inside a batch: a retryable failure (an object reset under it, dispatch.ts) is
- * that item's in-band error, not a 503 for the whole batch, whose other items have their answers.
+ * that item's in-band error, not a 503 for the whole batch, whose other items have their answers;
+ * a call its client cancelled has none.
  */
-function inBatch(reply: string | Promise<string | null>, id: RequestId): string | Promise<string | null> {
+function inBatch(reply: string | Promise<string>, id: RequestId): string | Promise<string | null> {
   if (typeof reply === 'string') return reply;
   return reply.catch((e: unknown) => {
     if (e instanceof HttpError && e.status === 503) return errorJson(id, e);
+    // Cancelled by its client (cancels.ts): the item has no reply.
+    if (e instanceof CallCancelled) return null;
     throw e;
   });
 }
