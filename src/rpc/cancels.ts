@@ -16,7 +16,7 @@ import { SSE_HEADERS } from '../session/sse.js';
 import { BoundedMap } from '../lib/memo.js';
 import type { RequestScope } from '../lib/scope.js';
 import type { CallContext } from './context.js';
-import { jsonResponse, type Message } from './envelope.js';
+import { isId, jsonResponse, type Message } from './envelope.js';
 
 /** Thrown by a call its client cancelled: whoever answers the request sends no reply for it. */
 export class CallCancelled extends Error {}
@@ -38,7 +38,7 @@ export function noteCancel(t: RequestScope, msg: Message): void {
   if (msg.kind !== 'notification' || msg.method !== 'notifications/cancelled' || !t.sessionId) return;
   const id = msg.params?.requestId;
   // An unknown, finished or malformed id, or another session's or principal's call: ignored, as the spec asks.
-  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return;
+  if (!isId(id)) return;
   const key = keyOf(t.sessionId, principalIdOf(t.principal), id);
   const found = running.get(key);
   if (!found) return;

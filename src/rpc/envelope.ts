@@ -22,7 +22,7 @@ export type Message =
  * A string, or an integer a double holds exactly: a larger one would be echoed as a different
  * number (9223372036854775807 comes back as 9223372036854776000), so it is not an id we can read.
  */
-const isId = (v: unknown): v is RequestId =>
+export const isId = (v: unknown): v is RequestId =>
   typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
 
 /** The id of a body that is one message and names a readable one, for errors raised before the message is read. */
