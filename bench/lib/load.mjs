@@ -1,5 +1,5 @@
 /**
- * Load generation: one autocannon run (programmatic API, pipelining 1, loopback) with every
+ * Load generation: one autocannon run (or wrk's, BENCH_LOAD=wrk: wrk.mjs) (programmatic API, pipelining 1, loopback) with every
  * response's latency recorded here at sub-millisecond precision (autocannon's own histogram
  * rounds to whole milliseconds), and the rule that a measurement with any error response,
  * body mismatch, connection error or timeout is not a measurement.
@@ -7,9 +7,16 @@
 import autocannon from 'autocannon';
 import { cpuMs } from './proc.mjs';
 import { median, percentile } from './stats.mjs';
+import { loadWrk } from './wrk.mjs';
+
+/** The load generator: `autocannon` (the default, from npm) or `wrk` (C, from Debian's `wrk`). */
+export const LOADER = process.env.BENCH_LOAD || 'autocannon';
+if (!['autocannon', 'wrk'].includes(LOADER))
+  throw new Error(`BENCH_LOAD must be autocannon or wrk, got ${JSON.stringify(LOADER)}`);
 
 /** `plan`: { method, url, headers, body, expectBody }; `h.currentLoad` is the running instance. */
 export function load(h, { method = 'POST', url, headers, body, expectBody }, connections, seconds) {
+  if (LOADER === 'wrk') return loadWrk(h, { method, url, headers, body, expectBody }, connections, seconds);
   return new Promise((resolveLoad, reject) => {
     if (h.shuttingDown) return reject(new Error('shutting down'));
     const latencies = [];

@@ -49,6 +49,22 @@ export function checksFor(wcfg) {
   };
 }
 
+/**
+ * A response's headers as the ceiling replays them: all the gateway sent but those the runtime
+ * writes itself for any response: length, framing, and the compression it chose for this
+ * request's Accept-Encoding (fetch asks for gzip; the load generators do not).
+ */
+const RUNTIME_HEADERS = new Set([
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'date',
+]);
+export const replayedHeaders = (headers) =>
+  Object.fromEntries(Object.entries(headers).filter(([k]) => !RUNTIME_HEADERS.has(k)));
+
 /** Where the ceiling is asked for a POST scenario: the path picks its body (targets/ceiling.mjs). */
 export const ceilingPath = (scenario) => `/${scenario.id}`;
 
@@ -76,9 +92,12 @@ export async function verify(scenario, target, checks) {
     if (target.kind === 'ceiling' && scenario.method !== 'GET') {
       assert.equal(r.status, 200, `${what}: HTTP ${r.status}`);
       assert.equal(r.text, target.bodies[ceilingPath(scenario)], `${what}: not the gateway's bytes`);
+      assert.deepEqual(replayedHeaders(r.headers), target.headers[ceilingPath(scenario)], `${what}: not its headers`);
       bodies.push(r.text);
       continue;
     }
+    if (target.kind === 'ceiling' && target.getHeaders)
+      assert.deepEqual(replayedHeaders(r.headers), target.getHeaders, `${what}: not the gateway's headers`);
     const result =
       scenario.method === 'GET'
         ? (assert.equal(r.status, 200, `${what}: HTTP ${r.status}`), JSON.parse(r.text))

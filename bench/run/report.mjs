@@ -3,9 +3,11 @@
  * cold start) and what it writes to bench/out/latest.json (settings, environment, every
  * individual measurement).
  */
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { cpuLine, fmtInt, fmtLoad, fmtMs as fmtMsDigits, fmtX, kib } from '../lib/format.mjs';
 import { environment } from '../lib/output.mjs';
+import { LOADER } from '../lib/load.mjs';
 import { pkgVersion } from '../lib/paths.mjs';
 import {
   COLD_STARTS,
@@ -19,6 +21,13 @@ import {
 } from './settings.mjs';
 
 const fmtMs = (n) => fmtMsDigits(n, 2);
+
+/** The load generator and its version: autocannon's from npm, wrk's as it reports it. */
+function loaderLine() {
+  if (LOADER === 'autocannon') return `autocannon ${pkgVersion('autocannon')}`;
+  const v = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  return (v.stdout || v.stderr || 'wrk').split('\n')[0].split(' [')[0].trim();
+}
 
 function table(rows) {
   const head = ['Scenario', 'Conns', 'Target', 'req/s (median)', 'p50 ms', 'p99 ms', 'x ceiling', 'CPU µs/req'];
@@ -87,7 +96,7 @@ export function reportText(r) {
   return [
     `## promptgate benchmark (${r.startedAt.toISOString()})`,
     '',
-    `Miniflare ${pkgVersion('miniflare')} on loopback, autocannon ${pkgVersion('autocannon')}, Node ${process.version}, ` +
+    `Miniflare ${pkgVersion('miniflare')} on loopback, ${loaderLine()}, Node ${process.version}, ` +
       `${cpuLine()}; ${ROUNDS} interleaved round(s) of ${SECONDS} s per measurement; ` +
       `medians across rounds; "x ceiling" = median of per-round ratios to the ceiling in the same scenario and connection count. ` +
       `Durable Object storage: ${DO_STORAGE}. Worker stdout: ${WORKER_LOGS}. Load average at start ${fmtLoad(r.loadavgAtStart)}, at end ${fmtLoad(os.loadavg())}.`,
@@ -114,6 +123,7 @@ export function reportJson(r) {
       coldStarts: COLD_STARTS,
       doStorage: DO_STORAGE,
       workerLogs: WORKER_LOGS,
+      load: LOADER,
       scenarios: SCENARIOS.map((s) => s.id),
     },
     environment: environment(r.loadavgAtStart, [

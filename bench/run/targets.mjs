@@ -9,7 +9,7 @@ import { openSession } from '../lib/mcp-session.mjs';
 import { listResult } from '../lib/prompts.mjs';
 import { seedCatalog } from '../lib/seed.mjs';
 import { startMiniflare, startPeer } from '../lib/start-target.mjs';
-import { ceilingPath, getPage, requestFor } from './checks.mjs';
+import { ceilingPath, getPage, replayedHeaders, requestFor } from './checks.mjs';
 import { DO_STORAGE, SCENARIOS, SIGNING_SECRET } from './settings.mjs';
 
 export function gatewayOptions(build, wcfg, overrides = {}) {
@@ -25,21 +25,28 @@ export const openBenchSession = async (url) =>
   (await openSession(fetchText, url, { clientInfo: CLIENT_INFO })).sessionId;
 
 /**
- * The ceiling's bodies: for each POST scenario it runs in, the bytes the scenario's gateway
- * returned (checked again in verify), by the path the ceiling is asked on (checks.mjs).
+ * The ceiling's answers: for each POST scenario it runs in, the bytes and headers the scenario's
+ * gateway returned (checked again in verify), by the path the ceiling is asked on (checks.mjs).
+ * Every GET scenario reads the one GET /prompts page: its headers are `get`.
  */
-async function ceilingBodies(targets) {
+async function ceilingAnswers(targets) {
   const bodies = {};
+  const headers = {};
+  let get;
   for (const s of SCENARIOS) {
-    if (s.method === 'GET' || !s.targets.includes('ceiling')) continue;
+    if (!s.targets.includes('ceiling')) continue;
     const gateway = targets[s.targets.find((t) => targets[t]?.kind === 'gateway')];
     const req = requestFor(s, gateway);
     const r = await fetchText(req.url, req);
     if (r.status !== 200)
-      throw new Error(`${s.id} on ${gateway.id}: HTTP ${r.status} while reading the ceiling's body`);
-    bodies[ceilingPath(s)] = r.text;
+      throw new Error(`${s.id} on ${gateway.id}: HTTP ${r.status} while reading the ceiling's answer`);
+    if (s.method === 'GET') get = replayedHeaders(r.headers);
+    else {
+      headers[ceilingPath(s)] = replayedHeaders(r.headers);
+      bodies[ceilingPath(s)] = r.text;
+    }
   }
-  return bodies;
+  return { bodies, headers, get };
 }
 
 /** Starts every target (Miniflare instances one at a time, see startMiniflare); resolves the targets by id. */
@@ -79,11 +86,13 @@ export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
   };
   // The ceiling gets the same request bytes as the gateway (session id included), and answers
   // each with the gateway's response bytes.
-  const answers = await ceilingBodies(targets);
+  const answers = await ceilingAnswers(targets);
   const bodies = {
     CEILING_BODY: JSON.stringify({ jsonrpc: '2.0', id: 1, result: listResult() }),
-    CEILING_BODIES: JSON.stringify(answers),
+    CEILING_BODIES: JSON.stringify(answers.bodies),
+    CEILING_HEADERS: JSON.stringify(answers.headers),
     CEILING_GET_BODY: JSON.stringify(getPage(wcfg)),
+    ...(answers.get && { CEILING_GET_HEADERS: JSON.stringify(answers.get) }),
   };
   const ceiling = await startMiniflare(h, ceilingOptions(ceilingBuild, wcfg, bodies), 'ceiling');
   targets.ceiling = {
@@ -92,7 +101,9 @@ export async function startTargets(h, gatewayBuild, ceilingBuild, wcfg) {
     label: "ceiling (bare Hono Worker, the gateway's bytes)",
     url: ceiling.url,
     sessionId: targets.gateway.sessionId,
-    bodies: answers,
+    bodies: answers.bodies,
+    headers: answers.headers,
+    getHeaders: answers.get,
   };
   targets.gateway.recheckMs = recheckDefault;
   const instances = { ceiling, gateway, 'gateway-recheck0': gateway0, 'gateway-init': gatewayInit, peer };
