@@ -3,9 +3,8 @@
  * The index (`/`): every prompt the viewer may see with its slash command and a week of use, the
  * search and filter form (works as a plain GET form; the script filters as you type), the
  * connect instructions with this gateway's real URL, and the health of the catalog and upstreams
- * (its rows are spliced in per request at HEALTH_SLOT: health is not part of the cached page).
+ * (health-table.tsx).
  */
-import { raw } from 'hono/html';
 import {
   claudeCodeCommand,
   claudeDesktopConfig,
@@ -15,11 +14,10 @@ import {
   vscodeLink,
 } from './connect.js';
 import { matches } from './filter.js';
-import { Layout, When } from './layout.js';
+import { Health } from './health-table.js';
+import { Layout } from './layout.js';
 import { Spark } from './spark.js';
-import type { HealthRow, IndexData, PromptCard } from './types.js';
-
-export const HEALTH_SLOT = '<!--pg:health-->';
+import type { IndexData, PromptCard } from './types.js';
 
 function Card({ p, hidden }: { p: PromptCard; hidden: boolean }) {
   return (
@@ -114,66 +112,6 @@ function Connect({ url }: { url: string }) {
         <code id="cmd-inspector">{inspectorCommand(url)}</code>
       </pre>
       <p class="hint">The server is named {SERVER_NAME} in each.</p>
-    </section>
-  );
-}
-
-/** The upstream rows of the health table, rendered per request; 'unknown' and 'restricted' as /status says them. */
-export function HealthRows({ rows }: { rows: HealthRow[] | 'unknown' | 'restricted' }) {
-  if (rows === 'restricted')
-    return (
-      <tr data-state="restricted">
-        <td colspan={4}>Sign in to see the upstream servers' health.</td>
-      </tr>
-    );
-  if (rows === 'unknown')
-    return (
-      <tr data-state="unknown">
-        <td colspan={4}>Upstream health is unknown: the catalog writer did not answer. Try again shortly.</td>
-      </tr>
-    );
-  if (!rows.length)
-    return (
-      <tr>
-        <td colspan={4}>No upstream servers are configured.</td>
-      </tr>
-    );
-  return (
-    <>
-      {rows.map((u) => (
-        <tr data-upstream={u.id} data-state={u.state}>
-          <th scope="row">{u.id}</th>
-          <td>
-            <span class={`state state-${u.state}`}>{u.state.replace('_', ' ')}</span>
-            {u.fault ? ` (${u.fault})` : ''}
-          </td>
-          <td>{u.prompts}</td>
-          <td>{u.lastSuccess ? <When iso={u.lastSuccess} /> : 'never'}</td>
-        </tr>
-      ))}
-    </>
-  );
-}
-
-function Health({ d }: { d: IndexData }) {
-  return (
-    <section id="health" data-generation={d.generation} aria-labelledby="health-h">
-      <h2 id="health-h">Health</h2>
-      <p>
-        Catalog generation <code>{d.generation}</code>, published <When iso={d.updatedAt} id="published" />.
-      </p>
-      <table>
-        <caption>Upstream servers</caption>
-        <thead>
-          <tr>
-            <th scope="col">Upstream</th>
-            <th scope="col">State</th>
-            <th scope="col">Prompts</th>
-            <th scope="col">Last listed</th>
-          </tr>
-        </thead>
-        <tbody>{raw(HEALTH_SLOT)}</tbody>
-      </table>
     </section>
   );
 }
