@@ -29,6 +29,10 @@ import { ReplayLog } from './replay-log.js';
 import { ShardAdmission } from './shard-admission.js';
 import { closeSocket, echoClose, sendFrame } from './sockets.js';
 import { log } from '../lib/log.js';
+import { bounded } from '../lib/bounded.js';
+
+/** How long a stream open at a shard that never announced a change waits for the feed's position. */
+const FEED_WAIT_MS = 2_000;
 
 const LISTENER = 'listener';
 const STREAM = 'stream';
@@ -93,9 +97,10 @@ export class RegistryShard extends DurableObject<Env> {
    */
   private published: Promise<number> | undefined;
   private feedPublished(): Promise<number> {
-    const asked = (this.published ??= feedStatus(this.env).then((s) => s.published));
-    // The feed not answering must not cost the stream: it opens as if nothing was missed, which is
-    // all a shard in the fan-out since its start could say, and the next open asks again.
+    const asked = (this.published ??= bounded(feedStatus(this.env), FEED_WAIT_MS).then((s) => s.published));
+    // The feed not answering (failing, or hanging past FEED_WAIT_MS) must not cost the stream: it
+    // opens as if nothing was missed, which is all a shard in the fan-out since its start could
+    // say, and the next open asks again.
     return asked.catch((e: unknown) => {
       if (this.published === asked) this.published = undefined;
       log.warn('change feed did not answer a stream open; opened without it', { error: String(e) });

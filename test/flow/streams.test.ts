@@ -331,6 +331,19 @@ describe('catalog changes', () => {
     expect(await stream.nextMessage()).toEqual({ id: 'k.6000000', message: LIST_CHANGED });
     await stream.close();
   });
+  it('a stream opens at a shard that never announced a change even when the feed hangs', async () => {
+    const shard = shardStub(env, 93);
+    const feed = hold(feedStub());
+    try {
+      // Opened while the feed is still held: its position is waited for a bounded time, not forever.
+      const stream = readEvents((await directStream({ sessionId: 'feed-hung', shard: 93, since: 1 }))!);
+      await shard.deliver({ kind: 'prompts_list_changed', generation: 6_100_000 }, 6_099_999);
+      expect(await stream.nextMessage()).toEqual({ id: 'k.6100000', message: LIST_CHANGED });
+      await stream.close();
+    } finally {
+      await feed.release();
+    }
+  });
   it('a new stream starts no later than the catalog its list may be of: a change announced in between is announced on it', async () => {
     // A shard of its own (the fan-out uses shards 0-3), so its made-up generations touch no other test.
     const shard = shardStub(env, 98);
