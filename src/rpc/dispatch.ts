@@ -121,7 +121,8 @@ function run(
       throw e;
     }
     // A modern method may end the exchange with an HTTP status (-32021 found only once an upstream was asked): app.onError answers it, with the id.
-    if (e instanceof HttpError && ctx.era === 'modern') {
+    // So does a session its object found ended mid-call, in either era: 404, as every later request gets.
+    if (e instanceof HttpError && (ctx.era === 'modern' || e.code === ErrorCode.SessionNotFound)) {
       fact.errorCode = e.code;
       throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers, id: msg.id });
     }

@@ -72,14 +72,9 @@ export class SessionObject extends DurableObject<Env> {
    * in between expires early by at most that.
    */
   async touch(init: SessionInit): Promise<boolean> {
-    const s = await this.ensure(init);
+    const s = await this.live(init);
     if (!s) return false;
-    const now = Date.now();
-    if (now >= s.lastSeenAt + s.ttlMs) {
-      await this.expire(s);
-      return false;
-    }
-    s.lastSeenAt = now;
+    const now = s.lastSeenAt;
     if (now - (this.seenWrittenAt ?? 0) > Math.min(60_000, s.ttlMs / 10)) {
       this.seenWrittenAt = now;
       await this.ctx.storage.put('state', s);
@@ -87,12 +82,27 @@ export class SessionObject extends DurableObject<Env> {
     return true;
   }
 
+  /** A use of the session: false when it ended or sat idle past its TTL (and is expired now). */
   async setLogLevel(init: SessionInit, level: LoggingLevel): Promise<boolean> {
-    const s = await this.ensure(init);
+    const s = await this.live(init);
     if (!s) return false;
     s.logLevel = level;
+    this.seenWrittenAt = s.lastSeenAt;
     await this.ctx.storage.put('state', s);
     return true;
+  }
+
+  /** The session's state with this use recorded, or null when it ended or sat idle past its TTL. */
+  private async live(init: SessionInit): Promise<SessionState | null> {
+    const s = await this.ensure(init);
+    if (!s) return null;
+    const now = Date.now();
+    if (now >= s.lastSeenAt + s.ttlMs) {
+      await this.expire(s);
+      return null;
+    }
+    s.lastSeenAt = now;
+    return s;
   }
 
   /**

@@ -3,7 +3,7 @@
  * (not at initialize): checked here directly in storage, including idle
  * expiry by alarm, and sessions that never had an object.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../src/session/session-state.js';
 import { checkSession, endSession, sessionLiveness } from '../../src/session/sessions.js';
@@ -12,7 +12,9 @@ import { waitFor } from '../helpers/feed.js';
 import { hold } from '../helpers/hold.js';
 import { mintSessionId, readSessionToken } from '../../src/session/token.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { expectError, openSession, post, publish, request } from '../helpers/worker.js';
+import { expectError, MCP_URL, openSession, post, publish, request } from '../helpers/worker.js';
+import { initialize, postInit } from '../helpers/protocol.js';
+import worker from '../../src/index.js';
 
 const SECRET = 'test-signing-secret';
 const stubOf = (id: string) => env.SESSIONS.get(env.SESSIONS.idFromName(id));
@@ -151,6 +153,33 @@ describe('session Durable Object', () => {
     expect(await checkSession(env, SECRET, c.id, 60_000)).toBe('2025-11-25');
     await endSession(env, await initOf(c.id));
     expect(await checkSession(env, SECRET, c.id, 60_000)).toBeNull();
+  });
+  it('logging/setLevel on a session ended behind the memo is 404 -32001, and the session stays ended here', async () => {
+    // A deployment's memo (the tests' default rechecks on every request), so this isolate vouches.
+    const memo = { ...env, SESSION_RECHECK_MS: '60000' };
+    const send = (body: unknown, session?: string) =>
+      worker.fetch(new Request(MCP_URL, postInit(body, { session })), memo, createExecutionContext());
+    const init = await send(initialize());
+    const id = init.headers.get('mcp-session-id')!;
+    expect((await send(request('ping'), id)).status).toBe(200);
+    // Another isolate's DELETE: the object is ended; this isolate's memo still trusts the session.
+    await stubOf(id).end(await initOf(id));
+    const setLevel = { jsonrpc: '2.0', id: 'lvl', method: 'logging/setLevel', params: { level: 'debug' } };
+    const res = await send(setLevel, id);
+    expect((await res.clone().json<{ id?: unknown }>()).id, 'the request id is echoed').toBe('lvl');
+    await expectError(res, 404, -32001);
+    await expectError(await send(request('ping'), id), 404, -32001);
+    // Idle past its TTL while the memo vouched: setting a level is a use, and finds it expired.
+    const idle = (await send(initialize())).headers.get('mcp-session-id')!;
+    // Its first level is the state that makes its object.
+    expect((await send(setLevel, idle)).status).toBe(200);
+    await runInDurableObject(stubOf(idle), async (o, ctx) => {
+      const st = (await ctx.storage.get<SessionState>('state'))!;
+      await ctx.storage.put('state', { ...st, lastSeenAt: Date.now() - 61_000 });
+      (o as unknown as { state: unknown }).state = undefined;
+    });
+    await expectError(await send(setLevel, idle), 404, -32001);
+    expect(await runInDurableObject(stubOf(idle), (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
   });
   it('a DELETE racing a touch from another isolate stays a DELETE: the session is not made anew while its stream ends', async () => {
     const s = await openSession();

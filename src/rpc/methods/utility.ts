@@ -4,8 +4,8 @@
  */
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { principalIdOf } from '../../lib/caller.js';
-import { sessionInit, setSessionLogLevel } from '../../session/sessions.js';
-import { ErrorCode, invalidParams, RpcError } from '../errors.js';
+import { markEnded, sessionInit, setSessionLogLevel } from '../../session/sessions.js';
+import { ErrorCode, HttpError, invalidParams } from '../errors.js';
 import type { Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 
@@ -28,7 +28,9 @@ export async function setLevel(params: Params, ctx: CallContext): Promise<Record
   const level = params?.level;
   if (!LEVELS.includes(level as LoggingLevel)) throw invalidParams(`level must be one of ${LEVELS.join(', ')}`);
   const init = await sessionInit(ctx.secret, ctx.sessionId, principalIdOf(ctx.principal));
-  if (!init || !(await setSessionLogLevel(ctx.env, init, level as LoggingLevel)))
-    throw new RpcError(ErrorCode.InternalError, 'Session ended while setting the log level');
-  return {};
+  if (init && (await setSessionLogLevel(ctx.env, init, level as LoggingLevel))) return {};
+  // Ended (or idle past its TTL) on another isolate after this one's liveness memo vouched for it:
+  // its object says so, and the session is gone for this request as for any later one.
+  if (init) markEnded(init.id);
+  throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found', { id: ctx.requestId });
 }
