@@ -12,6 +12,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { ListReport } from './upstreams/report.js';
 import type { CatalogSnapshot, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
 import { publishableSkills } from './skills/publishable.js';
+import { validateSkill } from './skills/validate.js';
 import {
   PROMPT_ROWS,
   SKILL_ROWS,
@@ -190,12 +191,12 @@ export class CatalogWriter extends DurableObject<Env> {
 
   /** Restores the exact text of an earlier version as a new version. */
   async rollback(name: string, version: number, by?: string): Promise<WriteResult> {
-    return this.writes.rollback(PROMPT_ROWS, name, version, by);
+    return this.writes.rollback(PROMPT_ROWS, name, version, validatePrompt, by);
   }
 
   /** Restores an earlier skill version; its files are still in KV (bytes by digest are never deleted). */
   async rollbackSkill(name: string, version: number, by?: string): Promise<WriteResult> {
-    return this.writes.rollback(SKILL_ROWS, name, version, by);
+    return this.writes.rollback(SKILL_ROWS, name, version, (r) => validateSkill(r), by);
   }
 
   override async alarm(): Promise<void> {

@@ -54,14 +54,25 @@ export class VersionedWrites {
     });
   }
 
-  /** The exact text of an earlier version, as a new version. */
-  rollback(kind: RowKind, name: string, version: number, by?: string): Promise<WriteResult> {
+  /**
+   * The exact text of an earlier version, as a new version, if it passes today's `check`: a version
+   * recorded before a rule was tightened is refused as any new write of it would be.
+   */
+  rollback(
+    kind: RowKind,
+    name: string,
+    version: number,
+    check: (record: unknown) => Issue[],
+    by?: string,
+  ): Promise<WriteResult> {
     return this.mutate(async () => {
       const record = this.versions.record<Named>(kind, name, version);
       if (!record) {
         const noun = kind.noun[0]!.toUpperCase() + kind.noun.slice(1);
         return { ok: false, reason: 'not_found', message: `${noun} "${name}" has no version ${version} with content` };
       }
+      const issues = check(record);
+      if (issues.length) return { ok: false, reason: 'invalid', issues };
       return this.commit(kind, this.versions.latestTexts(kind), [record], [], false, by);
     });
   }

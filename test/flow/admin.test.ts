@@ -271,6 +271,26 @@ describe('writes', () => {
     expect((await admin('POST', '/prompts/rb/rollback', { version: 9 })).status).toBe(404);
     expect((await admin('POST', '/prompts/rb/rollback', { version: 'x' })).status).toBe(400);
   });
+  it("rollback to a version today's rules refuse is 422 with the issues, and writes nothing", async () => {
+    // A version recorded before a rule was tightened: a role no prompt may have today.
+    const stale = JSON.stringify({
+      name: 'rb_old',
+      messages: [{ role: 'system', content: { type: 'text', text: 'old' } }],
+    });
+    await runInDurableObject(writerObject(env), (_o, ctx) => {
+      ctx.storage.sql.exec(
+        "INSERT INTO versions (name, version, generation, record, created_at) VALUES ('rb_old', 1, 1, ?, 0)",
+        stale,
+      );
+    });
+    expect((await admin('PUT', '/prompts/rb_old', text('rb_old', 'current'))).status).toBe(200);
+    const res = await admin('POST', '/prompts/rb_old/rollback', { version: 1 });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).error.issues[0].path).toBe('messages[0].role');
+    const now = (await (await admin('GET', '/prompts/rb_old')).json()) as any;
+    expect(now.version).toBe(2);
+    expect(now.prompt.messages[0].content.text).toBe('current');
+  });
   it('100 concurrent publishes from several clients lose no update; the last applied wins', async () => {
     const clients = 4;
     await Promise.all(
