@@ -2,10 +2,13 @@
  * The upstream client against real MCP servers of every era, and against
  * servers that fail in the ways real ones do.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { hangingServer, pingingServer, pollingServer, versionServer } from '../helpers/session-servers.js';
 import { MAX_PONGS_PER_REPLY } from '../../src/catalog/upstreams/session-calls.js';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
+import { cutListed, MAX_LISTED_BYTES } from '../../src/catalog/upstreams/prompt-pages.js';
+import { readSse } from '../../src/catalog/upstreams/sse-reader.js';
+import { pagedUpstream } from '../helpers/paged-upstream.js';
 import {
   everything,
   faultyServer,
@@ -429,5 +432,89 @@ describe('a request the client stops waiting for', () => {
     expect(server.cancelled).toEqual([
       { params: { requestId: expect.any(Number), reason: expect.stringMatching(/within 400 ms/) }, session: 'h-1' },
     ]);
+  });
+});
+
+describe('a listing of many pages', () => {
+  /** `prompt(n)` for the n-th prompt listed; 10 a page, a nextCursor on all but the 100th. */
+  const paged = (prompt: (n: number) => Record<string, unknown>) =>
+    pagedUpstream((_method, params) => {
+      const page = Number(params.cursor ?? 0);
+      const prompts = Array.from({ length: 10 }, (_, i) => prompt(page * 10 + i));
+      return page < 99 ? { prompts, nextCursor: String(page + 1) } : { prompts };
+    });
+  const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+
+  it('keeps each prompt cut to what can be published, not the pages: 1,000 prompts of 20 KB descriptions', async () => {
+    // Each page is far under the reply cap; the pages together (19 MiB) were all kept until the last.
+    const long = 'x'.repeat(20_000);
+    const { client: c, asked } = paged((n) => ({ name: `p${n}`, description: long, _meta: { dropped: true } }));
+    const prompts = await c.listPrompts();
+    expect(asked).toHaveLength(100);
+    expect(prompts).toHaveLength(1000);
+    expect(prompts[999]).toEqual({ name: 'p999', description: 'x'.repeat(4000) });
+    expect(jsonBytes(prompts)).toBeLessThan(MAX_LISTED_BYTES);
+  });
+
+  it('stops reading pages once the cut entries pass MAX_LISTED_BYTES, keeping those before', async () => {
+    const arg = (i: number) => ({ name: `a${i}`, description: 'y'.repeat(5000) });
+    const prompt = (n: number) => ({ name: `p${n}`, arguments: Array.from({ length: 8 }, (_, i) => arg(i)) });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const { client: c, asked } = paged(prompt);
+      const prompts = await c.listPrompts();
+      const kept = prompts.length;
+      expect(prompts.map((p) => p.name)).toEqual(Array.from({ length: kept }, (_, n) => `p${n}`));
+      const bytes = prompts.reduce((sum, p) => sum + jsonBytes(p), 0);
+      expect(bytes).toBeLessThanOrEqual(MAX_LISTED_BYTES);
+      expect(bytes + jsonBytes(cutListed(prompt(kept)))).toBeGreaterThan(MAX_LISTED_BYTES);
+      // The page that passed the bound was the last one asked for.
+      expect(asked).toHaveLength(Math.floor(kept / 10) + 1);
+      expect(warn.mock.calls.map(([line]) => JSON.parse(String(line)).msg)).toContain(
+        'upstream prompts listing cut past its byte bound',
+      );
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
+
+describe('an SSE line ending split across chunks', () => {
+  const stream = (chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(ctl) {
+        for (const s of chunks) ctl.enqueue(new TextEncoder().encode(s));
+        ctl.close();
+      },
+    });
+  const events = async (chunks: string[]) => {
+    const out = [];
+    for await (const ev of readSse(stream(chunks))) out.push(ev.data);
+    return out;
+  };
+
+  it('a CR ending one chunk and an LF starting the next are one line ending', async () => {
+    expect(await events(['data: {"jsonrpc":"2.0",\r', '\ndata: "id":1,"result":{}}\r\n\r\n'])).toEqual([
+      '{"jsonrpc":"2.0",\n"id":1,"result":{}}',
+    ]);
+    expect(await events(['data: a\r', '\n\r', '\n'])).toEqual(['a']);
+  });
+
+  it('a CR ending a chunk followed by anything else, or ending the stream, still ends its line', async () => {
+    expect(await events(['data: a\r', 'data: b\r\r'])).toEqual(['a\nb']);
+    expect(await events(['data: a\r', '\r'])).toEqual(['a']);
+    // An event that no blank line ends is not dispatched, at the end of the stream as anywhere.
+    expect(await events(['data: a\r'])).toEqual([]);
+  });
+
+  it('a reply whose CRLF is split is read as one reply', async () => {
+    const { client: c } = pagedUpstream((_method, _params, id) => {
+      const chunks = [
+        `data: {"jsonrpc":"2.0","id":${JSON.stringify(id)},\r`,
+        '\ndata: "result":{"prompts":[{"name":"split"}]}}\r\n\r\n',
+      ];
+      return new Response(stream(chunks), { headers: { 'content-type': 'text/event-stream' } });
+    });
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['split']);
   });
 });

@@ -91,12 +91,26 @@ export function mapSkill(mount: string, upstream: string, entry: unknown): Upstr
   return skill;
 }
 
-/** A whole listing's entries, mapped; skipped ones are logged, and the kept ones bounded in count and bytes. */
-export function mapSkills(u: Pick<UpstreamConfig, 'id' | 'prefix'>, entries: readonly unknown[]): UpstreamSkill[] {
+/** What a skills listing has kept so far: its pages are mapped one by one (skills.ts), never held whole. */
+export interface KeptSkills {
+  skills: UpstreamSkill[];
+  uris: Set<string>;
+  bytes: number;
+}
+
+export const noSkillsKept = (): KeptSkills => ({ skills: [], uris: new Set(), bytes: 0 });
+
+/**
+ * A listing's entries (a whole listing, or its next page onto what `kept` holds), mapped; skipped ones
+ * are logged, and the kept ones bounded in count and bytes across the whole listing.
+ */
+export function mapSkills(
+  u: Pick<UpstreamConfig, 'id' | 'prefix'>,
+  entries: readonly unknown[],
+  kept: KeptSkills = noSkillsKept(),
+): UpstreamSkill[] {
   const mount = mountOf(u);
-  const out: UpstreamSkill[] = [];
-  const uris = new Set<string>();
-  let bytes = 0;
+  const { skills: out, uris } = kept;
   for (const e of entries) {
     const s = mapSkill(mount, u.id, e);
     const why =
@@ -106,7 +120,7 @@ export function mapSkills(u: Pick<UpstreamConfig, 'id' | 'prefix'>, entries: rea
           ? 'listed twice'
           : out.length >= MAX_UPSTREAM_SKILLS
             ? `past ${MAX_UPSTREAM_SKILLS} skills`
-            : (bytes += utf8Length(canonical(s))) > MAX_SKILLS_LISTING_BYTES
+            : (kept.bytes += utf8Length(canonical(s))) > MAX_SKILLS_LISTING_BYTES
               ? `past ${MAX_SKILLS_LISTING_BYTES} bytes of listing`
               : null;
     if (why !== null || typeof s === 'string') {

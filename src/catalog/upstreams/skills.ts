@@ -11,7 +11,7 @@ import type { UpstreamSkill, UpstreamState } from '../types.js';
 import type { UpstreamClient } from './client.js';
 import type { UpstreamConfig } from './schema.js';
 import { describeFault, UpstreamError } from './errors.js';
-import { declaresSkills, mapSkills, MAX_SKILL_PAGES, MAX_UPSTREAM_SKILLS } from './skill-entries.js';
+import { declaresSkills, mapSkills, MAX_SKILL_PAGES, MAX_UPSTREAM_SKILLS, noSkillsKept } from './skill-entries.js';
 import { type Json } from './wire.js';
 import { deadline, type Deadline } from './deadline.js';
 
@@ -21,18 +21,24 @@ export interface SkillsOutcome {
   skillsError?: string;
 }
 
-/** Every `skills/list` page (bounded like prompts/list), within the operation's deadline; never throws. */
+/**
+ * Every `skills/list` page (bounded like prompts/list), within the operation's deadline; never throws.
+ * Each page is mapped as it arrives: the listing keeps its mapped skills (bounded in bytes), never the pages.
+ */
 export async function listSkills(client: UpstreamClient, u: UpstreamConfig, d: Deadline): Promise<SkillsOutcome> {
-  const all: unknown[] = [];
+  const kept = noSkillsKept();
+  let listed = 0;
   let cursor: string | undefined;
   try {
     for (let page = 0; page < MAX_SKILL_PAGES; page++) {
       const r = await client.request('skills/list', cursor ? { cursor } : {}, d);
       if (!Array.isArray(r.skills)) throw new UpstreamError('protocol', 'skills/list result has no skills array');
       // Entries past the cap are not read into the listing (mapSkills would skip them anyway).
-      all.push(...(r.skills as unknown[]).slice(0, MAX_UPSTREAM_SKILLS - all.length));
+      const entries = (r.skills as unknown[]).slice(0, MAX_UPSTREAM_SKILLS - listed);
+      listed += entries.length;
+      mapSkills(u, entries, kept);
       cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
-      if (!cursor || all.length >= MAX_UPSTREAM_SKILLS) return { skills: mapSkills(u, all) };
+      if (!cursor || listed >= MAX_UPSTREAM_SKILLS) return { skills: kept.skills };
     }
     throw new UpstreamError('protocol', `skills/list did not end within ${MAX_SKILL_PAGES} pages`);
   } catch (e) {

@@ -31,12 +31,13 @@ export async function* readSse(
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buf = '';
+  // A CR that ends a chunk waits for the next: an LF there makes them one line ending (CRLF), not two.
+  let cr = '';
   const spent = limits.spent ?? { bytes: 0 };
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
-      spent.bytes += value.byteLength;
+      if (!done) spent.bytes += value.byteLength;
       if (limits.maxTotal !== undefined && spent.bytes > limits.maxTotal)
         throw new UpstreamError(
           'protocol',
@@ -45,7 +46,9 @@ export async function* readSse(
           undefined,
           'too_large',
         );
-      buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+      const text = cr + (done ? decoder.decode() : decoder.decode(value, { stream: true }));
+      cr = !done && text.endsWith('\r') ? '\r' : '';
+      buf += (cr ? text.slice(0, -1) : text).replace(/\r\n?/g, '\n');
       let i;
       while ((i = buf.indexOf('\n\n')) >= 0) {
         const block = buf.slice(0, i);
@@ -65,6 +68,8 @@ export async function* readSse(
         }
         if (data.length || id !== undefined) yield { event, id, data: data.join('\n') };
       }
+      // What is left at the end is an event never ended by a blank line: dropped, as the SSE spec says.
+      if (done) return;
       if (buf.length > maxEvent)
         throw new UpstreamError(
           'protocol',
