@@ -1,14 +1,42 @@
 /**
- * How the CLI talks to the admin API: one authenticated request with a readable error, and the
- * paged reads (a listing from one catalog generation, a history oldest first). api.ts names the
- * endpoints on top of it.
+ * How the CLI talks to the admin API: one authenticated request whose answer is checked
+ * (answer.ts), and the paged reads (a listing from one catalog generation, a history oldest
+ * first). api.ts names the endpoints on top of it.
  */
-import type { Issue } from '../src/catalog/types.js';
-import { CliError } from './api-types.js';
+import { answerOf, type Shape } from './answer.js';
+import { ANSWERS, CliError, UsageError } from './api-types.js';
 import { send, type RetryOptions } from './http.js';
 
 /** Reads of a paged listing before giving up on a catalog that keeps changing under it. */
 const LIST_ATTEMPTS = 5;
+
+/** Why `token` cannot be sent as it is, or undefined; never the token itself, which would then be printed. */
+function malformed(token: string): string | undefined {
+  const codes = [...token].map((c) => c.codePointAt(0)!);
+  if (codes.some((c) => c === 0x0a || c === 0x0d)) return 'it holds a line break';
+  if (codes.some((c) => c < 0x20 || c === 0x7f)) return 'it holds a control character';
+  if (codes.some((c) => c > 0x7f)) return 'it holds a character that is not ASCII';
+  // fetch would trim it, and send another token than the one given.
+  if (/^\s|\s$/.test(token)) return 'it starts or ends with a space';
+  return undefined;
+}
+
+/** The gateway's URL, checked before anything is sent; said without its text, which may hold a password. */
+function gatewayUrl(baseUrl: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // Said below, without the text.
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new UsageError('the gateway URL (--url or PROMPTGATE_URL) must be an http:// or https:// URL');
+  if (url.username || url.password)
+    throw new UsageError(
+      'the gateway URL (--url or PROMPTGATE_URL) holds a user name or password: leave it out (the token goes in --token)',
+    );
+  return url;
+}
 
 export class AdminTransport {
   constructor(
@@ -16,44 +44,31 @@ export class AdminTransport {
     private readonly token: string,
     /** How a 429 is waited out (http.ts); the defaults are the CLI's, tests shorten them. */
     private readonly retry: RetryOptions = {},
-  ) {}
-
-  protected async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await send(
-      new URL(path, this.baseUrl),
-      {
-        method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-      this.retry,
-    );
-    const json = (await res.json().catch(() => null)) as { error?: { message: string; issues?: Issue[] } } | null;
-    if (!res.ok) {
-      const issues = json?.error?.issues?.map((i) => `\n  ${i.path}: ${i.message}`).join('') ?? '';
-      throw new CliError(
-        `${method} ${path} failed (HTTP ${res.status}): ${json?.error?.message ?? res.statusText}${issues}`,
+  ) {
+    gatewayUrl(baseUrl);
+    const why = malformed(token);
+    if (why)
+      throw new UsageError(
+        `the token (--token or PROMPTGATE_TOKEN) is malformed: ${why}, which an HTTP header cannot carry as it is`,
       );
-    }
-    return json as T;
   }
 
-  protected raw(method: string, path: string, body?: Uint8Array): Promise<Response> {
-    return send(
-      new URL(path, this.baseUrl),
-      {
-        method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/octet-stream' }),
-        },
-        body,
-      },
-      this.retry,
-    );
+  /** `path`'s answer, holding what `shape` says (answer.ts); a failure is a CliError naming the request. */
+  protected async call<T>(method: string, path: string, shape: Shape, body?: unknown): Promise<T> {
+    const json = body === undefined ? undefined : JSON.stringify(body);
+    const res = await this.send(method, path, json, 'application/json');
+    return answerOf<T>(res, `${method} ${path}`, shape);
+  }
+
+  /** The bare response, for bytes; `undo`: the undoing of an interrupted command (interrupt.ts). */
+  protected raw(method: string, path: string, body?: Uint8Array, undo = false): Promise<Response> {
+    return this.send(method, path, body, 'application/octet-stream', undo);
+  }
+
+  private send(method: string, path: string, body: string | Uint8Array | undefined, type: string, undo = false) {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    if (body !== undefined) headers['content-type'] = type;
+    return send(new URL(path, this.baseUrl), { method, headers, body, undo }, this.retry);
   }
 
   /**
@@ -70,11 +85,12 @@ export class AdminTransport {
         const page = await this.call<Record<typeof key, R[]> & { next?: string; generation: number }>(
           'GET',
           after === undefined ? path : `${path}?after=${encodeURIComponent(after)}`,
+          ANSWERS[key],
         );
         moved ||= generation !== undefined && page.generation !== generation;
         generation = page.generation;
         out.push(...page[key]);
-        after = page.next;
+        after = page.next ?? undefined;
       } while (after !== undefined && !moved);
       if (!moved) return out;
       if (attempt === LIST_ATTEMPTS)
@@ -90,9 +106,10 @@ export class AdminTransport {
       const page = await this.call<{ history: R[]; next?: number }>(
         'GET',
         `${path}?limit=1000${before === undefined ? '' : `&before=${before}`}`,
+        ANSWERS.history,
       );
       pages.unshift(page.history);
-      before = page.next;
+      before = page.next ?? undefined;
     } while (before !== undefined);
     return pages.flat();
   }

@@ -1,7 +1,9 @@
 /**
- * What the admin client (api.ts) speaks in: its errors, and the shapes of what it sends and gets.
+ * What the admin client (api.ts) speaks in: its errors, and the shapes of what it sends and gets
+ * (ANSWERS: what each answer must hold before a command reads it).
  */
 import type { SetDiff } from '../src/catalog/diff.js';
+import type { Field, Shape } from './answer.js';
 
 /** A failure the CLI reports and exits 1 on. */
 export class CliError extends Error {}
@@ -35,3 +37,45 @@ export interface PublishOptions {
   dryRun?: boolean;
   prune?: boolean;
 }
+
+/**
+ * What each answer must hold for the command that reads it (answer.ts checks): the fields it
+ * prints or uses, no more, so a gateway that adds a field answers as well as before.
+ */
+const names: Field = ['string'];
+const DIFF: Shape = { added: names, changed: names, removed: names, unchanged: names };
+const KEY: Shape = {
+  id: 'string',
+  name: 'string',
+  groups: names,
+  scopes: 'array?',
+  admin: 'boolean',
+  createdAt: 'string',
+  createdBy: 'string',
+  expiresAt: 'string?',
+  revokedAt: 'string?',
+};
+const LISTED: Shape = { name: 'string', _version: 'number' };
+
+export const ANSWERS = {
+  published: { generation: 'number', diff: DIFF, versions: 'object' },
+  upload: { upload: { id: 'string' } },
+  prompts: { prompts: [LISTED], generation: 'number', next: 'string?' },
+  skills: {
+    skills: [{ ...LISTED, files: [{ path: 'string', digest: 'string' }] }],
+    generation: 'number',
+    next: 'string?',
+  },
+  history: { history: [{ version: 'number', generation: 'number', createdAt: 'string' }], next: 'number?' },
+  missing: { missing: names },
+  uploaded: {},
+  created: { ...KEY, key: 'string' },
+  keys: { keys: [KEY] },
+  revoked: { id: 'string', name: 'string', revokedAt: 'string' },
+  usage: {
+    from: 'string',
+    by: 'string',
+    rows: [{ key: 'string', method: 'string', era: 'string', outcome: 'string', count: 'number' }],
+    totals: { count: 'number', ok: 'number', failed: 'number' },
+  },
+} satisfies Record<string, Shape>;

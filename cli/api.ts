@@ -5,7 +5,8 @@
 import type { KeyInfo } from '../src/catalog/keys-table.js';
 import type { PromptRecord, SkillRecord, VersionInfo } from '../src/catalog/types.js';
 import type { UsageAnswer } from '../src/routes/admin-usage.js';
-import { CliError, type NewKey, type PublishOptions, type PublishResult, type StagedSet } from './api-types.js';
+import { answerOf, bytesOf } from './answer.js';
+import { ANSWERS, type NewKey, type PublishOptions, type PublishResult, type StagedSet } from './api-types.js';
 import { AdminTransport } from './admin-transport.js';
 import { untilDone } from './interrupt.js';
 import { partsOf } from './parts.js';
@@ -43,16 +44,18 @@ export class AdminClient extends AdminTransport {
     const parts = partsOf(prompts);
     if (parts.length === 1)
       return {
-        publish: (opts) => this.call('POST', `/admin/publish?${query(opts)}`, { prompts }),
+        publish: (opts) => this.call('POST', `/admin/publish?${query(opts)}`, ANSWERS.published, { prompts }),
         discard: async () => {},
       };
-    const { id } = (await this.call<{ upload: { id: string } }>('POST', '/admin/uploads')).upload;
+    const { id } = (await this.call<{ upload: { id: string } }>('POST', '/admin/uploads', ANSWERS.upload)).upload;
     const at = `/admin/uploads/${encodeURIComponent(id)}`;
+    // Sent once, whoever asks first: a signal's cleanup, or the push that then stops.
+    let forgotten: Promise<void> | undefined;
     const forget = () =>
-      this.raw('DELETE', at).then(
+      (forgotten ??= this.raw('DELETE', at, undefined, true).then(
         () => undefined,
         () => undefined,
-      );
+      ));
     // Forgotten when the command is interrupted, too (interrupt.ts), not left open for its hour.
     const release = untilDone(forget);
     const discard = async () => {
@@ -60,12 +63,12 @@ export class AdminClient extends AdminTransport {
       await forget();
     };
     try {
-      for (const part of parts) await this.call('POST', `${at}/prompts`, { prompts: part });
+      for (const part of parts) await this.call('POST', `${at}/prompts`, ANSWERS.upload, { prompts: part });
     } catch (e) {
       await discard();
       throw e;
     }
-    return { publish: (opts) => this.call('POST', `${at}/publish?${query(opts)}`), discard };
+    return { publish: (opts) => this.call('POST', `${at}/publish?${query(opts)}`, ANSWERS.published), discard };
   }
 
   /** Every current prompt: the gateway lists them a page at a time. */
@@ -78,31 +81,31 @@ export class AdminClient extends AdminTransport {
   }
 
   rollback(name: string, version: number): Promise<PublishResult> {
-    return this.call('POST', `/admin/prompts/${encodeURIComponent(name)}/rollback`, { version });
+    return this.call('POST', `/admin/prompts/${encodeURIComponent(name)}/rollback`, ANSWERS.published, { version });
   }
 
   // ---- skills (docs/skills.md) ----
 
   /** Which of these file digests the gateway does not hold yet. */
   async missingFiles(digests: string[]): Promise<string[]> {
-    return (await this.call<{ missing: string[] }>('POST', '/admin/skills/files/missing', { digests })).missing;
+    const path = '/admin/skills/files/missing';
+    return (await this.call<{ missing: string[] }>('POST', path, ANSWERS.missing, { digests })).missing;
   }
 
   /** Uploads one file's bytes under their digest (the gateway checks they hash to it). */
   async uploadFile(digest: string, bytes: Uint8Array): Promise<void> {
-    const res = await this.raw('PUT', `/admin/skills/files/${digest}`, bytes);
-    if (!res.ok) throw new CliError(`uploading ${digest} failed (HTTP ${res.status}): ${await res.text()}`);
+    const path = `/admin/skills/files/${digest}`;
+    await answerOf(await this.raw('PUT', path, bytes), `PUT ${path}`, ANSWERS.uploaded);
   }
 
   /** A published file's bytes, for `pull`. */
   async fetchFile(digest: string): Promise<Uint8Array> {
-    const res = await this.raw('GET', `/admin/skills/files/${digest}`);
-    if (!res.ok) throw new CliError(`fetching ${digest} failed (HTTP ${res.status})`);
-    return new Uint8Array(await res.arrayBuffer());
+    const path = `/admin/skills/files/${digest}`;
+    return bytesOf(await this.raw('GET', path), `GET ${path}`);
   }
 
   publishSkills(skills: SkillRecord[], opts: PublishOptions = {}): Promise<PublishResult> {
-    return this.call('POST', `/admin/skills/publish?${query(opts)}`, { skills });
+    return this.call('POST', `/admin/skills/publish?${query(opts)}`, ANSWERS.published, { skills });
   }
 
   listSkills(): Promise<(SkillRecord & { _version: number; _updatedAt: string })[]> {
@@ -114,20 +117,20 @@ export class AdminClient extends AdminTransport {
   }
 
   rollbackSkill(name: string, version: number): Promise<PublishResult> {
-    return this.call('POST', `/admin/skills/${encodeURIComponent(name)}/rollback`, { version });
+    return this.call('POST', `/admin/skills/${encodeURIComponent(name)}/rollback`, ANSWERS.published, { version });
   }
 
   /** The answer carries the secret: the only time it is ever shown. */
   createKey(key: NewKey): Promise<KeyInfo & { key: string }> {
-    return this.call('POST', '/admin/keys', key);
+    return this.call('POST', '/admin/keys', ANSWERS.created, key);
   }
 
   async listKeys(): Promise<KeyInfo[]> {
-    return (await this.call<{ keys: KeyInfo[] }>('GET', '/admin/keys')).keys;
+    return (await this.call<{ keys: KeyInfo[] }>('GET', '/admin/keys', ANSWERS.keys)).keys;
   }
 
   revokeKey(id: string): Promise<KeyInfo> {
-    return this.call('DELETE', `/admin/keys/${encodeURIComponent(id)}`);
+    return this.call('DELETE', `/admin/keys/${encodeURIComponent(id)}`, ANSWERS.revoked);
   }
 
   /** Usage counts since `since` (ISO or epoch ms; the gateway's default: 24 hours ago). */
@@ -135,6 +138,6 @@ export class AdminClient extends AdminTransport {
     const q = new URLSearchParams();
     if (opts.since !== undefined) q.set('since', opts.since);
     if (opts.by !== undefined) q.set('by', opts.by);
-    return this.call('GET', `/admin/usage?${q.toString()}`);
+    return this.call('GET', `/admin/usage?${q.toString()}`, ANSWERS.usage);
   }
 }

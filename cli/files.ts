@@ -43,6 +43,36 @@ const MIME_BY_EXT: Record<string, string> = {
   py: 'text/x-python',
 };
 
+/** Strict: a byte that is not UTF-8 would be published as U+FFFD, text the author never wrote. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A text file's bytes as text, or the 1-based line of its first byte that is not UTF-8. Lines are
+ * split on the newline byte, which never occurs inside a UTF-8 sequence.
+ */
+export function utf8Text(bytes: Uint8Array): string | { line: number } {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    let line = 1;
+    for (let start = 0, end = 0; end <= bytes.length; end++) {
+      if (end < bytes.length && bytes[end] !== 0x0a) continue;
+      try {
+        UTF8.decode(bytes.subarray(start, end));
+      } catch {
+        return { line };
+      }
+      line++;
+      start = end + 1;
+    }
+    return { line };
+  }
+}
+
+/** What an author is told of a file that is not UTF-8 text. */
+export const NOT_UTF8 =
+  'is not UTF-8 text: save it as UTF-8 (what is published is text, and the gateway takes only UTF-8)';
+
 export function isPromptFile(path: string): boolean {
   return /\.(md|json|ya?ml)$/i.test(path) && !/(^|\/)README\.md$/i.test(path);
 }
@@ -64,6 +94,13 @@ function toBase64(bytes: Uint8Array): string {
 
 class FileError extends Error {}
 
+/** A `resource` block's file, which is sent as its text. */
+function assetText(bytes: Uint8Array, file: unknown): string {
+  const text = utf8Text(bytes);
+  if (typeof text !== 'string') throw new FileError(`resource.file: ${String(file)}, line ${text.line}, ${NOT_UTF8}`);
+  return text;
+}
+
 function typedBlock(kind: string, yamlText: string, path: string, src: FileSource): Record<string, unknown> {
   const spec = parseYaml(yamlText) as Record<string, unknown> | null;
   if (!spec || typeof spec !== 'object') throw new FileError(`${kind} block must be a YAML mapping`);
@@ -84,7 +121,7 @@ function typedBlock(kind: string, yamlText: string, path: string, src: FileSourc
     case 'resource':
       return {
         type: 'resource',
-        resource: { mimeType: mime, ...rest, ...(bytes ? { text: new TextDecoder().decode(bytes) } : {}) },
+        resource: { mimeType: mime, ...rest, ...(bytes ? { text: assetText(bytes, file) } : {}) },
       };
     default:
       return { type: 'resource_link', ...rest };

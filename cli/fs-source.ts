@@ -3,7 +3,8 @@
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isPromptFile, type FileSource } from './files.js';
+import type { Issue } from '../src/catalog/types.js';
+import { isPromptFile, NOT_UTF8, utf8Text, type FileSource } from './files.js';
 import { loadPromptFiles, type LoadResult } from './load.js';
 import { CliError } from './api.js';
 
@@ -34,13 +35,17 @@ function walk(dir: string, out: string[], root = dir, seen = new Set<string>()):
   }
 }
 
-export function dirSource(dir: string): FileSource {
+/** The prompt files of `dir`; one that is not UTF-8 text is left out, and added to `issues` with its line. */
+export function dirSource(dir: string, issues: Issue[]): FileSource {
   const paths: string[] = [];
   walk(dir, paths);
   const files = new Map<string, string>();
   for (const p of paths) {
     const rel = relative(dir, p).split('\\').join('/');
-    if (isPromptFile(rel)) files.set(rel, readFileSync(p, 'utf8'));
+    if (!isPromptFile(rel)) continue;
+    const text = utf8Text(readFileSync(p));
+    if (typeof text === 'string') files.set(rel, text);
+    else issues.push({ path: `${rel}:${text.line}`, message: NOT_UTF8 });
   }
   return {
     files,
@@ -55,7 +60,9 @@ export function dirSource(dir: string): FileSource {
 }
 
 export function loadPromptDir(dir: string): LoadResult {
-  return loadPromptFiles(dirSource(dir));
+  const unreadable: Issue[] = [];
+  const result = loadPromptFiles(dirSource(dir, unreadable));
+  return { ...result, issues: [...unreadable, ...result.issues] };
 }
 
 /** Loads a directory, or throws one readable error listing every problem (file:line: field: message). */

@@ -3,9 +3,11 @@
  * again. /admin is rate limited per client address (60 a minute, docs/configuration.md#limits),
  * and pull and push send one request per skill file, so a large catalog meets the limit in the
  * middle of a command; giving up there would fail every large pull. The waits are bounded, so a
- * gateway that keeps refusing ends the command with a clear error rather than a hang.
+ * gateway that keeps refusing ends the command with a clear error rather than a hang. Once the
+ * command is stopped by a signal (interrupt.ts), only the requests that undo its work are sent.
  */
 import { CliError } from './api-types.js';
+import { stopped } from './interrupt.js';
 
 export interface RetryOptions {
   /** The longest one wait, in seconds, whatever Retry-After asks for. */
@@ -29,28 +31,49 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A wait that a signal ends early (`signal` undefined: one that only time ends). */
+const sleep = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((r) => {
+    const done = () => (clearTimeout(timer), r());
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/** `text` with every credential of the request left out: an error message is printed, and logged. */
+function redacted(text: string, url: URL, headers: Record<string, string>): string {
+  const auth = headers.authorization;
+  const secrets = [auth, auth?.replace(/^\S+ +/, ''), url.username, url.password];
+  return secrets.reduce<string>((t, s) => (s ? t.split(s).join('[credential]') : t), text);
+}
+
+export interface Request {
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Undoes an interrupted command's work (interrupt.ts): sent, and not aborted, after a signal. */
+  undo?: boolean;
+}
 
 /**
  * Sends the request, waiting out each 429 (a 429 means the gateway did not process it, so any
  * method may be sent again). `body` must be a string or bytes, never a stream, so it can be re-sent.
  */
-export async function send(
-  url: URL,
-  init: { method: string; headers: Record<string, string>; body?: string | Uint8Array },
-  opts: RetryOptions = {},
-): Promise<Response> {
+export async function send(url: URL, request: Request, opts: RetryOptions = {}): Promise<Response> {
+  const { undo, ...init } = request;
+  const signal = undo ? undefined : stopped;
   const maxWaitS = opts.maxWaitS ?? DEFAULT_WAIT_S;
   const maxRefusals = opts.maxRefusals ?? MAX_REFUSALS;
   const notice = opts.notice ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const what = `${init.method} ${url.pathname}`;
   let waited = 0;
   for (let refusals = 1; ; refusals++) {
+    signal?.throwIfAborted();
     let res: Response;
     try {
-      res = await fetch(url, init);
+      res = await fetch(url, { ...init, signal });
     } catch (e) {
-      throw new CliError(`cannot reach ${url.origin}: ${String((e as Error).cause ?? e)}`);
+      signal?.throwIfAborted();
+      throw new CliError(`cannot reach ${url.origin}: ${redacted(String((e as Error).cause ?? e), url, init.headers)}`);
     }
     if (res.status !== 429) return res;
     const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
@@ -69,7 +92,7 @@ export async function send(
     notice(
       `promptgate: the gateway's rate limit was reached (HTTP 429); waiting ${wait} s, then sending ${what} again`,
     );
-    await sleep(wait * 1000);
+    await sleep(wait * 1000, signal);
     waited += wait;
   }
 }

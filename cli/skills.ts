@@ -11,6 +11,7 @@ import { parseDocument } from 'yaml';
 import type { Issue, SkillFileRecord, SkillRecord } from '../src/catalog/types.js';
 import { mimeTypeOf } from '../src/catalog/skills/mime.js';
 import { normalizeSkill, validateSkill } from '../src/catalog/skills/validate.js';
+import { NOT_UTF8, utf8Text } from './files.js';
 
 export interface SkillFiles {
   records: SkillRecord[];
@@ -109,11 +110,21 @@ export interface Sidecar {
   mimeTypes?: Record<string, string>;
 }
 
+/** A text file of a skill folder (SKILL.md, the sidecar), or undefined and an issue when it is not UTF-8. */
+function textOf(path: string, at: string, issues: Issue[]): string | undefined {
+  const text = utf8Text(readFileSync(path));
+  if (typeof text === 'string') return text;
+  issues.push({ path: `${at}:${text.line}`, message: NOT_UTF8 });
+  return undefined;
+}
+
 function readSidecar(folder: string, label: string, issues: Issue[]): Sidecar {
   const path = join(folder, SIDECAR);
   if (!existsSync(path)) return {};
   const at = `${label}/${SIDECAR}`;
-  const doc = parseDocument(readFileSync(path, 'utf8'));
+  const text = textOf(path, at, issues);
+  if (text === undefined) return {};
+  const doc = parseDocument(text);
   const value = doc.errors.length ? undefined : (doc.toJS() as unknown);
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     issues.push({ path: at, message: 'must be a YAML mapping with `groups: [...]` and/or `mimeTypes: {path: type}`' });
@@ -159,11 +170,12 @@ export function loadSkills(dir: string): SkillFiles {
     for (const path of Object.keys(mimeTypes))
       if (!files.some((f) => f.path === path))
         issues.push({ path: `${label}/${SIDECAR}: mimeTypes: ${path}`, message: 'no such file in the skill' });
-    const fm = frontMatter(readFileSync(join(folder, 'SKILL.md'), 'utf8'));
+    const text = textOf(join(folder, 'SKILL.md'), `${label}/SKILL.md`, issues);
+    const fm = text === undefined ? {} : frontMatter(text);
     if (fm.problem) issues.push({ path: `${label}/SKILL.md`, message: fm.problem });
     const record: SkillRecord = { name: basename(folder), frontmatter: fm.value ?? {}, files };
     if (groups !== undefined) record.groups = groups as string[];
-    if (!fm.problem)
+    if (fm.value)
       for (const i of validateSkill(record)) issues.push({ path: `${label}: ${i.path}`, message: i.message });
     const prev = result.sources.get(record.name);
     if (prev) issues.push({ path: label, message: `duplicate skill "${record.name}" (also in ${prev})` });

@@ -1,10 +1,13 @@
 /**
  * The one prompt-file loader, on the shipped examples and on broken files.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FileSource } from '../../cli/files.js';
 import { loadPromptFiles } from '../../cli/load.js';
-import { loadPromptDir } from '../../cli/fs-source.js';
+import { loadPromptDir, loadValidDir } from '../../cli/fs-source.js';
 
 function source(files: Record<string, string>, assets: Record<string, Uint8Array> = {}): FileSource {
   return { files: new Map(Object.entries(files)), readAsset: (p) => assets[p] };
@@ -141,5 +144,40 @@ describe('loadPromptFiles', () => {
       'f.md:2: name: duplicate prompt name "p" (also in e.md)',
     ]);
     expect(records.map((r) => r.name)).toEqual(['p']);
+  });
+});
+
+describe('bytes that are not UTF-8', () => {
+  // 0xE9 alone: "café" saved as Latin-1. Read loosely it would be published as "caf\uFFFD".
+  const latin1 = (text: string) => Buffer.from(text, 'latin1');
+
+  it('in a prompt file are an issue naming the file and line, and the prompt is not loaded', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pg-utf8-'));
+    writeFileSync(join(dir, 'cafe.md'), latin1('---\nname: cafe\n---\n## user\nOrder a café.\n'));
+    writeFileSync(join(dir, 'ok.md'), '---\nname: ok\n---\n## user\nOrder a café.\n');
+    const { records, issues } = loadPromptDir(dir);
+    expect(issues).toEqual([{ path: 'cafe.md:5', message: expect.stringContaining('is not UTF-8 text') }]);
+    expect(records.map((r) => r.name)).toEqual(['ok']);
+    expect(() => loadValidDir(dir)).toThrow(`${dir}/cafe.md:5: is not UTF-8 text`);
+  });
+
+  it("in a resource block's file are an issue naming the prompt and the asset", () => {
+    const md = '---\nname: p\n---\n## user\n```resource\nuri: file:///menu.txt\nfile: menu.txt\n```\n';
+    const { records, issues } = loadPromptFiles(source({ 'p.md': md }, { 'menu.txt': latin1('one\ncafé\n') }));
+    expect(issues).toEqual([
+      { path: 'p.md', message: expect.stringContaining('resource.file: menu.txt, line 2, is not UTF-8 text') },
+    ]);
+    expect(records).toEqual([]);
+  });
+
+  it('are no issue in an image asset, which is sent as its bytes', () => {
+    const md = '---\nname: p\n---\n## user\n```image\nfile: pic.png\n```\n';
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xe9, 0xff]);
+    const { records, issues } = loadPromptFiles(source({ 'p.md': md }, { 'pic.png': png }));
+    expect(issues).toEqual([]);
+    expect(records[0]!.messages[0]!.content).toMatchObject({
+      type: 'image',
+      data: Buffer.from(png).toString('base64'),
+    });
   });
 });

@@ -188,3 +188,28 @@ describe('media types', () => {
     ]);
   });
 });
+
+describe('bytes that are not UTF-8', () => {
+  it('in SKILL.md or .promptgate.yaml are an issue naming the file and line', () => {
+    const dir = tree({ 'menu/SKILL.md': '', 'plain/SKILL.md': md('plain'), 'plain/.promptgate.yaml': '' });
+    writeFileSync(join(dir, 'menu/SKILL.md'), Buffer.from(md('menu', 'Orders a café.'), 'latin1'));
+    writeFileSync(join(dir, 'plain/.promptgate.yaml'), Buffer.from('groups: [équipe]\n', 'latin1'));
+    const { records, issues } = loadSkills(dir);
+    expect(issues).toEqual([
+      { path: 'menu/SKILL.md:3', message: expect.stringContaining('is not UTF-8 text') },
+      { path: 'plain/.promptgate.yaml:1', message: expect.stringContaining('is not UTF-8 text') },
+    ]);
+    expect(records).toEqual([]);
+  });
+
+  it('in a skill file that is not its SKILL.md are published as they are', () => {
+    const dir = tree({ 'plain/SKILL.md': md('plain') });
+    writeFileSync(join(dir, 'plain/logo.png'), new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xe9, 0xff]));
+    const { records, issues } = loadSkills(dir);
+    expect(issues).toEqual([]);
+    expect(records[0]!.files.map((f) => [f.path, f.size])).toEqual([
+      ['SKILL.md', md('plain').length],
+      ['logo.png', 6],
+    ]);
+  });
+});
