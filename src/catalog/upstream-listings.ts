@@ -41,18 +41,21 @@ export class UpstreamListings {
   /**
    * Every configured upstream's last listing and health, guarded by the groups configured now: a
    * listing's own copy of them may be older (it was made from the configuration its object read).
+   * In the configured order: the first upstream listing a name is the one served it (compiled.ts).
    */
   async upstreams(): Promise<UpstreamState[]> {
     const configured = await this.configured();
-    return this.upstreamRows
-      .all()
-      .flatMap((u) => (configured.has(u.id) ? [guarded(u, configured.get(u.id)!.groups)] : []));
+    const rows = new Map(this.upstreamRows.all().map((u) => [u.id, u]));
+    return [...configured.values()].flatMap((c) => {
+      const row = rows.get(c.id);
+      return row ? [guarded(row, c.groups)] : [];
+    });
   }
 
   /**
-   * The upstreams configured and enabled now, by id. Who may see an upstream is decided here, so
-   * this reads no copy that can be older than the last change: the list the admin API gave this
-   * object (setUpstreams), else KV or the UPSTREAMS var, read fresh.
+   * The upstreams configured and enabled now, by id, in their configured order. Who may see an
+   * upstream is decided here, so this reads no copy that can be older than the last change: the list
+   * the admin API gave this object (setUpstreams), else KV or the UPSTREAMS var, read fresh.
    */
   private async configured(): Promise<Map<string, UpstreamConfig>> {
     const set = await this.storage.get<{ raw: string | null }>(CONFIG_KEY);

@@ -11,7 +11,7 @@ export class UpstreamsTable {
     sql.exec('CREATE TABLE IF NOT EXISTS upstreams (id TEXT PRIMARY KEY, state TEXT NOT NULL)');
   }
 
-  /** Every stored upstream, by id. */
+  /** Every stored upstream, by id (not the configured order: upstream-listings.ts puts them in it). */
   all(): UpstreamState[] {
     return this.sql
       .exec<{ state: string }>('SELECT state FROM upstreams ORDER BY id')

@@ -9,7 +9,7 @@ import { env, SELF } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listing } from '../../src/catalog/listing.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
-import { forgetUpstreamConfig } from '../../src/catalog/upstreams/config.js';
+import { forgetUpstreamConfig, validateUpstreams } from '../../src/catalog/upstreams/config.js';
 import { reported } from '../../src/catalog/upstreams/report.js';
 import type { UpstreamConfig } from '../../src/catalog/upstreams/schema.js';
 import type { Principal } from '../../src/lib/scope.js';
@@ -90,5 +90,26 @@ describe('the last good listing of a failing upstream', () => {
       const got = await rpc(undefined, 'prompts/get', { name });
       expect(got.error, name).toMatchObject({ code: -32602, message: `Unknown prompt "${name}"` });
     }
+  });
+});
+
+describe('an upstream mounted without a prefix', () => {
+  it("never takes a name in another upstream's namespace: such a name is not listed, and never reaches it", async () => {
+    // First, so it would win a name it shared with gh; unreachable like the others.
+    const list = [{ id: 'ev', url: 'https://ev.example/mcp', prefix: '', timeout: 1000 }, ...ENTRIES];
+    expect((await putUpstreams(list)).status).toBe(200);
+    const [ev] = validateUpstreams(env, JSON.stringify(list));
+    // gh's own gh.x, one it does not list, and a name of ev's own.
+    await catalogWriter(env).upstreamsReported([
+      reported(ev!, '.', { prompts: [{ name: 'gh.x' }, { name: 'gh.unlisted' }, { name: 'ev_own' }] }),
+    ]);
+    const listed = await names();
+    expect(listed).toContain('ev_own');
+    expect(listed.filter((n) => n.startsWith('gh.'))).toEqual(['gh.x', 'gh.y']);
+    for (const name of ['gh.x', 'gh.unlisted']) {
+      const got = await rpc(undefined, 'prompts/get', { name });
+      expect(got.error?.message, name).toMatch(/^Upstream "gh"/);
+    }
+    expect((await rpc(undefined, 'prompts/get', { name: 'ev_own' })).error?.message).toMatch(/^Upstream "ev"/);
   });
 });

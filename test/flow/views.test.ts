@@ -513,3 +513,34 @@ describe('/status collisions follow the caller’s view', () => {
     expect(await upstreams(admin)).toEqual(['cx', 'hx']);
   });
 });
+
+describe('upstreams that share a name', () => {
+  const shared = (upstream: string) => ({ name: 'shared', origin: { upstream, name: 'shared' } });
+  beforeAll(async () => {
+    // Configured zx first: ids in another order than the configuration's. Unreachable, so a get names who it went to.
+    await env.PROMPTS.put(
+      UPSTREAMS_KEY,
+      JSON.stringify([
+        { id: 'zx', url: 'https://zx.example/mcp', prefix: '', timeout: 1000 },
+        { id: 'ax', url: 'https://ax.example/mcp', prefix: '', timeout: 1000 },
+      ]),
+    );
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).upstreamsReported([
+      { id: 'ax', prefix: '', prompts: [shared('ax')] },
+      { id: 'zx', prefix: '', prompts: [shared('zx')] },
+    ]);
+  });
+  afterAll(async () => {
+    await env.PROMPTS.delete(UPSTREAMS_KEY);
+    forgetUpstreamConfig(env);
+    await catalogWriter(env).reconcileUpstreams();
+  });
+
+  it('serve it from the first configured, and /status names that one the winner', async () => {
+    const got = await rpc(undefined, 'prompts/get', { name: 'shared' });
+    expect(got.error?.message).toMatch(/^Upstream "zx"/);
+    const body = await (await SELF.fetch('https://gateway.test/status')).json<{ collisions: unknown[] }>();
+    expect(body.collisions).toEqual([{ name: 'shared', upstream: 'ax', winner: 'zx' }]);
+  });
+});

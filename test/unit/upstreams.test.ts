@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseUpstreams } from '../../src/catalog/upstreams/parse.js';
+import { parseUpstreams, type ParseOptions } from '../../src/catalog/upstreams/parse.js';
 import { nameAllowed } from '../../src/catalog/upstreams/schema.js';
 import { isPrivateHost } from '../../src/catalog/upstreams/ssrf.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
 import { sanitizeListing } from '../../src/catalog/upstreams/sanitize.js';
+import { servedOriginal } from '../../src/catalog/upstreams/access.js';
 import { ownSecretNames } from '../../src/lib/own-secrets.js';
 import { configOf } from '../../src/lib/config.js';
 
@@ -344,5 +345,74 @@ describe('prototype names in upstream listings', () => {
         (p) => p.name,
       ),
     ).toEqual(['gh.proto_alias', 'gh.ctor', 'gh.toString']);
+  });
+});
+
+describe('what an upstream publishes, by name and by mount', () => {
+  const URL_ = 'https://mcp.example.com/mcp';
+  const list = (entries: Record<string, unknown>[], o: ParseOptions = opts) =>
+    parseUpstreams(JSON.stringify(entries.map((e) => ({ url: URL_, ...e }))), o);
+  const one = (entry: Record<string, unknown>) => list([{ id: 'gh', ...entry }])[0]!;
+
+  it('an alias asked for by a name not yet listed reaches the upstream under its own name', () => {
+    const u = one({ aliases: { review_pull_request: 'review_pr' } });
+    // Routed by its prefix (no listing): the catalog's guess is the rest of the name, the alias itself.
+    expect(servedOriginal(u, '.', 'gh.review_pr', 'review_pr')).toBe('review_pull_request');
+    // Routed by the listing: the origin it names.
+    expect(servedOriginal(u, '.', 'gh.review_pr', 'review_pull_request')).toBe('review_pull_request');
+    // Its original name does not exist for clients; an unaliased name is its own.
+    expect(servedOriginal(u, '.', 'gh.review_pull_request', 'review_pull_request')).toBeNull();
+    expect(servedOriginal(u, '.', 'gh.triage', 'triage')).toBe('triage');
+    // A denied alias publishes nothing: the upstream's own prompt of that name keeps it.
+    const denied = one({ aliases: { review_pull_request: 'review_pr' }, deny: ['review_pull_request'] });
+    expect(servedOriginal(denied, '.', 'gh.review_pr', 'review_pr')).toBe('review_pr');
+  });
+
+  it('deny and allow globs match names holding a line break, anchored at both ends', () => {
+    const u = one({ deny: ['*_internal', 'secret?'] });
+    for (const name of ['x\n_internal', '\n_internal', 'secret\n'])
+      expect(nameAllowed(u, name), JSON.stringify(name)).toBe(false);
+    expect(nameAllowed(u, 'x_internal\nmore')).toBe(true);
+    expect(sanitizeListing(u, '.', [{ name: 'x\n_internal' }, { name: 'ok' }]).map((p) => p.name)).toEqual(['gh.ok']);
+    const allow = one({ allow: ['review*'] });
+    expect(nameAllowed(allow, 'review\nx')).toBe(true);
+    expect(nameAllowed(allow, 'x\nreview')).toBe(false);
+  });
+
+  it('two upstreams never share a skill mount: one mounted without a prefix mounts at its id', () => {
+    expect(() =>
+      list([
+        { id: 'b', prefix: '' },
+        { id: 'a', prefix: 'b' },
+      ]),
+    ).toThrowError(/UPSTREAMS\[1\]\.prefix: "b" is where upstream "b", mounted without a prefix, mounts its skills/);
+    expect(() =>
+      list([
+        { id: 'a', prefix: 'b' },
+        { id: 'b', prefix: '' },
+      ]),
+    ).toThrowError(/UPSTREAMS\[1\]\.prefix: "" mounts its skills at its id "b"/);
+    expect(
+      list([
+        { id: 'b', prefix: '' },
+        { id: 'a', prefix: 'c' },
+      ]).map((u) => u.prefix),
+    ).toEqual(['', 'c']);
+  });
+
+  it("an unprefixed upstream's names stay out of every other namespace, listed or asked for", () => {
+    const [ev, gh] = list(
+      [
+        { id: 'ev', prefix: '', aliases: { renamed: 'gh.r' } },
+        { id: 'gh', prefix: 'gh' },
+      ],
+      { ...opts, localPrefix: 'me' },
+    );
+    const names = ['gh.x', 'me.y', 'renamed', 'ghx.z', 'plain', 'gh'].map((name) => ({ name }));
+    expect(sanitizeListing(ev!, '.', names).map((p) => p.name)).toEqual(['ghx.z', 'plain', 'gh']);
+    expect(servedOriginal(ev!, '.', 'gh.x', 'gh.x')).toBeNull();
+    expect(servedOriginal(ev!, '.', 'plain', 'plain')).toBe('plain');
+    // The prefixed upstream's own names are its own.
+    expect(sanitizeListing(gh!, '.', [{ name: 'x' }]).map((p) => p.name)).toEqual(['gh.x']);
   });
 });

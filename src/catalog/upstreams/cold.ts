@@ -8,6 +8,7 @@
 import type { RequestScope } from '../../lib/scope.js';
 import { Catalog, type View } from '../catalog.js';
 import { PROMPTS, type ListKind } from '../view.js';
+import type { UpstreamState } from '../types.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter, upstreamStub } from '../stubs.js';
 import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
@@ -54,7 +55,7 @@ export function listMissing(
   const missing = configs.filter((u) => u.enabled && !known.has(u.id) && (tried.get(u.id) ?? 0) <= now);
   if (missing.length === 0) return catalog;
   for (const u of missing) tried.set(u.id, now + RETRY_COLD_MS);
-  return listNow(q, catalog, missing, pageSize, kind);
+  return listNow(q, catalog, configs, missing, pageSize, kind);
 }
 
 /**
@@ -63,9 +64,21 @@ export function listMissing(
  */
 const fits = (merged: Catalog, kind: ListKind, pageSize: number) => merged.itemsOf(kind).length <= pageSize;
 
+/**
+ * The upstreams in their configured order, as the writer's snapshot has them (upstream-listings.ts):
+ * the first upstream listing a name is served it, so a merge here must not name another winner. One
+ * no longer configured in this isolate's copy goes last.
+ */
+function inConfiguredOrder<T extends { id: string }>(states: T[], configs: readonly UpstreamConfig[]): T[] {
+  const order = new Map(configs.map((u, i) => [u.id, i]));
+  const rank = (s: T) => order.get(s.id) ?? configs.length;
+  return states.sort((a, b) => rank(a) - rank(b));
+}
+
 async function listNow(
   q: ColdQuery,
   catalog: Catalog,
+  configs: readonly UpstreamConfig[],
   missing: UpstreamConfig[],
   pageSize: number,
   kind: ListKind,
@@ -111,27 +124,20 @@ async function listNow(
     return catalog;
   }
   const stamp = new Date().toISOString();
-  const merged = new Catalog(
-    {
-      ...catalog.snapshot,
-      upstreams: [
-        ...(catalog.snapshot.upstreams ?? []),
-        ...fresh.map((r) => ({
-          id: r.id,
-          prefix: r.prefix,
-          prompts: r.prompts!,
-          ...(r.skills && { skills: r.skills }),
-          ...(r.hints && { hints: r.hints }),
-          ...(r.groups && { groups: r.groups }),
-          digest: '',
-          ok: true,
-          lastSuccess: stamp,
-          lastError: null,
-        })),
-      ],
-    },
-    true,
-  );
+  const listed = fresh.map((r): UpstreamState => ({
+    id: r.id,
+    prefix: r.prefix,
+    prompts: r.prompts!,
+    ...(r.skills && { skills: r.skills }),
+    ...(r.hints && { hints: r.hints }),
+    ...(r.groups && { groups: r.groups }),
+    digest: '',
+    ok: true,
+    lastSuccess: stamp,
+    lastError: null,
+  }));
+  const upstreams = inConfiguredOrder([...(catalog.snapshot.upstreams ?? []), ...listed], configs);
+  const merged = new Catalog({ ...catalog.snapshot, upstreams }, true);
   if (fits(merged, kind, pageSize)) {
     const entry = { base: catalog.generation, merged };
     pending = entry;

@@ -69,11 +69,27 @@ function namesOf(v: unknown, at: string, problems: string[]): string[] | null {
   return null;
 }
 
-/** The prefix is checked against the separator, the LOCAL_PREFIX and the prefixes taken so far. */
-function checkPrefix(prefix: unknown, at: At, opts: ParseOptions, taken: Set<string>, problems: string[]): void {
+interface Seen {
+  readonly ids: Set<string>;
+  readonly prefixes: Set<string>;
+  /** The ids of upstreams mounted without a prefix: where their skills are mounted (skill-entries.ts mountOf). */
+  readonly bareIds: Set<string>;
+}
+
+/**
+ * The prefix is checked against the separator, the LOCAL_PREFIX and the prefixes taken so far; and as a
+ * skill mount (the prefix, or the id when it is ""), against the mounts taken so far: two upstreams at one
+ * mount would each serve URIs of the other.
+ */
+function checkPrefix(prefix: unknown, id: string, at: At, opts: ParseOptions, seen: Seen, problems: string[]): void {
   // "" mounts the upstream without a prefix (migrations): its names are published as they are, and a local prompt
   // wins a clash. Several upstreams may be unprefixed (the first listed keeps a contested name).
-  if (prefix === '') return;
+  if (prefix === '') {
+    if (seen.prefixes.has(id))
+      problems.push(`${at('prefix')}: "" mounts its skills at its id "${id}", which another upstream's prefix takes`);
+    seen.bareIds.add(id);
+    return;
+  }
   if (typeof prefix !== 'string' || !NAME_PATTERN.test(prefix) || !prefixFitsSeparator(prefix, opts.separator))
     problems.push(
       `${at('prefix')}: must use A-Z a-z 0-9 _ . -, and must neither contain the separator "${opts.separator}" nor end in a way that runs into it (a name would then route to another prefix)`,
@@ -81,14 +97,13 @@ function checkPrefix(prefix: unknown, at: At, opts: ParseOptions, taken: Set<str
   // Longer, and a name cut short to its hash (names.ts) would lose its separator, and with it its upstream.
   else if (prefix.length + opts.separator.length > MAX_PREFIXED)
     problems.push(`${at('prefix')}: at most ${MAX_PREFIXED - opts.separator.length} characters`);
-  else if (taken.has(prefix)) problems.push(`${at('prefix')}: duplicate prefix "${prefix}"`);
+  else if (seen.prefixes.has(prefix)) problems.push(`${at('prefix')}: duplicate prefix "${prefix}"`);
   else if (prefix === opts.localPrefix) problems.push(`${at('prefix')}: "${prefix}" is the LOCAL_PREFIX`);
-  else taken.add(prefix);
-}
-
-interface Seen {
-  readonly ids: Set<string>;
-  readonly prefixes: Set<string>;
+  else if (seen.bareIds.has(prefix))
+    problems.push(
+      `${at('prefix')}: "${prefix}" is where upstream "${prefix}", mounted without a prefix, mounts its skills`,
+    );
+  else seen.prefixes.add(prefix);
 }
 
 /** One entry of the list; undefined when it cannot be built (its problems are pushed). */
@@ -110,7 +125,7 @@ function parseEntry(item: unknown, i: number, opts: ParseOptions, seen: Seen, pr
   }
   if (url) problems.push(...guardUrl(url, at('url'), opts.allowHttpLoopback));
   const prefix = o.prefix === undefined ? id : o.prefix;
-  checkPrefix(prefix, at, opts, seen.prefixes, problems);
+  checkPrefix(prefix, id, at, opts, seen, problems);
   const timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(o.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000)
     problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
@@ -151,12 +166,14 @@ export function parseUpstreams(raw: string | undefined, opts: ParseOptions): Ups
   }
   if (!Array.isArray(list)) throw new UpstreamConfigError('UPSTREAMS must be a JSON array of upstream objects');
   const problems: string[] = [];
-  const seen: Seen = { ids: new Set(), prefixes: new Set() };
+  const seen: Seen = { ids: new Set(), prefixes: new Set(), bareIds: new Set() };
   const out: UpstreamConfig[] = [];
   list.forEach((item: unknown, i) => {
     const entry = parseEntry(item, i, opts, seen, problems);
     if (entry) out.push(entry);
   });
   if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
-  return out;
+  // Every prefix is known only now: an upstream listed before another still keeps out of its namespace.
+  const reserved = [...seen.prefixes, ...(opts.localPrefix ? [opts.localPrefix] : [])];
+  return reserved.length ? out.map((u) => (u.prefix === '' ? { ...u, reserved } : u)) : out;
 }

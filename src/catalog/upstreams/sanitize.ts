@@ -2,7 +2,8 @@
  * Upstream listings are untrusted: this keeps only what a prompt listing
  * needs, caps sizes, allows only https: and data:image/ icons (the rule
  * prompts/get content follows too, sanitize-content.ts), applies the
- * upstream's allow/deny lists and aliases, and namespaces the names.
+ * upstream's allow/deny lists and aliases, and namespaces the names (an
+ * upstream mounted without a prefix keeps out of the others' namespaces).
  * An entry that is not an object with a usable name is dropped like a
  * denied one: one bad entry never costs the rest of the listing. What is
  * kept is bounded in bytes too: the writer keeps an upstream's state as one
@@ -12,7 +13,7 @@ import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
 import { utf8Length } from '../arguments.js';
 import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
-import { publishedName } from './access.js';
+import { othersPrefix, publishedName } from './access.js';
 import { nameAllowed, type UpstreamConfig } from './schema.js';
 import { safeIcons } from './sanitize-content.js';
 
@@ -31,10 +32,13 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: re
     if (!isRecord(p)) continue;
     const original = p.name;
     if (typeof original !== 'string' || !original || original.length > 256 || !nameAllowed(u, original)) continue;
-    const prompt: UpstreamPrompt = {
-      name: publishedName(u, separator, original),
-      origin: { upstream: u.id, name: original },
-    };
+    const name = publishedName(u, separator, original);
+    const taken = othersPrefix(u, separator, name);
+    if (taken !== undefined) {
+      log.warn('upstream prompt skipped', { upstream: u.id, name, reason: `"${taken}" is another's prefix` });
+      continue;
+    }
+    const prompt: UpstreamPrompt = { name, origin: { upstream: u.id, name: original } };
     const title = str(p.title, 200);
     const description = str(p.description, 4000);
     if (title !== undefined) prompt.title = title;

@@ -20,6 +20,11 @@ export interface UpstreamConfig {
   oauth?: UpstreamOAuth;
   /** Who sees this upstream's prompts (every one of them); undefined: everyone. */
   groups?: string[];
+  /**
+   * Mounted without a prefix: the name heads (the part before the separator) its names may not have, every
+   * other upstream's prefix and the LOCAL_PREFIX. Such a name is another's namespace (sanitize.ts).
+   */
+  reserved?: readonly string[];
 }
 
 export interface UpstreamOAuth {
@@ -39,12 +44,14 @@ export class UpstreamConfigError extends Error {}
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 
+/** Anchored, and `s`: an upstream's names are any strings, and a `*` or `?` must match a line break too. */
 function globMatcher(pattern: string): RegExp {
   return new RegExp(
     `^${pattern
       .replace(/[.+^${}()|[\]\\]/g, '\\$&')
       .replace(/\*/g, '.*')
       .replace(/\?/g, '.')}$`,
+    's',
   );
 }
 
