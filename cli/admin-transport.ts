@@ -3,8 +3,8 @@
  * (answer.ts), and the paged reads (a listing from one catalog generation, a history oldest
  * first). api.ts names the endpoints on top of it.
  */
-import { answerOf, type Shape } from './answer.js';
-import { ANSWERS, CliError, UsageError } from './api-types.js';
+import { answerOf } from './answer.js';
+import { ANSWERS, CliError, UsageError, type Shape } from './api-types.js';
 import { send, type RetryOptions } from './http.js';
 
 /** Reads of a paged listing before giving up on a catalog that keeps changing under it. */

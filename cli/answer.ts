@@ -6,15 +6,8 @@
  * reads (each endpoint's `Shape`, api-types.ts), or the command stops with an error saying so.
  */
 import type { Issue } from '../src/catalog/types.js';
-import { CliError } from './api-types.js';
+import { CliError, type Field, type Shape } from './api-types.js';
 import { stopped } from './interrupt.js';
-
-type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array';
-/** A field: its kind (`?`: may be absent or null), the shape of an object, or `[item]`, a list of items. */
-export type Field = Kind | `${Kind}?` | Shape | [Field];
-export interface Shape {
-  [field: string]: Field;
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -3,10 +3,17 @@
  * (ANSWERS: what each answer must hold before a command reads it).
  */
 import type { SetDiff } from '../src/catalog/diff.js';
-import type { Field, Shape } from './answer.js';
 
 /** A failure the CLI reports and exits 1 on. */
 export class CliError extends Error {}
+
+type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array';
+/** A field of an answer: its kind (`?`: may be absent or null), an object's shape, or `[item]`, a list of items. */
+export type Field = Kind | `${Kind}?` | Shape | [Field];
+/** What an answer must hold for the CLI to use it (answer.ts checks it). */
+export interface Shape {
+  [field: string]: Field;
+}
 
 /** A command line the CLI cannot run (exit code 2): the message says how to write it. */
 export class UsageError extends Error {}

@@ -5,7 +5,7 @@
  * are spliced in per request at HEALTH_SLOT.
  */
 import { raw } from 'hono/html';
-import { When } from './layout.js';
+import { ColumnHeads, When } from './layout.js';
 import type { HealthRow, IndexData } from './types.js';
 
 export const HEALTH_SLOT = '<!--pg:health-->';
@@ -56,14 +56,7 @@ export function Health({ d }: { d: IndexData }) {
       </p>
       <table>
         <caption>Upstream servers</caption>
-        <thead>
-          <tr>
-            <th scope="col">Upstream</th>
-            <th scope="col">State</th>
-            <th scope="col">Prompts</th>
-            <th scope="col">Last listed</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Upstream', 'State', 'Prompts', 'Last listed']} />
         <tbody>{raw(HEALTH_SLOT)}</tbody>
       </table>
     </section>

@@ -83,3 +83,16 @@ export function When({ iso, id }: { iso: string; id?: string }) {
     </time>
   );
 }
+
+/** A table's header row: one column header per name (each table's body says what its rows hold). */
+export function ColumnHeads({ names }: { names: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((n) => (
+          <th scope="col">{n}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

@@ -5,7 +5,7 @@
  * prompts/get (on the server when submitted, live with the script), its history for admins, and
  * when it last changed.
  */
-import { Layout, When } from './layout.js';
+import { ColumnHeads, Layout, When } from './layout.js';
 import { Messages } from './preview.js';
 import type { ArgumentRow, PromptPageData } from './types.js';
 
@@ -13,14 +13,7 @@ function ArgumentsTable({ args }: { args: ArgumentRow[] }) {
   return (
     <table id="arguments">
       <caption>Arguments</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Required</th>
-          <th scope="col">Description</th>
-          <th scope="col">Allowed values</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Required', 'Description', 'Allowed values']} />
       <tbody>
         {args.length ? (
           args.map((a) => (
@@ -82,14 +75,7 @@ function History({ d }: { d: PromptPageData }) {
     <section id="history" aria-labelledby="history-h">
       <h2 id="history-h">Version history</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Written</th>
-            <th scope="col">By</th>
-            <th scope="col">Change</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Version', 'Written', 'By', 'Change']} />
         <tbody>
           {[...d.history].reverse().map((v) => (
             <tr>

@@ -7,24 +7,14 @@
  * own context, the only one that may settle them).
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import worker from '../../src/index.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { heldPromptServer } from '../helpers/held-prompts.js';
 import { waitFor } from '../helpers/feed.js';
 import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
 import { openSessionWith, postInit } from '../helpers/protocol.js';
 import { MCP_URL, publish } from '../helpers/worker.js';
-
-const sdk = (req: Request) =>
-  createMcpHandler(() => {
-    const server = new McpServer({ name: 'held-upstream', version: '1.0.0' });
-    for (const name of ['slow', 'quick'])
-      server.registerPrompt(name, { description: name }, () => ({
-        messages: [{ role: 'user', content: { type: 'text', text: name } }],
-      }));
-    return server;
-  }).fetch(req);
 
 /** The upstream requests for `slow` that arrived: whether each was aborted, and how it is let through. */
 const held: { aborted: boolean; release: () => void }[] = [];
@@ -34,7 +24,7 @@ const upstream = (req: Request): Promise<Response> => {
     return Promise.resolve(new Response(null, { status: 405 }));
   if (req.headers.get('mcp-method') === 'prompts/get' && req.headers.get('mcp-name') === 'slow')
     return new Promise((resolve) => {
-      const get = { aborted: false, release: () => resolve(sdk(req)) };
+      const get = { aborted: false, release: () => resolve(heldPromptServer(req)) };
       held.push(get);
       req.signal.addEventListener('abort', () => {
         get.aborted = true;
@@ -42,7 +32,7 @@ const upstream = (req: Request): Promise<Response> => {
         for (const other of held) if (other !== get) other.release();
       });
     });
-  return sdk(req);
+  return heldPromptServer(req);
 };
 
 let unmount: () => Promise<void>;

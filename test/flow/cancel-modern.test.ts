@@ -8,10 +8,10 @@
  * is aborted here by the caller that made it.)
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import worker from '../../src/index.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
+import { heldPromptServer } from '../helpers/held-prompts.js';
 import { waitFor } from '../helpers/feed.js';
 import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
 import { modernPost } from '../helpers/protocol.js';
@@ -20,7 +20,6 @@ import { MCP_URL, publish } from '../helpers/worker.js';
 /** The upstream requests for `slow` that arrived, and whether each was aborted. */
 const held: { aborted: boolean }[] = [];
 
-/** Made per request, so nothing of it crosses from one request's context to another's. */
 const upstream = (req: Request): Promise<Response> => {
   if (req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen')
     return Promise.resolve(new Response(null, { status: 405 }));
@@ -34,14 +33,7 @@ const upstream = (req: Request): Promise<Response> => {
       }),
     );
   }
-  return createMcpHandler(() => {
-    const server = new McpServer({ name: 'held-upstream', version: '1.0.0' });
-    for (const name of ['slow', 'quick'])
-      server.registerPrompt(name, { description: name }, () => ({
-        messages: [{ role: 'user', content: { type: 'text', text: name } }],
-      }));
-    return server;
-  }).fetch(req);
+  return heldPromptServer(req);
 };
 
 let unmount: () => Promise<void>;

@@ -28,10 +28,11 @@ describe('a malformed token', () => {
   ])(
     'holding %s is named malformed, and never printed',
     async (_, token, why) => {
-      for (const given of [
+      const ways: { args: string[]; env: Record<string, string> }[] = [
         { args: ['--token', token], env: {} },
         { args: [], env: { PROMPTGATE_TOKEN: token } },
-      ]) {
+      ];
+      for (const given of ways) {
         const { code, stderr } = await cli(['history', 'foo', ...given.args], given.env);
         expect(code).not.toBe(0);
         expect(stderr).toContain('the token (--token or PROMPTGATE_TOKEN) is malformed');
