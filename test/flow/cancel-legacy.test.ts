@@ -7,14 +7,12 @@
  * own context, the only one that may settle them).
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import worker from '../../src/index.js';
-import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { heldPromptServer } from '../helpers/held-prompts.js';
+import { heldPromptServer, useHeldUpstream } from '../helpers/held-prompts.js';
 import { waitFor } from '../helpers/feed.js';
-import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
 import { openSessionWith, postInit } from '../helpers/protocol.js';
-import { MCP_URL, publish } from '../helpers/worker.js';
+import { MCP_URL } from '../helpers/worker.js';
 
 /** The upstream requests for `slow` that arrived: whether each was aborted, and how it is let through. */
 const held: { aborted: boolean; release: () => void }[] = [];
@@ -35,13 +33,7 @@ const upstream = (req: Request): Promise<Response> => {
   return heldPromptServer(req);
 };
 
-let unmount: () => Promise<void>;
-beforeAll(async () => {
-  await publish(FIXTURE_PROMPTS.slice(0, 1));
-  unmount = await mountInIsolate('held.example', upstream, { id: 'held', prefix: 'held', timeout: 30_000 });
-});
-
-afterAll(() => unmount());
+useHeldUpstream(upstream);
 
 /** One request through the Worker in this isolate, where the upstream's handler runs. */
 function fetchHere(init: RequestInit) {

@@ -8,14 +8,12 @@
  * is aborted here by the caller that made it.)
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import worker from '../../src/index.js';
-import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { heldPromptServer } from '../helpers/held-prompts.js';
+import { heldPromptServer, useHeldUpstream } from '../helpers/held-prompts.js';
 import { waitFor } from '../helpers/feed.js';
-import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
 import { modernPost } from '../helpers/protocol.js';
-import { MCP_URL, publish } from '../helpers/worker.js';
+import { MCP_URL } from '../helpers/worker.js';
 
 /** The upstream requests for `slow` that arrived, and whether each was aborted. */
 const held: { aborted: boolean }[] = [];
@@ -36,13 +34,7 @@ const upstream = (req: Request): Promise<Response> => {
   return heldPromptServer(req);
 };
 
-let unmount: () => Promise<void>;
-beforeAll(async () => {
-  await publish(FIXTURE_PROMPTS.slice(0, 1));
-  unmount = await mountInIsolate('held.example', upstream, { id: 'held', prefix: 'held', timeout: 30_000 });
-});
-
-afterAll(() => unmount());
+useHeldUpstream(upstream);
 
 /** One modern prompts/get through the Worker, with the caller's signal as the request's. */
 function get(name: string, signal?: AbortSignal) {

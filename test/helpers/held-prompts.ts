@@ -4,6 +4,10 @@
  * and `quick`. Made per request, so nothing of it crosses from one request's context to another's.
  */
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll } from 'vitest';
+import { FIXTURE_PROMPTS } from './fixtures.js';
+import { mountInIsolate } from './in-isolate-upstream.js';
+import { publish } from './worker.js';
 
 export const heldPromptServer = (req: Request): Promise<Response> =>
   createMcpHandler(() => {
@@ -14,3 +18,13 @@ export const heldPromptServer = (req: Request): Promise<Response> =>
       }));
     return server;
   }).fetch(req);
+
+/** For a file's tests: one local prompt published, then `upstream` mounted in this isolate as `held`. */
+export function useHeldUpstream(upstream: (req: Request) => Promise<Response>): void {
+  let unmount: () => Promise<void>;
+  beforeAll(async () => {
+    await publish(FIXTURE_PROMPTS.slice(0, 1));
+    unmount = await mountInIsolate('held.example', upstream, { id: 'held', prefix: 'held', timeout: 30_000 });
+  });
+  afterAll(() => unmount());
+}
