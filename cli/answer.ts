@@ -6,10 +6,9 @@
  * reads (each endpoint's `Shape`, api-types.ts), or the command stops with an error saying so.
  */
 import type { Issue } from '../src/catalog/types.js';
+import { isRecord } from '../src/lib/json.js';
 import { CliError, type Field, type Shape } from './api-types.js';
 import { stopped } from './interrupt.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What is wrong with `value` as `field` ("keys[3].id is missing"), or undefined when nothing is. */
 function problem(value: unknown, field: Field, at: string): string | undefined {
@@ -22,7 +21,7 @@ function problem(value: unknown, field: Field, at: string): string | undefined {
     return undefined;
   }
   if (typeof field === 'object') {
-    if (!isObject(value)) return `${at || 'the answer'} is not an object`;
+    if (!isRecord(value)) return `${at || 'the answer'} is not an object`;
     for (const [key, f] of Object.entries(field)) {
       const p = problem(value[key], f, at ? `${at}.${key}` : key);
       if (p) return p;
@@ -40,8 +39,8 @@ const notTheApi = (what: string, why: string) =>
 
 /** The error of an answer that is not a 2xx, with the issues the gateway listed. */
 function failure(res: Response, json: unknown, what: string): CliError {
-  const error = isObject(json) && isObject(json.error) ? (json.error as { message?: unknown; issues?: unknown }) : {};
-  const listed = Array.isArray(error.issues) ? (error.issues.filter(isObject) as Partial<Issue>[]) : [];
+  const error = isRecord(json) && isRecord(json.error) ? (json.error as { message?: unknown; issues?: unknown }) : {};
+  const listed = Array.isArray(error.issues) ? (error.issues.filter(isRecord) as Partial<Issue>[]) : [];
   const issues = listed.map((i) => `\n  ${i.path}: ${i.message}`).join('');
   const message = typeof error.message === 'string' ? error.message : res.statusText;
   return new CliError(`${what} failed (HTTP ${res.status}): ${message}${issues}`);

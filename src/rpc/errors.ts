@@ -115,6 +115,10 @@ export function isRetryable(err: unknown): boolean {
 }
 
 /** The answer to a retryable failure on /mcp: 503, Retry-After: 1, the request's id when one was read. */
+/** A session that ended, expired or was never ours (spec: HTTP 404); the client must initialize anew. */
+export const sessionNotFound = (id?: RequestId) =>
+  new HttpError(404, ErrorCode.SessionNotFound, 'Session not found', { id });
+
 export const unavailable = (id?: RequestId) =>
   new HttpError(503, ErrorCode.InternalError, 'Temporarily unavailable; retry the request', {
     headers: { 'retry-after': '1' },

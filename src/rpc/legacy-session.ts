@@ -10,7 +10,7 @@ import type { RequestScope } from '../lib/scope.js';
 import { principalIdOf } from '../lib/caller.js';
 import type { CallFact } from '../lib/record.js';
 import { jsonResponse, readableId, resultMessage, type Message } from './envelope.js';
-import { callFailed, ErrorCode, HttpError, RpcError } from './errors.js';
+import { callFailed, ErrorCode, HttpError, RpcError, sessionNotFound } from './errors.js';
 import { initializeResult, readInitialize } from './methods/initialize.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
@@ -59,7 +59,7 @@ async function askSession(t: RequestScope, session: string, id: RequestId | unde
     principalIdOf(t.principal),
     t.record,
   );
-  if (!version) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found', { id });
+  if (!version) throw sessionNotFound(id);
   return version;
 }
 

@@ -13,7 +13,7 @@ import { openLegacyStream } from '../session/stream.js';
 import { streamLimits } from '../session/stream-limits.js';
 import type { RequestScope } from '../lib/scope.js';
 import { credentialCheck, principalIdOf } from '../lib/caller.js';
-import { ErrorCode, HttpError } from './errors.js';
+import { ErrorCode, HttpError, sessionNotFound } from './errors.js';
 import { checkVersionHeader, requireSession } from './legacy-session.js';
 
 /** GET: the session's standalone SSE stream, new or resumed with Last-Event-ID. No Durable Object is written to open it. */
@@ -21,7 +21,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
   checkVersionHeader(t.protocolVersion);
   const version = await requireSession(t);
   const init = await sessionInit(t.secret, t.sessionId!, principalIdOf(t.principal));
-  if (!init) throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  if (!init) throw sessionNotFound();
   let key: string;
   let since: number | undefined;
   if (lastEventId !== undefined) {
@@ -59,7 +59,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
   if (stream) return stream;
   // Ended on another isolate after this one's liveness memo vouched for it: its shard knows.
   markEnded(init.id);
-  throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  throw sessionNotFound();
 }
 
 /** Both checks. One already false decides; the other's answer, still coming, is read all the same (a rejection must not go unhandled). */

@@ -19,7 +19,7 @@ import { call, factOf } from './dispatch.js';
 import type { CallFact } from '../lib/record.js';
 import { accepted, jsonResponse, readMessage, type Message } from './envelope.js';
 import { runBatch } from './batch-runner.js';
-import { callFailed, ErrorCode, errorJson, HttpError, RpcError } from './errors.js';
+import { callFailed, ErrorCode, errorJson, HttpError, RpcError, sessionNotFound } from './errors.js';
 import { isRecord } from '../lib/json.js';
 import { checkVersionHeader, initialize, requireSession } from './legacy-session.js';
 
@@ -147,7 +147,6 @@ export async function legacyDelete(t: RequestScope): Promise<Response> {
   checkVersionHeader(t.protocolVersion);
   await requireSession(t);
   const init = await sessionInit(t.secret, t.sessionId!, principalIdOf(t.principal));
-  if (!init || !(await endSession(t.env, init)))
-    throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found');
+  if (!init || !(await endSession(t.env, init))) throw sessionNotFound();
   return new Response(null, { status: 200 });
 }

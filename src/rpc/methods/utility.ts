@@ -5,7 +5,7 @@
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { principalIdOf } from '../../lib/caller.js';
 import { markEnded, sessionInit, setSessionLogLevel } from '../../session/sessions.js';
-import { ErrorCode, HttpError, invalidParams } from '../errors.js';
+import { invalidParams, sessionNotFound } from '../errors.js';
 import type { Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 
@@ -32,5 +32,5 @@ export async function setLevel(params: Params, ctx: CallContext): Promise<Record
   // Ended (or idle past its TTL) on another isolate after this one's liveness memo vouched for it:
   // its object says so, and the session is gone for this request as for any later one.
   if (init) markEnded(init.id);
-  throw new HttpError(404, ErrorCode.SessionNotFound, 'Session not found', { id: ctx.requestId });
+  throw sessionNotFound(ctx.requestId);
 }
