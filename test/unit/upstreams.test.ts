@@ -5,6 +5,8 @@ import { isPrivateHost } from '../../src/catalog/upstreams/ssrf.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
 import { sanitizeListing } from '../../src/catalog/upstreams/sanitize.js';
 import { servedOriginal } from '../../src/catalog/upstreams/access.js';
+import { listingKey } from '../../src/catalog/upstreams/report.js';
+import { restated } from '../../src/catalog/upstreams/restate.js';
 import { ownSecretNames } from '../../src/lib/own-secrets.js';
 import { configOf } from '../../src/lib/config.js';
 
@@ -379,6 +381,13 @@ describe('what an upstream publishes, by name and by mount', () => {
     expect(nameAllowed(allow, 'x\nreview')).toBe(false);
   });
 
+  it('a ? glob matches one character, an emoji as much as a letter', () => {
+    const u = one({ deny: ['tag?', 'x?y'] });
+    for (const name of ['tag🚀', 'tagé', 'x😀y']) expect(nameAllowed(u, name), name).toBe(false);
+    // Two characters are not one, whatever their UTF-16 length.
+    for (const name of ['tag🚀🚀', 'tagab', 'x😀😀y']) expect(nameAllowed(u, name), name).toBe(true);
+  });
+
   it('two upstreams never share a skill mount: one mounted without a prefix mounts at its id', () => {
     expect(() =>
       list([
@@ -414,5 +423,21 @@ describe('what an upstream publishes, by name and by mount', () => {
     expect(servedOriginal(ev!, '.', 'plain', 'plain')).toBe('plain');
     // The prefixed upstream's own names are its own.
     expect(sanitizeListing(gh!, '.', [{ name: 'x' }]).map((p) => p.name)).toEqual(['gh.x']);
+  });
+
+  it("a kept listing of an unprefixed upstream gives up a namespace another upstream's prefix took since", async () => {
+    const [before] = list([{ id: 'ev', prefix: '' }]);
+    const prompts = sanitizeListing(before!, '.', [{ name: 'gh.x' }, { name: 'plain' }]);
+    expect(prompts.map((p) => p.name)).toEqual(['gh.x', 'plain']);
+    const state = { id: 'ev', prefix: '', prompts, digest: 'd', ok: false, lastSuccess: null, lastError: 'down' };
+    const [now] = list([
+      { id: 'ev', prefix: '' },
+      { id: 'gh', prefix: 'gh' },
+    ]);
+    // Stale (the upstream is down, so no new listing replaces it), and still not listed under gh's namespace.
+    expect((await restated(state, now!, '.'))?.prompts.map((p) => p.name)).toEqual(['plain']);
+    expect(await restated(state, before!, '.')).toBeUndefined();
+    // And a listing made before that prefix existed is not the upstream's now.
+    expect(listingKey(now!)).not.toBe(listingKey(before!));
   });
 });

@@ -31,11 +31,14 @@ export interface ListReport {
 }
 
 /**
- * What of an upstream's configuration shapes its listing's names: its prefix, allow, deny and
- * aliases. A listing made under another (an object reading an older copy) is not the upstream's now.
+ * What of an upstream's configuration shapes its listing's names: its prefix, allow, deny, aliases
+ * and, mounted without a prefix, the other namespaces it keeps out of. A listing made under another
+ * (an object reading an older copy) is not the upstream's now.
  */
-export const listingKey = (u: Pick<UpstreamConfig, 'prefix' | 'allow' | 'deny' | 'aliases'>): string =>
-  JSON.stringify([u.prefix, u.allow, u.deny, u.aliases]);
+export const listingKey = (u: Pick<UpstreamConfig, 'prefix' | 'allow' | 'deny' | 'aliases' | 'reserved'>): string =>
+  JSON.stringify(
+    u.reserved ? [u.prefix, u.allow, u.deny, u.aliases, u.reserved] : [u.prefix, u.allow, u.deny, u.aliases],
+  );
 
 /** A listing as reported: sanitized prompts, and the hints when there were some. */
 export function reported(

@@ -1,5 +1,5 @@
 /**
- * A kept listing brought under its upstream's allow, deny and aliases as configured now
+ * A kept listing brought under its upstream's allow, deny, aliases and reserved heads as configured now
  * (upstream-listings.ts reconciles with it). Its names were made under the configuration in force
  * when it was listed, and while the upstream fails no new listing replaces them: a newly denied
  * prompt would stay listed (stale) while every method refuses it (access.ts), and a renamed one
@@ -10,7 +10,7 @@
 import { sha256Hex } from '../../lib/hash.js';
 import { canonical } from '../diff.js';
 import type { UpstreamState } from '../types.js';
-import { publishedName } from './access.js';
+import { othersPrefix, publishedName } from './access.js';
 import { nameAllowed, type UpstreamConfig } from './schema.js';
 
 /**
@@ -22,9 +22,12 @@ export async function restated(
   u: UpstreamConfig,
   separator: string,
 ): Promise<UpstreamState | undefined> {
-  const prompts = state.prompts.flatMap((p) =>
-    nameAllowed(u, p.origin.name) ? [{ ...p, name: publishedName(u, separator, p.origin.name) }] : [],
-  );
+  const prompts = state.prompts.flatMap((p) => {
+    if (!nameAllowed(u, p.origin.name)) return [];
+    const name = publishedName(u, separator, p.origin.name);
+    // As sanitize.ts lists: a prefix configured since takes its namespace back from an unprefixed upstream.
+    return othersPrefix(u, separator, name) === undefined ? [{ ...p, name }] : [];
+  });
   if (prompts.length === state.prompts.length && prompts.every((p, i) => p.name === state.prompts[i]!.name))
     return undefined;
   return { ...state, prompts, digest: await sha256Hex(canonical(prompts)) };

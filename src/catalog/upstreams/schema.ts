@@ -44,14 +44,17 @@ export class UpstreamConfigError extends Error {}
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 
-/** Anchored, and `s`: an upstream's names are any strings, and a `*` or `?` must match a line break too. */
+/**
+ * Anchored, `s` and `u`: an upstream's names are any strings, so a `*` or `?` matches a line break
+ * too, and a `?` one character as people count them (an emoji is one, not two UTF-16 halves).
+ */
 function globMatcher(pattern: string): RegExp {
   return new RegExp(
     `^${pattern
       .replace(/[.+^${}()|[\]\\]/g, '\\$&')
       .replace(/\*/g, '.*')
       .replace(/\?/g, '.')}$`,
-    's',
+    'su',
   );
 }
 
