@@ -7,7 +7,12 @@
  * Errors are always JSON: {"error": {"code", "message", "issues"?}}.
  */
 import { Hono, type Context } from 'hono';
-import { forgetUpstreamConfig, UPSTREAMS_KEY, validateUpstreams } from '../catalog/upstreams/config.js';
+import {
+  forgetUpstreamConfig,
+  upstreamProblems,
+  UPSTREAMS_KEY,
+  validateUpstreams,
+} from '../catalog/upstreams/config.js';
 import { UpstreamConfigError } from '../catalog/upstreams/schema.js';
 import { refreshUpstreams } from '../catalog/upstreams/refresh.js';
 import { configOf } from '../lib/config.js';
@@ -109,13 +114,20 @@ admin.post('/upstreams/refresh', async (c) => {
   return c.json({ upstreams: await refreshUpstreams(c.env) });
 });
 
-/** The upstream list in force: set here (stored in KV), or the UPSTREAMS var. */
+/**
+ * The upstream list in force: set here (stored in KV), or the UPSTREAMS var; `problems` names what
+ * left entries of it out (config.ts). A var that is no JSON is shown as the text it is.
+ */
 admin.get('/upstreams', async (c) => {
-  const stored = await c.env.PROMPTS.get(UPSTREAMS_KEY);
-  return c.json({
-    source: stored === null ? 'var' : 'admin',
-    upstreams: JSON.parse(stored ?? (configOf(c.env).upstreamsJson || '[]')) as unknown,
-  });
+  const [stored, problems] = await Promise.all([c.env.PROMPTS.get(UPSTREAMS_KEY), upstreamProblems(c.env)]);
+  const raw = stored ?? (configOf(c.env).upstreamsJson || '[]');
+  let upstreams: unknown = raw;
+  try {
+    upstreams = JSON.parse(raw);
+  } catch {
+    // Named among the problems.
+  }
+  return c.json({ source: stored === null ? 'var' : 'admin', upstreams, problems });
 });
 
 /** Replaces the upstream list (same JSON as the UPSTREAMS var), validated first; lists the new ones at once. */

@@ -5,6 +5,7 @@
  * also given alone as `fault`. `feed` is the change feed's progress: the
  * generation last fanned out to every stream, and the one still pending (null
  * once every change is announced), so a client can wait for a quiet feed.
+ * `upstreamProblems` says why configured upstreams were left out (config.ts), to an admin.
  * `collisions` name prompts, so they follow the caller's view like every
  * listing: a caller that presents no valid credential sees only what everyone may.
  * `live` counts open streams at the registry shards and `lastFanout` is the feed's
@@ -17,7 +18,7 @@ import { AuthError } from '../auth/errors.js';
 import { ApiError } from './api-error.js';
 import { authenticateGuarded } from './token-guesses.js';
 import { currentCatalog, readGeneration } from '../catalog/store.js';
-import { upstreamConfigs } from '../catalog/upstreams/config.js';
+import { upstreamConfigs, upstreamProblems } from '../catalog/upstreams/config.js';
 import { guardingGroups, upstreamHealth } from '../catalog/upstreams/health.js';
 import { collisionsSeen } from '../catalog/collisions.js';
 import { catalogWriter } from '../catalog/stubs.js';
@@ -132,7 +133,9 @@ status.get('/', async (c) => {
   const auth = authStatus(c.env);
   const { upstreams, collisions } = await writerFigures(c, caller, auth.none === true);
   // writerFigures may not have waited for it (the writer did not answer): its refusal still stands.
-  await caller;
+  const who = await caller;
+  // The operator's: they may name an upstream a reader's groups do not show (access control off: anyone's).
+  const problems = who.admin || auth.none ? await upstreamProblems(c.env) : 'restricted';
   const [live, fanout, errors, feed] = await liveFigures;
   // What a caller sees depends on its groups, and the figures are live: no cache keeps a copy.
   c.header('cache-control', 'no-store');
@@ -141,6 +144,7 @@ status.get('/', async (c) => {
     auth,
     feed,
     upstreams,
+    upstreamProblems: problems,
     collisions,
     live,
     lastFanout: fanout,

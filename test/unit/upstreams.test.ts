@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseUpstreams, type ParseOptions } from '../../src/catalog/upstreams/parse.js';
+import { parseUpstreams, upstreamsInForce, type ParseOptions } from '../../src/catalog/upstreams/parse.js';
 import { nameAllowed } from '../../src/catalog/upstreams/schema.js';
 import { isPrivateHost } from '../../src/catalog/upstreams/ssrf.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
@@ -439,5 +439,35 @@ describe('what an upstream publishes, by name and by mount', () => {
     expect(await restated(state, before!, '.')).toBeUndefined();
     // And a listing made before that prefix existed is not the upstream's now.
     expect(listingKey(now!)).not.toBe(listingKey(before!));
+  });
+});
+
+describe('the list in force at run time (upstreamsInForce)', () => {
+  it('leaves out each entry with a problem, keeps the rest, and keeps a left-out prefix reserved', () => {
+    const raw = JSON.stringify([
+      { id: 'gh', url: 'http://mcp.example.com/mcp' },
+      { id: 'ev', url: 'https://ev.example.com/mcp', prefix: '' },
+      { id: 'ok', url: 'https://ok.example.com/mcp', headers: { authorization: 'Bearer ${MISSING}' } },
+    ]);
+    const { list, problems } = upstreamsInForce(raw, opts);
+    expect(list.map((u) => u.id)).toEqual(['ev']);
+    expect(problems).toEqual([
+      expect.stringMatching(/^UPSTREAMS\[0\]\.url: must be https/),
+      'UPSTREAMS[2].headers.authorization: secret MISSING is not set',
+    ]);
+    // gh's names stay gh's while it is left out: the unprefixed upstream never takes them meanwhile.
+    expect(list[0]!.reserved).toEqual(['gh', 'ok']);
+  });
+
+  it('a list that is no JSON array is no upstreams, and says why', () => {
+    expect(upstreamsInForce('[{', opts)).toEqual({
+      list: [],
+      problems: [expect.stringMatching(/^UPSTREAMS is not valid JSON/)],
+    });
+    expect(upstreamsInForce('{}', opts)).toEqual({
+      list: [],
+      problems: ['UPSTREAMS must be a JSON array of upstream objects'],
+    });
+    expect(upstreamsInForce(' ', opts)).toEqual({ list: [], problems: [] });
   });
 });

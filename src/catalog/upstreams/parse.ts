@@ -1,8 +1,9 @@
 /**
  * The UPSTREAMS JSON (or the admin-set list) into validated upstream
  * configurations (schema.ts). Every problem is reported with its field path
- * ("UPSTREAMS[1].url: ..."), all of them at once, and a bad configuration
- * fails loudly rather than silently dropping an upstream. Header values may
+ * ("UPSTREAMS[1].url: ..."), all of them at once: the admin API refuses a
+ * list with any, and at run time an entry with problems is left out, loudly
+ * (config.ts), while the rest serve. Header values may
  * name Worker secrets as ${SECRET_NAME}, other than the gateway's own; they
  * are resolved here (secret-ref.ts) and never logged. The URL passes the SSRF guard (ssrf.ts); redirects are never
  * followed (fetch-guard.ts).
@@ -155,25 +156,55 @@ function parseEntry(item: unknown, i: number, opts: ParseOptions, seen: Seen, pr
   } satisfies UpstreamConfig;
 }
 
-/** The whole list, or UpstreamConfigError listing every problem. Empty or blank: no upstreams. */
-export function parseUpstreams(raw: string | undefined, opts: ParseOptions): UpstreamConfig[] {
-  if (!raw || !raw.trim()) return [];
+/** The list as JSON, or the one problem that makes it no list at all. */
+function listOf(raw: string): unknown[] | string {
   let list: unknown;
   try {
     list = JSON.parse(raw);
   } catch (e) {
-    throw new UpstreamConfigError(`UPSTREAMS is not valid JSON: ${(e as Error).message}`);
+    return `UPSTREAMS is not valid JSON: ${(e as Error).message}`;
   }
-  if (!Array.isArray(list)) throw new UpstreamConfigError('UPSTREAMS must be a JSON array of upstream objects');
+  return Array.isArray(list) ? list : 'UPSTREAMS must be a JSON array of upstream objects';
+}
+
+/** Each entry that validates, and the problems of those that do not (an entry's problems drop it). */
+function entriesOf(list: unknown[], opts: ParseOptions): { list: UpstreamConfig[]; problems: string[] } {
   const problems: string[] = [];
   const seen: Seen = { ids: new Set(), prefixes: new Set(), bareIds: new Set() };
   const out: UpstreamConfig[] = [];
   list.forEach((item: unknown, i) => {
-    const entry = parseEntry(item, i, opts, seen, problems);
-    if (entry) out.push(entry);
+    const own: string[] = [];
+    const entry = parseEntry(item, i, opts, seen, own);
+    problems.push(...own);
+    if (entry && !own.length) out.push(entry);
   });
-  if (problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${problems.join('\n  ')}`);
-  // Every prefix is known only now: an upstream listed before another still keeps out of its namespace.
+  // Every prefix is known only now: an upstream listed before another still keeps out of its namespace. A
+  // left-out entry's prefix stays reserved, so its names never pass to an unprefixed upstream meanwhile.
   const reserved = [...seen.prefixes, ...(opts.localPrefix ? [opts.localPrefix] : [])];
-  return reserved.length ? out.map((u) => (u.prefix === '' ? { ...u, reserved } : u)) : out;
+  return { list: reserved.length ? out.map((u) => (u.prefix === '' ? { ...u, reserved } : u)) : out, problems };
+}
+
+/** The whole list, or UpstreamConfigError listing every problem (the admin API's check). Empty or blank: no upstreams. */
+export function parseUpstreams(raw: string | undefined, opts: ParseOptions): UpstreamConfig[] {
+  if (!raw || !raw.trim()) return [];
+  const list = listOf(raw);
+  if (typeof list === 'string') throw new UpstreamConfigError(list);
+  const parsed = entriesOf(list, opts);
+  if (parsed.problems.length) throw new UpstreamConfigError(`invalid UPSTREAMS:\n  ${parsed.problems.join('\n  ')}`);
+  return parsed.list;
+}
+
+/**
+ * The list in force at run time: every entry that validates, and the problems that left the others
+ * out. A list that passed the admin API's check can stop passing later (a secret it names deleted,
+ * a stricter rule after an upgrade), and an upstream is one part of the catalog: the local prompts
+ * and the other upstreams keep serving while config.ts reports the problems.
+ */
+export function upstreamsInForce(
+  raw: string | undefined,
+  opts: ParseOptions,
+): { list: UpstreamConfig[]; problems: string[] } {
+  if (!raw || !raw.trim()) return { list: [], problems: [] };
+  const list = listOf(raw);
+  return typeof list === 'string' ? { list: [], problems: [list] } : entriesOf(list, opts);
 }
