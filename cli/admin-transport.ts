@@ -53,10 +53,13 @@ export class AdminTransport {
       );
   }
 
-  /** `path`'s answer, holding what `shape` says (answer.ts); a failure is a CliError naming the request. */
-  protected async call<T>(method: string, path: string, shape: Shape, body?: unknown): Promise<T> {
+  /**
+   * `path`'s answer, holding what `shape` says (answer.ts); a failure is a CliError naming the request.
+   * `undo`: part of undoing an interrupted command, sent and read whole after a signal (interrupt.ts).
+   */
+  protected async call<T>(method: string, path: string, shape: Shape, body?: unknown, undo = false): Promise<T> {
     const json = body === undefined ? undefined : JSON.stringify(body);
-    const res = await this.send(method, path, json, 'application/json');
+    const res = await this.send(method, path, json, 'application/json', undo);
     return answerOf<T>(res, `${method} ${path}`, shape);
   }
 

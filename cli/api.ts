@@ -8,7 +8,7 @@ import type { UsageAnswer } from '../src/routes/admin-usage.js';
 import { answerOf, bytesOf } from './answer.js';
 import { ANSWERS, type NewKey, type PublishOptions, type PublishResult, type StagedSet } from './api-types.js';
 import { AdminTransport } from './admin-transport.js';
-import { untilDone } from './interrupt.js';
+import { stopped, untilDone } from './interrupt.js';
 import { partsOf } from './parts.js';
 
 export type { KeyInfo, UsageAnswer };
@@ -47,22 +47,37 @@ export class AdminClient extends AdminTransport {
         publish: (opts) => this.call('POST', `/admin/publish?${query(opts)}`, ANSWERS.published, { prompts }),
         discard: async () => {},
       };
-    const { id } = (await this.call<{ upload: { id: string } }>('POST', '/admin/uploads', ANSWERS.upload)).upload;
-    const at = `/admin/uploads/${encodeURIComponent(id)}`;
+    // The upload is forgotten when the command is interrupted (interrupt.ts), not left open for its hour:
+    // from before it is opened, since a signal may come while the gateway opens it. So the opening is
+    // read whole even then (sent as part of its own undo), and its id is what the undo deletes.
+    if (stopped.aborted) throw stopped.reason;
+    const opening = this.call<{ upload: { id: string } }>('POST', '/admin/uploads', ANSWERS.upload, undefined, true);
     // Sent once, whoever asks first: a signal's cleanup, or the push that then stops.
     let forgotten: Promise<void> | undefined;
     const forget = () =>
-      (forgotten ??= this.raw('DELETE', at, undefined, true).then(
-        () => undefined,
+      (forgotten ??= opening.then(
+        ({ upload }) =>
+          this.raw('DELETE', `/admin/uploads/${encodeURIComponent(upload.id)}`, undefined, true).then(
+            () => undefined,
+            () => undefined,
+          ),
         () => undefined,
       ));
-    // Forgotten when the command is interrupted, too (interrupt.ts), not left open for its hour.
     const release = untilDone(forget);
     const discard = async () => {
       release();
       await forget();
     };
+    let at: string;
     try {
+      at = `/admin/uploads/${encodeURIComponent((await opening).upload.id)}`;
+    } catch (e) {
+      release(); // Not opened: nothing to undo.
+      throw e;
+    }
+    try {
+      // A signal while it was opened: nothing more is sent, and it is deleted.
+      if (stopped.aborted) throw stopped.reason;
       for (const part of parts) await this.call('POST', `${at}/prompts`, ANSWERS.upload, { prompts: part });
     } catch (e) {
       await discard();

@@ -100,3 +100,16 @@ it('Ctrl-C while the plan is awaited publishes nothing, even when the plan then 
   expect(seen.slice(signalAt)).toEqual(['DELETE /admin/uploads/up-1']);
   expect(output).not.toContain('published');
 }, 60_000);
+
+it('Ctrl-C while the upload is being opened deletes the upload it opens, and sends nothing more', async () => {
+  answer = (req, res, json) => {
+    if (req.url !== '/admin/uploads' || req.method !== 'POST') return undefined;
+    // The gateway has opened it; its answer is on the way when the user stops the push.
+    interrupt();
+    setTimeout(() => json(201, { upload: { id: 'up-1' } }), 200);
+    return true;
+  };
+  const { code, output } = await push();
+  expect(code, output).toBe(130);
+  expect(seen).toEqual(['POST /admin/uploads', 'DELETE /admin/uploads/up-1']);
+}, 60_000);
