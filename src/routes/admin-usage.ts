@@ -12,12 +12,17 @@ import { ApiError } from './api-error.js';
 /** The default window: the last 24 hours. */
 const DEFAULT_WINDOW_MS = 24 * HOUR_MS;
 
+/** Whether a month has this day: Date.parse rolls a day it lacks over (2026-02-30 is March 2). */
+const dayExists = (y: string, m: string, d: string) =>
+  Number(d) <= new Date(Date.UTC(Number(y), Number(m), 0)).getUTCDate();
+
 /** `since` as epoch ms: digits are epoch ms, anything else must be an ISO 8601 date or date-time. */
 export function parseSince(raw: string | undefined, now: number): number {
   if (raw === undefined || raw === '') return now - DEFAULT_WINDOW_MS;
+  const date = /^(\d{4})-(\d{2})-(\d{2})([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.exec(raw);
   const ms = /^\d{1,15}$/.test(raw)
     ? Number(raw)
-    : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)
+    : date && dayExists(date[1]!, date[2]!, date[3]!)
       ? Date.parse(raw)
       : NaN;
   if (!Number.isFinite(ms))

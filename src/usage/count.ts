@@ -34,7 +34,8 @@ const AFTER_ROUTING: ReadonlySet<number> = new Set([
  * succeeded or failed after routing. Everything else is counted as one.
  */
 function countedName(scope: RequestScope, prompt: string | undefined, code: number | undefined, ok: boolean): string {
-  if (prompt === undefined) return '';
+  // No name at all (a get without one, a completion of a resource template): one row, as a made-up name is.
+  if (prompt === undefined) return UNKNOWN_PROMPT;
   if (!ok && (code === undefined || !AFTER_ROUTING.has(code))) return UNKNOWN_PROMPT;
   const view = servedCatalog(scope.env.PROMPTS)?.viewFor(scope.principal);
   // Listed names only, a call that succeeded included: an upstream may answer names it never listed

@@ -65,6 +65,21 @@ describe('names of calls refused before routing', () => {
   });
 });
 
+describe('calls that name no prompt', () => {
+  it('are counted under (unknown) too, not under an empty name', async () => {
+    await settle();
+    const before = await counts('prompt');
+    const headers = modernHeaders('prompts/get');
+    const body = JSON.stringify(request('prompts/get', { _meta: envelope() }));
+    const res = await send(MCP_URL, { method: 'POST', headers, body });
+    expect(((await res.json()) as any).error.code).toBe(-32602);
+    await settle();
+    const after = await counts('prompt');
+    expect(added(before, after)).toEqual({ [`${UNKNOWN_PROMPT} prompts/get modern -32602`]: 1 });
+    expect(Object.keys(after).filter((k) => k.startsWith(' '))).toEqual([]);
+  });
+});
+
 describe('a name several owners share', () => {
   it('is counted per owner served: the eng prompt as itself, the upstream one another caller gets as name@upstream', async () => {
     await publish([

@@ -197,6 +197,9 @@ describe('usage counts', () => {
     for (const [query, code] of [
       ['?since=yesterday', 'invalid_since'],
       ['?since=2026-13-45', 'invalid_since'],
+      // A day its month lacks, which Date.parse would take as early March.
+      ['?since=2026-02-30', 'invalid_since'],
+      ['?since=2026-04-31T00:00:00Z', 'invalid_since'],
       ['?by=era', 'invalid_by'],
     ]) {
       const res = await send(`https://gateway.test/admin/usage${query}`, {
