@@ -12,6 +12,7 @@
 import { CLIENT_CAPABILITIES_META, isModernVersion, MODERN_VERSION_META } from '../lib/versions.js';
 import { readMessage } from './envelope.js';
 import { ErrorCode, HttpError } from './errors.js';
+import { plainHeaderValue } from './modern-headers.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../lib/json.js';
 
@@ -41,7 +42,7 @@ function missingEnvelope(m: Record<string, unknown>, header: string, id: Request
 }
 
 export function eraOf(body: unknown, protocolVersionHeader?: string): Era {
-  const header = protocolVersionHeader?.trim();
+  const header = protocolVersionHeader === undefined ? undefined : plainHeaderValue(protocolVersionHeader);
   const modernHeader = isModernVersion(header);
   // A batch under a modern header is the modern entry's -32600 (2026-07-28 has none), not a legacy version error.
   if (Array.isArray(body)) return modernHeader || body.some(carriesModernMeta) ? 'modern' : 'legacy';

@@ -9,6 +9,18 @@ import { ErrorCode, HttpError } from './errors.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+/** Visible ASCII and inner spaces: anything else (NBSP, a BOM, VT) must be sent in the sentinel. */
+const PLAIN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * A header value as HTTP reads it (spaces and tabs around it are not part of it), or undefined when
+ * it holds a character a plain value may not: JavaScript's trim() would also strip NBSP and U+3000,
+ * and `greet\u00a0` would pass for `greet` here while a proxy matching the header saw another name.
+ */
+export function plainHeaderValue(raw: string): string | undefined {
+  const value = raw.replace(/^[ \t]+|[ \t]+$/g, '');
+  return value === '' || PLAIN.test(value) ? value : undefined;
+}
 
 /** Methods that name a primitive, and the param mirrored into Mcp-Name ("Mcp-Name: <params.name | params.uri>"). */
 const NAMED: ReadonlyMap<string, 'name' | 'uri'> = new Map([
@@ -18,11 +30,13 @@ const NAMED: ReadonlyMap<string, 'name' | 'uri'> = new Map([
 ]);
 
 /**
- * The header's value with the sentinel decoded; undefined when the sentinel is malformed. A sentinel
+ * The header's value with the sentinel decoded; undefined when the sentinel is malformed or the value
+ * holds a character a plain value may not (plainHeaderValue). A sentinel
  * both starts with `=?base64?` and ends with `?=`; a value with only the start is literal.
  */
 export function decodeHeaderValue(raw: string): string | undefined {
-  const value = raw.trim();
+  const value = plainHeaderValue(raw);
+  if (value === undefined) return undefined;
   if (!(value.startsWith('=?base64?') && value.endsWith('?='))) return value;
   const m = SENTINEL.exec(value);
   if (!m || m[1]!.length % 4 !== 0) return undefined;
@@ -56,7 +70,7 @@ export interface StandardHeaders {
  */
 export function checkMethodHeader(h: StandardHeaders, id: RequestId, method: string): void {
   const methodHeader = h.header('mcp-method');
-  if (methodHeader !== undefined && methodHeader.trim() !== method)
+  if (methodHeader !== undefined && plainHeaderValue(methodHeader) !== method)
     throw mismatch(
       id,
       'Mcp-Method',
@@ -78,7 +92,7 @@ export function checkStandardHeaders(
       'MCP-Protocol-Version',
       `the body names protocol version ${version} but the MCP-Protocol-Version header is absent`,
     );
-  if (h.protocolVersion.trim() !== version)
+  if (plainHeaderValue(h.protocolVersion) !== version)
     throw mismatch(
       id,
       'MCP-Protocol-Version',
@@ -99,7 +113,12 @@ export function checkStandardHeaders(
   // A name that is not a string is the method's own -32602 (as in the SDK), not a header mismatch.
   if (typeof bodyName !== 'string') return;
   const decoded = decodeHeaderValue(name);
-  if (decoded === undefined) throw mismatch(id, 'Mcp-Name', 'the Mcp-Name header carries an invalid base64 sentinel');
+  if (decoded === undefined)
+    throw mismatch(
+      id,
+      'Mcp-Name',
+      'the Mcp-Name header is neither plain visible ASCII nor a valid =?base64?…?= sentinel',
+    );
   if (decoded !== bodyName)
     throw mismatch(
       id,

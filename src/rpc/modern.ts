@@ -31,7 +31,7 @@ import { callContext } from './context.js';
 import { call, factOf, hasMethod } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { callFailed, ErrorCode, HttpError, invalidParams } from './errors.js';
-import { checkMethodHeader, checkStandardHeaders } from './modern-headers.js';
+import { checkMethodHeader, checkStandardHeaders, plainHeaderValue } from './modern-headers.js';
 import { serverInfo } from './server-info.js';
 
 type Request = Extract<Message, { kind: 'request' }>;
@@ -62,7 +62,7 @@ function readVersion(t: RequestScope, msg: Request): ModernVersion {
       ErrorCode.InvalidParams,
       `Invalid params: _meta["${CLIENT_CAPABILITIES_META}"] is required (an object; {} declares none)`,
     );
-  if (t.protocolVersion !== undefined && t.protocolVersion.trim() !== version)
+  if (t.protocolVersion !== undefined && plainHeaderValue(t.protocolVersion) !== version)
     throw bad(
       msg,
       ErrorCode.HeaderMismatch,

@@ -244,6 +244,25 @@ describe('envelope, version and header errors', () => {
       -32020,
     );
   });
+  it('400 -32020 for a header that matches the body only once Unicode spaces or controls are stripped', async () => {
+    const get = { name: 'greet', arguments: { who: 'x' } };
+    const cases: [string, Record<string, string>][] = [
+      ['Mcp-Name', { 'mcp-name': 'greet\u00a0' }],
+      ['Mcp-Name', { 'mcp-name': 'greet\u3000' }],
+      ['Mcp-Name', { 'mcp-name': '\ufeffgreet' }],
+      ['Mcp-Name', { 'mcp-name': 'greet\u000b' }],
+      ['Mcp-Method', { 'mcp-method': 'prompts/get\u00a0' }],
+      ['MCP-Protocol-Version', { 'mcp-protocol-version': `${V}\u00a0` }],
+    ];
+    for (const [header, headers] of cases) {
+      const { body, response } = modern('prompts/get', get, headers);
+      const err = await expectErrorWithId(await response, 400, -32020, body.id);
+      expect(err.data.mismatch.header, JSON.stringify(headers)).toBe(header);
+    }
+    // Spaces and tabs around a value are HTTP's, not the value's.
+    const padded = await modern('prompts/get', get, { 'mcp-name': ' greet\t' }).response;
+    expect(padded.status).toBe(200);
+  });
   it("a body name that is not a string is the method's -32602 whatever Mcp-Name says: the header is checked against strings only", async () => {
     for (const params of [{ name: 42 }, {}]) {
       const { body, response } = modern('prompts/get', params, { 'mcp-name': 'x' });
