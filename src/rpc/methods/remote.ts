@@ -127,16 +127,16 @@ export async function completeRemote(ctx: CallContext, origin: PromptOrigin, par
     },
   );
   const c = (result.completion ?? {}) as { values?: unknown; total?: unknown; hasMore?: unknown };
-  const values = (Array.isArray(c.values) ? c.values : [])
-    .filter((v): v is string => typeof v === 'string')
-    .slice(0, 100);
+  const offered = (Array.isArray(c.values) ? c.values : []).filter((v): v is string => typeof v === 'string');
+  const values = offered.slice(0, 100);
   // An integer, as clients check it: any other total would make them refuse the whole result.
   const total = Number.isSafeInteger(c.total) && (c.total as number) >= 0 ? (c.total as number) : undefined;
   return {
     completion: {
       values,
       ...(total !== undefined ? { total } : {}),
-      hasMore: c.hasMore === true || (total !== undefined && total > values.length),
+      // A cut made here is more the client was not sent, whatever the upstream said of a total.
+      hasMore: c.hasMore === true || offered.length > values.length || (total !== undefined && total > values.length),
     },
   };
 }
