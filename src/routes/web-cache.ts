@@ -20,9 +20,10 @@ import { webAssets } from '../web/assets.js';
 import { utcHour } from './web-cards.js';
 
 /**
- * A page as `build` made it. `keep: false` for one built without a figure it shows (the week of use,
- * when the usage store did not answer): like a provisional view's page it is served to this request
- * only, kept neither here nor in the edge cache, so the next request builds it with the figure.
+ * A page as `build` made it. `keep: false` for one built without a figure it shows (the week of use
+ * or a prompt's last change, when the usage store or the catalog writer did not answer): like a
+ * provisional view's page it is served to this request only, kept neither here nor in the edge
+ * cache, so the next request builds it with the figure.
  */
 export interface Built {
   readonly html: string;

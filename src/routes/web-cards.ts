@@ -7,7 +7,7 @@ import type { View } from '../catalog/catalog.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import { bounded, STATUS_CALL_MS } from '../lib/bounded.js';
 import { dailyUse } from '../usage/query.js';
-import type { PromptCard, VersionRow } from '../web/types.js';
+import type { HistoryData, PromptCard } from '../web/types.js';
 
 const DAYS = 7;
 
@@ -86,20 +86,33 @@ export async function cardFor(
   return { card: cardOf(view, name, use), usageKnown: use !== undefined };
 }
 
-/** When a prompt last changed (its latest version) and, for admins, every version. */
+/** The most versions a prompt's page lists: every version is kept, and a prompt published on every commit has thousands. */
+export const HISTORY_SHOWN = 50;
+
+/**
+ * When a prompt last changed (its latest version) and, for admins, its newest HISTORY_SHOWN versions
+ * (the admin API pages through the rest). A live extra like upstream health (web-health.ts): a writer
+ * that fails or does not answer within /status's bound leaves both unknown, `known: false`, and the
+ * page is then not kept (web-cache.ts), so the next request asks again.
+ */
 export async function changesOf(
   env: Env,
   view: View,
   name: string,
   admin: boolean,
-): Promise<{ changed: string | undefined; history: VersionRow[] | undefined }> {
+): Promise<{ changed: string | undefined; history: HistoryData | 'unknown' | undefined; known: boolean }> {
   const served = servedAs(view, name);
   const local = served?.local;
   if (!local) {
     const state = view.compiled.snapshot.upstreams?.find((u) => u.id === served?.source);
-    return { changed: state?.lastSuccess ?? undefined, history: undefined };
+    return { changed: state?.lastSuccess ?? undefined, history: undefined, known: true };
   }
-  const { versions } = await catalogWriter(env).get(local.name);
-  const history = versions.map((v) => ({ version: v.version, createdAt: v.createdAt, by: v.by, deleted: v.deleted }));
-  return { changed: versions.at(-1)?.createdAt, history: admin ? history : undefined };
+  // Newest first, and only as many as the page shows: an anonymous page shows the newest one's time alone.
+  const page = { limit: admin ? HISTORY_SHOWN : 1 };
+  const read = await bounded(catalogWriter(env).history(local.name, page), STATUS_CALL_MS).catch(() => undefined);
+  if (!read) return { changed: undefined, history: admin ? 'unknown' : undefined, known: false };
+  const rows = read.history.map((v) => ({ version: v.version, createdAt: v.createdAt, by: v.by, deleted: v.deleted }));
+  // Versions are numbered from 1 without gaps (versions-table.ts `add`): those before the oldest shown are the rest.
+  const older = read.next === undefined ? 0 : read.next - 1;
+  return { changed: rows.at(-1)?.createdAt, history: admin ? { rows, older } : undefined, known: true };
 }

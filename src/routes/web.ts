@@ -70,6 +70,9 @@ function htmlHeaders(v: Viewer, c: Context<AppEnv>, extra: Record<string, string
   };
 }
 
+/** The JSON stub names nothing personal, but is revalidated like the public pages it shares `/` with. */
+const STUB_HEADERS = { 'cache-control': 'no-cache', vary: 'Accept' };
+
 const DOCTYPE = '<!doctype html>';
 const render = (el: unknown) => DOCTYPE + String(el);
 
@@ -100,8 +103,9 @@ function chrome(c: Context<AppEnv>, catalog: Catalog, v: Viewer): Chrome {
 }
 
 web.get('/', async (c) => {
+  // One URL, two answers: a cache keyed on the URL alone would hand one to the other's client.
   if (!mediaTypes(headerOf(c, 'accept')).has('text/html'))
-    return c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href });
+    return c.json({ name: 'promptgate', mcp: new URL('/mcp', c.req.url).href }, 200, STUB_HEADERS);
   const v = await viewerOf(c);
   const scope = scopeOf(c);
   const filters = filtersOf((k) => c.req.query(k));
@@ -149,8 +153,9 @@ web.get('/p/:name', async (c) => {
       changesOf(c.env, view, name, v.principal.admin),
       rendered ? preview(scope, name, given) : undefined,
     ]);
-    const d = { ...chrome(c, catalog, v), card, arguments: args.rows, given, preview: shown, ...changes };
-    return { html: render(PromptPage({ d })), keep: usageKnown && args.known };
+    const { changed, history, known } = changes;
+    const d = { ...chrome(c, catalog, v), card, arguments: args.rows, given, preview: shown, changed, history };
+    return { html: render(PromptPage({ d })), keep: usageKnown && args.known && known };
   };
   let html: string | undefined;
   if (rendered) {

@@ -2,12 +2,12 @@
 /**
  * A prompt's page (`/p/<name>`): what it is, its arguments (required, description, allowed values
  * from completion/complete), a form with one field per argument that renders the preview through
- * prompts/get (on the server when submitted, live with the script), its history for admins, and
- * when it last changed.
+ * prompts/get (on the server when submitted, live with the script), its newest versions for admins,
+ * and when it last changed.
  */
 import { ColumnHeads, Layout, When } from './layout.js';
 import { Messages } from './preview.js';
-import type { ArgumentRow, PromptPageData } from './types.js';
+import type { ArgumentRow, HistoryData, PromptPageData } from './types.js';
 
 function ArgumentsTable({ args }: { args: ArgumentRow[] }) {
   return (
@@ -69,26 +69,46 @@ function ArgsForm({ d }: { d: PromptPageData }) {
   );
 }
 
+/** Where the versions the page leaves out are: the admin API's paged history, from just before the oldest shown. */
+function Older({ name, h }: { name: string; h: HistoryData }) {
+  if (!h.older || !h.rows.length) return null;
+  const url = `/admin/prompts/${encodeURIComponent(name)}/history?before=${h.rows[0]!.version}`;
+  return (
+    <p id="history-older">
+      {h.older} older {h.older === 1 ? 'version is' : 'versions are'} not shown: <code>GET {url}</code> (or{' '}
+      <code>promptgate history {name}</code>) pages through them.
+    </p>
+  );
+}
+
 function History({ d }: { d: PromptPageData }) {
-  if (!d.history) return null;
+  const h = d.history;
+  if (!h) return null;
   return (
     <section id="history" aria-labelledby="history-h">
       <h2 id="history-h">Version history</h2>
-      <table>
-        <ColumnHeads names={['Version', 'Written', 'By', 'Change']} />
-        <tbody>
-          {[...d.history].reverse().map((v) => (
-            <tr>
-              <td>{v.version}</td>
-              <td>
-                <When iso={v.createdAt} />
-              </td>
-              <td>{v.by ?? 'unknown'}</td>
-              <td>{v.deleted ? 'removed' : 'published'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {h === 'unknown' ? (
+        <p id="history-unknown">The version history could not be read just now: reload the page to try again.</p>
+      ) : (
+        <>
+          <table>
+            <ColumnHeads names={['Version', 'Written', 'By', 'Change']} />
+            <tbody>
+              {[...h.rows].reverse().map((v) => (
+                <tr>
+                  <td>{v.version}</td>
+                  <td>
+                    <When iso={v.createdAt} />
+                  </td>
+                  <td>{v.by ?? 'unknown'}</td>
+                  <td>{v.deleted ? 'removed' : 'published'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Older name={d.card.name} h={h} />
+        </>
+      )}
     </section>
   );
 }

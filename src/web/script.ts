@@ -115,9 +115,19 @@ function badge() {
   setTimeout(() => poll().catch(() => {}), 30000);
 }
 
+// Why an answer to a key says nothing about the key (a limit, an outage, a fault): when to try again.
+function unavailable(r) {
+  const after = r.headers.get('retry-after') || '';
+  const s = /^\\d+$/.test(after) ? Number(after) : Math.ceil((Date.parse(after) - Date.now()) / 1000);
+  return 'The gateway answered ' + r.status + (r.ok ? ' without a page' : '') + '; try again ' + (s > 0 ? 'in ' + s + ' s.' : 'shortly.');
+}
+
+// The page asked with key k: true once swapped in, false when the key was refused, else why it could not tell.
 async function swap(k) {
   const r = await fetch(location.href, { headers: { accept: 'text/html', authorization: 'Bearer ' + k } });
   if (r.status === 401 || r.status === 403) return false;
+  // Only the gateway's page answers the key (a 404 is its page for a name this viewer may not see).
+  if (!(r.ok || r.status === 404) || !(r.headers.get('content-type') || '').toLowerCase().startsWith('text/html')) return unavailable(r);
   const doc = new DOMParser().parseFromString(await r.text(), 'text/html');
   // A refused key is answered with the page that asks for one, not an error status: not accepted.
   if (doc.querySelector('#key-form')) return false;
@@ -130,14 +140,19 @@ async function swap(k) {
 function keyForm() {
   const form = $('#key-form'); if (!form) return;
   const fail = (msg) => { const e = $('#key-error'); e.textContent = msg; e.hidden = false; };
+  // A refused key is forgotten; one the gateway could not judge just now is kept for the next try.
+  const use = (k, refused) => swap(k).catch(() => 'The gateway could not be reached; try again shortly.').then((res) => {
+    if (res === true) return;
+    if (res === false) { try { sessionStorage.removeItem(KEY); } catch {} if (refused) fail(refused); } else fail(res);
+  });
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const k = $('#api-key').value.trim(); if (!k) return fail('Paste a key first.');
     try { sessionStorage.setItem(KEY, k); } catch {}
-    if (!(await swap(k).catch(() => false))) { try { sessionStorage.removeItem(KEY); } catch {} fail('That key was not accepted.'); }
+    await use(k, 'That key was not accepted.');
   });
   const k = key();
-  if (k) swap(k).then((ok) => { if (!ok) { try { sessionStorage.removeItem(KEY); } catch {} } }).catch(() => {});
+  if (k) use(k, '').catch(() => {});
 }
 
 function init() { theme(); ages(); search(); preview(); badge(); keyForm(); }

@@ -69,6 +69,14 @@ export interface VersionRow {
   deleted: boolean;
 }
 
+/** An admin's view of a prompt's versions: the newest few, and how many older ones the page leaves to the admin API. */
+export interface HistoryData {
+  /** Oldest first. */
+  rows: VersionRow[];
+  /** Versions older than the first row, not shown. */
+  older: number;
+}
+
 /** A content block as prompts/get returns it (only the fields the preview shows are typed). */
 export interface ContentBlock {
   type: string;
@@ -97,8 +105,8 @@ export interface PromptPageData extends Chrome {
   given: Record<string, string>;
   /** Rendered on the server when the form was submitted (`render=1`). */
   preview: Preview | undefined;
-  /** Admins only. */
-  history: VersionRow[] | undefined;
+  /** Admins only; 'unknown' when the catalog writer did not answer in time. */
+  history: HistoryData | 'unknown' | undefined;
   /** When the prompt last changed (its latest version), or its upstream last listed it. */
   changed: string | undefined;
 }

@@ -89,10 +89,14 @@ describe('GET /', () => {
     const page = await get('/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('vary')).toMatch(/^Accept,/);
     expect(await page.text()).toMatch(/^<!doctype html><html lang="en">/);
     for (const headers of [{ accept: 'application/json' }, {}, { accept: '*/*' }] as Record<string, string>[]) {
       const r = await get('/', headers);
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      // One URL, two answers by Accept: a cache must not hand the stub to a browser, nor keep it unrevalidated.
+      expect(r.headers.get('vary')).toBe('Accept');
+      expect(r.headers.get('cache-control')).toBe('no-cache');
       expect(await r.json()).toEqual({ name: 'promptgate', mcp: `${BASE}/mcp` });
     }
   });
