@@ -64,7 +64,7 @@ describe('the API-key form', () => {
       await page.goto(`${gw.url}/`);
       await expect.poll(() => page.locator('#key-form').count()).toBe(1);
       // The page's own request with the key is answered as a limit, an outage, then a fault would answer it.
-      const answers = [
+      const answers: { status: number; headers: Record<string, string>; said: string }[] = [
         { status: 429, headers: { 'retry-after': '7' }, said: 'The gateway answered 429; try again in 7 s.' },
         { status: 503, headers: {}, said: 'The gateway answered 503; try again shortly.' },
         { status: 500, headers: {}, said: 'The gateway answered 500; try again shortly.' },
