@@ -2,9 +2,11 @@
  * The checks of a prompt record's parts that the spec types define (validate.ts checks the record
  * as a whole): content blocks, with what every block may carry (annotations, `_meta`) as the MCP
  * SDK's schemas require it, since a client refuses the whole `prompts/get` over one bad field, and
- * icons. Each problem is reported with its field path.
+ * icons. Each problem is reported with its field path; the Checker lists the first MAX_ISSUES and
+ * counts the rest, so a body of bad elements cannot make a list of megabytes.
  */
 import { isRecord } from '../lib/json.js';
+import { MAX_ISSUES, more } from './issues.js';
 import type { Issue } from './types.js';
 import { fieldHint } from './field-names.js';
 
@@ -43,11 +45,26 @@ export function decodesAsBase64(s: string): boolean {
 
 type Obj = Record<string, unknown>;
 
-/** Gathers issues with their field paths. */
+/** Gathers issues with their field paths, the first MAX_ISSUES of them; the rest are only counted. */
 export class Checker {
-  readonly issues: Issue[] = [];
+  /** Prefixed to every path: which record of a set is being checked. */
+  at = '';
+  private readonly listed: Issue[] = [];
+  private found = 0;
+  /** Every problem found so far, listed or not. */
+  get count(): number {
+    return this.found;
+  }
+  /** Whether a further problem is only counted: work that would only describe it can be skipped. */
+  get full(): boolean {
+    return this.found >= MAX_ISSUES;
+  }
+  get issues(): Issue[] {
+    return this.found > MAX_ISSUES ? [...this.listed, more(this.found - MAX_ISSUES)] : this.listed;
+  }
   fail(path: string, message: string): void {
-    this.issues.push({ path, message });
+    if (!this.full) this.listed.push({ path: this.at + path, message });
+    this.found++;
   }
   /**
    * Refuses fields the record does not have: a misspelt one would be stored and ignored, and a
@@ -56,7 +73,8 @@ export class Checker {
   only(o: Obj, known: readonly string[], path: string, what: string): void {
     for (const key of Object.keys(o)) {
       if (known.includes(key)) continue;
-      const hint = fieldHint(key, known);
+      // The hint compares the key with every known field: not worth it for a problem only counted.
+      const hint = this.full ? '' : fieldHint(key, known);
       this.fail(path + key, `is not ${what} field${hint}; known: ${known.join(', ')}`);
     }
   }

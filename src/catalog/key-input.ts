@@ -6,6 +6,7 @@
  */
 import type { Issue } from './types.js';
 import { GROUP_PATTERN } from './groups.js';
+import { Checker } from './content-checks.js';
 
 /** Key names: a label for people, in the group alphabet. */
 export const KEY_NAME_PATTERN = GROUP_PATTERN;
@@ -26,37 +27,37 @@ export interface KeyInput {
   expiresAt: number | undefined;
 }
 
-function list(v: unknown, field: string, pattern: RegExp, max: number, issues: Issue[]): string[] {
+function list(v: unknown, field: string, pattern: RegExp, max: number, c: Checker): string[] {
   if (v === undefined) return [];
   if (!Array.isArray(v)) {
-    issues.push({ path: field, message: 'must be a list of strings' });
+    c.fail(field, 'must be a list of strings');
     return [];
   }
-  if (v.length > max) issues.push({ path: field, message: `at most ${max} entries` });
+  if (v.length > max) c.fail(field, `at most ${max} entries`);
   v.forEach((s, i) => {
-    if (typeof s !== 'string' || !pattern.test(s))
-      issues.push({ path: `${field}[${i}]`, message: `must match ${String(pattern)}` });
+    if (typeof s !== 'string' || !pattern.test(s)) c.fail(`${field}[${i}]`, `must match ${String(pattern)}`);
   });
+  // Refused already, so never used: a million entries are not worth sorting.
+  if (v.length > max) return v as string[];
   return [...new Set(v as string[])].sort();
 }
 
-function expiryOf(body: Record<string, unknown>, now: number, issues: Issue[]): number | undefined {
+function expiryOf(body: Record<string, unknown>, now: number, c: Checker): number | undefined {
   const { expiresInDays: days, expiresAt: at } = body;
   if (days !== undefined && at !== undefined) {
-    issues.push({ path: 'expiresAt', message: 'give expiresInDays or expiresAt, not both' });
+    c.fail('expiresAt', 'give expiresInDays or expiresAt, not both');
     return undefined;
   }
   if (days !== undefined) {
     if (typeof days !== 'number' || !Number.isFinite(days) || days <= 0 || days > MAX_EXPIRY_DAYS)
-      issues.push({ path: 'expiresInDays', message: `must be a number of days in (0, ${MAX_EXPIRY_DAYS}]` });
+      c.fail('expiresInDays', `must be a number of days in (0, ${MAX_EXPIRY_DAYS}]`);
     else return now + Math.round(days * DAY_MS);
   }
   if (at !== undefined) {
     const t = typeof at === 'string' ? Date.parse(at) : NaN;
-    if (!Number.isFinite(t)) issues.push({ path: 'expiresAt', message: 'must be an ISO 8601 date-time' });
-    else if (t <= now) issues.push({ path: 'expiresAt', message: 'is in the past' });
-    else if (t > now + MAX_EXPIRY_DAYS * DAY_MS)
-      issues.push({ path: 'expiresAt', message: `at most ${MAX_EXPIRY_DAYS} days ahead` });
+    if (!Number.isFinite(t)) c.fail('expiresAt', 'must be an ISO 8601 date-time');
+    else if (t <= now) c.fail('expiresAt', 'is in the past');
+    else if (t > now + MAX_EXPIRY_DAYS * DAY_MS) c.fail('expiresAt', `at most ${MAX_EXPIRY_DAYS} days ahead`);
     else return t;
   }
   return undefined;
@@ -72,17 +73,15 @@ export function parseKeyInput(
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return { ok: false, issues: [{ path: '', message: 'must be an object' }] };
   const b = body as Record<string, unknown>;
-  const issues: Issue[] = Object.keys(b)
-    .filter((k) => !KNOWN.has(k))
-    .map((k) => ({ path: k, message: 'is not a key field' }));
+  const c = new Checker();
+  for (const k of Object.keys(b)) if (!KNOWN.has(k)) c.fail(k, 'is not a key field');
   if (typeof b.name !== 'string' || !KEY_NAME_PATTERN.test(b.name))
-    issues.push({ path: 'name', message: `is required and must match ${String(KEY_NAME_PATTERN)}` });
-  const groups = list(b.groups, 'groups', GROUP_PATTERN, MAX_GROUPS, issues);
-  const scopes = b.scopes === undefined ? undefined : list(b.scopes, 'scopes', SCOPE_PATTERN, MAX_SCOPES, issues);
-  if (scopes?.length === 0) issues.push({ path: 'scopes', message: 'must name at least one scope when given' });
-  if (b.admin !== undefined && typeof b.admin !== 'boolean')
-    issues.push({ path: 'admin', message: 'must be a boolean' });
-  const expiresAt = expiryOf(b, now, issues);
-  if (issues.length) return { ok: false, issues };
+    c.fail('name', `is required and must match ${String(KEY_NAME_PATTERN)}`);
+  const groups = list(b.groups, 'groups', GROUP_PATTERN, MAX_GROUPS, c);
+  const scopes = b.scopes === undefined ? undefined : list(b.scopes, 'scopes', SCOPE_PATTERN, MAX_SCOPES, c);
+  if (scopes?.length === 0) c.fail('scopes', 'must name at least one scope when given');
+  if (b.admin !== undefined && typeof b.admin !== 'boolean') c.fail('admin', 'must be a boolean');
+  const expiresAt = expiryOf(b, now, c);
+  if (c.count) return { ok: false, issues: c.issues };
   return { ok: true, input: { name: b.name as string, groups, scopes, admin: b.admin === true, expiresAt } };
 }

@@ -3,8 +3,9 @@
  *
  * Hand-written rather than the SDK's zod schemas: it must also check what the
  * spec types cannot (placeholders naming declared arguments, unique names,
- * size limits), report every problem with a field path, and stay out of the
- * Worker bundle budget (zod alone is larger than the whole gateway).
+ * size limits), report each problem with a field path (content-checks.ts caps the
+ * list), and stay out of the Worker bundle budget (zod alone is larger than the
+ * whole gateway).
  * Errors are found at publish time so that serving never meets a bad record.
  */
 import { utf8Length } from './arguments.js';
@@ -13,6 +14,7 @@ import type { Issue } from './types.js';
 import { isRecord } from '../lib/json.js';
 import { groupProblems } from './groups.js';
 import { checkContent, checkIcons, Checker } from './content-checks.js';
+import { quote } from './issues.js';
 
 export const NAME_PATTERN = /^(?!\.)[A-Za-z0-9_.-]{1,64}$/;
 
@@ -36,7 +38,14 @@ const MESSAGE_FIELDS = ['role', 'content'];
 /** Validates one record; returns its issues (empty when valid). */
 export function validatePrompt(input: unknown): Issue[] {
   const c = new Checker();
-  if (!isRecord(input)) return [{ path: '', message: 'must be an object' }];
+  checkPrompt(c, input);
+  return c.issues;
+}
+
+/** One record's problems, into `c` (whose cap counts the whole set's). */
+function checkPrompt(c: Checker, input: unknown): void {
+  if (!isRecord(input)) return c.fail('', 'must be an object');
+  const found = c.count;
   c.only(input, PROMPT_FIELDS, '', 'a prompt');
   c.str(input, 'name', '', { required: true, max: 64 });
   if (typeof input.name === 'string' && input.name && !NAME_PATTERN.test(input.name))
@@ -60,7 +69,7 @@ export function validatePrompt(input: unknown): Issue[] {
     if (typeof arg.name === 'string') {
       if (arg.name && !NAME_PATTERN.test(arg.name))
         c.fail(`${p}.name`, 'may only use A-Z a-z 0-9 _ . -, and may not start with a dot');
-      if (declared.has(arg.name)) c.fail(`${p}.name`, `duplicate argument "${arg.name}"`);
+      if (declared.has(arg.name)) c.fail(`${p}.name`, `duplicate argument ${quote(arg.name)}`);
       declared.add(arg.name);
     }
     c.str(arg, 'title', `${p}.`, { max: 200 });
@@ -89,7 +98,7 @@ export function validatePrompt(input: unknown): Issue[] {
       }
     }
   });
-  if (c.issues.length === 0) {
+  if (c.count === found) {
     const json = JSON.stringify(input);
     const bytes = utf8Length(json);
     if (bytes > MAX_PROMPT_BYTES)
@@ -97,7 +106,6 @@ export function validatePrompt(input: unknown): Issue[] {
     if (LONE_SURROGATE.test(json))
       c.fail('', 'holds text that is not valid Unicode (an unpaired surrogate, such as "\\ud800")');
   }
-  return c.issues;
 }
 
 /** Validates a whole set: every record, plus unique names. Issue paths are prefixed with the prompt's position. */
@@ -105,17 +113,16 @@ export function validateSet(
   inputs: readonly unknown[],
   label: (i: number) => string = (i) => `prompts[${i}]`,
 ): Issue[] {
-  const issues: Issue[] = [];
+  const c = new Checker();
   const seen = new Map<string, number>();
   inputs.forEach((input, i) => {
-    for (const issue of validatePrompt(input))
-      issues.push({ path: `${label(i)}: ${issue.path}`, message: issue.message });
+    c.at = `${label(i)}: `;
+    checkPrompt(c, input);
     const name = isRecord(input) && typeof input.name === 'string' ? input.name : undefined;
     if (name === undefined) return;
     const first = seen.get(name);
-    if (first !== undefined)
-      issues.push({ path: `${label(i)}: name`, message: `duplicate prompt name "${name}" (also ${label(first)})` });
+    if (first !== undefined) c.fail('name', `duplicate prompt name ${quote(name)} (also ${label(first)})`);
     else seen.set(name, i);
   });
-  return issues;
+  return c.issues;
 }

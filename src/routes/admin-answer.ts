@@ -4,7 +4,9 @@
  */
 import type { Context } from 'hono';
 import type { WriteResult } from '../catalog/catalog-writer.js';
+import { capIssues, problemCount } from '../catalog/issues.js';
 import type { SetDiff } from '../catalog/diff.js';
+import type { Issue } from '../catalog/types.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 import { ApiError } from './api-error.js';
@@ -116,14 +118,21 @@ function logged(diff: SetDiff): Record<string, unknown> {
   return out;
 }
 
+/**
+ * A refused write: how many problems it has, and the first MAX_ISSUES of them (content-checks.ts),
+ * however many a check (or a later one, outside the checker) found.
+ */
+export function refusal(status: 400 | 422, code: string, outcome: string, issues: Issue[]): ApiError {
+  return new ApiError(status, code, `${problemCount(issues)} problem(s); ${outcome}`, capIssues(issues));
+}
+
 /** `noun`: what was refused, in the error code (`invalid_prompts`, `invalid_skills`). */
 export function answer(c: Context<AppEnv>, r: WriteResult, noun = 'prompts') {
   if (r.ok) {
     if (!r.dryRun) log.info('catalog written', { generation: r.generation, ...logged(r.diff) });
     return c.json(r);
   }
-  if (r.reason === 'invalid')
-    throw new ApiError(422, `invalid_${noun}`, `${r.issues.length} problem(s); nothing was written`, r.issues);
+  if (r.reason === 'invalid') throw refusal(422, `invalid_${noun}`, 'nothing was written', r.issues);
   if (r.reason === 'too_large') throw new ApiError(413, 'catalog_too_large', r.message);
   throw new ApiError(404, 'not_found', r.message);
 }

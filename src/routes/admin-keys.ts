@@ -10,7 +10,7 @@ import { catalogWriter } from '../catalog/stubs.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
 import { ApiError } from './api-error.js';
-import { flags } from './admin-answer.js';
+import { flags, refusal } from './admin-answer.js';
 import { actor } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 
@@ -25,7 +25,7 @@ adminKeys.post('/', async (c) => {
   const r = await catalogWriter(c.env).createKey(await readJson(c), actor(c));
   if (!r.ok) {
     if (r.reason === 'too_many') throw new ApiError(400, 'too_many_keys', r.message);
-    throw new ApiError(400, 'invalid_key', `${r.issues.length} problem(s); no key was created`, r.issues);
+    throw refusal(400, 'invalid_key', 'no key was created', r.issues);
   }
   log.info('API key created', { id: r.info.id, by: r.info.createdBy });
   c.header('cache-control', 'no-store');

@@ -9,7 +9,7 @@ import { Hono, type Context } from 'hono';
 import type { UploadResult } from '../catalog/staged-publish.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import type { AppEnv } from '../env.js';
-import { answer, flags, writeFlags } from './admin-answer.js';
+import { answer, flags, refusal, writeFlags } from './admin-answer.js';
 import { actor } from './admin-auth.js';
 import { readSet } from './admin-json.js';
 import { ApiError } from './api-error.js';
@@ -18,13 +18,7 @@ export const adminUploads = new Hono<AppEnv>();
 
 function uploaded(c: Context<AppEnv>, r: UploadResult, status: 200 | 201 = 200) {
   if (r.ok) return c.json({ upload: r.upload }, status);
-  if (r.reason === 'invalid')
-    throw new ApiError(
-      422,
-      'invalid_prompts',
-      `${r.issues.length} problem(s); nothing of this part was added`,
-      r.issues,
-    );
+  if (r.reason === 'invalid') throw refusal(422, 'invalid_prompts', 'nothing of this part was added', r.issues);
   if (r.reason === 'too_large') throw new ApiError(413, 'catalog_too_large', r.message);
   if (r.reason === 'too_many_prompts') throw new ApiError(413, 'too_many', r.message);
   if (r.reason === 'too_many_uploads') throw new ApiError(409, 'too_many_uploads', r.message);

@@ -18,6 +18,7 @@ import { refreshUpstreams } from '../catalog/upstreams/refresh.js';
 import { configOf } from '../lib/config.js';
 import { catalogWriter, upstreamStub } from '../catalog/stubs.js';
 import { NAME_PATTERN } from '../catalog/validate.js';
+import { quote } from '../catalog/issues.js';
 import type { AppEnv } from '../env.js';
 import { ApiError } from './api-error.js';
 import { actor, crossSiteWrite, requireAdmin } from './admin-auth.js';
@@ -76,7 +77,7 @@ admin.put('/prompts/:name', async (c) => {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw new ApiError(400, 'invalid_body', 'Body must be one prompt record');
   if (body.name !== undefined && body.name !== name)
-    throw new ApiError(400, 'name_mismatch', `Body names "${String(body.name)}" but the URL names "${name}"`);
+    throw new ApiError(400, 'name_mismatch', `Body names ${quote(body.name)} but the URL names "${name}"`);
   return answer(c, await catalogWriter(c.env).put({ ...body, name }, actor(c)));
 });
 

@@ -10,6 +10,8 @@ import { utf8Length } from '../arguments.js';
 import { groupProblems } from '../groups.js';
 import { MAX_PROMPT_BYTES } from '../validate.js';
 import { DIGEST_PATTERN } from './file-store.js';
+import { Checker } from '../content-checks.js';
+import { quote } from '../issues.js';
 
 /** Agent Skills names: lowercase letters, digits and single hyphens, 1-64, no hyphen at either end. */
 export const SKILL_NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
@@ -37,66 +39,68 @@ function pathProblem(path: unknown): string | undefined {
   return undefined;
 }
 
-export function validateSkill(value: unknown, at = ''): Issue[] {
-  const issues: Issue[] = [];
-  const fail = (path: string, message: string) => issues.push({ path: at + path, message });
-  if (!isRecord(value)) return [{ path: at || 'skill', message: 'must be an object' }];
+export function validateSkill(value: unknown): Issue[] {
+  const c = new Checker();
+  checkSkill(c, value);
+  return c.issues;
+}
+
+/** One record's problems, into `c` (whose cap counts the whole set's). */
+function checkSkill(c: Checker, value: unknown): void {
+  if (!isRecord(value)) return c.fail(c.at ? '' : 'skill', 'must be an object');
   const { name, frontmatter, files, groups } = value;
   if (typeof name !== 'string' || !SKILL_NAME.test(name))
-    fail('name', 'must be a skill name: a-z 0-9 and single hyphens, 1-64 characters, no hyphen at either end');
-  if (!isRecord(frontmatter)) fail('frontmatter', 'must be the SKILL.md front matter as an object');
+    c.fail('name', 'must be a skill name: a-z 0-9 and single hyphens, 1-64 characters, no hyphen at either end');
+  if (!isRecord(frontmatter)) c.fail('frontmatter', 'must be the SKILL.md front matter as an object');
   else {
-    if (frontmatter.name !== name) fail('frontmatter.name', `must equal the skill's folder name "${String(name)}"`);
+    if (frontmatter.name !== name) c.fail('frontmatter.name', `must equal the skill's folder name ${quote(name)}`);
     const d = frontmatter.description;
-    if (typeof d !== 'string' || d.trim() === '') fail('frontmatter.description', 'required (a non-empty string)');
-    else if (d.length > MAX_DESCRIPTION) fail('frontmatter.description', `longer than ${MAX_DESCRIPTION} characters`);
+    if (typeof d !== 'string' || d.trim() === '') c.fail('frontmatter.description', 'required (a non-empty string)');
+    else if (d.length > MAX_DESCRIPTION) c.fail('frontmatter.description', `longer than ${MAX_DESCRIPTION} characters`);
     if (JSON.stringify(frontmatter).length > MAX_FRONTMATTER_BYTES)
-      fail('frontmatter', `larger than ${MAX_FRONTMATTER_BYTES} bytes`);
+      c.fail('frontmatter', `larger than ${MAX_FRONTMATTER_BYTES} bytes`);
   }
-  for (const [p, m] of groupProblems(groups, 'groups')) fail(p, m);
-  if (!Array.isArray(files)) {
-    fail('files', 'must be a list of {path, digest, size}');
-    return issues;
-  }
-  if (files.length > SKILL_LIMITS.files) fail('files', `at most ${SKILL_LIMITS.files} files per skill`);
+  for (const [p, m] of groupProblems(groups, 'groups')) c.fail(p, m);
+  if (!Array.isArray(files)) return c.fail('files', 'must be a list of {path, digest, size}');
+  if (files.length > SKILL_LIMITS.files) c.fail('files', `at most ${SKILL_LIMITS.files} files per skill`);
   const seen = new Set<string>();
   let total = 0;
   files.forEach((f: unknown, i) => {
     const p = `files[${i}]`;
-    if (!isRecord(f)) return fail(p, 'must be {path, digest, size}');
+    if (!isRecord(f)) return c.fail(p, 'must be {path, digest, size}');
     const problem = pathProblem(f.path);
-    if (problem) fail(`${p}.path`, problem);
-    else if (seen.has(f.path as string)) fail(`${p}.path`, `duplicate file "${String(f.path)}"`);
+    if (problem) c.fail(`${p}.path`, problem);
+    else if (seen.has(f.path as string)) c.fail(`${p}.path`, `duplicate file "${String(f.path)}"`);
     else seen.add(f.path as string);
     if (typeof f.digest !== 'string' || !DIGEST_PATTERN.test(f.digest))
-      fail(`${p}.digest`, 'must be sha256: and 64 lowercase hex digits');
-    if (!Number.isSafeInteger(f.size) || (f.size as number) < 0) fail(`${p}.size`, 'must be a byte count');
+      c.fail(`${p}.digest`, 'must be sha256: and 64 lowercase hex digits');
+    if (!Number.isSafeInteger(f.size) || (f.size as number) < 0) c.fail(`${p}.size`, 'must be a byte count');
     else total += f.size as number;
     if (f.mimeType !== undefined && (typeof f.mimeType !== 'string' || f.mimeType.length > 100))
-      fail(`${p}.mimeType`, 'must be a media type');
+      c.fail(`${p}.mimeType`, 'must be a media type');
   });
-  if (!seen.has('SKILL.md')) fail('files', 'must include SKILL.md');
-  if (total > SKILL_LIMITS.bytes) fail('files', `larger than ${SKILL_LIMITS.bytes} bytes in all (SEP-2640 limit)`);
+  if (!seen.has('SKILL.md')) c.fail('files', 'must include SKILL.md');
+  if (total > SKILL_LIMITS.bytes) c.fail('files', `larger than ${SKILL_LIMITS.bytes} bytes in all (SEP-2640 limit)`);
   const bytes = utf8Length(JSON.stringify(value));
   if (bytes > MAX_SKILL_BYTES)
-    fail('', `is ${bytes} bytes as JSON; a skill record is at most ${MAX_SKILL_BYTES} bytes`);
-  return issues;
+    c.fail('', `is ${bytes} bytes as JSON; a skill record is at most ${MAX_SKILL_BYTES} bytes`);
 }
 
 /** A whole publish: every skill, and no name twice. */
 export function validateSkillSet(values: unknown[]): Issue[] {
   if (values.length > MAX_PUBLISH_SKILLS) return [{ path: 'skills', message: `at most ${MAX_PUBLISH_SKILLS} skills` }];
-  const issues: Issue[] = [];
+  const c = new Checker();
   const names = new Set<string>();
   values.forEach((v, i) => {
-    issues.push(...validateSkill(v, `skills[${i}]: `));
+    c.at = `skills[${i}]: `;
+    checkSkill(c, v);
     const name = isRecord(v) ? v.name : undefined;
     if (typeof name === 'string') {
-      if (names.has(name)) issues.push({ path: `skills[${i}]: name`, message: `duplicate skill "${name}"` });
+      if (names.has(name)) c.fail('name', `duplicate skill ${quote(name)}`);
       names.add(name);
     }
   });
-  return issues;
+  return c.issues;
 }
 
 /** The record as stored: files sorted by path, so equal skills compare equal. */
