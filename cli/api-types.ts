@@ -77,7 +77,7 @@ export const ANSWERS = {
   missing: { missing: names },
   uploaded: {},
   created: { ...KEY, key: 'string' },
-  keys: { keys: [KEY] },
+  keys: { keys: [KEY], omitted: 'number?' },
   revoked: { id: 'string', name: 'string', revokedAt: 'string' },
   usage: {
     from: 'string',

@@ -140,8 +140,9 @@ export class AdminClient extends AdminTransport {
     return this.call('POST', '/admin/keys', ANSWERS.created, key);
   }
 
-  async listKeys(): Promise<KeyInfo[]> {
-    return (await this.call<{ keys: KeyInfo[] }>('GET', '/admin/keys', ANSWERS.keys)).keys;
+  /** Active keys and the newest inactive ones; `omitted`: how many older inactive ones were not listed. */
+  listKeys(): Promise<{ keys: KeyInfo[]; omitted?: number }> {
+    return this.call('GET', '/admin/keys', ANSWERS.keys);
   }
 
   revokeKey(id: string): Promise<KeyInfo> {

@@ -84,9 +84,10 @@ export async function keysCommand(
     }
     case 'list': {
       if (rest.length) throw new UsageError(KEYS_USAGE);
-      const keys = await api().listKeys();
+      const { keys, omitted } = await api().listKeys();
       if (!keys.length) return out('no keys');
       for (const l of keyRows(keys)) out(l);
+      if (omitted) out(`(${omitted} older revoked or expired keys not listed)`);
       return;
     }
     case 'revoke': {

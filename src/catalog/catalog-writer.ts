@@ -64,7 +64,7 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.keys.create(body, createdBy);
   }
 
-  async listKeys(): Promise<KeyInfo[]> {
+  async listKeys(): Promise<{ keys: KeyInfo[]; omitted: number }> {
     return this.keys.list();
   }
 

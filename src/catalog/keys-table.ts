@@ -15,6 +15,8 @@ export const KEY_PREFIX = 'pg_';
 export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
 /** Most keys that are neither revoked nor expired. */
 export const MAX_KEYS = 1_000;
+/** Most revoked or expired keys a listing shows, the newest. */
+export const MAX_INACTIVE_LISTED = 1_000;
 
 /** A key as the admin API lists it: never the secret, never its hash. */
 export interface KeyInfo {
@@ -82,6 +84,8 @@ function toInfo(r: Row): KeyInfo {
 }
 
 const COLUMNS = 'id, name, groups, scopes, admin, created_at, created_by, expires_at, revoked_at';
+/** A key neither revoked nor expired at the time bound to its one `?`. */
+const ACTIVE = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)';
 
 export class KeysTable {
   constructor(private readonly sql: SqlStorage) {
@@ -101,12 +105,7 @@ export class KeysTable {
     const hash = await keyDigest(key);
     // Hex, not base64url: an id that began with '-' would read as an option on a command line.
     const id = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, '0')).join('');
-    const live = this.sql
-      .exec<{ n: number }>(
-        'SELECT COUNT(*) AS n FROM keys WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
-        now,
-      )
-      .one().n;
+    const live = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM keys WHERE ${ACTIVE}`, now).one().n;
     if (live >= MAX_KEYS)
       return { ok: false, reason: 'too_many', message: `At most ${MAX_KEYS} active keys; revoke some first` };
     this.sql.exec(
@@ -124,9 +123,27 @@ export class KeysTable {
     return { ok: true, key, info: toInfo(this.row(id)!) };
   }
 
-  /** Every key, newest first, revoked ones included (they stay for the record). */
-  list(): KeyInfo[] {
-    return this.sql.exec<Row>(`SELECT ${COLUMNS} FROM keys ORDER BY created_at DESC, id`).toArray().map(toInfo);
+  /**
+   * Every active key and the newest MAX_INACTIVE_LISTED revoked or expired ones, newest first, and
+   * how many older inactive keys were left out. Inactive rows stay for the record, so minting and
+   * revoking keys for years would otherwise make one answer of them all.
+   */
+  list(): { keys: KeyInfo[]; omitted: number } {
+    const now = Date.now();
+    const keys = this.sql
+      .exec<Row>(
+        `SELECT ${COLUMNS} FROM keys WHERE ${ACTIVE}
+         UNION ALL SELECT * FROM (SELECT ${COLUMNS} FROM keys WHERE NOT (${ACTIVE})
+           ORDER BY created_at DESC, id LIMIT ?)
+         ORDER BY created_at DESC, id`,
+        now,
+        now,
+        MAX_INACTIVE_LISTED,
+      )
+      .toArray()
+      .map(toInfo);
+    const inactive = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM keys WHERE NOT (${ACTIVE})`, now).one().n;
+    return { keys, omitted: Math.max(0, inactive - MAX_INACTIVE_LISTED) };
   }
 
   /** Revokes at once; revoking again keeps the first time. Undefined for an unknown id. */

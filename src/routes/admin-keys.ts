@@ -32,7 +32,11 @@ adminKeys.post('/', async (c) => {
   return c.json({ key: r.key, ...r.info }, 201);
 });
 
-adminKeys.get('/', async (c) => c.json({ keys: await catalogWriter(c.env).listKeys() }));
+/** Active keys and the newest revoked or expired ones; `omitted` counts the older inactive ones left out. */
+adminKeys.get('/', async (c) => {
+  const { keys, omitted } = await catalogWriter(c.env).listKeys();
+  return c.json({ keys, ...(omitted > 0 && { omitted }) });
+});
 
 /** Idempotent: revoking a revoked key answers the first revocation. */
 adminKeys.delete('/:id', async (c) => {

@@ -8,7 +8,7 @@ import { createExecutionContext, env, runInDurableObject, SELF, waitOnExecutionC
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyPrincipal } from '../../src/auth/api-key.js';
 import { CatalogWriter } from '../../src/catalog/catalog-writer.js';
-import { keyDigest, MAX_KEYS } from '../../src/catalog/keys-table.js';
+import { keyDigest, MAX_INACTIVE_LISTED, MAX_KEYS } from '../../src/catalog/keys-table.js';
 import { catalogWriter, writerObject } from '../../src/catalog/stubs.js';
 import { configOf } from '../../src/lib/config.js';
 import { AuthConfigError } from '../../src/auth/config-checks.js';
@@ -168,6 +168,51 @@ describe('/admin/keys', () => {
     } finally {
       await sql((q) => q.exec("DELETE FROM keys WHERE id LIKE 'ffff%'"));
     }
+  });
+});
+
+describe('GET /admin/keys over years of minting and revoking', () => {
+  it('lists every active key and the newest MAX_INACTIVE_LISTED inactive ones, and counts the rest', async () => {
+    const sql = (fn: (sql: SqlStorage) => unknown) =>
+      runInDurableObject(writerObject(env), (_o, ctx) => fn(ctx.storage.sql));
+    const active = await createKey({ name: 'still-used' });
+    // Keys earlier tests revoked: newer than the ones below, so listed first.
+    const revokedBefore = (await sql(
+      (q) => q.exec<{ n: number }>('SELECT COUNT(*) AS n FROM keys WHERE revoked_at IS NOT NULL').one().n,
+    )) as number;
+    const extra = 25;
+    // Revoked long ago, oldest first: created_at i + 1 ms after the epoch.
+    await sql((q) => {
+      for (let i = 0; i < MAX_INACTIVE_LISTED + extra; i++)
+        q.exec(
+          'INSERT INTO keys VALUES (?,?,?,?,?,?,?,?,?,?)',
+          `eeee${i.toString(16).padStart(12, '0')}`,
+          `old${i}`,
+          'old',
+          '[]',
+          null,
+          0,
+          i + 1,
+          't',
+          null,
+          i + 2,
+        );
+    });
+    try {
+      const res = await admin('GET', '/keys');
+      const body = await res.json<{ keys: { id: string; revokedAt: string | null }[]; omitted?: number }>();
+      expect(body.omitted).toBe(revokedBefore + extra);
+      const old = body.keys.filter((k) => k.id.startsWith('eeee'));
+      expect(old).toHaveLength(MAX_INACTIVE_LISTED - revokedBefore);
+      // The newest of them, newest first; the oldest are the ones left out.
+      const hex = (i: number) => `eeee${i.toString(16).padStart(12, '0')}`;
+      expect(old[0]!.id).toBe(hex(MAX_INACTIVE_LISTED + extra - 1));
+      expect(old.at(-1)!.id).toBe(hex(extra + revokedBefore));
+      expect(body.keys.some((k) => k.id === active.id)).toBe(true);
+    } finally {
+      await sql((q) => q.exec("DELETE FROM keys WHERE id LIKE 'eeee%'"));
+    }
+    expect((await (await admin('GET', '/keys')).json<{ omitted?: number }>()).omitted).toBeUndefined();
   });
 });
 
