@@ -51,10 +51,13 @@ const settle = () => new Promise((r) => setTimeout(r, 500));
 
 it('a 2025-11-25 SDK client that aborts its get sends notifications/cancelled on; other cancels change nothing', async () => {
   const gets: { id: unknown; reply: Promise<string> }[] = [];
-  const recording = async (url: string | URL, init?: RequestInit) => {
-    const res = await fetch(url, init);
+  // Recorded as each get is sent, not when its answer begins: a held call's answer begins only once
+  // it ends, and its id is wanted while it is held.
+  const recording = (url: string | URL, init?: RequestInit) => {
+    const res = fetch(url, init);
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { id?: unknown; method?: string }) : {};
-    if (body.method === 'prompts/get') gets.push({ id: body.id, reply: res.clone().text() });
+    // Cloned before the client reads the body: this callback was registered first.
+    if (body.method === 'prompts/get') gets.push({ id: body.id, reply: res.then((r) => r.clone().text()) });
     return res;
   };
   const client = new Client({ name: 'cancel-e2e', version: '1' });
