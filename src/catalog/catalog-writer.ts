@@ -113,14 +113,15 @@ export class CatalogWriter extends DurableObject<Env> {
     };
   }
 
-  async get(name: string): Promise<{ prompt: StoredPrompt | null; versions: VersionInfo[] }> {
-    const { latest, versions } = this.versions.one<PromptRecord>(PROMPT_ROWS, name);
-    return { prompt: latest, versions };
+  /** The current prompt and its newest versions' facts; `older`: how many earlier ones the history holds. */
+  async get(name: string): Promise<{ prompt: StoredPrompt | null; versions: VersionInfo[]; older: number }> {
+    const { latest, versions, older } = this.versions.one<PromptRecord>(PROMPT_ROWS, name);
+    return { prompt: latest, versions, older };
   }
 
-  async getSkill(name: string): Promise<{ skill: Stored<SkillRecord> | null; versions: VersionInfo[] }> {
-    const { latest, versions } = this.versions.one<SkillRecord>(SKILL_ROWS, name);
-    return { skill: latest, versions };
+  async getSkill(name: string): Promise<{ skill: Stored<SkillRecord> | null; versions: VersionInfo[]; older: number }> {
+    const { latest, versions, older } = this.versions.one<SkillRecord>(SKILL_ROWS, name);
+    return { skill: latest, versions, older };
   }
 
   /** A page of one prompt's versions, oldest first, with their full text (null for a deletion). */

@@ -9,7 +9,17 @@ import { utf8Length } from './arguments.js';
 import type { VersionInfo } from './types.js';
 import { infoOf, toInfo, toStored, type Facts, type Row, type Stored } from './versions-rows.js';
 
+import {
+  HISTORY_PAGE_BYTES,
+  LIST_PAGE_BYTES,
+  MAX_VERSIONS_LISTED,
+  type HistoryPage,
+  type ListPage,
+  type Versioned,
+} from './version-pages.js';
+
 export type { Stored } from './versions-rows.js';
+export * from './version-pages.js';
 
 /** What a row holds: prompts or skills. */
 export interface RowKind {
@@ -96,24 +106,33 @@ export class VersionsTable {
   }
 
   /**
-   * One name: its current record (null once deleted or never written) and every version's facts.
-   * The facts are read without the versions' text, which may add up to many megabytes over a
-   * prompt's life (the history is paged for that reason): only the newest record is read.
+   * One name: its current record (null once deleted or never written) and the facts of its newest
+   * MAX_VERSIONS_LISTED versions, oldest first, with how many older ones there are (the history
+   * pages through them). Facts only: the versions' text may add up to many megabytes over a
+   * prompt's life, so only the newest record is read.
    */
-  one<R>(kind: RowKind, name: string): { latest: Stored<R> | null; versions: VersionInfo[] } {
+  one<R>(kind: RowKind, name: string): { latest: Stored<R> | null; versions: VersionInfo[]; older: number } {
     const key = kind.prefix + name;
     const facts = this.sql
       .exec<Facts>(
-        'SELECT version, generation, created_at, "by", record IS NULL AS deleted FROM versions WHERE name = ? ORDER BY version',
+        'SELECT version, generation, created_at, "by", record IS NULL AS deleted FROM versions WHERE name = ? ORDER BY version DESC LIMIT ?',
         key,
+        MAX_VERSIONS_LISTED,
       )
-      .toArray();
+      .toArray()
+      .reverse();
+    const first = facts[0];
+    const older = first
+      ? this.sql
+          .exec<{ n: number }>('SELECT COUNT(*) AS n FROM versions WHERE name = ? AND version < ?', key, first.version)
+          .one().n
+      : 0;
     const last = facts.at(-1);
     const latest =
       last && !last.deleted
         ? this.sql.exec<Row>('SELECT * FROM versions WHERE name = ? AND version = ?', key, last.version).one()
         : undefined;
-    return { latest: latest ? toStored<R>(latest) : null, versions: facts.map(infoOf) };
+    return { latest: latest ? toStored<R>(latest) : null, versions: facts.map(infoOf), older };
   }
 
   /**
@@ -178,25 +197,3 @@ export class VersionsTable {
     return versions;
   }
 }
-
-/** What one page of a history may hold: versions, and (so a page fits in memory) bytes of record text. */
-export const HISTORY_PAGE_MAX = 1_000;
-export const HISTORY_PAGE_BYTES = 8 * 1_048_576;
-
-/** What one page of a listing may hold, as a history page. */
-export const LIST_PAGE_MAX = 1_000;
-export const LIST_PAGE_BYTES = HISTORY_PAGE_BYTES;
-
-export interface ListPage {
-  /** Only names after this one (absent: from the first). */
-  after?: string;
-  limit: number;
-}
-
-export interface HistoryPage {
-  /** Only versions older than this one (absent: from the newest). */
-  before?: number;
-  limit: number;
-}
-
-export type Versioned<R> = VersionInfo & { record: R | null };

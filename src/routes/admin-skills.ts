@@ -118,9 +118,9 @@ function namePath(c: Context<AppEnv>): { name: string; rest: string } {
 adminSkills.get('/*', async (c) => {
   const { name, rest } = namePath(c);
   if (rest === '') {
-    const { skill, versions } = await catalogWriter(c.env).getSkill(name);
+    const { skill, versions, older } = await catalogWriter(c.env).getSkill(name);
     if (!skill && versions.length === 0) throw new ApiError(404, 'not_found', `No skill named "${name}"`);
-    return c.json({ skill: skill?.record ?? null, version: skill?.version ?? null, versions });
+    return c.json({ skill: skill?.record ?? null, version: skill?.version ?? null, versions, ...(older && { older }) });
   }
   if (rest !== '/history') return c.notFound();
   const page = historyPage(c);

@@ -53,11 +53,17 @@ admin.route('/uploads', adminUploads);
 /** The current prompts, a page at a time (`?limit`, `?after`; admin-answer.ts). */
 admin.get('/prompts', (c) => listAnswer(c, 'prompts', (page) => catalogWriter(c.env).currentPage('prompts', page)));
 
+/** The prompt and its newest versions (at most MAX_VERSIONS_LISTED); `older` counts those /history pages to. */
 admin.get('/prompts/:name', async (c) => {
-  const { prompt, versions } = await catalogWriter(c.env).get(promptName(c));
+  const { prompt, versions, older } = await catalogWriter(c.env).get(promptName(c));
   if (!prompt && versions.length === 0)
     throw new ApiError(404, 'not_found', `No prompt named "${c.req.param('name')}"`);
-  return c.json({ prompt: prompt?.record ?? null, version: prompt?.version ?? null, versions });
+  return c.json({
+    prompt: prompt?.record ?? null,
+    version: prompt?.version ?? null,
+    versions,
+    ...(older && { older }),
+  });
 });
 
 admin.get('/prompts/:name/history', async (c) => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { writerObject } from '../../src/catalog/stubs.js';
 import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
-import { HISTORY_PAGE_BYTES, LIST_PAGE_BYTES } from '../../src/catalog/versions-table.js';
+import { HISTORY_PAGE_BYTES, LIST_PAGE_BYTES, MAX_VERSIONS_LISTED } from '../../src/catalog/versions-table.js';
 import { ADMIN_BASE, ADMIN_TOKEN, adminFetch, openSession } from '../helpers/worker.js';
 
 const BASE = ADMIN_BASE;
@@ -218,6 +218,43 @@ describe('writes', () => {
     const rest = (await (await admin('GET', `/prompts/bulky/history?before=${first.next}`)).json()) as any;
     expect([...rest.history.map((v: any) => v.version), ...versions]).toEqual([1, 2, 3, 4, 5]);
     expect((await admin('DELETE', '/prompts/bulky')).status).toBe(200);
+  });
+  it("one prompt's answer lists its newest MAX_VERSIONS_LISTED versions, and counts the older ones its history pages to", async () => {
+    expect((await admin('PUT', '/prompts/many', text('many', 'v1'))).status).toBe(200);
+    const extra = 7;
+    // Published on every commit for years: the rest of its versions, as the writer records them.
+    await runInDurableObject(writerObject(env), (_o, ctx) => {
+      const record = JSON.stringify(text('many', 'later'));
+      for (let v = 2; v <= MAX_VERSIONS_LISTED + extra; v++)
+        ctx.storage.sql.exec(
+          'INSERT INTO versions (name, version, generation, record, created_at, "by") VALUES (?, ?, 1, ?, ?, NULL)',
+          'many',
+          v,
+          record,
+          v,
+        );
+    });
+    try {
+      const one = await (
+        await admin('GET', '/prompts/many')
+      ).json<{ version: number; versions: { version: number }[]; older?: number }>();
+      expect(one.version).toBe(MAX_VERSIONS_LISTED + extra);
+      expect(one.versions).toHaveLength(MAX_VERSIONS_LISTED);
+      // Oldest first, ending with the current one; the `older` before them are the history's.
+      expect(one.versions[0]!.version).toBe(extra + 1);
+      expect(one.versions.at(-1)!.version).toBe(MAX_VERSIONS_LISTED + extra);
+      expect(one.older).toBe(extra);
+      const before = await (
+        await admin('GET', `/prompts/many/history?before=${extra + 1}`)
+      ).json<{ history: { version: number }[] }>();
+      expect(before.history.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    } finally {
+      await runInDurableObject(
+        writerObject(env),
+        (_o, ctx) => void ctx.storage.sql.exec("DELETE FROM versions WHERE name = 'many' AND version > 1"),
+      );
+    }
+    expect((await (await admin('GET', '/prompts/many')).json<{ older?: number }>()).older).toBeUndefined();
   });
   it('the current prompts are listed in pages by name: ?limit, ?after, and next until the last page', async () => {
     const names = ['page_a', 'page_b', 'page_c', 'page_d', 'page_e'];
