@@ -7,7 +7,7 @@
  * provisional first page of an upstream merged ahead of the writer.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROMPTS } from '../../src/catalog/catalog.js';
 import { readPage } from '../../src/catalog/edge.js';
@@ -17,7 +17,7 @@ import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import worker from '../../src/index.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
+import { mountInIsolate, sdkUpstream } from '../helpers/in-isolate-upstream.js';
 import { ACCEPT, countingEnv, MCP_URL, openSession, publish, request } from '../helpers/worker.js';
 
 const LIST_URL = 'https://gateway.test/prompts';
@@ -216,24 +216,16 @@ describe('private listings', () => {
 });
 
 describe('a provisional page (an upstream merged ahead of the writer)', () => {
-  /**
-   * A real SDK v2 server in this isolate, made per request so nothing of it crosses from one
-   * request's context to another's (the upstream's object lists it too). It offers no change
-   * stream: the object's follow loop ends at once instead of holding a stream open.
-   */
-  const upstream = async (req: Request): Promise<Response> => {
-    if (req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen')
-      return new Response(null, { status: 405 });
-    return createMcpHandler(() => {
-      // Hints that narrow nothing: the merged page's hints are its base page's.
-      const cacheHints = { 'prompts/list': { ttlMs: 300_000, cacheScope: 'public' as const } };
-      const server = new McpServer({ name: 'late-upstream', version: '1.0.0' }, { cacheHints });
-      server.registerPrompt('hello', { description: 'late hello' }, () => ({
-        messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }],
-      }));
-      return server;
-    }).fetch(req);
-  };
+  /** A real SDK v2 server in this isolate (in-isolate-upstream.ts sdkUpstream). */
+  const upstream = sdkUpstream(() => {
+    // Hints that narrow nothing: the merged page's hints are its base page's.
+    const cacheHints = { 'prompts/list': { ttlMs: 300_000, cacheScope: 'public' as const } };
+    const server = new McpServer({ name: 'late-upstream', version: '1.0.0' }, { cacheHints });
+    server.registerPrompt('hello', { description: 'late hello' }, () => ({
+      messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }],
+    }));
+    return server;
+  });
   const LOCAL = FIXTURE_PROMPTS[0]!.name;
   let base: { etag: string; generation: number };
   let unmount: () => Promise<void>;

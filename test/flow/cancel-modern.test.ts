@@ -12,6 +12,7 @@ import { expect, it } from 'vitest';
 import worker from '../../src/index.js';
 import { heldPromptServer, useHeldUpstream } from '../helpers/held-prompts.js';
 import { waitFor } from '../helpers/feed.js';
+import { noChangeStream } from '../helpers/in-isolate-upstream.js';
 import { modernPost } from '../helpers/protocol.js';
 import { MCP_URL } from '../helpers/worker.js';
 
@@ -19,8 +20,8 @@ import { MCP_URL } from '../helpers/worker.js';
 const held: { aborted: boolean }[] = [];
 
 const upstream = (req: Request): Promise<Response> => {
-  if (req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen')
-    return Promise.resolve(new Response(null, { status: 405 }));
+  const refused = noChangeStream(req);
+  if (refused) return Promise.resolve(refused);
   if (req.headers.get('mcp-method') === 'prompts/get' && req.headers.get('mcp-name') === 'slow') {
     const get = { aborted: false };
     held.push(get);

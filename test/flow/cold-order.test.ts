@@ -5,29 +5,24 @@
  * (test/helpers/in-isolate-upstream.ts); the one listed before is reported as its object reports.
  */
 import { env } from 'cloudflare:test';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listing } from '../../src/catalog/listing.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import { forgetUpstreamConfig, UPSTREAMS_KEY, validateUpstreams } from '../../src/catalog/upstreams/config.js';
 import { reported } from '../../src/catalog/upstreams/report.js';
-import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
+import { mountInIsolate, sdkUpstream } from '../helpers/in-isolate-upstream.js';
 import { scope } from '../helpers/principals.js';
 
 const V = '2026-07-28';
 
-/** Made per request (nothing of it crosses requests); no change stream, so its object holds none open. */
-const upstream = async (req: Request): Promise<Response> => {
-  if (req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen')
-    return new Response(null, { status: 405 });
-  return createMcpHandler(() => {
-    const server = new McpServer({ name: 'first-configured', version: '1.0.0' });
-    server.registerPrompt('shared', { description: 'from zx' }, () => ({
-      messages: [{ role: 'user', content: { type: 'text', text: 'zx' } }],
-    }));
-    return server;
-  }).fetch(req);
-};
+const upstream = sdkUpstream(() => {
+  const server = new McpServer({ name: 'first-configured', version: '1.0.0' });
+  server.registerPrompt('shared', { description: 'from zx' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'zx' } }],
+  }));
+  return server;
+});
 
 describe('a never-listed upstream merged on the read path', () => {
   let unmount: () => Promise<void>;

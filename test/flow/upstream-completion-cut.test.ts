@@ -4,10 +4,10 @@
  * returned). The upstream is a real SDK server in this isolate (test/helpers/in-isolate-upstream.ts)
  * whose completion answer is then stripped of its total and its hasMore, as a terser server sends it.
  */
-import { completable, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { completable, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
+import { mountInIsolate, sdkUpstream } from '../helpers/in-isolate-upstream.js';
 import { openSession } from '../helpers/worker.js';
 
 const VALUES = Array.from({ length: 150 }, (_, i) => `v${String(i).padStart(3, '0')}`);
@@ -21,10 +21,9 @@ const server = () => {
 };
 
 /** The SDK server's answer, with the completion's `total` and `hasMore` taken out. */
+const sdk = sdkUpstream(server);
 async function upstream(req: Request): Promise<Response> {
-  if (req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen')
-    return new Response(null, { status: 405 });
-  const res = await createMcpHandler(server).fetch(req);
+  const res = await sdk(req);
   if (req.headers.get('mcp-method') !== 'completion/complete') return res;
   const reply = await res.json<{ result: { completion: Record<string, unknown> } }>();
   reply.result.completion = { values: VALUES };

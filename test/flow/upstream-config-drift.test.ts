@@ -6,26 +6,22 @@
  * isolate (test/helpers/in-isolate-upstream.ts).
  */
 import { createExecutionContext, env, SELF } from 'cloudflare:test';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { forgetUpstreamConfig, upstreamConfigs, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
 import { app } from '../../src/routes/app.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
-import { mountInIsolate } from '../helpers/in-isolate-upstream.js';
+import { mountInIsolate, sdkUpstream } from '../helpers/in-isolate-upstream.js';
 import { modernPost } from '../helpers/protocol.js';
 import { ADMIN_TOKEN, adminFetch, MCP_URL, openSession, publish } from '../helpers/worker.js';
 
-const upstream = (req: Request): Promise<Response> => {
-  if (req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen')
-    return Promise.resolve(new Response(null, { status: 405 }));
-  return createMcpHandler(() => {
-    const server = new McpServer({ name: 'healthy', version: '1.0.0' });
-    server.registerPrompt('hello', { description: 'from ok' }, () => ({
-      messages: [{ role: 'user', content: { type: 'text', text: 'hello from ok' } }],
-    }));
-    return server;
-  }).fetch(req);
-};
+const upstream = sdkUpstream(() => {
+  const server = new McpServer({ name: 'healthy', version: '1.0.0' });
+  server.registerPrompt('hello', { description: 'from ok' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'hello from ok' } }],
+  }));
+  return server;
+});
 
 /** `gone` names a secret no longer set; `dup` repeats `ok`'s prefix (each left out); `ok` is healthy. */
 const DRIFTED = [

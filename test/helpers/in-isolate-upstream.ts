@@ -5,6 +5,7 @@
  * that need an upstream without a process of its own; e2e tests start real servers instead.
  */
 import { env } from 'cloudflare:test';
+import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
 import { vi } from 'vitest';
 import { forgetUpstreamConfig, UPSTREAMS_KEY } from '../../src/catalog/upstreams/config.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
@@ -28,4 +29,18 @@ export async function mountInIsolate(
     forgetUpstreamConfig(env);
     await catalogWriter(env).reconcileUpstreams();
   };
+}
+
+/**
+ * The answer of an upstream that offers no change stream (a GET stream or a 2026-07-28 listen), else
+ * undefined: its object's follow loop then ends at once instead of holding a stream open in the test.
+ */
+export const noChangeStream = (req: Request): Response | undefined =>
+  req.method === 'GET' || req.headers.get('mcp-method') === 'subscriptions/listen'
+    ? new Response(null, { status: 405 })
+    : undefined;
+
+/** A real SDK server as an upstream: made per request (nothing of it crosses requests), no change stream. */
+export function sdkUpstream(make: () => McpServer): (req: Request) => Promise<Response> {
+  return async (req) => noChangeStream(req) ?? createMcpHandler(make).fetch(req);
 }
