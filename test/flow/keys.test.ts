@@ -37,6 +37,23 @@ const longMemo = { ...env, KEY_RECHECK_MS: '300000' } as unknown as Env;
 
 const text = (name: string, t: string) => ({ name, messages: [{ role: 'user', content: { type: 'text', text: t } }] });
 
+/** A key row as the writer stores it, written straight into its table: many at once, at chosen times. */
+function rawKey(q: SqlStorage, id: string, at: { createdAt: number; revokedAt?: number }): void {
+  q.exec(
+    'INSERT INTO keys VALUES (?,?,?,?,?,?,?,?,?,?)',
+    id,
+    `h-${id}`,
+    'f',
+    '[]',
+    null,
+    0,
+    at.createdAt,
+    't',
+    null,
+    at.revokedAt ?? null,
+  );
+}
+
 describe('/admin/keys', () => {
   it('mints a pg_ key shown once; lists it without the secret or its hash; the DO stores only the digest', async () => {
     const made = await createKey({ name: 'ci-bot', groups: ['team-b', 'team-a', 'team-a'], expiresInDays: 30 });
@@ -138,20 +155,7 @@ describe('/admin/keys', () => {
           Date.now(),
         )
         .one().n;
-      for (let i = live; i < MAX_KEYS; i++)
-        q.exec(
-          'INSERT INTO keys VALUES (?,?,?,?,?,?,?,?,?,?)',
-          `ffff${i.toString(16).padStart(12, '0')}`,
-          `h${i}`,
-          'f',
-          '[]',
-          null,
-          0,
-          1,
-          't',
-          null,
-          null,
-        );
+      for (let i = live; i < MAX_KEYS; i++) rawKey(q, `ffff${i.toString(16).padStart(12, '0')}`, { createdAt: 1 });
     });
     try {
       const res = await admin('POST', '/keys', { name: 'one-too-many' });
@@ -184,19 +188,7 @@ describe('GET /admin/keys over years of minting and revoking', () => {
     // Revoked long ago, oldest first: created_at i + 1 ms after the epoch.
     await sql((q) => {
       for (let i = 0; i < MAX_INACTIVE_LISTED + extra; i++)
-        q.exec(
-          'INSERT INTO keys VALUES (?,?,?,?,?,?,?,?,?,?)',
-          `eeee${i.toString(16).padStart(12, '0')}`,
-          `old${i}`,
-          'old',
-          '[]',
-          null,
-          0,
-          i + 1,
-          't',
-          null,
-          i + 2,
-        );
+        rawKey(q, `eeee${i.toString(16).padStart(12, '0')}`, { createdAt: i + 1, revokedAt: i + 2 });
     });
     try {
       const res = await admin('GET', '/keys');
