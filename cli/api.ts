@@ -91,7 +91,7 @@ export class AdminClient extends AdminTransport {
     return this.listed('/admin/prompts', 'prompts');
   }
 
-  history(name: string): Promise<(VersionInfo & { record: PromptRecord | null })[]> {
+  history(name: string): Promise<VersionInfo[]> {
     return this.allPages(`/admin/prompts/${encodeURIComponent(name)}/history`);
   }
 
@@ -127,7 +127,7 @@ export class AdminClient extends AdminTransport {
     return this.listed('/admin/skills', 'skills');
   }
 
-  skillHistory(name: string): Promise<(VersionInfo & { record: SkillRecord | null })[]> {
+  skillHistory(name: string): Promise<VersionInfo[]> {
     return this.allPages(`/admin/skills/${encodeURIComponent(name)}/history`);
   }
 

@@ -25,6 +25,9 @@ export interface HistoryPage {
   /** Only versions older than this one (absent: from the newest). */
   before?: number;
   limit: number;
+  /** Each version's facts without its record: a reader that shows only the facts (a version list) reads no text. */
+  facts?: boolean;
 }
 
-export type Versioned<R> = VersionInfo & { record: R | null };
+/** A version as a history page holds it: its record (null for a deletion), absent on a page of facts. */
+export type Versioned<R> = VersionInfo & { record?: R | null };

@@ -141,6 +141,7 @@ export class VersionsTable {
    * least one version). `next` is the `before` of the older page, when there is one.
    */
   history<R>(kind: RowKind, name: string, page: HistoryPage): { history: Versioned<R>[]; next?: number } {
+    if (page.facts) return this.factsPage(kind, name, page);
     const rows = this.sql.exec<Row>(
       'SELECT * FROM versions WHERE name = ? AND version < ? ORDER BY version DESC',
       kind.prefix + name,
@@ -156,6 +157,20 @@ export class VersionsTable {
       out.push({ ...toInfo(r), record: r.record === null ? null : (JSON.parse(r.record) as R) });
     }
     return { history: out.reverse() };
+  }
+
+  /** A history page of facts alone (`record` absent): no text is read, so only `limit` bounds it. */
+  private factsPage(kind: RowKind, name: string, page: HistoryPage): { history: VersionInfo[]; next?: number } {
+    const facts = this.sql
+      .exec<Facts>(
+        'SELECT version, generation, created_at, "by", record IS NULL AS deleted FROM versions WHERE name = ? AND version < ? ORDER BY version DESC LIMIT ?',
+        kind.prefix + name,
+        page.before ?? Number.MAX_SAFE_INTEGER,
+        page.limit + 1,
+      )
+      .toArray();
+    const shown = facts.slice(0, page.limit).reverse().map(infoOf);
+    return facts.length > page.limit ? { history: shown, next: shown[0]!.version } : { history: shown };
   }
 
   /** One version's record, or undefined (no such version, or a deletion). */

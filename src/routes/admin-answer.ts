@@ -66,11 +66,16 @@ function intQuery(c: Context<AppEnv>, key: string, min: number, max: number): nu
   return n;
 }
 
-/** `?limit=` (1 to HISTORY_PAGE_MAX) and `?before=<version>` of a history request. */
+/** `?limit=` (1 to HISTORY_PAGE_MAX), `?before=<version>` and `?facts=1` (no records) of a history request. */
 export function historyPage(c: Context<AppEnv>): HistoryPage {
   const int = (key: string, min: number, max: number) => intQuery(c, key, min, max);
   const before = int('before', 1, Number.MAX_SAFE_INTEGER);
-  return { limit: int('limit', 1, HISTORY_PAGE_MAX) ?? HISTORY_DEFAULT, ...(before !== undefined && { before }) };
+  const facts = int('facts', 0, 1) === 1;
+  return {
+    limit: int('limit', 1, HISTORY_PAGE_MAX) ?? HISTORY_DEFAULT,
+    ...(before !== undefined && { before }),
+    ...(facts && { facts }),
+  };
 }
 
 /**

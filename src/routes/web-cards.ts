@@ -108,7 +108,7 @@ export async function changesOf(
     return { changed: state?.lastSuccess ?? undefined, history: undefined, known: true };
   }
   // Newest first, and only as many as the page shows: an anonymous page shows the newest one's time alone.
-  const page = { limit: admin ? HISTORY_SHOWN : 1 };
+  const page = { limit: admin ? HISTORY_SHOWN : 1, facts: true };
   const read = await bounded(catalogWriter(env).history(local.name, page), STATUS_CALL_MS).catch(() => undefined);
   if (!read) return { changed: undefined, history: admin ? 'unknown' : undefined, known: false };
   const rows = read.history.map((v) => ({ version: v.version, createdAt: v.createdAt, by: v.by, deleted: v.deleted }));

@@ -256,6 +256,23 @@ describe('writes', () => {
     }
     expect((await (await admin('GET', '/prompts/many')).json<{ older?: number }>()).older).toBeUndefined();
   });
+  it('?facts=1 pages a history without its records, so a version list reads no text', async () => {
+    for (const t of ['one', 'two', 'three'])
+      expect((await admin('PUT', '/prompts/factual', text('factual', t))).status).toBe(200);
+    const page = await (
+      await admin('GET', '/prompts/factual/history?facts=1&limit=2')
+    ).json<{ history: Record<string, unknown>[]; next?: number }>();
+    expect(page.history.map((v) => v.version)).toEqual([2, 3]);
+    expect(page.history.every((v) => !('record' in v) && typeof v.createdAt === 'string')).toBe(true);
+    const rest = await (
+      await admin('GET', `/prompts/factual/history?facts=1&before=${page.next}`)
+    ).json<{ history: Record<string, unknown>[]; next?: number }>();
+    expect(rest).toEqual({ name: 'factual', history: [expect.objectContaining({ version: 1 })] });
+    // Without it, the records come too; a flag that is not 0 or 1 is refused.
+    const whole = await (await admin('GET', '/prompts/factual/history')).json<{ history: Record<string, unknown>[] }>();
+    expect(whole.history.every((v) => 'record' in v)).toBe(true);
+    expect((await admin('GET', '/prompts/factual/history?facts=yes')).status).toBe(400);
+  });
   it('the current prompts are listed in pages by name: ?limit, ?after, and next until the last page', async () => {
     const names = ['page_a', 'page_b', 'page_c', 'page_d', 'page_e'];
     expect((await admin('POST', '/publish', { prompts: names.map((n) => text(n, n)) })).status).toBe(200);

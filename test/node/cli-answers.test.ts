@@ -53,7 +53,7 @@ describe('a login page answered with 200', () => {
     ['push', ['push', promptDir()], 'POST /admin/publish?dry_run=1'],
     ['keys revoke', ['keys', 'revoke', KEY_ID], `DELETE /admin/keys/${KEY_ID}`],
     ['keys list', ['keys', 'list'], 'GET /admin/keys'],
-    ['history', ['history', 'hello'], 'GET /admin/prompts/hello/history?limit=1000'],
+    ['history', ['history', 'hello'], 'GET /admin/prompts/hello/history?limit=1000&facts=1'],
   ])(
     'stops %s with an error naming what answered',
     async (_, args, request) => {
