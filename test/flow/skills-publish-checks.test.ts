@@ -6,7 +6,9 @@
  */
 import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { MAX_ISSUES } from '../../src/catalog/issues.js';
 import { digestOf, fileKey, MAX_DIGESTS } from '../../src/catalog/skills/file-store.js';
+import { publishableSkills } from '../../src/catalog/skills/publishable.js';
 import { readGeneration } from '../../src/catalog/store.js';
 import type { SkillRecord } from '../../src/catalog/types.js';
 import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin } from '../helpers/worker.js';
@@ -107,6 +109,25 @@ describe('bounds', () => {
       expect(issues, query).toEqual([
         { path: 'skills', message: `${skills.length * 512} distinct files; one publish names at most ${MAX_DIGESTS}` },
       ]);
+    }
+  });
+
+  it(`the writer's own list of missing files and wrong sizes holds ${MAX_ISSUES} and counts the rest`, async () => {
+    // Up to 10,000 missing digests, or 500 × 512 wrong sizes, go back from the writer in one RPC.
+    const hex = (n: number) => n.toString(16).padStart(64, 'e');
+    const missing = Array.from({ length: 150 }, (_, f) => ({ path: `f${f}`, digest: `sha256:${hex(f)}`, size: 1 }));
+    const skill = await uploaded('many-problems');
+    const md = skill.files[0]!;
+    const wrong = Array.from({ length: 150 }, (_, f) => ({ ...md, path: `w${f}`, size: md.size + 1 }));
+    for (const [files, first] of [
+      [missing, { path: missing[0]!.digest, message: expect.stringMatching(/^no file with this digest/) }],
+      [wrong, { path: 'skills[0]: files[1].size', message: expect.stringMatching(/declares/) }],
+    ] as const) {
+      const checked = await publishableSkills(env.PROMPTS, [{ ...skill, files: [md, ...files] }], false);
+      if (checked.ok) throw new Error('published');
+      expect(checked.issues).toHaveLength(MAX_ISSUES + 1);
+      expect(checked.issues[0]).toEqual(first);
+      expect(checked.issues.at(-1)).toEqual({ path: '', message: '… and 50 more problems' });
     }
   });
 });

@@ -4,6 +4,7 @@
  * visible with bytes missing or a size (what the 16 MiB limit counts, what resources/list
  * shows) the bytes do not have. A dry run only plans: the CLI shows the diff before it uploads.
  */
+import { capIssues } from '../issues.js';
 import type { Issue, SkillRecord } from '../types.js';
 import { MAX_DIGESTS, storedSizes } from './file-store.js';
 import { normalizeSkill, validateSkillSet } from './validate.js';
@@ -39,5 +40,6 @@ export async function publishableSkills(kv: KVNamespace, skills: unknown[], dryR
         });
     }),
   );
-  return issues.length ? { ok: false, reason: 'invalid', issues } : { ok: true, records };
+  // Capped here, not only in the answer: the list goes back from the writer in one RPC.
+  return issues.length ? { ok: false, reason: 'invalid', issues: capIssues(issues) } : { ok: true, records };
 }
