@@ -23,7 +23,8 @@ export interface FileSource {
 }
 
 const SECTION = /^##[ \t]+(user|assistant)[ \t]*$/gm;
-const TYPED_BLOCK = /^```(image|audio|resource|resource_link)[ \t]*\n([\s\S]*?)\n```$/;
+// The YAML keeps its last line break, as the front matter's does: a keep-chomped (`|+`) last value holds it.
+const TYPED_BLOCK = /^```(image|audio|resource|resource_link)[ \t]*\n([\s\S]*?\n)```$/;
 const MIME_BY_EXT: Record<string, string> = {
   png: 'image/png',
   jpg: 'image/jpeg',
@@ -147,7 +148,7 @@ function yamlLocator(doc: Document, lines: LineCounter, firstLine: number): Loca
 }
 
 function parseMarkdown(path: string, text: string, src: FileSource): { record: unknown; locate: Locate } {
-  const fm = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  const fm = /^---[ \t]*\r?\n([\s\S]*?\r?\n)---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!fm) throw new FileError('missing YAML front matter (a block between --- lines at the top)');
   const lines = new LineCounter();
   const doc = parseDocument(fm[1]!, { lineCounter: lines });
@@ -179,6 +180,8 @@ function parseMarkdown(path: string, text: string, src: FileSource): { record: u
 
 /** Parses one file into an (unvalidated) record, with a way to find a field's line. */
 export function parsePromptFile(path: string, text: string, src: FileSource): { record: unknown; locate: Locate } {
+  // An editor's byte order mark is no part of the text (SKILL.md and YAML take one too).
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   if (/\.json$/i.test(path)) return { record: JSON.parse(text), locate: () => undefined };
   if (/\.ya?ml$/i.test(path)) {
     const lines = new LineCounter();

@@ -7,7 +7,7 @@
 import { canonical } from '../src/catalog/diff.js';
 import type { AdminClient, PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
-import { loadValidSkills, pushSkills } from './skill-commands.js';
+import { loadValidSkills, uploadMissing } from './skill-commands.js';
 
 type Out = (s: string) => void;
 
@@ -49,18 +49,21 @@ export async function pushCommand(
 ): Promise<void> {
   const { records, sources, skills } = loadDirectory(dir);
   const api = client();
-  // Staged and planned first (a set too large for one request is uploaded once, for the plan and
+  // Skill files first, before a prompt upload is opened: stored by digest, they change nothing on
+  // their own, but go one request each (minutes, when the rate limit is reached), and an upload
+  // expires an hour after it is opened; then its hour covers only staging and publishing.
+  const uploaded = opts.dryRun ? 0 : await uploadMissing(api, skills);
+  // Staged and planned next (a set too large for one request is uploaded once, for the plan and
   // the publish): a set the gateway refuses, or cannot hold, stops the push before anything is
   // published, skills included, whether it went in parts or in one request.
   const set = await api.stage(records);
   try {
     const plan = await set.publish({ dryRun: true, prune: opts.prune });
-    // Skills next: their files are uploaded and checked before anything is published.
-    const pushed = await pushSkills(api, skills, opts);
-    printDiff(out, pushed.result, skills.sources, dir);
-    const s = pushed.result.diff;
+    const skillResult = await api.publishSkills(skills.records, { dryRun: opts.dryRun, prune: opts.prune });
+    printDiff(out, skillResult, skills.sources, dir);
+    const s = skillResult.diff;
     out(
-      `skills${opts.dryRun ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${pushed.uploaded} file(s) uploaded`,
+      `skills${opts.dryRun ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${uploaded} file(s) uploaded`,
     );
     printDiff(out, plan, sources, dir);
     const { added, changed, removed, unchanged } = plan.diff;

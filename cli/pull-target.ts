@@ -124,6 +124,14 @@ export class PullTarget {
    * is written, unless it already holds what this pull would write there (edited, then pushed).
    */
   begin(planned: Planned[]): void {
+    // Each path is made from what the gateway sent: one that would leave the directory, or write
+    // where push never reads (`.git`), is refused, whatever let it through to here.
+    const unsafe = planned.filter((p) => !safePath(p.path) || p.path.split('/').some(ignored));
+    if (unsafe.length)
+      throw new CliError(
+        `the gateway's catalog would be written outside ${this.dir}, or into hidden files; nothing was written:` +
+          listed(unsafe.map((p) => p.path)),
+      );
     const plan = new Map(planned.map((p) => [p.path, p.digest]));
     const theirs = [...this.strange].filter(([path, now]) => now === undefined || plan.get(path) !== now);
     if (theirs.length)
@@ -142,6 +150,7 @@ export class PullTarget {
 
   /** Writes one planned file; one edited since the pull began (it may wait out rate limits for minutes) is kept. */
   write(path: string, bytes: Uint8Array): void {
+    if (!this.planned.has(path)) throw new CliError(`${path} was not among the files checked before writing`);
     const full = join(this.dir, path);
     const st = lstatSync(full, { throwIfNoEntry: false });
     if (st) {

@@ -4,7 +4,9 @@
  * no longer published, is pull-target.ts's.
  */
 import { stringify as toYaml } from 'yaml';
+import { validateSkill, SKILL_NAME } from '../src/catalog/skills/validate.js';
 import type { SkillRecord } from '../src/catalog/types.js';
+import { NAME_PATTERN } from '../src/catalog/validate.js';
 import { CliError, type AdminClient } from './api.js';
 import { PullTarget, type Planned } from './pull-target.js';
 import { fileStems, serializePrompt } from './serialize.js';
@@ -49,6 +51,30 @@ async function pullSkills(api: AdminClient, skills: Listed<SkillRecord>[], targe
   }
 }
 
+/**
+ * Refuses a listing with a name or file path the gateway itself would not take: each becomes a
+ * path under the directory, and one such as `../x` (from a wrong or hostile server) would write
+ * outside it. Checked before anything is written.
+ */
+function checkNames(prompts: { name: unknown }[], skills: { name: unknown; files: unknown }[]): void {
+  const refuse = (what: string, why: string) =>
+    new CliError(`the gateway listed ${what}, ${why}; nothing was written (is --url the gateway?)`);
+  for (const { name } of prompts)
+    if (typeof name !== 'string' || !NAME_PATTERN.test(name))
+      throw refuse(`a prompt named ${JSON.stringify(name)}`, 'which is not a prompt name');
+  for (const { name, files } of skills) {
+    if (typeof name !== 'string' || !SKILL_NAME.test(name))
+      throw refuse(`a skill named ${JSON.stringify(name)}`, 'which is not a skill name');
+    if (!Array.isArray(files)) throw refuse(`skill ${name}`, 'whose files are not a list');
+    // The gateway's own path rule, asked of one file at a time: its list of a record's issues is capped.
+    for (const f of files as unknown[]) {
+      const bad = validateSkill({ files: [f] }).find((i) => i.path === 'files[0].path' || i.path === 'files[0]');
+      const path = JSON.stringify((f as { path?: unknown } | null)?.path);
+      if (bad) throw refuse(`a file ${path} in skill ${name}`, `whose path ${bad.message}`);
+    }
+  }
+}
+
 export async function pullCommand(
   client: () => AdminClient,
   dir: string,
@@ -60,6 +86,7 @@ export async function pullCommand(
   const target = PullTarget.open(dir, opts.replace);
   const prompts = await api.list();
   const skills = await api.listSkills();
+  checkNames(prompts, skills);
   const stems = fileStems(prompts.map((p) => p.name));
   const files = prompts.map(({ _version: _v, _updatedAt: _u, ...record }) => {
     const file = serializePrompt(record, stems.get(record.name));

@@ -6,11 +6,15 @@
  * leading/trailing blank space the Markdown form would trim; a field the
  * Markdown form has no place for, such as a text block's `annotations` or a
  * message's own `_meta`; a name whose `.md` file a directory read skips, such
- * as `README`). Image and audio data go to asset files referenced with `file:`.
+ * as `README`). Exact is checked, not assumed: the Markdown is loaded back as
+ * push loads it, and any difference means JSON. Image and audio data go to
+ * asset files referenced with `file:`.
  */
 import { stringify as toYaml } from 'yaml';
+import { canonical } from '../src/catalog/diff.js';
 import type { PromptRecord } from '../src/catalog/types.js';
 import { isPromptFile } from './files.js';
+import { loadPromptFiles } from './load.js';
 
 export interface SerializedPrompt {
   path: string;
@@ -72,8 +76,28 @@ export function fileStems(names: readonly string[]): Map<string, string> {
   return stems;
 }
 
+/** Whether `file` loads back, as push loads it, to exactly `r`. */
+function loadsAs(file: SerializedPrompt, r: PromptRecord): boolean {
+  const assets = new Map(file.assets.map((a) => [a.path, a.bytes]));
+  const { records, issues } = loadPromptFiles({
+    files: new Map([[file.path, file.text]]),
+    readAsset: (p) => assets.get(p),
+  });
+  return !issues.length && records.length === 1 && canonical(records[0]) === canonical(r);
+}
+
 /** `stem`: the file name without its extension (fileStems), the prompt's name unless said otherwise. */
 export function serializePrompt(r: PromptRecord, stem = r.name): SerializedPrompt {
+  const json = { path: `${stem}.json`, text: `${JSON.stringify(r, null, 2)}\n`, assets: [] };
+  const markdown = toMarkdown(r, stem);
+  return markdown && loadsAs(markdown, r) ? markdown : json;
+}
+
+/**
+ * The Markdown form, or undefined where it has no place for something. YAML is written whole, its
+ * last line break included: trimmed, a value's trailing blank space would be lost with it.
+ */
+function toMarkdown(r: PromptRecord, stem: string): SerializedPrompt | undefined {
   const assets: SerializedPrompt['assets'] = [];
   const lossless =
     isPromptFile(`${stem}.md`) &&
@@ -85,7 +109,7 @@ export function serializePrompt(r: PromptRecord, stem = r.name): SerializedPromp
       if (c.type === 'resource') return only(c, ['type', 'resource']);
       return true;
     });
-  if (!lossless) return { path: `${stem}.json`, text: `${JSON.stringify(r, null, 2)}\n`, assets };
+  if (!lossless) return undefined;
 
   const { messages, ...meta } = r;
   const sections = messages.map((m, i) => {
@@ -96,14 +120,14 @@ export function serializePrompt(r: PromptRecord, stem = r.name): SerializedPromp
       const path = `assets/${stem}-${i + 1}.${EXT[c.mimeType as string]}`;
       assets.push({ path, bytes: fromBase64(c.data as string) });
       const { type: _t, data: _d, mimeType: _m, ...rest } = c;
-      body = '```' + String(c.type) + '\n' + toYaml({ file: path, ...rest }).trimEnd() + '\n```';
+      body = '```' + String(c.type) + '\n' + toYaml({ file: path, ...rest }) + '```';
     } else if (c.type === 'resource') {
-      body = '```resource\n' + toYaml(c.resource).trimEnd() + '\n```';
+      body = '```resource\n' + toYaml(c.resource) + '```';
     } else {
       const { type: _t, ...rest } = c;
-      body = '```resource_link\n' + toYaml(rest).trimEnd() + '\n```';
+      body = '```resource_link\n' + toYaml(rest) + '```';
     }
     return `## ${m.role}\n\n${body}\n`;
   });
-  return { path: `${stem}.md`, text: `---\n${toYaml(meta).trimEnd()}\n---\n\n${sections.join('\n')}`, assets };
+  return { path: `${stem}.md`, text: `---\n${toYaml(meta)}---\n\n${sections.join('\n')}`, assets };
 }

@@ -18,6 +18,7 @@ export function loadValidSkills(dir: string): SkillFiles {
 
 /** Uploads only what the gateway does not hold (files are stored once, by digest). */
 export async function uploadMissing(api: AdminClient, skills: SkillFiles): Promise<number> {
+  if (!skills.bytes.size) return 0; // no skill: nothing to ask about
   const missing = await api.missingFiles([...skills.bytes.keys()]);
   for (const digest of missing) await api.uploadFile(digest, skills.bytes.get(digest)!);
   return missing.length;

@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AdminClient } from '../../cli/api.js';
 import { loadPromptDir } from '../../cli/fs-source.js';
 import { pullCommand } from '../../cli/pull.js';
+import { PullTarget } from '../../cli/pull-target.js';
 import { loadSkills } from '../../cli/skills.js';
 
 const prompt = (name: string, text: string) => ({
@@ -241,5 +242,41 @@ describe('what a pulled skill holds besides its files', () => {
     delete notes.groups;
     await pull();
     expect(Object.keys(snapshot())).not.toContain('skills/notes/.promptgate.yaml');
+  });
+});
+
+describe('a listing whose names or paths would leave the directory', () => {
+  /** Nothing was written: not the directory, nor anything beside it. */
+  const nothingWritten = () => {
+    expect(existsSync(dir)).toBe(false);
+    expect(readdirSync(join(dir, '..'))).toEqual([]);
+  };
+
+  it('a prompt named "../x" is refused, naming it, before anything is written', async () => {
+    catalog.prompts = [prompt('greet', 'hello'), prompt('../x', 'escaped')];
+    await expect(pull()).rejects.toThrow('the gateway listed a prompt named "../x", which is not a prompt name');
+    nothingWritten();
+  });
+
+  it.each(['../../y', '../../../y', '.git/config', 'a//b'])('a skill file path "%s" is refused', async (path) => {
+    const notes = catalog.skills[0] as { files: unknown[] };
+    notes.files = [...notes.files, file(path, 'style guide')];
+    await expect(pull()).rejects.toThrow(`the gateway listed a file "${path}" in skill notes, whose path must be`);
+    nothingWritten();
+  });
+
+  it('a skill named "../notes" is refused', async () => {
+    (catalog.skills[0] as { name: string }).name = '../notes';
+    await expect(pull()).rejects.toThrow('the gateway listed a skill named "../notes", which is not a skill name');
+    nothingWritten();
+  });
+
+  it('whatever lets one through, the plan itself is checked: nothing outside, nothing hidden', () => {
+    for (const path of ['../x.md', 'skills/notes/../../../y', '/etc/x', 'skills/a/.git/config']) {
+      expect(() => PullTarget.open(dir).begin([{ path, digest: sha('x') }])).toThrow(
+        `the gateway's catalog would be written outside ${dir}, or into hidden files; nothing was written:\n  ${path}`,
+      );
+      nothingWritten();
+    }
   });
 });

@@ -181,3 +181,21 @@ describe('bytes that are not UTF-8', () => {
     });
   });
 });
+
+describe('a UTF-8 byte order mark', () => {
+  it('at the start of a .md, .json or .yaml prompt file is no part of it; lines are counted as without it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pg-bom-'));
+    const bom = (text: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    const hi = { role: 'user', content: { type: 'text', text: 'hi' } };
+    writeFileSync(join(dir, 'p.md'), bom('---\nname: p\n---\n\n## user\n\nhi\n'));
+    writeFileSync(join(dir, 'q.json'), bom(JSON.stringify({ name: 'q', messages: [hi] })));
+    writeFileSync(
+      join(dir, 'r.yaml'),
+      bom('name: r\nmessages:\n  - role: user\n    content: {type: text, text: hi}\n'),
+    );
+    writeFileSync(join(dir, 's.md'), bom('---\nname: s\ntitle: 3\n---\n\n## user\n\nhi\n'));
+    const { records, issues } = loadPromptDir(dir);
+    expect(records).toEqual(['p', 'q', 'r'].map((name) => ({ name, messages: [hi] })));
+    expect(issues).toEqual([{ path: 's.md:3: title', message: expect.any(String) }]);
+  });
+});
