@@ -60,7 +60,9 @@ function challenger(cfg: AuthConfig, url: string) {
 /** Refuses credentials in the query string (OAuth 2.1 §5.2.3 forbids them; they end up in logs). */
 function checkQuery(url: string): void {
   const q = url.indexOf('?');
-  if (q < 0 || !url.includes('access_token', q)) return;
+  // Names are compared decoded (`access%5Ftoken` is access_token too); without a `%` the name can only
+  // be spelled out, so most queries are never parsed.
+  if (q < 0 || (!url.includes('access_token', q) && !url.includes('%', q))) return;
   if (new URLSearchParams(url.slice(q)).has('access_token'))
     throw new AuthError(
       400,

@@ -5,17 +5,21 @@
  * cache the keys and refetch on an unknown `kid`, at most once per cooldown.
  * jose counts that cooldown from a successful fetch only, so a failed fetch
  * (and a failed discovery) is remembered here for the same cooldown: while an
- * issuer is down, tokens naming it do not each fetch from it again. jose
+ * issuer is down, tokens naming it do not each fetch from it again. Once the
+ * held keys are older than MAX_AGE_MS jose refetches before each use and
+ * fails when that fetch does; the keys it holds are then used all the same,
+ * and only a token none of them matches is an outage (heldKeys). jose
  * reads a JWKS reply without a cap, so its fetch hands it a copy read with
  * the byte cap (reply.ts); metadata is read the same way, and a jwks_uri
  * it names passes the same URL rules as a configured one (config-checks.ts).
  */
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from 'jose';
 import { log } from '../lib/log.js';
 import { AuthConfigError, urlProblem } from './config-checks.js';
 import type { AuthConfig } from './config.js';
 import type { IssuerConfig } from './issuers.js';
 import { replyJson, replyText } from './reply.js';
+import { keyServerFailed } from './verify.js';
 
 /** Keys are refetched for an unknown kid at most this often, and at least this often otherwise. */
 const COOLDOWN_MS = 10_000;
@@ -54,16 +58,42 @@ function coolingFetch(): typeof fetch {
   };
 }
 
+/**
+ * A remote key set that falls back on the keys it last fetched when a refetch fails (the set is
+ * past its max age, or a kid is unknown): a token one of them matches is verified as ever; one
+ * none matches gets the fetch's error, an outage (503), not an unknown key (401).
+ */
+function heldKeys(keys: ReturnType<typeof createRemoteJWKSet>): JWTVerifyGetKey {
+  let held: { readonly text: string; readonly set: JWTVerifyGetKey } | undefined;
+  return async (header, token) => {
+    try {
+      return await keys(header, token);
+    } catch (e) {
+      const last = keyServerFailed(e) ? keys.jwks() : undefined;
+      if (!last) throw e;
+      const text = JSON.stringify(last);
+      if (held?.text !== text) held = { text, set: createLocalJWKSet(last) };
+      try {
+        return await held.set(header, token);
+      } catch (miss) {
+        throw miss instanceof errors.JWKSNoMatchingKey ? e : miss;
+      }
+    }
+  };
+}
+
 /** The key set at a JWKS URL (Access certs, an issuer's jwks_uri), shared by every request of the isolate. */
 export function remoteKeys(url: string): JWTVerifyGetKey {
   let k = remote.get(url);
   if (!k) {
-    k = createRemoteJWKSet(new URL(url), {
-      cooldownDuration: COOLDOWN_MS,
-      cacheMaxAge: MAX_AGE_MS,
-      timeoutDuration: FETCH_TIMEOUT_MS,
-      [customFetch]: coolingFetch(),
-    });
+    k = heldKeys(
+      createRemoteJWKSet(new URL(url), {
+        cooldownDuration: COOLDOWN_MS,
+        cacheMaxAge: MAX_AGE_MS,
+        timeoutDuration: FETCH_TIMEOUT_MS,
+        [customFetch]: coolingFetch(),
+      }),
+    );
     remote.set(url, k);
   }
   return k;

@@ -5,7 +5,7 @@
  * AuthErrors: a bad token is 401 invalid_token; an unreachable key server
  * is 503, so a client does not throw away a token that may be good.
  */
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { AuthError } from './errors.js';
 
 export const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -17,8 +17,18 @@ export interface Expectation {
   readonly typ?: string | undefined;
 }
 
-/** Three base64url parts: worth verifying as a JWT rather than introspecting. */
-export const looksLikeJwt = (token: string) => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(token);
+/**
+ * Three base64url parts, the first a JWS protected header (a JSON object naming an `alg`): a JWT,
+ * verified and never introspected. Other tokens with two dots (PASETO's `v4.local.…`) are opaque.
+ */
+export function looksLikeJwt(token: string): boolean {
+  if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(token)) return false;
+  try {
+    return decodeProtectedHeader(token).alg !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 /** Why a token failed, for the error_description and the log (never the token itself). */
 function reason(e: unknown): string {
@@ -37,7 +47,7 @@ function reason(e: unknown): string {
 }
 
 /** A failure of the key server rather than of the token. */
-function unavailable(e: unknown): boolean {
+export function keyServerFailed(e: unknown): boolean {
   if (!(e instanceof errors.JOSEError)) return true;
   return e instanceof errors.JWKSTimeout || e instanceof errors.JWKSInvalid || e.constructor === errors.JOSEError;
 }
@@ -60,7 +70,7 @@ export async function verifyJwt(
     });
     return payload;
   } catch (e) {
-    if (unavailable(e))
+    if (keyServerFailed(e))
       throw new AuthError(503, undefined, 'The authorization server could not be reached; retry later', undefined);
     const why = reason(e);
     throw new AuthError(401, 'invalid_token', why, challengeFor(why));

@@ -3,8 +3,12 @@
  * constant time as SHA-256 digests, so not even its length leaks), or a
  * principal that access control (routes/auth.ts) found to be an admin.
  * The token is always accepted; a principal that is known but not an admin
- * gets 403 otherwise; wrong tokens count towards the lock-out (limits.ts). With no token and no principal the
- * admin API does not exist (404), so a forgotten secret fails closed.
+ * gets 403 otherwise; wrong tokens count towards the lock-out (limits.ts). A
+ * request with no bearer at all is refused (401) without counting: it guesses
+ * nothing, and another site's page can send any number of them in the
+ * visitor's name (an <img>), which would lock the visitor out. With no token
+ * and no principal the admin API does not exist (404), so a forgotten secret
+ * fails closed.
  *
  * A write from another site's page is refused before any of that (crossSiteWrite): with Cloudflare
  * Access the credential is a cookie the browser sends by itself, and a form posted from anywhere
@@ -47,7 +51,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (principal) throw new ApiError(403, 'forbidden', `${principal.id} may not use the admin API`);
   if (!expected)
     throw new ApiError(404, 'admin_disabled', 'The admin API is disabled: set the ADMIN_TOKEN secret to enable it');
-  await authFailed(c);
+  if (given !== '') await authFailed(c);
   c.header('www-authenticate', 'Bearer realm="promptgate-admin"');
   throw new ApiError(401, 'unauthorized', 'A valid Authorization: Bearer <ADMIN_TOKEN> header is required');
 };

@@ -124,7 +124,10 @@ describe('AUTH=oauth with JWTs', () => {
     ],
     ['signed with an unknown kid', () => token({}, { kid: 'nope' }), 'The token was signed with an unknown key'],
     ['without exp', () => token({ exp: undefined }), "The token's exp claim is invalid"],
-    ['malformed', async () => 'a.b.c', 'The token is malformed'],
+    // A JWS header (`{"alg":"ES256"}`) makes it a JWT; its payload is no JSON.
+    ['malformed', async () => 'eyJhbGciOiJFUzI1NiJ9.b.c', 'The token is malformed'],
+    // No JWS header: an opaque token, which no issuer here introspects.
+    ['with two dots but no JWS header', async () => 'a.b.c', 'The token is not active'],
   ])('a token %s: 401 invalid_token with a description', async (_, make, description) => {
     const res = await listMcp(oauthEnv(), bearer(await make()));
     await expect401(res, description);
@@ -294,12 +297,16 @@ describe('AUTH=oauth with JWTs', () => {
 
   it('an ADMIN_TOKEN shaped like a JWT or an API key opens /admin only: elsewhere its shape is never a guess', async () => {
     // Such bearers are not counted as guesses outside /admin (token-guesses.ts), so none may match the token there.
-    for (const shaped of ['acme.prod.admin', 'pg_adminbreakglass']) {
+    for (const shaped of ['eyJhbGciOiJub25lIn0.prod.admin', 'pg_adminbreakglass']) {
       const e = oauthEnv({}, { AUTH: 'oauth,apikey', ADMIN_TOKEN: shaped });
       expect((await send(e, `${ORIGIN}/admin/prompts`, { headers: bearer(shaped) })).status, shaped).toBe(200);
       expect((await listMcp(e, bearer(shaped))).status, shaped).toBe(401);
       expect((await listHttp(e, bearer(shaped))).status, shaped).toBe(401);
     }
+    // Two dots without a JWS header (`{"alg":"none"}` above) is no JWT: an opaque token, good everywhere.
+    const dotted = 'acme.prod.admin';
+    const e = oauthEnv({}, { AUTH: 'oauth,apikey', ADMIN_TOKEN: dotted });
+    expect((await listHttp(e, bearer(dotted))).status).toBe(200);
   });
 
   it('an opaque bearer its issuer could not check (introspection down: 503) is still a guess at ADMIN_TOKEN', async () => {
@@ -367,6 +374,19 @@ describe('AUTH=oauth with JWTs', () => {
       expect(status.status).toBe(400);
       expect((await status.json<{ error: { code: string } }>()).error.code).toBe('invalid_request');
     }
+  });
+
+  it('credentials in the query string are refused under a percent-encoded name too', async () => {
+    for (const query of ['access%5Ftoken=x', 'access%5ftoken=x', '%61ccess_token=x', 'a=1&access_t%6Fken=x'])
+      for (const e of [env, oauthEnv()]) {
+        const http = await send(e, `${ORIGIN}/prompts?${query}`);
+        expect(http.status, query).toBe(400);
+        expect((await http.json<{ error: { code: string } }>()).error.code).toBe('invalid_request');
+      }
+    const mcp = await send(oauthEnv(), `${MCP_URL}?access%5Ftoken=x`, modernPost('prompts/list').init);
+    expect(mcp.status).toBe(400);
+    // Other encoded names are just a query.
+    expect((await send(env, `${ORIGIN}/status?note=%41`)).status).toBe(200);
   });
 
   it('never logs a token', async () => {

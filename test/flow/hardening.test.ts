@@ -268,6 +268,17 @@ describe('admin tokens', () => {
     expect(other.status).toBe(200);
   });
 
+  it('requests with no bearer at /admin are 401 but no guess: another site’s <img>s cannot lock the client out', async () => {
+    const ip = '198.51.100.27';
+    for (let i = 0; i < 25; i++) {
+      const res = await SELF.fetch(`${ADMIN}/prompts`, { headers: { 'cf-connecting-ip': ip } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="promptgate-admin"');
+      expect(((await res.json()) as any).error.code).toBe('unauthorized');
+    }
+    expect((await admin('GET', '/prompts', undefined, { 'cf-connecting-ip': ip })).status).toBe(200);
+  });
+
   it('wrong opaque bearers anywhere count towards the lock-out: guessing ADMIN_TOKEN at /prompts stops too', async () => {
     const ip = '198.51.100.17';
     const statuses: number[] = [];
