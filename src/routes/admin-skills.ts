@@ -77,6 +77,7 @@ adminSkills.put(FILE_ROUTE, async (c) => {
 /** The bytes of a file, for `promptgate pull`. `files/history` is the history of a skill named `files` (below). */
 adminSkills.get(FILE_ROUTE, async (c, next) => {
   if (c.req.param('digest') === 'history') return next();
+  flags(c, []);
   const bytes = await readSkillFile(c.env.PROMPTS, fileDigest(c));
   if (!bytes) throw new ApiError(404, 'not_found', 'No file with this digest');
   return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } });
@@ -84,13 +85,16 @@ adminSkills.get(FILE_ROUTE, async (c, next) => {
 
 adminSkills.get('/', (c) => listAnswer(c, 'skills', (page) => catalogWriter(c.env).currentPage('skills', page)));
 
+/** What to do with a set over the admin body cap or the skill count: a pruning publish names every skill at once. */
+const SMALLER_SETS = 'publish the skills in smaller sets, without prune (which deletes every skill a set leaves out)';
+
 /** The whole set, atomically, like POST /admin/publish: ?dry_run=1, ?prune=1. */
 adminSkills.post('/publish', async (c) => {
-  const body = (await readJson(c)) as { skills?: unknown };
+  const body = (await readJson(c, SMALLER_SETS)) as { skills?: unknown };
   if (!body || typeof body !== 'object' || !Array.isArray(body.skills))
     throw new ApiError(400, 'invalid_body', 'Body must be {"skills": [...]}');
   if (body.skills.length > MAX_PUBLISH_SKILLS)
-    throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_SKILLS} skills per publish`);
+    throw new ApiError(413, 'too_many', `At most ${MAX_PUBLISH_SKILLS} skills per publish; ${SMALLER_SETS}`);
   const opts = { ...writeFlags(c), by: actor(c) };
   return answer(c, await catalogWriter(c.env).publishSkills(body.skills as unknown[], opts), 'skills');
 });

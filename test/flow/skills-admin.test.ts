@@ -9,6 +9,7 @@ import { digestOf, fileKey } from '../../src/catalog/skills/file-store.js';
 import { KV_KEYS, readGeneration } from '../../src/catalog/store.js';
 import type { CatalogSnapshot, SkillRecord } from '../../src/catalog/types.js';
 import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
+import { MAX_ADMIN_BODY } from '../../src/routes/admin-json.js';
 import { feedStub, flushFeed, holdFeed } from '../helpers/feed.js';
 import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin, MCP_URL, openSession, openStream } from '../helpers/worker.js';
 
@@ -79,6 +80,18 @@ describe('skill files', () => {
     }
   });
 
+  it('are fetched without a query: an ignored one is 400 invalid_query, as for PUT and files/missing', async () => {
+    const digest = await digestOf(enc('queried file'));
+    await upload(enc('queried file'));
+    const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const plain = await SELF.fetch(`${ADMIN_BASE}/skills/files/${digest}`, { headers: auth });
+    expect(plain.status).toBe(200);
+    await plain.arrayBuffer();
+    const queried = await SELF.fetch(`${ADMIN_BASE}/skills/files/${digest}?x=1`, { headers: auth });
+    expect(queried.status).toBe(400);
+    expect(((await queried.json()) as any).error.code).toBe('invalid_query');
+  });
+
   it('need the admin token', async () => {
     const res = await SELF.fetch(`${ADMIN_BASE}/skills/files/${await digestOf(enc('x'))}`, {
       method: 'PUT',
@@ -120,6 +133,28 @@ describe('publishing skills', () => {
         'skills[2]: files',
         'skills[3]: files[2].path',
       ]),
+    );
+  });
+
+  it('refuses front matter the SDK client refuses, naming the field; nothing is written', async () => {
+    const good = await skill('typed-meta', 'ok');
+    const before = await readGeneration(env.PROMPTS);
+    const res = await admin('POST', '/skills/publish', {
+      skills: [{ ...good, frontmatter: { ...good.frontmatter, metadata: { version: 1 }, compatibility: '' } }],
+    });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).error.issues).toEqual([
+      { path: 'skills[0]: frontmatter.compatibility', message: 'must be a string of 1-500 characters' },
+      { path: 'skills[0]: frontmatter.metadata.version', message: 'must be a string, not 1 (quote it in SKILL.md)' },
+    ]);
+    expect(await readGeneration(env.PROMPTS)).toBe(before);
+  });
+
+  it('a set over the admin body cap is 413 saying what to do', async () => {
+    const res = await admin('POST', '/skills/publish', { skills: [], pad: 'x'.repeat(MAX_ADMIN_BODY) });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.message).toBe(
+      `Body over ${MAX_ADMIN_BODY} bytes; publish the skills in smaller sets, without prune (which deletes every skill a set leaves out)`,
     );
   });
 

@@ -88,6 +88,19 @@ describe('skill folders', () => {
     );
     expect(records.map((r) => r.name)).toEqual(['twin']);
   });
+
+  it('refuses front matter clients refuse: metadata maps strings to strings, as YAML types them', () => {
+    const fm = (name: string, extra: string) => `---\nname: ${name}\ndescription: Notes.\n${extra}---\n\n# ${name}\n`;
+    const dir = tree({
+      'numbered/SKILL.md': fm('numbered', 'metadata:\n  version: 1\n'),
+      'quoted/SKILL.md': fm('quoted', 'metadata:\n  version: "1"\n'),
+    });
+    const { records, issues } = loadSkills(dir);
+    expect(issues).toEqual([
+      { path: 'numbered: frontmatter.metadata.version', message: 'must be a string, not 1 (quote it in SKILL.md)' },
+    ]);
+    expect(records.map((r) => r.name)).toEqual(['quoted']);
+  });
 });
 
 describe('symlinked folders', () => {

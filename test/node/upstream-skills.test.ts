@@ -83,10 +83,11 @@ describe('mapping a skills/list entry', () => {
   });
 
   it('keeps at most MAX_SKILLS_LISTING_BYTES of listing in UTF-8 bytes, not characters', () => {
-    // 200 skills whose front matter is 5,000 three-byte characters: ~15 KB each as stored, ~3 MB in all.
+    // 200 skills whose front matter holds 5,000 three-byte characters: ~15 KB each as stored, ~3 MB in all.
+    // (In a field of its own: a description is at most 1,024 characters.)
     const wide = Array.from({ length: 200 }, (_, i) => {
       const e = entry(`s${i}`);
-      return { ...e, frontmatter: { ...e.frontmatter, description: 'ह'.repeat(5000) } };
+      return { ...e, frontmatter: { ...e.frontmatter, 'x-notes': 'ह'.repeat(5000) } };
     });
     const kept = mapSkills({ id: 'u', prefix: '' }, wide);
     expect(kept.length).toBeGreaterThan(0);

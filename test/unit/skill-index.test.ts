@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { indexSkills, type SkillIndex } from '../../src/catalog/skills/index.js';
+import { describeSkillResource } from '../../src/catalog/skills/lists.js';
 import { findSkillFile as findIn, ownersFor } from '../../src/catalog/skills/owners.js';
 import type { SkillRecord, UpstreamSkill, UpstreamState } from '../../src/catalog/types.js';
 
@@ -89,6 +90,31 @@ describe('skill index', () => {
     expect(findSkillFile(i, 'https://up/pdf/SKILL.md', all)).toBeUndefined();
   });
 
+  it("a dynamic skill's folder routes only URIs its upstream's listing could hold", () => {
+    const i = indexSkills(
+      [],
+      [state([remote('skill://up/gen/SKILL.md', 'skill://gen/SKILL.md', 'dynamic')])],
+      undefined,
+      groupsOf,
+    );
+    expect(findSkillFile(i, 'skill://up/gen/a%20b/c.md', all)).toMatchObject({
+      origin: { uri: 'skill://gen/a%20b/c.md' },
+    });
+    const refused = [
+      '/etc/passwd', // an empty segment
+      'a\u0000b',
+      ' a',
+      'a\tb',
+      'a%00b',
+      'a%0Ab',
+      'a%zz',
+      'x/%2e',
+      'x?y=../../z',
+      `${'a'.repeat(1_100)}.md`, // longer than a listing may name
+    ];
+    for (const tail of refused) expect(findSkillFile(i, `skill://up/gen/${tail}`, all), tail).toBeUndefined();
+  });
+
   it('a folder has one owner: local skills first, then upstreams in order; malformed ones are skipped', () => {
     const i = indexSkills(
       [local('pdf', ['scripts/fill.py'])],
@@ -161,6 +187,25 @@ describe('skill index', () => {
       expect(findSkillFile(i, 'skill://team/review/notes.md', sees)).toBeUndefined();
       expect(findSkillFile(i, 'skill://team/pdf/SKILL.md', sees)).toBeUndefined();
     }
+  });
+
+  it('resources/list gives a SKILL.md the media type resources/read serves it with', () => {
+    const plain = local('plain');
+    plain.files[0]!.mimeType = 'text/plain';
+    const i = indexSkills(
+      [plain, local('md')],
+      [state([remote('skill://up/r/SKILL.md', 'skill://r/SKILL.md')])],
+      undefined,
+      groupsOf,
+    );
+    const features = { titles: true, icons: true, resourceLinks: true, batches: false, priming: true };
+    const types = ownersFor(i, all).sorted.map((s) => [s.uri, describeSkillResource(s, features).mimeType]);
+    expect(types).toEqual([
+      ['skill://md/SKILL.md', 'text/markdown'],
+      ['skill://plain/SKILL.md', 'text/plain'],
+      ['skill://up/r/SKILL.md', 'text/markdown'],
+    ]);
+    expect(findSkillFile(i, 'skill://plain/SKILL.md', all)).toMatchObject({ local: { mimeType: 'text/plain' } });
   });
 
   it('views that see every skill share one resolution; others get their own', () => {

@@ -8,6 +8,8 @@ import type { SkillFileRecord, SkillRecord, SkillResourceRecord, UpstreamSkill, 
 import { mimeTypeOf } from './mime.js';
 
 const MANIFEST = 'SKILL.md';
+/** What an upstream's SKILL.md is listed as: its type is the upstream's to say, on read. */
+const MANIFEST_TYPE = 'text/markdown';
 
 /** A local skill's file as served: its URI and the type its bytes are read as. */
 export interface LocalSkillFile {
@@ -25,8 +27,9 @@ interface SkillBase {
   readonly groups: readonly string[] | undefined;
   readonly frontmatter: Record<string, unknown>;
   readonly resources: readonly SkillResourceRecord[] | 'dynamic';
-  /** The SKILL.md size, when known (resources/list). */
+  /** The SKILL.md size, when known, and its media type as resources/read serves it (resources/list). */
   readonly size: number | undefined;
+  readonly mimeType: string;
 }
 
 export interface LocalSkill extends SkillBase {
@@ -67,13 +70,15 @@ function localSkill(record: SkillRecord, root: string, groups: readonly string[]
     record: f,
     mimeType: f.mimeType ?? mimeTypeOf(f.path),
   }));
+  const manifest = files.find((f) => f.record.path === MANIFEST);
   return {
     uri: `${dir}/${MANIFEST}`,
     dir,
     groups,
     frontmatter: record.frontmatter,
     resources: files.map((f) => ({ uri: f.uri, digest: f.record.digest, size: f.record.size })),
-    size: record.files.find((f) => f.path === MANIFEST)?.size,
+    size: manifest?.record.size,
+    mimeType: manifest?.mimeType ?? MANIFEST_TYPE,
     local: { record, files },
   };
 }
@@ -92,6 +97,7 @@ function remoteSkill(skill: UpstreamSkill, u: UpstreamState, groups: readonly st
     frontmatter: skill.frontmatter,
     resources: skill.resources,
     size: skill.resources === 'dynamic' ? undefined : skill.resources.find((r) => r.uri === skill.uri)?.size,
+    mimeType: MANIFEST_TYPE,
     remote: { skill, stale: !u.ok || u.skillsError !== undefined, originDir },
   };
   return entry;

@@ -39,13 +39,16 @@ export function describeSkill(s: SkillEntry): SkillDescription {
   return d;
 }
 
-/** The skill's SKILL.md as a Resource: named and described by its frontmatter; `_meta` only where the revision has it (2025-06-18+). */
+/**
+ * The skill's SKILL.md as a Resource: named and described by its frontmatter, with the media type
+ * resources/read serves it with; `_meta` only where the revision has it (2025-06-18+).
+ */
 export function describeSkillResource(s: SkillEntry, f: Features): Resource {
   const { name, description } = s.frontmatter;
   const r: Resource = {
     uri: s.uri,
     name: typeof name === 'string' ? name : s.uri,
-    mimeType: 'text/markdown',
+    mimeType: s.mimeType,
   };
   if (typeof description === 'string') r.description = description;
   if (s.size !== undefined) r.size = s.size;

@@ -6,6 +6,7 @@
  * from the caller, as for prompt names (compiled.ts). Lists and reads use the same owners, so a URI is
  * listed exactly when it can be fetched.
  */
+import { skillUriSegments } from './entry-rules.js';
 import type { LocalSkill, LocalSkillFile, RemoteSkill, SkillEntry, SkillIndex } from './index.js';
 
 /** What a file URI names: a local file, or a file its upstream serves under its own URI. */
@@ -30,19 +31,13 @@ const SCHEME = 'skill://';
 /** Longer URIs are routed nowhere: a lookup walks every parent folder, and no skill path is this long. */
 const MAX_URI = 2_048;
 
-/**
- * A dot segment, a percent-encoded dot or separator (an upstream may decode it before resolving the
- * path), or a backslash: a URI that could leave the folder it is routed under.
- */
-const ESCAPES = /\/\.\.?(\/|$)|%2e|%2f|%5c|\\/i;
-
 /** The folders that strictly contain `dir`, nearest first. */
 function* parents(dir: string): Generator<string> {
   for (let i = dir.lastIndexOf('/'); i > SCHEME.length; i = dir.lastIndexOf('/', i - 1)) yield dir.slice(0, i);
 }
 
 /** A URI inside an upstream skill's folder, routed to its upstream under the upstream's own URI. */
-const upstreamFile = (s: RemoteSkill, uri: string): SkillFileRef => ({
+const upstreamFile = (s: RemoteSkill, uri: string): Extract<SkillFileRef, { origin: unknown }> => ({
   skill: s,
   origin: { upstream: s.remote.skill.origin.upstream, uri: s.remote.originDir + uri.slice(s.dir.length) },
 });
@@ -91,16 +86,19 @@ export function ownersFor(index: SkillIndex, sees: Sees): SkillOwners {
 
 /**
  * What a file URI names among a view's owners. A listed skill serves what it lists (its manifest is
- * complete); a URI inside a `dynamic` upstream skill's folder routes to that upstream, which has the last word.
+ * complete); a URI inside a `dynamic` upstream skill's folder routes to that upstream, which has the last
+ * word, under a URI its listing could have held (entry-rules.ts): none that a dot segment in any spelling,
+ * an encoded separator, an empty segment, whitespace or a control character could take out of the folder.
  */
 export function findSkillFile(owners: SkillOwners, uri: string): SkillFileRef | undefined {
   const known = owners.files.get(uri);
   if (known) return known;
-  if (owners.remoteDirs.size === 0 || !uri.startsWith(SCHEME) || uri.length > MAX_URI || ESCAPES.test(uri))
-    return undefined;
+  if (owners.remoteDirs.size === 0 || !uri.startsWith(SCHEME) || uri.length > MAX_URI) return undefined;
   for (const dir of parents(uri)) {
     const s = owners.remoteDirs.get(dir);
-    if (s) return upstreamFile(s, uri);
+    if (!s) continue;
+    const ref = upstreamFile(s, uri);
+    return skillUriSegments(ref.origin.uri) ? ref : undefined;
   }
   return undefined;
 }

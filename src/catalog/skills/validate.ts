@@ -1,8 +1,9 @@
 /**
  * Validation of skill records (docs/skills.md), shared by the CLI (before anything is uploaded)
  * and the writer (again, on publish). Names follow the Agent Skills rule; SKILL.md must be among
- * the files and its front matter must name the skill; limits are SEP-2640's interoperability
- * limits, so every host accepts what is published here.
+ * the files and its front matter must be one clients accept (entry-rules.ts); limits are SEP-2640's
+ * interoperability limits, and paths ones every host can write side by side, so every host
+ * accepts what is published here.
  */
 import { isRecord } from '../../lib/json.js';
 import type { Issue, SkillRecord } from '../types.js';
@@ -12,14 +13,13 @@ import { MAX_PROMPT_BYTES } from '../validate.js';
 import { DIGEST_PATTERN } from './file-store.js';
 import { Checker } from '../content-checks.js';
 import { quote } from '../issues.js';
+import { frontmatterProblems, SKILL_NAME } from './entry-rules.js';
 
-/** Agent Skills names: lowercase letters, digits and single hyphens, 1-64, no hyphen at either end. */
-export const SKILL_NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
+export { SKILL_NAME };
 /** SEP-2640 SKILL_LIMITS: hosts must accept skills up to these; servers should not publish beyond them. */
 export const SKILL_LIMITS = { files: 512, bytes: 16 * 1024 * 1024 } as const;
 /** Most skills in one publish. */
 export const MAX_PUBLISH_SKILLS = 500;
-const MAX_DESCRIPTION = 1024;
 const MAX_PATH = 512;
 const MAX_FRONTMATTER_BYTES = 64 * 1024;
 /**
@@ -34,6 +34,8 @@ function pathProblem(path: unknown): string | undefined {
   if (path.length > MAX_PATH) return `longer than ${MAX_PATH} characters`;
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (path.includes('\\') || /[\u0000-\u001f]/.test(path)) return 'must use / and no control characters';
+  // A lone surrogate is no character: the path could not be written as a URI (or a file name).
+  if (/\p{Cs}/u.test(path)) return 'must be well-formed Unicode';
   if (path.split('/').some((s) => s === '' || s === '.' || s === '..' || s.startsWith('.')))
     return 'must be relative, with no empty, ".", ".." or hidden segments';
   return undefined;
@@ -53,10 +55,7 @@ function checkSkill(c: Checker, value: unknown): void {
     c.fail('name', 'must be a skill name: a-z 0-9 and single hyphens, 1-64 characters, no hyphen at either end');
   if (!isRecord(frontmatter)) c.fail('frontmatter', 'must be the SKILL.md front matter as an object');
   else {
-    if (frontmatter.name !== name) c.fail('frontmatter.name', `must equal the skill's folder name ${quote(name)}`);
-    const d = frontmatter.description;
-    if (typeof d !== 'string' || d.trim() === '') c.fail('frontmatter.description', 'required (a non-empty string)');
-    else if (d.length > MAX_DESCRIPTION) c.fail('frontmatter.description', `longer than ${MAX_DESCRIPTION} characters`);
+    for (const [field, message] of frontmatterProblems(frontmatter, name)) c.fail(field, message);
     if (JSON.stringify(frontmatter).length > MAX_FRONTMATTER_BYTES)
       c.fail('frontmatter', `larger than ${MAX_FRONTMATTER_BYTES} bytes`);
   }
@@ -64,6 +63,8 @@ function checkSkill(c: Checker, value: unknown): void {
   if (!Array.isArray(files)) return c.fail('files', 'must be a list of {path, digest, size}');
   if (files.length > SKILL_LIMITS.files) c.fail('files', `at most ${SKILL_LIMITS.files} files per skill`);
   const seen = new Set<string>();
+  /** Each file's path, where it is valid and listed once: what clashes are looked for among. */
+  const paths: (string | undefined)[] = [];
   let total = 0;
   files.forEach((f: unknown, i) => {
     const p = `files[${i}]`;
@@ -71,7 +72,7 @@ function checkSkill(c: Checker, value: unknown): void {
     const problem = pathProblem(f.path);
     if (problem) c.fail(`${p}.path`, problem);
     else if (seen.has(f.path as string)) c.fail(`${p}.path`, `duplicate file "${String(f.path)}"`);
-    else seen.add(f.path as string);
+    else seen.add((paths[i] = f.path as string));
     if (typeof f.digest !== 'string' || !DIGEST_PATTERN.test(f.digest))
       c.fail(`${p}.digest`, 'must be sha256: and 64 lowercase hex digits');
     if (!Number.isSafeInteger(f.size) || (f.size as number) < 0) c.fail(`${p}.size`, 'must be a byte count');
@@ -79,11 +80,44 @@ function checkSkill(c: Checker, value: unknown): void {
     if (f.mimeType !== undefined && (typeof f.mimeType !== 'string' || f.mimeType.length > 100))
       c.fail(`${p}.mimeType`, 'must be a media type');
   });
+  checkClashes(c, paths);
   if (!seen.has('SKILL.md')) c.fail('files', 'must include SKILL.md');
   if (total > SKILL_LIMITS.bytes) c.fail('files', `larger than ${SKILL_LIMITS.bytes} bytes in all (SEP-2640 limit)`);
   const bytes = utf8Length(JSON.stringify(value));
   if (bytes > MAX_SKILL_BYTES)
     c.fail('', `is ${bytes} bytes as JSON; a skill record is at most ${MAX_SKILL_BYTES} bytes`);
+}
+
+/**
+ * A path as file systems may compare it: NFC, then case-folded (upper then lower, so `ß` meets `ss`
+ * and `ς` meets `σ`, as case-insensitive file systems fold them).
+ */
+const fold = (path: string) => path.normalize('NFC').toUpperCase().toLowerCase();
+
+/**
+ * Paths no host can write side by side, each named with the file it clashes with: two a normalising or
+ * case-insensitive file system takes for one, and a file that another path needs as its folder.
+ */
+function checkClashes(c: Checker, paths: readonly (string | undefined)[]): void {
+  const files = new Map<string, number>();
+  paths.forEach((path, i) => {
+    if (path === undefined) return;
+    const first = files.get(fold(path));
+    if (first === undefined) files.set(fold(path), i);
+    else
+      c.fail(
+        `files[${i}].path`,
+        `${quote(path)} and ${quote(paths[first])} (files[${first}]) differ only in case or Unicode form: one file on many hosts`,
+      );
+  });
+  paths.forEach((path, i) => {
+    for (let at = path?.indexOf('/') ?? -1; path && at > 0; at = path.indexOf('/', at + 1)) {
+      const file = files.get(fold(path.slice(0, at)));
+      if (file === undefined) continue;
+      const clash = `${quote(path)} needs the folder ${quote(path.slice(0, at))}, but ${quote(paths[file])} (files[${file}]) is a file`;
+      return c.fail(`files[${i}].path`, clash);
+    }
+  });
 }
 
 /** A whole publish: every skill, and no name twice. */

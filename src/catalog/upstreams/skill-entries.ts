@@ -3,14 +3,15 @@
  * the Skills extension: each `skills/list` entry is mounted under `skill://<mount>/` (the upstream's
  * prefix, else its id), so two upstreams' same-named skills never collide; a listed client URI keeps
  * its upstream's own as its origin (skills/index.ts serves it). Listings are untrusted: an entry that
- * is malformed, not `skill://` or over the SEP's limits is skipped (logged), and the kept ones are
- * bounded like prompt listings.
+ * is malformed, not `skill://`, over the SEP's limits or one SEP-2640 clients refuse (skills/entry-rules.ts)
+ * is skipped (logged), and the kept ones are bounded like prompt listings.
  * Listing them is skills.ts.
  */
 import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
 import { utf8Length } from '../arguments.js';
 import { canonical } from '../diff.js';
+import { frontmatterProblems, SKILL_NAME, skillUriSegments } from '../skills/entry-rules.js';
 import type { SkillResourceRecord, UpstreamSkill } from '../types.js';
 import type { UpstreamConfig } from './schema.js';
 import type { Json } from './wire.js';
@@ -24,7 +25,6 @@ export const MAX_UPSTREAM_SKILLS = 1_000;
 export const MAX_SKILLS_LISTING_BYTES = 1024 * 1024;
 /** The front matter is kept verbatim, so it is bounded as a whole (JSON length) rather than cut. */
 export const MAX_FRONTMATTER_BYTES = 16 * 1024;
-const MAX_URI = 1024;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const SCHEME = 'skill://';
 const MANIFEST = '/SKILL.md';
@@ -45,24 +45,21 @@ export const mountOf = (u: Pick<UpstreamConfig, 'id' | 'prefix'>): string => u.p
 export const clientUri = (mount: string, upstreamUri: string): string =>
   `${SCHEME}${mount}/${upstreamUri.slice(SCHEME.length)}`;
 
-/** A well-formed skill URI: `skill://`, bounded, no whitespace or control characters, no dot segments, no query. */
-function goodUri(v: unknown): v is string {
-  if (typeof v !== 'string' || !v.startsWith(SCHEME) || v.length > MAX_URI) return false;
-  // eslint-disable-next-line no-control-regex
-  if (/[\s\x00-\x1f\x7f?#\\]/.test(v)) return false;
-  const segments = v.slice(SCHEME.length).split('/');
-  return segments.length >= 2 && segments.every((s) => s !== '' && s !== '.' && s !== '..');
-}
-
 /** One `skills/list` entry as published here, or why it is skipped. */
 export function mapSkill(mount: string, upstream: string, entry: unknown): UpstreamSkill | string {
   if (!isRecord(entry)) return 'entry is not an object';
   const { uri, frontmatter, resources } = entry;
-  if (!goodUri(uri) || !uri.endsWith(MANIFEST)) return 'uri is not a skill:// SKILL.md URI';
+  const segments = skillUriSegments(uri);
+  if (!segments || typeof uri !== 'string' || !uri.endsWith(MANIFEST)) return 'uri is not a skill:// SKILL.md URI';
+  // Clients name a skill by its folder: the last segment before SKILL.md, decoded (the mount adds none after).
+  const folder = segments.at(-2)!;
+  if (!SKILL_NAME.test(folder)) return 'its folder is not a skill name';
   if (!isRecord(frontmatter) || typeof frontmatter.name !== 'string' || typeof frontmatter.description !== 'string')
     return 'frontmatter has no name and description';
   if (utf8Length(JSON.stringify(frontmatter)) > MAX_FRONTMATTER_BYTES)
     return `frontmatter over ${MAX_FRONTMATTER_BYTES} bytes`;
+  const problem = frontmatterProblems(frontmatter, folder)[0];
+  if (problem) return `${problem[0]}: ${problem[1]}`;
   const skill: UpstreamSkill = {
     uri: clientUri(mount, uri),
     frontmatter,
@@ -74,19 +71,26 @@ export function mapSkill(mount: string, upstream: string, entry: unknown): Upstr
   if (resources.length > SKILL_MAX_FILES) return `over ${SKILL_MAX_FILES} files`;
   const dir = uri.slice(0, -MANIFEST.length + 1);
   const out: SkillResourceRecord[] = [];
+  /** Files by their decoded segments: clients take two spellings of one path (`a%41`, `aA`) for one file. */
   const seen = new Set<string>();
   let bytes = 0;
-  for (const r of resources) {
-    if (!isRecord(r) || !goodUri(r.uri) || !(r.uri === uri || r.uri.startsWith(dir))) return 'a file URI is malformed';
+  let listsSelf = false;
+  for (const r of resources as unknown[]) {
+    if (!isRecord(r) || typeof r.uri !== 'string') return 'a file URI is malformed';
+    const file = skillUriSegments(r.uri);
+    // Inside as written: with no dot segment in any spelling, the URI names a file inside its folder.
+    if (!file || !(r.uri === uri || r.uri.startsWith(dir))) return 'a file URI is malformed';
+    listsSelf ||= r.uri === uri;
     if (typeof r.digest !== 'string' || !DIGEST.test(r.digest)) return 'a file digest is malformed';
     if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) return 'a file size is malformed';
-    if (seen.has(r.uri)) return 'a file is listed twice';
-    seen.add(r.uri);
+    const key = file.join('/');
+    if (seen.has(key)) return 'a file is listed twice';
+    seen.add(key);
     bytes += r.size;
     out.push({ uri: clientUri(mount, r.uri), digest: r.digest, size: r.size });
   }
   if (bytes > SKILL_MAX_BYTES) return `over ${SKILL_MAX_BYTES} bytes`;
-  if (!seen.has(uri)) return 'SKILL.md is not among its resources';
+  if (!listsSelf) return 'SKILL.md is not among its resources';
   skill.resources = out;
   return skill;
 }
