@@ -189,6 +189,20 @@ describe('skill index', () => {
     }
   });
 
+  it('a stored record whose front matter clients refuse is neither listed nor read; the rest are', () => {
+    const bad = {
+      ...local('old', ['ref.md']),
+      frontmatter: { name: 'old', description: 'd', metadata: { version: 1 } },
+    };
+    const renamed = { ...local('moved'), frontmatter: { name: 'elsewhere', description: 'd' } };
+    const i = indexSkills([bad, local('fine'), renamed], [], undefined, groupsOf);
+    expect(listed(i)).toEqual(['skill://fine/SKILL.md']);
+    expect(findSkillFile(i, 'skill://old/SKILL.md', all)).toBeUndefined();
+    expect(findSkillFile(i, 'skill://old/ref.md', all)).toBeUndefined();
+    expect(findSkillFile(i, 'skill://moved/SKILL.md', all)).toBeUndefined();
+    expect(findSkillFile(i, 'skill://fine/SKILL.md', all)).toBeDefined();
+  });
+
   it('resources/list gives a SKILL.md the media type resources/read serves it with', () => {
     const plain = local('plain');
     plain.files[0]!.mimeType = 'text/plain';

@@ -5,6 +5,8 @@
  * a caller may not see never claims a folder from one it may.
  */
 import type { SkillFileRecord, SkillRecord, SkillResourceRecord, UpstreamSkill, UpstreamState } from '../types.js';
+import { log } from '../../lib/log.js';
+import { frontmatterProblems } from './entry-rules.js';
 import { mimeTypeOf } from './mime.js';
 
 const MANIFEST = 'SKILL.md';
@@ -103,6 +105,17 @@ function remoteSkill(skill: UpstreamSkill, u: UpstreamState, groups: readonly st
   return entry;
 }
 
+/**
+ * A record stored before publish held front matter to what clients accept is left out: one entry a
+ * client refuses makes its whole skills/list throw. Listed and read alike, so nothing left out of a
+ * listing can still be read; republishing it fixed makes it servable.
+ */
+function servable(record: SkillRecord): boolean {
+  const problem = frontmatterProblems(record.frontmatter, record.name)[0];
+  if (problem) log.warn('skill not served', { skill: record.name, reason: `${problem[0]}: ${problem[1]}` });
+  return problem === undefined;
+}
+
 export function indexSkills(
   skills: readonly SkillRecord[],
   upstreams: readonly UpstreamState[],
@@ -110,7 +123,7 @@ export function indexSkills(
   groupsOf: (g: readonly string[] | undefined) => readonly string[] | undefined,
 ): SkillIndex {
   const root = `skill://${localPrefix ? `${localPrefix}/` : ''}`;
-  const candidates: SkillEntry[] = skills.map((record) => localSkill(record, root, groupsOf(record.groups)));
+  const candidates: SkillEntry[] = skills.filter(servable).map((r) => localSkill(r, root, groupsOf(r.groups)));
   for (const u of upstreams) {
     const upstreamGroups = groupsOf(u.groups);
     for (const skill of u.skills ?? []) {
