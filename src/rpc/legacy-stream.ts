@@ -35,7 +35,7 @@ export async function legacyGet(t: RequestScope, lastEventId: string | undefined
     ({ key, generation: since } = at);
   } else key = await newStreamKey(t.secret, init.id);
   const credential = credentialCheck(t.principal);
-  const session = sessionLiveness(t.env, init);
+  const session = sessionLiveness(t.env, init, t.cfg.sessionTtlMs);
   const stream = await openLegacyStream({
     env: t.env,
     sessionId: init.id,

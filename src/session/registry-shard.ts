@@ -44,6 +44,9 @@ export class RegistryShard extends DurableObject<Env> {
     // Sessions ended (DELETE, expiry) until their ids expire: a stream that attaches after its session
     // ended (opened on an isolate whose liveness memo still vouched for it) is refused, not kept for a TTL.
     sql.exec('CREATE TABLE IF NOT EXISTS ended (session TEXT PRIMARY KEY, until INTEGER NOT NULL)');
+    // Every session end sweeps the expired rows: by this index it reads those, not every session
+    // ended within the last TTL. Made here, not with the table, so shards made before it get it too.
+    sql.exec('CREATE INDEX IF NOT EXISTS ended_until ON ended (until)');
     // A table an older schema left in existing shards; nothing reads it.
     sql.exec('DROP TABLE IF EXISTS members');
   }

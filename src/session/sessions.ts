@@ -21,6 +21,8 @@
  */
 import type { Implementation, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedMap } from '../lib/memo.js';
+import { bounded } from '../lib/bounded.js';
+import { log } from '../lib/log.js';
 import { ANONYMOUS_ID } from '../lib/caller.js';
 import { clientLabel, type ClientLabel } from '../lib/record.js';
 import type { LegacyVersion } from '../lib/versions.js';
@@ -142,24 +144,55 @@ export async function setSessionLogLevel(env: SessionEnv, init: SessionInit, lev
   return sessionStub(env, init.id).setLogLevel(init, level);
 }
 
+/** How long a stream's liveness check waits for the session's object before counting it as no answer. */
+const ALIVE_WAIT_MS = 5_000;
+
 /**
  * A stream's keepalive check of its session: no call until the session could first have expired
  * (its id's `unusedUntil`: no activity can end it sooner), then one when its idle TTL would run
  * out. The session's object also ends the stream itself on DELETE and on expiry by alarm; this
  * ends the stream of a session that never had an object.
+ *
+ * Only the object's no ends the stream. No answer (the object reset or overloaded under the call,
+ * or silent for `waitMs`) says nothing of the session: the stream goes on and the next keepalive
+ * asks again. Not forever: checks that have had no answer for the session's idle TTL (`ttlMs`, from
+ * the first of them) are a no, since a session nobody could confirm for that long may have expired.
  */
-export function sessionLiveness(env: SessionEnv, init: SessionInit): () => boolean | Promise<boolean> {
+export function sessionLiveness(
+  env: SessionEnv,
+  init: SessionInit,
+  ttlMs: number,
+  waitMs = ALIVE_WAIT_MS,
+): () => boolean | Promise<boolean> {
   let checkAt = init.unusedUntil;
+  // When the first of the checks that had no answer, one after another, was asked (undefined: the last one had).
+  let failingSince: number | undefined;
+  const answered = (r: false | { until: number }): boolean => {
+    failingSince = undefined;
+    if (!r) markEnded(init.id);
+    else checkAt = r.until;
+    return r !== false;
+  };
+  // Logged by what failed and for how long, never by the session's id: it is the client's credential.
+  const unanswered = (askedAt: number, e: unknown): boolean => {
+    const first = failingSince === undefined;
+    const failingMs = Date.now() - (failingSince ??= askedAt);
+    if (failingMs >= ttlMs) {
+      log.warn("stream ended: its session's liveness had no answer for the idle TTL", { error: String(e), failingMs });
+      return false;
+    }
+    // Once per run of them, not at every keepalive while the object stays troubled.
+    if (first)
+      log.warn("a stream's liveness check had no answer; the stream goes on and asks again", { error: String(e) });
+    return true;
+  };
   return () => {
     if (ended.has(init.id)) return false;
-    if (Date.now() < checkAt) return true;
-    return sessionStub(env, init.id)
-      .alive(init)
-      .then((r) => {
-        if (!r) markEnded(init.id);
-        else checkAt = r.until;
-        return r !== false;
-      });
+    const now = Date.now();
+    if (now < checkAt) return true;
+    // The RPC's promise (its result also disposable) read as the object's plain answer.
+    const asked: Promise<false | { until: number }> = sessionStub(env, init.id).alive(init);
+    return bounded(asked, waitMs).then(answered, (e: unknown) => unanswered(now, e));
   };
 }
 

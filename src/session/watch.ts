@@ -71,8 +71,9 @@ export function lagWatch(
 
 /**
  * A keepalive's question whether the stream may go on (`stillValid`: lib/caller.ts credentialCheck,
- * the session's liveness). `invalid` runs on a no, a throw or a rejection. One question at a time:
- * a slow recheck is not asked again until it has answered.
+ * the session's liveness). `invalid` runs on a no, a throw or a rejection: a check for which no
+ * answer is not a no (the session's object failing: sessions.ts sessionLiveness) resolves that
+ * itself. One question at a time: a slow recheck is not asked again until it has answered.
  */
 export function validityWatch(stillValid: () => boolean | Promise<boolean>, invalid: () => void): () => void {
   let asking = false;

@@ -4,7 +4,7 @@
  * expiry by alarm, and sessions that never had an object.
  */
 import { createExecutionContext, env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SessionState } from '../../src/session/session-state.js';
 import { checkSession, endSession, sessionLiveness } from '../../src/session/sessions.js';
 import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
@@ -95,7 +95,7 @@ describe('session Durable Object', () => {
     // A session nobody used: alive, without a call, until its id's unusedUntil; then its object says no.
     const soon = await mintSessionId(SECRET, '2025-11-25', undefined, { ttlMs: 60_000, now: Date.now() - 59_950 });
     const token = (await readSessionToken(SECRET, soon))!;
-    const check = sessionLiveness(env, { id: soon, version: token.version, unusedUntil: token.unusedUntil });
+    const check = sessionLiveness(env, { id: soon, version: token.version, unusedUntil: token.unusedUntil }, 60_000);
     expect(check()).toBe(true);
     await waitFor(() => Date.now() >= token.unusedUntil, 'the id expired');
     expect(await check()).toBe(false);
@@ -112,6 +112,40 @@ describe('session Durable Object', () => {
     // Ended: no.
     await endSession(env, init);
     expect(await stubOf(s.id).alive(init)).toBe(false);
+  });
+  it("a stream's liveness check that gets no answer is no verdict: the stream goes on, and the next check asks again", async () => {
+    const s = await openSession();
+    const init = await initOf(s.id);
+    // Past its id's unusedUntil, so every check asks the object until one gets an answer.
+    const check = sessionLiveness(env, { ...init, unusedUntil: 0 }, 60_000);
+    // The session's object is reset under the check: no answer, so not a no. Logged, without the id.
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      expect(await resetUnder(s.id, check)).toBe(true);
+      const lines = warn.mock.calls.map((c) => String(c[0]));
+      expect(lines.some((l) => l.includes('liveness check had no answer'))).toBe(true);
+      for (const l of lines) expect(l).not.toContain(s.id);
+    } finally {
+      warn.mockRestore();
+    }
+    // Held without an answer past the wait: the same.
+    const slow = sessionLiveness(env, { ...init, unusedUntil: 0 }, 60_000, 50);
+    expect(await askHeld(s.id, slow, { ms: 2_000 })).toEqual({ answer: true, whileHeld: true });
+    // Nothing was taken from the failure: the next check asks the object, and its no (the session
+    // ended behind this isolate's back, as on another one) ends the stream.
+    await stubOf(s.id).end(init);
+    expect(await check()).toBe(false);
+  });
+  it("a stream's liveness check that gets no answer for the session's idle TTL is a no", async () => {
+    const s = await openSession();
+    const init = await initOf(s.id);
+    const check = sessionLiveness(env, { ...init, unusedUntil: 0 }, 200);
+    expect(await resetUnder(s.id, check)).toBe(true);
+    await new Promise((r) => setTimeout(r, 250));
+    // Failing since longer than the TTL: the session cannot be vouched for any more.
+    expect(await resetUnder(s.id, check)).toBe(false);
+    // Not ended, only unconfirmed: a check that gets an answer again says so.
+    expect(await check()).toBe(true);
   });
   it('an idle session expires by alarm, and then answers 404', async () => {
     const s = await openSession();
@@ -276,6 +310,39 @@ describe('ending a session at its shard', () => {
     expect(await stubOf(id).alive(init)).toBe(false);
   });
 
+  it("a session's end reads the tombstones that expired, not every one its shard still keeps", async () => {
+    // A shard no session of these tests hashes to (REGISTRY_SHARDS is 4), holding what a busy one
+    // would: thousands of sessions ended within the last TTL, a few of them past their time.
+    const shard = shardStub(env, 17);
+    const statements = await runInDurableObject(shard, async (o, ctx) => {
+      const sql = ctx.storage.sql;
+      const now = Date.now();
+      for (let i = 0; i < 3_000; i++) sql.exec('INSERT INTO ended VALUES (?, ?)', `kept-${i}`, now + 60_000);
+      for (let i = 0; i < 5; i++) sql.exec('INSERT INTO ended VALUES (?, ?)', `expired-${i}`, now - 1_000);
+      // Every statement the end runs, with the rows it read (the real cursors, only recorded).
+      const exec = sql.exec.bind(sql);
+      const seen: { query: string; cursor: SqlStorageCursor<Record<string, SqlStorageValue>> }[] = [];
+      sql.exec = ((query: string, ...bindings: unknown[]) => {
+        const cursor = exec(query, ...bindings);
+        seen.push({ query, cursor });
+        return cursor;
+      }) as typeof sql.exec;
+      try {
+        await o.endSession('ending-now', now + 60_000);
+      } finally {
+        sql.exec = exec;
+      }
+      return seen.map(({ query, cursor }) => ({ query, rowsRead: cursor.rowsRead }));
+    });
+    expect(statements.length).toBeGreaterThan(0);
+    // The expired five and the index's edge, not the 3,000 still refused.
+    for (const s of statements) expect(s.rowsRead, s.query).toBeLessThan(20);
+    const left = await runInDurableObject(shard, (_o, ctx) =>
+      ctx.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM ended').one(),
+    );
+    expect(left.n).toBe(3_001);
+  });
+
   it('a DELETE whose shard could not be told fails, and the object tells the shard again by alarm', async () => {
     const { id, init } = await usedPastItsId();
     // The shard is unreachable for this one call (as when it was reset mid-call).
@@ -309,6 +376,43 @@ describe('ending a session at its shard', () => {
     );
   });
 });
+
+/**
+ * What `check` answers while the session's object is held still (hold.ts, here waiting until the
+ * hold is in place, so the check's call meets it) for up to `ms`, then restarted under the call
+ * when `reset` says so; and whether it answered while the object was still held.
+ */
+async function askHeld(
+  id: string,
+  check: () => boolean | Promise<boolean>,
+  { reset, ms = 100 }: { reset?: string; ms?: number } = {},
+): Promise<{ answer: boolean; whileHeld: boolean }> {
+  // A flag, not a promise: a promise the object's call resolves would not wake this test's wait.
+  let placed = false;
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const held = runInDurableObject(stubOf(id), (_o, ctx) =>
+    ctx.blockConcurrencyWhile(async () => {
+      placed = true;
+      await gate;
+      if (reset !== undefined) ctx.abort(reset);
+    }),
+  ).catch(() => {});
+  await waitFor(() => placed, 'the object held');
+  const answer = Promise.resolve(check());
+  const whileHeld = await Promise.race([
+    answer.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((r) => setTimeout(() => r(false), ms)),
+  ]);
+  open();
+  await held;
+  return { answer: await answer, whileHeld };
+}
+const resetUnder = async (id: string, check: () => boolean | Promise<boolean>) =>
+  (await askHeld(id, check, { reset: 'session object reset' })).answer;
 
 /** An `initialize` and nothing else (openSession also sends notifications/initialized, which asks the object here). */
 async function initializeOnly(): Promise<string> {

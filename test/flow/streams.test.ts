@@ -7,7 +7,7 @@ import { createExecutionContext, env, runInDurableObject } from 'cloudflare:test
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { feedStub, flushFeed, holdFeed, waitFor } from '../helpers/feed.js';
 import { hold } from '../helpers/hold.js';
-import { streamsAtShard } from '../helpers/tally.js';
+import { sessionObject, streamsAtShard } from '../helpers/tally.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
 import worker from '../../src/index.js';
 import { expectError, MCP_URL, openSession, openStream, publish, readEvents, type Session } from '../helpers/worker.js';
@@ -15,7 +15,10 @@ import { shardCount, shardIndex, shardStub } from '../../src/session/fanout.js';
 import { openLegacyStream, type StreamOptions } from '../../src/session/stream.js';
 import { openListenStream } from '../../src/session/listen.js';
 import { REPLAY_MAX_EVENTS } from '../../src/session/replay-log.js';
+import { mintSessionId, readSessionToken } from '../../src/session/token.js';
 import { SELF } from 'cloudflare:test';
+
+const SECRET = 'test-signing-secret';
 
 /** Ends a session: its stream closes after everything already sent on it (the terminator for exact counts). */
 const endSession = (s: Pick<Session, 'id'>) =>
@@ -451,6 +454,21 @@ describe('session end', () => {
         ctx.storage.sql.exec('SELECT count(*) AS n FROM ended WHERE session = ?', s.id).one(),
       ),
     ).toEqual({ n: 0 });
+  });
+  it('a stream outlives a liveness check its session object could not answer (reset under the call)', async () => {
+    // An id whose unusedUntil is a second away: from then on, the stream's keepalives ask its object.
+    const id = await mintSessionId(SECRET, '2025-11-25', undefined, { ttlMs: 60_000, now: Date.now() - 59_000 });
+    const { unusedUntil } = (await readSessionToken(SECRET, id))!;
+    const stream = await openStream({ id, version: '2025-11-25' });
+    expect(stream.response.status).toBe(200);
+    const held = hold(sessionObject(id), 'session object reset');
+    // Three keepalive intervals past it: a check is waiting on the held object, and fails at the reset.
+    await waitFor(() => Date.now() >= unusedUntil + 900, 'a liveness check waiting');
+    await held.release();
+    expect(await stream.ended(1_500)).toBe(false);
+    await publish(FIXTURE_PROMPTS);
+    expect((await stream.nextMessage()).message).toEqual(LIST_CHANGED);
+    await stream.close();
   });
   it('a restarted session object keeps its subscriber', async () => {
     const s = await openSession();
