@@ -52,7 +52,10 @@ const record = (frontmatter: Record<string, unknown>, paths = ['SKILL.md']): Ski
   files: paths.map((path) => ({ path, digest: D, size: 1 })),
 });
 /** The entry skills/list serves for a local record. */
-const served = (r: SkillRecord) => describeSkill(indexSkills([r], [], undefined, (g) => g).candidates[0]!);
+const indexed = (r: SkillRecord) => indexSkills([r], [], undefined, (g) => g).candidates;
+const served = (r: SkillRecord) => describeSkill(indexed(r)[0]!);
+/** The entry a record stored before these rules would make, were it served (the index leaves it out). */
+const asStored = (r: SkillRecord) => ({ ...served(record({})), frontmatter: r.frontmatter });
 
 describe('a local skill clients would refuse', () => {
   const refused: [string, Record<string, unknown>][] = [
@@ -66,7 +69,8 @@ describe('a local skill clients would refuse', () => {
   it.each(refused)('is refused at publish, naming %s', async (field, fm) => {
     const r = record(fm);
     expect(validateSkill(r).map((i) => i.path)).toEqual([field]);
-    expect(await sdkRefuses([served(r)])).toEqual(['skill://notes/SKILL.md']);
+    expect(await sdkRefuses([asStored(r)])).toEqual(['skill://notes/SKILL.md']);
+    expect(indexed(r)).toEqual([]);
   });
 
   it('passes when clients accept it; the description counts characters, not UTF-16 units', async () => {
