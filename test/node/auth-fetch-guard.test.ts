@@ -8,11 +8,9 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authConfigOf } from '../../src/auth/config.js';
-import { AuthError } from '../../src/auth/errors.js';
-import { tokenDigest } from '../../src/auth/memo.js';
-import { bearerPrincipal } from '../../src/auth/oauth.js';
 import { MAX_AUTH_REPLY_BYTES } from '../../src/auth/reply.js';
 import type { OAuthRequest } from '../../src/auth/request.js';
+import { refusal } from '../helpers/auth/bearer.js';
 import { newSigner, sign, type Signer } from '../helpers/auth-tokens.js';
 import { body, listen, stop } from '../helpers/http-server.js';
 
@@ -78,17 +76,6 @@ function request(issuers: Record<string, unknown>[]): OAuthRequest {
     S: 'introspection-secret',
   } as unknown as Env;
   return { cfg: authConfigOf(env), env, resource: RESOURCE, challengeFor: (why) => why };
-}
-
-/** The AuthError a bearer token meets (or undefined when it is accepted). */
-async function refusal(r: OAuthRequest, token: string): Promise<AuthError | undefined> {
-  try {
-    await bearerPrincipal(r, token, await tokenDigest(token));
-    return undefined;
-  } catch (e) {
-    if (e instanceof AuthError) return e;
-    throw e;
-  }
 }
 
 const jwtOf = (name: string) =>

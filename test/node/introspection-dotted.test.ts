@@ -5,11 +5,10 @@
  * even when the introspection endpoint would call it active.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authConfigOf } from '../../src/auth/config.js';
-import { AuthError } from '../../src/auth/errors.js';
 import { tokenDigest } from '../../src/auth/memo.js';
 import { bearerPrincipal } from '../../src/auth/oauth.js';
 import type { OAuthRequest } from '../../src/auth/request.js';
+import { introspectingRequest, refusal as refusalOf } from '../helpers/auth/bearer.js';
 import { newSigner, sign } from '../helpers/auth-tokens.js';
 import { startKeyServer, type KeyServer } from '../helpers/key-server.js';
 
@@ -20,18 +19,7 @@ let ks: KeyServer;
 let r: OAuthRequest;
 beforeAll(async () => {
   ks = await startKeyServer();
-  const env = {
-    AUTH: 'oauth',
-    AUTH_ALLOW_HTTP_LOOPBACK: 'true',
-    OAUTH_ISSUERS: JSON.stringify([
-      {
-        issuer: ks.issuer,
-        introspection: { endpoint: `${ks.issuer}/introspect`, clientId: ks.clientId, clientSecret: 'S' },
-      },
-    ]),
-    S: ks.clientSecret,
-  } as unknown as Env;
-  r = { cfg: authConfigOf(env), env, resource: RESOURCE, challengeFor: (why) => why };
+  r = introspectingRequest(ks, RESOURCE);
 });
 afterAll(() => ks.stop());
 
@@ -42,15 +30,7 @@ function activate(token: string, sub: string): void {
   ks.active.set(token, { sub, scope: 'prompts:read', aud: RESOURCE, iss: ks.issuer, exp });
 }
 
-async function refusal(token: string): Promise<AuthError | undefined> {
-  try {
-    await bearerPrincipal(r, token, await tokenDigest(token));
-    return undefined;
-  } catch (e) {
-    if (e instanceof AuthError) return e;
-    throw e;
-  }
-}
+const refusal = (token: string) => refusalOf(r, token);
 
 describe('a token with two dots', () => {
   it('whose first part is no JWS header is opaque: introspected, and accepted when active', async () => {

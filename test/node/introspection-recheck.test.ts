@@ -9,6 +9,7 @@ import { INTROSPECTION_TTL_MS } from '../../src/auth/introspect.js';
 import { tokenDigest } from '../../src/auth/memo.js';
 import { bearerPrincipal } from '../../src/auth/oauth.js';
 import type { OAuthRequest } from '../../src/auth/request.js';
+import { introspectingRequest } from '../helpers/auth/bearer.js';
 import { startKeyServer, type KeyServer } from '../helpers/key-server.js';
 
 let ks: KeyServer;
@@ -23,18 +24,7 @@ afterAll(async () => {
 describe('an introspected principal', () => {
   it('ends its streams once its token is revoked, within a recheck of INTROSPECTION_TTL_MS, whatever its exp', async () => {
     const resource = 'https://gateway.test/mcp';
-    const env = {
-      AUTH: 'oauth',
-      AUTH_ALLOW_HTTP_LOOPBACK: 'true',
-      OAUTH_ISSUERS: JSON.stringify([
-        {
-          issuer: ks.issuer,
-          introspection: { endpoint: `${ks.issuer}/introspect`, clientId: ks.clientId, clientSecret: 'S' },
-        },
-      ]),
-      S: ks.clientSecret,
-    } as unknown as Env;
-    const r: OAuthRequest = { cfg: authConfigOf(env), env, resource, challengeFor: (why) => why };
+    const r = introspectingRequest(ks, resource);
     const exp = Math.floor(Date.now() / 1000) + 8 * 3600;
     ks.active.set('opaque-live', { sub: 'carol', scope: 'prompts:read', aud: resource, iss: ks.issuer, exp });
     const p = await bearerPrincipal(r, 'opaque-live', await tokenDigest('opaque-live'));
