@@ -88,9 +88,9 @@ function loadsAs(file: SerializedPrompt, r: PromptRecord): boolean {
 
 /** `stem`: the file name without its extension (fileStems), the prompt's name unless said otherwise. */
 export function serializePrompt(r: PromptRecord, stem = r.name): SerializedPrompt {
-  const json = { path: `${stem}.json`, text: `${JSON.stringify(r, null, 2)}\n`, assets: [] };
   const markdown = toMarkdown(r, stem);
-  return markdown && loadsAs(markdown, r) ? markdown : json;
+  if (markdown && loadsAs(markdown, r)) return markdown;
+  return { path: `${stem}.json`, text: `${JSON.stringify(r, null, 2)}\n`, assets: [] };
 }
 
 /**
