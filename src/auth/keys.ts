@@ -22,7 +22,7 @@ import { replyJson, replyText } from './reply.js';
 import { keyServerFailed } from './verify.js';
 
 /** Keys are refetched for an unknown kid at most this often, and at least this often otherwise. */
-const COOLDOWN_MS = 10_000;
+export const COOLDOWN_MS = 10_000;
 const MAX_AGE_MS = 10 * 60_000;
 const FETCH_TIMEOUT_MS = 5_000;
 

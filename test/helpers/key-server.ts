@@ -18,6 +18,8 @@ export interface KeyServer {
   accessKeys: JWK[];
   /** While true, the issuer's JWKS answers 503 (an issuer that is down). */
   issuerKeysDown: boolean;
+  /** While true, introspection answers 503 (an authorization server that is down). */
+  introspectionDown: boolean;
   /** Opaque token -> introspection answer (active tokens only; anything else is inactive). */
   readonly active: Map<string, Record<string, unknown>>;
   readonly clientId: string;
@@ -32,6 +34,7 @@ export async function startKeyServer(): Promise<KeyServer> {
   const state = {
     issuerKeys: [] as JWK[],
     issuerKeysDown: false,
+    introspectionDown: false,
     accessKeys: [] as JWK[],
     active: new Map<string, Record<string, unknown>>(),
     hits: new Map<string, number>(),
@@ -62,6 +65,7 @@ export async function startKeyServer(): Promise<KeyServer> {
       return state.issuerKeysDown ? json(503, { error: 'down' }) : json(200, { keys: state.issuerKeys });
     if (path === '/cdn-cgi/access/certs') return json(200, { keys: state.accessKeys });
     if (path === '/idp/introspect' && req.method === 'POST') {
+      if (state.introspectionDown) return json(503, { error: 'down' });
       const form = encodeURIComponent;
       const expected = `Basic ${Buffer.from(`${form(clientId)}:${form(clientSecret)}`).toString('base64')}`;
       const text = await body(req);
