@@ -21,6 +21,7 @@ import {
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { CliError } from './api-types.js';
+import { clashes, safePath } from './plan-paths.js';
 import { sha256, SIDECAR } from './skills.js';
 
 const MANIFEST = '.promptgate-pull.json';
@@ -44,9 +45,6 @@ function filesUnder(dir: string, at = dir, out: string[] = []): string[] {
   }
   return out;
 }
-
-const safePath = (p: string) =>
-  p !== '' && !p.startsWith('/') && !p.includes('\\') && !p.split('/').some((s) => s === '' || s === '.' || s === '..');
 
 /** The earlier pull's record: path → the digests each file may hold (two after an interrupted pull). */
 function readManifest(dir: string): Map<string, string[]> | undefined {
@@ -131,6 +129,12 @@ export class PullTarget {
       throw new CliError(
         `the gateway's catalog would be written outside ${this.dir}, or into hidden files; nothing was written:` +
           listed(unsafe.map((p) => p.path)),
+      );
+    const clashing = clashes(planned.map((p) => p.path));
+    if (clashing.length)
+      throw new CliError(
+        `the gateway's catalog holds names that cannot all be files in one directory; nothing was written. ` +
+          `Rename one of each pair at the gateway and pull again:${listed(clashing)}`,
       );
     const plan = new Map(planned.map((p) => [p.path, p.digest]));
     const theirs = [...this.strange].filter(([path, now]) => now === undefined || plan.get(path) !== now);

@@ -271,6 +271,28 @@ describe('a listing whose names or paths would leave the directory', () => {
     nothingWritten();
   });
 
+  it('skill files that cannot all exist on one disk are named, before anything is written', async () => {
+    const notes = catalog.skills[0] as { files: unknown[] };
+    notes.files = [
+      ...notes.files,
+      file('ref', 'a file'),
+      file('ref/deep.md', 'under it'),
+      file('Guide.md', 'one'),
+      file('guide.md', 'two'),
+    ];
+    const refused = pull();
+    await expect(refused).rejects.toThrow(
+      "the gateway's catalog holds names that cannot all be files in one directory",
+    );
+    await expect(refused).rejects.toThrow(
+      'skills/notes/ref is a file, and skills/notes/ref/deep.md needs it to be a folder',
+    );
+    await expect(refused).rejects.toThrow(
+      'skills/notes/Guide.md and skills/notes/guide.md (one file on macOS and Windows)',
+    );
+    nothingWritten();
+  });
+
   it('whatever lets one through, the plan itself is checked: nothing outside, nothing hidden', () => {
     for (const path of ['../x.md', 'skills/notes/../../../y', '/etc/x', 'skills/a/.git/config']) {
       expect(() => PullTarget.open(dir).begin([{ path, digest: sha('x') }])).toThrow(
