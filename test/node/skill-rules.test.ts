@@ -160,6 +160,20 @@ describe('paths no host can write side by side', () => {
   it('distinct names, and a file beside a folder of another name, are fine', () => {
     expect(issues(['a/b.md', 'a/c.md', 'A.md', 'ab/x.md'])).toEqual([]);
   });
+  it('a path with a control character or a bidirectional formatting mark is refused: it reads as another', () => {
+    const bad = [
+      'a\u0007.md',
+      'a\u007f.md',
+      'a\u0085.md',
+      'x\u202egpj.md',
+      'a\u2066b.md',
+      'a\u200fb.md',
+      'a\u061cb.md',
+    ];
+    const refused = { message: 'must use / and no control or bidirectional formatting characters' };
+    expect(issues(bad)).toEqual(bad.map((_, i) => ({ path: `files[${i + 1}].path`, ...refused })));
+    expect(issues(['caf\u00e9 \u00a0notes.md', '\u05d0\u05d1.md'])).toEqual([]);
+  });
   it('a path that is not well-formed Unicode is refused: it could be no URI', () => {
     expect(issues(['a\ud800.md'])).toEqual([{ path: 'files[1].path', message: 'must be well-formed Unicode' }]);
   });

@@ -32,8 +32,11 @@ export const MAX_SKILL_BYTES = MAX_PROMPT_BYTES;
 function pathProblem(path: unknown): string | undefined {
   if (typeof path !== 'string' || path === '') return 'must be a non-empty path';
   if (path.length > MAX_PATH) return `longer than ${MAX_PATH} characters`;
+  // Control characters (C0, DEL, C1) and bidirectional formatting marks (Trojan Source, CVE-2021-42574)
+  // make a listed path read as another in a terminal, a diff or a client's file picker.
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (path.includes('\\') || /[\u0000-\u001f]/.test(path)) return 'must use / and no control characters';
+  if (path.includes('\\') || /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(path))
+    return 'must use / and no control or bidirectional formatting characters';
   // A lone surrogate is no character: the path could not be written as a URI (or a file name).
   if (/\p{Cs}/u.test(path)) return 'must be well-formed Unicode';
   if (path.split('/').some((s) => s === '' || s === '.' || s === '..' || s.startsWith('.')))
