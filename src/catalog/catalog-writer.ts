@@ -153,8 +153,8 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.staged.list();
   }
 
-  async addToUpload(id: string, prompts: unknown[]): Promise<UploadResult> {
-    return this.staged.add(id, prompts);
+  async addToUpload(id: string, prompts: unknown[], by: string): Promise<UploadResult> {
+    return this.staged.add(id, prompts, by);
   }
 
   async publishUpload(id: string, opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {

@@ -33,9 +33,9 @@ export class StagedPublish {
   }
 
   /** One part: every prompt valid and named once in the whole upload, or nothing of the part is kept. */
-  add(id: string, prompts: unknown[]): UploadResult {
+  add(id: string, prompts: unknown[], by: string | undefined): UploadResult {
     const now = Date.now();
-    const offset = this.uploads.count(id, now);
+    const offset = this.uploads.count(id, now, by);
     if (typeof offset !== 'number') return offset;
     const label = (i: number) => `prompts[${offset + i}]`;
     const issues = validateSet(prompts, label);
@@ -63,8 +63,14 @@ export class StagedPublish {
    */
   publish(id: string, opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> | WriteResult {
     const now = Date.now();
-    const records = this.uploads.records(id, now);
-    if (!Array.isArray(records)) return { ok: false, reason: 'not_found', message: records.message };
+    const held = this.uploads.count(id, now, opts.by);
+    const records = typeof held === 'number' ? this.uploads.records(id, now) : held;
+    if (!Array.isArray(records))
+      return {
+        ok: false,
+        reason: records.reason === 'not_yours' ? 'not_yours' : 'not_found',
+        message: records.message,
+      };
     if (!opts.dryRun) this.uploads.drop(id, now);
     const issues = validateSet(records);
     if (issues.length) return { ok: false, reason: 'invalid', issues };

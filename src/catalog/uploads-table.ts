@@ -27,7 +27,7 @@ export interface UploadInfo {
 
 export type UploadRefusal = {
   ok: false;
-  reason: 'not_found' | 'too_large' | 'too_many_prompts' | 'too_many_uploads';
+  reason: 'not_found' | 'not_yours' | 'too_large' | 'too_many_prompts' | 'too_many_uploads';
   message: string;
 };
 
@@ -109,9 +109,21 @@ export class UploadsTable {
     });
   }
 
-  /** How many prompts `id` holds already: the position the next part's issues are counted from. */
-  count(id: string, now: number): number | UploadRefusal {
-    return this.head(id, now)?.prompts ?? notFound(id);
+  /**
+   * How many prompts `id` holds already (the position the next part's issues are counted from),
+   * when it is open and `by` opened it: parts and the publish come from whoever opened it only, so
+   * what a publish writes, and the author its versions record, are those of one principal.
+   */
+  count(id: string, now: number, by: string | undefined): number | UploadRefusal {
+    const h = this.head(id, now);
+    if (!h) return notFound(id);
+    if (h.by !== (by ?? null))
+      return {
+        ok: false,
+        reason: 'not_yours',
+        message: `Upload "${id.slice(0, 64)}" was opened by ${h.by ?? 'another principal'}: only its opener adds to it or publishes it (any admin may delete it)`,
+      };
+    return h.prompts;
   }
 
   /** Names of `names` the upload holds already. */

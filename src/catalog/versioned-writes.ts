@@ -15,7 +15,7 @@ import type { RowKind, VersionsTable } from './versions-table.js';
 export type WriteResult =
   | { ok: true; generation: number; diff: SetDiff; versions: Record<string, number>; dryRun: boolean }
   | { ok: false; reason: 'invalid'; issues: Issue[] }
-  | { ok: false; reason: 'not_found' | 'too_large'; message: string };
+  | { ok: false; reason: 'not_found' | 'not_yours' | 'too_large'; message: string };
 
 /**
  * The largest catalog snapshot a write may make, in bytes. KV would store 25 MiB in one value, but

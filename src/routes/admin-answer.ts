@@ -139,5 +139,6 @@ export function answer(c: Context<AppEnv>, r: WriteResult, noun = 'prompts') {
   }
   if (r.reason === 'invalid') throw refusal(422, `invalid_${noun}`, 'nothing was written', r.issues);
   if (r.reason === 'too_large') throw new ApiError(413, 'catalog_too_large', r.message);
+  if (r.reason === 'not_yours') throw new ApiError(403, 'not_yours', r.message);
   throw new ApiError(404, 'not_found', r.message);
 }

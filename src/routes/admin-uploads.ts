@@ -3,7 +3,9 @@
  * MAX_ADMIN_BODY bytes), published in parts and then as one change (catalog/staged-publish.ts;
  * docs/publishing.md, "Large catalogs"). `POST /` opens an upload, `POST /:id/prompts` adds a
  * part, `POST /:id/publish?prune&dry_run` publishes it, `DELETE /:id` abandons it, `GET /` lists
- * the open ones. The CLI's `push` uses it whenever a set does not fit in one request.
+ * the open ones. Only the principal that opened an upload adds to it or publishes it; any admin may
+ * delete one (a stale upload holds one of the few slots). The CLI's `push` uses it whenever a set
+ * does not fit in one request.
  */
 import { Hono, type Context } from 'hono';
 import type { UploadResult } from '../catalog/staged-publish.js';
@@ -22,6 +24,7 @@ function uploaded(c: Context<AppEnv>, r: UploadResult, status: 200 | 201 = 200) 
   if (r.reason === 'too_large') throw new ApiError(413, 'catalog_too_large', r.message);
   if (r.reason === 'too_many_prompts') throw new ApiError(413, 'too_many', r.message);
   if (r.reason === 'too_many_uploads') throw new ApiError(409, 'too_many_uploads', r.message);
+  if (r.reason === 'not_yours') throw new ApiError(403, 'not_yours', r.message);
   throw new ApiError(404, 'not_found', r.message);
 }
 
@@ -36,7 +39,7 @@ adminUploads.get('/', async (c) => c.json({ uploads: await catalogWriter(c.env).
 adminUploads.post('/:id/prompts', async (c) => {
   flags(c, []);
   const part = await readSet(c, 'send the upload smaller parts');
-  return uploaded(c, await catalogWriter(c.env).addToUpload(c.req.param('id'), part));
+  return uploaded(c, await catalogWriter(c.env).addToUpload(c.req.param('id'), part, actor(c)));
 });
 
 adminUploads.post('/:id/publish', async (c) =>

@@ -10,7 +10,7 @@ import { writerObject } from '../../src/catalog/stubs.js';
 import { MAX_OPEN_UPLOADS, MAX_UPLOAD_PROMPTS, UPLOAD_TTL_MS } from '../../src/catalog/uploads-table.js';
 import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
 import { MAX_PUBLISH_PROMPTS } from '../../src/routes/admin-json.js';
-import { adminFetch as admin } from '../helpers/worker.js';
+import { adminFetch as admin, adminFetchIn } from '../helpers/worker.js';
 
 const text = (name: string, t = `text of ${name}`) => ({
   name,
@@ -191,6 +191,38 @@ describe('a set larger than one request', () => {
     } finally {
       await meta(0);
     }
+  });
+
+  it('only the principal that opened an upload adds to it or publishes it; any admin may delete it', async () => {
+    await clear();
+    const made = await admin('POST', '/keys', { name: 'other-admin', admin: true });
+    expect(made.status).toBe(201);
+    const key = ((await made.json()) as any).key as string;
+    const e = { ...env, AUTH: 'apikey' } as Env;
+    const other = (method: string, path: string, body?: unknown) => adminFetchIn(e, method, path, key, body);
+    const id = await open();
+    expect((await admin('POST', `/uploads/${id}/prompts`, { prompts: [text('mine')] })).status).toBe(200);
+    const theirs = await other('POST', `/uploads/${id}/prompts`, { prompts: [text('slipped_in')] });
+    expect(theirs.status).toBe(403);
+    expect(((await theirs.json()) as any).error).toMatchObject({
+      code: 'not_yours',
+      message: expect.stringContaining('was opened by admin'),
+    });
+    for (const q of ['?dry_run=1', '']) {
+      const early = await other('POST', `/uploads/${id}/publish${q}`);
+      expect(early.status, q).toBe(403);
+      expect(((await early.json()) as any).error.code, q).toBe('not_yours');
+    }
+    // Still open, holding the opener's part only; the opener publishes it, as the author of its versions.
+    const published = await admin('POST', `/uploads/${id}/publish`);
+    expect(published.status).toBe(200);
+    expect(((await published.json()) as any).diff.added).toEqual(['mine']);
+    const history = (await (await admin('GET', '/prompts/mine/history')).json()) as any;
+    expect(history.history[0].by).toBe('admin');
+    // A stale upload holds a slot: any admin may delete it.
+    const stale = await open();
+    expect((await other('DELETE', `/uploads/${stale}`)).status).toBe(204);
+    expect((await admin('POST', `/uploads/${stale}/publish`)).status).toBe(404);
   });
 
   it('uploads are admin-only', async () => {

@@ -3,10 +3,11 @@
  * the Worker through SELF exactly as an HTTP client would. The request
  * builders and checks themselves are shared with the e2e suites (protocol.ts).
  */
-import { env, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import type { CatalogQuery } from '../../src/catalog/store.js';
 import { catalogWriter } from '../../src/catalog/stubs.js';
 import type { PromptRecord } from '../../src/catalog/types.js';
+import { app } from '../../src/routes/app.js';
 import { LEGACY, openSessionWith, postInit, request, streamHeaders, type PostOptions } from './protocol.js';
 import { readEvents, type EventStream } from './sse.js';
 
@@ -91,6 +92,20 @@ export function countingEnv(): { env: Env; reads: string[] } {
 
 export const ADMIN_BASE = 'https://gateway.test/admin';
 export const ADMIN_TOKEN = 'test-admin-token';
+
+/**
+ * A request to /admin through the app under `e` (an env whose AUTH differs from the test config's,
+ * such as `apikey`, so a minted key is a principal), with `bearer` as its credential.
+ */
+export async function adminFetchIn(e: Env, method: string, path: string, bearer: string, body?: unknown) {
+  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const ctx = createExecutionContext();
+  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  const res = await app.fetch(new Request(ADMIN_BASE + path, init), e, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
 
 /** A request to /admin through SELF, with the test ADMIN_TOKEN unless `token` says otherwise (null: none). */
 export function adminFetch(method: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN) {
