@@ -17,10 +17,10 @@ import {
   PROMPT_ROWS,
   SKILL_ROWS,
   VersionsTable,
+  type HistoryOf,
   type HistoryPage,
   type ListPage,
   type Stored,
-  type Versioned,
 } from './versions-table.js';
 import { VersionedWrites, type WriteResult } from './versioned-writes.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
@@ -125,11 +125,11 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   /** A page of one prompt's versions, oldest first, with their full text (null for a deletion). */
-  async history(name: string, page: HistoryPage): Promise<{ history: Versioned<PromptRecord>[]; next?: number }> {
+  async history(name: string, page: HistoryPage): Promise<HistoryOf<PromptRecord>> {
     return this.versions.history<PromptRecord>(PROMPT_ROWS, name, page);
   }
 
-  async skillHistory(name: string, page: HistoryPage): Promise<{ history: Versioned<SkillRecord>[]; next?: number }> {
+  async skillHistory(name: string, page: HistoryPage): Promise<HistoryOf<SkillRecord>> {
     return this.versions.history<SkillRecord>(SKILL_ROWS, name, page);
   }
 

@@ -31,3 +31,10 @@ export interface HistoryPage {
 
 /** A version as a history page holds it: its record (null for a deletion), absent on a page of facts. */
 export type Versioned<R> = VersionInfo & { record?: R | null };
+
+/** A history page: `next` is the `before` of the older page; `unknown` when the name has no version at all. */
+export interface HistoryOf<R> {
+  history: Versioned<R>[];
+  next?: number;
+  unknown?: true;
+}

@@ -13,6 +13,7 @@ import {
   HISTORY_PAGE_BYTES,
   LIST_PAGE_BYTES,
   MAX_VERSIONS_LISTED,
+  type HistoryOf,
   type HistoryPage,
   type ListPage,
   type Versioned,
@@ -140,8 +141,18 @@ export class VersionsTable {
    * newest `limit` before version `before`, and no more than HISTORY_PAGE_BYTES of record text (at
    * least one version). `next` is the `before` of the older page, when there is one.
    */
-  history<R>(kind: RowKind, name: string, page: HistoryPage): { history: Versioned<R>[]; next?: number } {
-    if (page.facts) return this.factsPage(kind, name, page);
+  history<R>(kind: RowKind, name: string, page: HistoryPage): HistoryOf<R> {
+    const got = page.facts ? this.factsPage(kind, name, page) : this.recordsPage<R>(kind, name, page);
+    // An empty page says nothing of the name (`?before=1`): a name never written is the caller's 404.
+    if (
+      got.history.length ||
+      this.sql.exec('SELECT 1 FROM versions WHERE name = ? LIMIT 1', kind.prefix + name).toArray().length
+    )
+      return got;
+    return { history: [], unknown: true };
+  }
+
+  private recordsPage<R>(kind: RowKind, name: string, page: HistoryPage): { history: Versioned<R>[]; next?: number } {
     const rows = this.sql.exec<Row>(
       'SELECT * FROM versions WHERE name = ? AND version < ? ORDER BY version DESC',
       kind.prefix + name,

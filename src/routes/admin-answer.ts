@@ -13,6 +13,7 @@ import { ApiError } from './api-error.js';
 import {
   HISTORY_PAGE_MAX,
   LIST_PAGE_MAX,
+  type HistoryOf,
   type HistoryPage,
   type ListPage,
   type Stored,
@@ -97,15 +98,8 @@ export async function listAnswer(
 }
 
 /** A history page as JSON: `next` (the `before` of the older page) when there is one; 404 for a name with no version. */
-export function historyAnswer(
-  c: Context<AppEnv>,
-  name: string,
-  noun: string,
-  page: HistoryPage,
-  got: { history: unknown[]; next?: number },
-) {
-  if (got.history.length === 0 && page.before === undefined)
-    throw new ApiError(404, 'not_found', `No ${noun} named "${name}"`);
+export function historyAnswer(c: Context<AppEnv>, name: string, noun: string, got: HistoryOf<unknown>) {
+  if (got.unknown) throw new ApiError(404, 'not_found', `No ${noun} named "${name}"`);
   return c.json({ name, history: got.history, ...(got.next !== undefined && { next: got.next }) });
 }
 

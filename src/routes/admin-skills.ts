@@ -128,7 +128,7 @@ adminSkills.get('/*', async (c) => {
   }
   if (rest !== '/history') return c.notFound();
   const page = historyPage(c);
-  return historyAnswer(c, name, 'skill', page, await catalogWriter(c.env).skillHistory(name, page));
+  return historyAnswer(c, name, 'skill', await catalogWriter(c.env).skillHistory(name, page));
 });
 
 /** Like the prompts' single writes, these take no query: an ignored `?dry_run=1` would write for real. */

@@ -69,7 +69,7 @@ admin.get('/prompts/:name', async (c) => {
 admin.get('/prompts/:name/history', async (c) => {
   const name = promptName(c);
   const page = historyPage(c);
-  return historyAnswer(c, name, 'prompt', page, await catalogWriter(c.env).history(name, page));
+  return historyAnswer(c, name, 'prompt', await catalogWriter(c.env).history(name, page));
 });
 
 /**

@@ -202,6 +202,16 @@ describe('writes', () => {
       expect(((await res.json()) as any).error.code).toBe('invalid_query');
     }
     expect((await admin('GET', '/prompts/never_written/history')).status).toBe(404);
+    // A page past a name's first version is empty, not unknown; a name never written is 404 whatever the page.
+    const past = await admin('GET', '/prompts/paged/history?before=1');
+    expect(past.status).toBe(200);
+    expect(((await past.json()) as any).history).toEqual([]);
+    for (const q of ['?before=5', '?before=5&facts=1', '?facts=1']) {
+      const res = await admin('GET', `/prompts/never_written/history${q}`);
+      expect(res.status, q).toBe(404);
+      expect(((await res.json()) as any).error.code, q).toBe('not_found');
+      expect((await admin('GET', `/skills/never-written/history${q}`)).status, q).toBe(404);
+    }
   });
   it('a history page holds at most HISTORY_PAGE_BYTES of prompt text (at least one version), so it fits in memory', async () => {
     const image = (i: number) => ({
