@@ -52,11 +52,23 @@ function lookup(env: Env, digest: string): Lookup | Promise<Lookup> {
 const usable = (r: KeyRecord | undefined, now: number): r is KeyRecord =>
   r !== undefined && r.revokedAt === undefined && (r.expiresAt === undefined || r.expiresAt > now);
 
+/**
+ * Whether a key is an admin, by the same rule as every other method: its flag, the admin scope, or
+ * a member of ADMIN_GROUPS. Listings say this, not the stored flag alone, so what they show is what
+ * the key may do (a change of ADMIN_GROUPS or OAUTH_SCOPE_ADMIN shows at once).
+ */
+export function keyIsAdmin(
+  env: Env,
+  r: { readonly admin: boolean; readonly scopes?: readonly string[]; readonly groups: readonly string[] },
+): boolean {
+  const cfg = authConfigOf(env);
+  return r.admin || (r.scopes?.includes(cfg.scopeAdmin) ?? false) || r.groups.some((g) => cfg.adminGroups.has(g));
+}
+
 function principalOf(env: Env, digest: string, r: KeyRecord): Principal {
   const cfg = authConfigOf(env);
   const scopes = new Set(r.scopes ?? [cfg.scopeRead]);
-  // The same admin rule as every other method: the key's flag, the admin scope, or a member of ADMIN_GROUPS.
-  const admin = r.admin || scopes.has(cfg.scopeAdmin) || r.groups.some((g) => cfg.adminGroups.has(g));
+  const admin = keyIsAdmin(env, r);
   if (admin) scopes.add(cfg.scopeRead).add(cfg.scopeAdmin);
   return {
     id: `key:${r.id}`,

@@ -25,6 +25,7 @@ export interface KeyInfo {
   groups: string[];
   /** Absent: the read scope. */
   scopes?: string[];
+  /** Stored: created as admin. /admin/keys answers whether it is one by any rule (auth/api-key.ts keyIsAdmin). */
   admin: boolean;
   createdAt: string;
   createdBy: string;

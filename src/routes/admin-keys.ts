@@ -4,8 +4,8 @@
  * POST and nowhere else, ever; listings carry neither it nor its hash.
  */
 import { Hono } from 'hono';
-import { forgetKey } from '../auth/api-key.js';
-import { KEY_ID_PATTERN } from '../catalog/keys-table.js';
+import { forgetKey, keyIsAdmin } from '../auth/api-key.js';
+import { KEY_ID_PATTERN, type KeyInfo } from '../catalog/keys-table.js';
 import { catalogWriter } from '../catalog/stubs.js';
 import type { AppEnv } from '../env.js';
 import { log } from '../lib/log.js';
@@ -14,9 +14,10 @@ import { flags, refusal } from './admin-answer.js';
 import { actor } from './admin-auth.js';
 import { readJson } from './admin-json.js';
 
-/** Key ids are 16 hex digits; anything else is not one (and is never looked up). */
-
 export const adminKeys = new Hono<AppEnv>();
+
+/** A key as answered: `admin` is whether it is one now, by its flag, scopes or ADMIN_GROUPS. */
+const shown = (env: Env, k: KeyInfo): KeyInfo => ({ ...k, admin: keyIsAdmin(env, k) });
 
 // Key writes take no query, as the other single-record writes (docs/publishing.md): a flag they
 // ignored would not do what it says.
@@ -29,13 +30,13 @@ adminKeys.post('/', async (c) => {
   }
   log.info('API key created', { id: r.info.id, by: r.info.createdBy });
   c.header('cache-control', 'no-store');
-  return c.json({ key: r.key, ...r.info }, 201);
+  return c.json({ key: r.key, ...shown(c.env, r.info) }, 201);
 });
 
 /** Active keys and the newest revoked or expired ones; `omitted` counts the older inactive ones left out. */
 adminKeys.get('/', async (c) => {
   const { keys, omitted } = await catalogWriter(c.env).listKeys();
-  return c.json({ keys, ...(omitted > 0 && { omitted }) });
+  return c.json({ keys: keys.map((k) => shown(c.env, k)), ...(omitted > 0 && { omitted }) });
 });
 
 /** Idempotent: revoking a revoked key answers the first revocation. */
@@ -47,5 +48,5 @@ adminKeys.delete('/:id', async (c) => {
   if (!info) throw new ApiError(404, 'not_found', 'No key with this id');
   forgetKey(id);
   log.info('API key revoked', { key: id, by: actor(c) });
-  return c.json(info);
+  return c.json(shown(c.env, info));
 });

@@ -330,6 +330,27 @@ describe('admin authorization and who wrote what', () => {
     expect(history.map((v: any) => v.by)).toEqual([`key:${adminKey.id}`, `key:${adminKey.id}`, 'admin']);
   });
 
+  it('a key that is an admin by its groups or scopes is listed as one, as it is treated', async () => {
+    const e = { ...keyEnv(), ADMIN_GROUPS: 'ops' } as Env;
+    const byGroup = (await (await via(e, 'POST', '/keys', TOKEN, { name: 'ops-bot', groups: ['ops'] })).json()) as any;
+    const byScope = (await (
+      await via(e, 'POST', '/keys', TOKEN, { name: 'scoped', scopes: ['prompts:admin'] })
+    ).json()) as any;
+    const plain = (await (await via(e, 'POST', '/keys', TOKEN, { name: 'plain-bot', groups: ['dev'] })).json()) as any;
+    expect([byGroup.admin, byScope.admin, plain.admin]).toEqual([true, true, false]);
+    // What it is shown as is what it may do.
+    expect((await via(e, 'GET', '/keys', byGroup.key)).status).toBe(200);
+    expect((await via(e, 'GET', '/keys', plain.key)).status).toBe(403);
+    const listed = ((await (await via(e, 'GET', '/keys', TOKEN)).json()) as any).keys;
+    const adminOf = (id: string) => listed.find((k: any) => k.id === id)?.admin;
+    expect([adminOf(byGroup.id), adminOf(byScope.id), adminOf(plain.id)]).toEqual([true, true, false]);
+    // Without ADMIN_GROUPS naming it, the group makes no admin, and the listing says so.
+    const relisted = ((await (await via(keyEnv(), 'GET', '/keys', TOKEN)).json()) as any).keys;
+    expect(relisted.find((k: any) => k.id === byGroup.id)?.admin).toBe(false);
+    const revoked = (await (await via(e, 'DELETE', `/keys/${byGroup.id}`, TOKEN)).json()) as any;
+    expect(revoked.admin).toBe(true);
+  });
+
   it('a reader token gets 403, the ADMIN_TOKEN still works, an admin token needs no ADMIN_TOKEN', async () => {
     const e = oauthEnv();
     const deny = await via(e, 'GET', '/keys', await jwtFor('prompts:read'));
