@@ -105,6 +105,9 @@ function inBatch(reply: string | Promise<string>, id: RequestId): string | Promi
     if (e instanceof HttpError && e.status === 503) return errorJson(id, e);
     // Cancelled by its client (cancels.ts): the item has no reply.
     if (e instanceof CallCancelled) return null;
+    // Anything else ends the whole batch (a session found ended: 404); its error echoes no item's id.
+    if (e instanceof HttpError && e.id !== undefined)
+      throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers });
     throw e;
   });
 }

@@ -215,6 +215,29 @@ describe('session Durable Object', () => {
     await expectError(await send(setLevel, idle), 404, -32001);
     expect(await runInDurableObject(stubOf(idle), (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
   });
+  it("a 2025-03-26 batch on a session ended behind the memo is one 404 -32001 echoing no item's id", async () => {
+    const memo = { ...env, SESSION_RECHECK_MS: '60000' };
+    const headers = (id: string) => ({ session: id, version: '2025-03-26' });
+    const send = (body: unknown, session?: string) =>
+      worker.fetch(
+        new Request(MCP_URL, postInit(body, session ? headers(session) : {})),
+        memo,
+        createExecutionContext(),
+      );
+    const id = (await send(initialize('2025-03-26'))).headers.get('mcp-session-id')!;
+    expect((await send(request('ping'), id)).status).toBe(200);
+    await stubOf(id).end(await initOf(id));
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'debug' } },
+    ];
+    const res = await send(batch, id);
+    const body = await res.clone().json<Record<string, unknown>>();
+    expect(Array.isArray(body)).toBe(false);
+    expect(body, 'a batch-wide error names no call').not.toHaveProperty('id', 2);
+    expect(body.id ?? null).toBeNull();
+    await expectError(res, 404, -32001);
+  });
   it('a DELETE racing a touch from another isolate stays a DELETE: the session is not made anew while its stream ends', async () => {
     const s = await openSession();
     const init = await initOf(s.id);
