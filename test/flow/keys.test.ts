@@ -331,7 +331,7 @@ describe('admin authorization and who wrote what', () => {
   });
 
   it('a key that is an admin by its groups or scopes is listed as one, as it is treated', async () => {
-    const e = { ...keyEnv(), ADMIN_GROUPS: 'ops' } as Env;
+    const e = { ...keyEnv(), ADMIN_GROUPS: 'ops' } as unknown as Env;
     const byGroup = (await (await via(e, 'POST', '/keys', TOKEN, { name: 'ops-bot', groups: ['ops'] })).json()) as any;
     const byScope = (await (
       await via(e, 'POST', '/keys', TOKEN, { name: 'scoped', scopes: ['prompts:admin'] })
