@@ -30,7 +30,10 @@ export async function* readSse(
   const maxEvent = limits.maxEvent ?? MAX_REPLY_BYTES;
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buf = '';
+  // The text since the last complete event, kept in pieces and joined only once a separator arrives: appending
+  // to one string and searching it whole on every chunk made a large event in small chunks quadratic.
+  let pending: string[] = [];
+  let pendingLength = 0;
   // A CR that ends a chunk waits for the next: an LF there makes them one line ending (CRLF), not two.
   let cr = '';
   const spent = limits.spent ?? { bytes: 0 };
@@ -48,29 +51,39 @@ export async function* readSse(
         );
       const text = cr + (done ? decoder.decode() : decoder.decode(value, { stream: true }));
       cr = !done && text.endsWith('\r') ? '\r' : '';
-      buf += (cr ? text.slice(0, -1) : text).replace(/\r\n?/g, '\n');
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        let event = 'message';
-        let id: string | undefined;
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) continue;
-          const colon = line.indexOf(':');
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const val = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-          if (field === 'event') event = val;
-          else if (field === 'id') id = val;
-          else if (field === 'data') data.push(val);
-          else if (field === 'retry' && /^\d+$/.test(val)) limits.onRetry?.(Number(val));
+      const fresh = (cr ? text.slice(0, -1) : text).replace(/\r\n?/g, '\n');
+      // Only the fresh text, with the LF that may end the pending text before it, can hold a new separator.
+      const joint = pendingLength > 0 && pending[pending.length - 1]!.endsWith('\n') ? '\n' : '';
+      if ((joint + fresh).indexOf('\n\n') < 0) {
+        if (fresh) pending.push(fresh);
+        pendingLength += fresh.length;
+      } else {
+        let buf = pending.join('') + fresh;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          let event = 'message';
+          let id: string | undefined;
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) continue;
+            const colon = line.indexOf(':');
+            const field = colon < 0 ? line : line.slice(0, colon);
+            const val = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+            if (field === 'event') event = val;
+            else if (field === 'id') id = val;
+            else if (field === 'data') data.push(val);
+            else if (field === 'retry' && /^\d+$/.test(val)) limits.onRetry?.(Number(val));
+          }
+          if (data.length || id !== undefined) yield { event, id, data: data.join('\n') };
         }
-        if (data.length || id !== undefined) yield { event, id, data: data.join('\n') };
+        pending = buf ? [buf] : [];
+        pendingLength = buf.length;
       }
       // What is left at the end is an event never ended by a blank line: dropped, as the SSE spec says.
       if (done) return;
-      if (buf.length > maxEvent)
+      if (pendingLength > maxEvent)
         throw new UpstreamError(
           'protocol',
           `upstream SSE event passed ${maxEvent} characters`,
