@@ -31,7 +31,7 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: re
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
     if (!isRecord(p)) continue;
     const original = p.name;
-    if (typeof original !== 'string' || !original || original.length > 256 || !nameAllowed(u, original)) continue;
+    if (typeof original !== 'string' || !original || !nameAllowed(u, original)) continue; // nameAllowed caps the length
     const name = publishedName(u, separator, original);
     const taken = othersPrefix(u, separator, name);
     if (taken !== undefined) {

@@ -45,6 +45,12 @@ export class UpstreamConfigError extends Error {}
 export const DEFAULT_TIMEOUT_MS = 5_000;
 
 /**
+ * The longest upstream prompt name served, listed or asked for: a client picks the name it asks for, and a
+ * glob like `*_*_internal` costs time quadratic in the name's length.
+ */
+export const MAX_ORIGINAL_NAME = 256;
+
+/**
  * Anchored, `s` and `u`: an upstream's names are any strings, so a `*` or `?` matches a line break
  * too, and a `?` one character as people count them (an emoji is one, not two UTF-16 halves).
  */
@@ -58,8 +64,9 @@ function globMatcher(pattern: string): RegExp {
   );
 }
 
-/** Whether the upstream's prompt `name` passes its deny list, then its allow list (`*` and `?` globs). */
+/** Whether the upstream's prompt `name` is within MAX_ORIGINAL_NAME and passes its deny, then allow list (globs). */
 export function nameAllowed(u: UpstreamConfig, name: string): boolean {
+  if (name.length > MAX_ORIGINAL_NAME) return false;
   if (u.deny.some((p) => globMatcher(p).test(name))) return false;
   return u.allow === null || u.allow.some((p) => globMatcher(p).test(name));
 }
