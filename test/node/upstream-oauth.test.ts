@@ -8,7 +8,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import type { UpstreamOAuth } from '../../src/catalog/upstreams/schema.js';
-import { bearerSource, forgetTokens, refreshAt } from '../../src/catalog/upstreams/oauth.js';
+import { bearerSource, forgetTokens, refreshAt, RETRY_AFTER_MS } from '../../src/catalog/upstreams/oauth.js';
 import { startAuthServer, type AuthServer } from '../helpers/auth-server.js';
 import { protectedMcpServer, type ProtectedMcp } from '../helpers/auth/protected-mcp.js';
 import { body, listen, stop } from '../helpers/http-server.js';
@@ -131,6 +131,34 @@ describe('client-credentials upstream tokens', () => {
     await c.listPrompts();
     expect(tokenCalls(as)).toHaveLength(3);
     expect(mcp.refused()).toBe(0);
+  });
+
+  it('a refresh that fails before expiry keeps the cached token, and asks the endpoint again only after a rest', async () => {
+    const { as, mcp } = await setup('jwt');
+    let clock = Date.now();
+    const c = clientFor(mcp, grant(as, mcp), () => clock);
+    cleanup.push(() => c.close());
+    await c.listPrompts();
+    const token = as.issued[0]!.token;
+    clock += 3_550_000; // in the last minute of a one-hour token: time to refresh, but it is still good
+    as.failTokens({ status: 503, error: 'temporarily_unavailable' });
+    expect((await c.listPrompts()).map((p) => p.name)).toEqual(['greet', 'summarise']);
+    expect(tokenCalls(as)).toHaveLength(2);
+    await c.listPrompts(); // within the rest: the endpoint is not asked
+    expect(tokenCalls(as)).toHaveLength(2);
+    clock += RETRY_AFTER_MS;
+    await c.listPrompts();
+    expect(tokenCalls(as)).toHaveLength(3);
+    expect(new Set(mcp.seen.map((h) => h.authorization))).toEqual(new Set([`Bearer ${token}`]));
+    // Expired, and the endpoint still failing: that is the answer.
+    clock += 60_000;
+    await expect(c.listPrompts()).rejects.toMatchObject({ fault: 'credentials' });
+    expect(tokenCalls(as)).toHaveLength(4);
+    // The endpoint back: a new token at once.
+    as.failTokens(null);
+    await c.listPrompts();
+    expect(tokenCalls(as)).toHaveLength(5);
+    expect(mcp.seen.at(-1)!.authorization).toBe(`Bearer ${as.issued[1]!.token}`);
   });
 
   it('a token endpoint that never answers is given up on within the upstream timeout, whatever the caller waits with', async () => {

@@ -5,6 +5,8 @@
  * and fetched once however many requests wait for it. It is refreshed a
  * minute before it expires (at half its life when it lives two minutes or
  * less), and dropped when the upstream answers 401 (http.ts retries once).
+ * A refresh that fails while the cached token has not expired keeps that
+ * token, and the endpoint is asked again only after RETRY_AFTER_MS.
  *
  * Never in an error, a log or /status: the secret and the tokens. A failing
  * token endpoint is reported by its status and OAuth error code only
@@ -26,12 +28,16 @@ export interface BearerSource {
 interface Entry {
   token?: string;
   refreshAt: number;
+  /** When `token` stops being valid: until then a failed refresh leaves it in use. */
+  expiresAt: number;
   /** The secret the token was obtained with: a rotated secret means a new token. */
   secret: string;
   inflight?: Promise<string>;
 }
 
 const REFRESH_BEFORE_MS = 60_000;
+/** After a failed early refresh, the cached token is used this long before the endpoint is asked again. */
+export const RETRY_AFTER_MS = 10_000;
 /** A token response without expires_in is kept this long (or until the upstream refuses it). */
 const UNSTATED_LIFETIME_MS = 10 * 60_000;
 const cache = new Map<string, Entry>();
@@ -57,7 +63,7 @@ export function bearerSource(
   const key = grantKey(id, o);
   const entry = (): Entry => {
     let e = cache.get(key);
-    if (!e || e.secret !== o.clientSecret) cache.set(key, (e = { refreshAt: 0, secret: o.clientSecret }));
+    if (!e || e.secret !== o.clientSecret) cache.set(key, (e = { refreshAt: 0, expiresAt: 0, secret: o.clientSecret }));
     return e;
   };
   return {
@@ -67,11 +73,21 @@ export function bearerSource(
       // Its own deadline, never a caller's: a caller whose signal has none (the change stream's) must
       // not leave a hung fetch that every later caller of this grant waits on.
       e.inflight ??= obtain(o, AbortSignal.timeout(timeoutMs), fetchFn, now)
-        .then(({ token, lifetimeMs }) => {
-          e.token = token;
-          e.refreshAt = refreshAt(now(), lifetimeMs);
-          return token;
-        })
+        .then(
+          ({ token, lifetimeMs }) => {
+            e.token = token;
+            e.refreshAt = refreshAt(now(), lifetimeMs);
+            e.expiresAt = now() + lifetimeMs;
+            return token;
+          },
+          (err: unknown) => {
+            // An early refresh that failed: the token it would replace is still good, and the endpoint
+            // gets a rest rather than a request from every caller.
+            if (!e.token || now() >= e.expiresAt) throw err;
+            e.refreshAt = Math.min(now() + RETRY_AFTER_MS, e.expiresAt);
+            return e.token;
+          },
+        )
         .finally(() => (e.inflight = undefined));
       return signal ? abandonable(e.inflight, signal) : e.inflight;
     },
