@@ -13,9 +13,13 @@ export { UpstreamError, type UpstreamErrorKind, type UpstreamFault } from './err
 
 export type Json = Record<string, unknown>;
 
-/** Header-safe value, or the spec's base64 sentinel. */
+/**
+ * Header-safe value, or the spec's base64 sentinel: for what is not plain ASCII, and for a plain value
+ * shaped like a sentinel (`=?base64?…?=`), which the server would otherwise decode as one.
+ */
 export function headerValue(v: string): string {
-  return /^[\x20-\x7e]*$/.test(v) && v.trim() === v
+  const sentinelShaped = v.startsWith('=?base64?') && v.endsWith('?=');
+  return /^[\x20-\x7e]*$/.test(v) && v.trim() === v && !sentinelShaped
     ? v
     : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(v)))}?=`;
 }
