@@ -19,6 +19,8 @@ import { secretValue } from './secret-ref.js';
 import { guardUrl } from './ssrf.js';
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+/** Where the web catalog says a prompt comes from: `local`, or an upstream's id, which so may not be `local`. */
+const LOCAL_SOURCE = 'local';
 
 export interface ParseOptions extends OAuthParseOptions {
   readonly separator: string;
@@ -116,6 +118,7 @@ function parseEntry(item: unknown, i: number, opts: ParseOptions, seen: Seen, pr
   const id = o.id;
   if (typeof id !== 'string' || !ID.test(id))
     return void problems.push(`${at('id')}: required, lowercase a-z 0-9 _ - (at most 32)`);
+  if (id === LOCAL_SOURCE) problems.push(`${at('id')}: "${id}" is reserved: it marks local prompts in the catalog`);
   if (seen.ids.has(id)) problems.push(`${at('id')}: duplicate id "${id}"`);
   seen.ids.add(id);
   let url: URL | undefined;
