@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseUpstreams, upstreamsInForce, type ParseOptions } from '../../src/catalog/upstreams/parse.js';
-import { nameAllowed } from '../../src/catalog/upstreams/schema.js';
+import { MAX_ORIGINAL_NAME, nameAllowed } from '../../src/catalog/upstreams/schema.js';
 import { isPrivateHost } from '../../src/catalog/upstreams/ssrf.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
 import { sanitizeListing } from '../../src/catalog/upstreams/sanitize.js';
-import { servedOriginal } from '../../src/catalog/upstreams/access.js';
+import { publishedName, servedOriginal } from '../../src/catalog/upstreams/access.js';
 import { listingKey } from '../../src/catalog/upstreams/report.js';
 import { restated } from '../../src/catalog/upstreams/restate.js';
 import { ownSecretNames } from '../../src/lib/own-secrets.js';
@@ -56,6 +56,14 @@ describe('parseUpstreams', () => {
     );
     expect(() => parseUpstreams('{not json', opts)).toThrowError(/not valid JSON/);
   });
+  it('refuses the id "local": the web catalog marks local prompts with it', () => {
+    const entry = (id: string, prefix?: string) => JSON.stringify([{ id, prefix, url: 'https://a.example/mcp' }]);
+    for (const prefix of [undefined, 'lp', ''])
+      expect(() => parseUpstreams(entry('local', prefix), opts)).toThrowError(
+        /UPSTREAMS\[0\]\.id: "local" is reserved: it marks local prompts in the catalog/,
+      );
+    expect(parseUpstreams(entry('locals'), opts)[0]!.id).toBe('locals');
+  });
   it('a prefix whose end runs into the separator, or too long to survive a name cut to its hash, is refused', () => {
     const two = { ...opts, separator: '__' };
     const at = (prefix: string, o = two) =>
@@ -97,7 +105,7 @@ describe('parseUpstreams', () => {
     ).toThrowError(/UPSTREAMS\[0\]\.prefix/);
   });
   it('allows http to loopback only in development', () => {
-    const cfg = JSON.stringify([{ id: 'local', url: 'http://127.0.0.1:3001/mcp' }]);
+    const cfg = JSON.stringify([{ id: 'dev', url: 'http://127.0.0.1:3001/mcp' }]);
     expect(() => parseUpstreams(cfg, opts)).toThrowError(/must be https/);
     expect(parseUpstreams(cfg, { ...opts, allowHttpLoopback: true })[0]!.url.port).toBe('3001');
   });
@@ -379,6 +387,19 @@ describe('what an upstream publishes, by name and by mount', () => {
     const allow = one({ allow: ['review*'] });
     expect(nameAllowed(allow, 'review\nx')).toBe(true);
     expect(nameAllowed(allow, 'x\nreview')).toBe(false);
+  });
+
+  it('a name longer than a listing keeps is not served, and costs no glob time however long', () => {
+    const u = one({ deny: ['*_*_internal'] });
+    const longest = 'a'.repeat(MAX_ORIGINAL_NAME);
+    const over = `${longest}b`;
+    expect(nameAllowed(u, longest)).toBe(true);
+    expect(nameAllowed(u, over)).toBe(false);
+    expect(servedOriginal(u, '.', publishedName(u, '.', longest), longest)).toBe(longest);
+    expect(servedOriginal(u, '.', publishedName(u, '.', over), over)).toBeNull();
+    // A client-chosen megabyte name against a glob with two stars: refused before any pattern runs.
+    const huge = '_'.repeat(1 << 20);
+    expect(servedOriginal(u, '.', `gh.${huge}`, huge)).toBeNull();
   });
 
   it('a ? glob matches one character, an emoji as much as a letter', () => {

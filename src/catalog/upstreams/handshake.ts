@@ -25,26 +25,53 @@ const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32602]);
 
 const eraByOrigin = new Map<string, Era>();
 
+/** A failure another era could fix: not time, a cancel, credentials or an unreachable host, which every era meets. */
+function worthReprobing(e: unknown, d: Deadline): boolean {
+  if (d.signal.aborted) return false;
+  return !(e instanceof UpstreamError && ['timeout', 'cancelled', 'credentials', 'unreachable'].includes(e.fault));
+}
+
 export class Handshake {
   /** Ending a session a lost era probe opened (see `probe`); the client's close() waits for it. */
   cleanup: Promise<unknown> | undefined;
 
   constructor(private readonly http: UpstreamHttp) {}
 
-  /** A new connection in the era this origin spoke last, else in the first era that answers. */
+  /**
+   * A new connection in the era this origin spoke last, else in the first era that answers. A remembered
+   * era below modern that fails is forgotten and the eras probed afresh, once: an upstream may move to
+   * another transport at the same URL, and the era it left would fail it until the isolate is recycled.
+   */
   async connect(d: Deadline): Promise<Connection> {
     const { url } = this.http.opts;
     const origin = url.origin + url.pathname;
     const known = eraByOrigin.get(origin);
-    let conn: Connection | undefined;
-    if (known === undefined) conn = await this.probe(d);
+    let conn: Connection;
+    if (known === undefined) conn = await this.afresh(d);
     else {
-      if (known === 'modern') conn = await this.tryModern(d);
-      if (!conn && known !== 'sse') conn = await this.tryLegacy(d);
+      try {
+        conn = await this.inEra(known, d);
+      } catch (e) {
+        // From modern every era has been tried already.
+        if (known === 'modern' || !worthReprobing(e, d)) throw e;
+        eraByOrigin.delete(origin);
+        conn = await this.afresh(d);
+      }
     }
-    if (!conn) conn = await this.openSse(d);
     eraByOrigin.set(origin, conn.era);
     return conn;
+  }
+
+  private async afresh(d: Deadline): Promise<Connection> {
+    return (await this.probe(d)) ?? (await this.openSse(d));
+  }
+
+  /** The remembered era, or an older one when it is refused. */
+  private async inEra(known: Era, d: Deadline): Promise<Connection> {
+    let conn: Connection | undefined;
+    if (known === 'modern') conn = await this.tryModern(d);
+    if (!conn && known !== 'sse') conn = await this.tryLegacy(d);
+    return conn ?? (await this.openSse(d));
   }
 
   private async tryModern(d: Deadline): Promise<Connection | undefined> {
