@@ -105,10 +105,39 @@ const limitBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
-/** The media types an Accept header lists, lower-cased, parameters dropped (RFC 9110 §12.5.1). */
+/** Whether a weight is the qvalue 0 (RFC 9110 §12.4.2: `0`, `0.`, `0.0` … `0.000`). */
+function isZeroWeight(value: string): boolean {
+  if (value[0] !== '0' || value.length > 5) return false;
+  if (value.length === 1) return true;
+  if (value[1] !== '.') return false;
+  for (let i = 2; i < value.length; i++) if (value[i] !== '0') return false;
+  return true;
+}
+
+/** Whether a media range's parameters (after its first `;`) give it the weight q=0: "not acceptable". */
+function refused(params: string[]): boolean {
+  for (let i = 1; i < params.length; i++) {
+    const p = params[i]!;
+    const eq = p.indexOf('=');
+    if (eq >= 0 && p.slice(0, eq).trim().toLowerCase() === 'q') return isZeroWeight(p.slice(eq + 1).trim());
+  }
+  return false;
+}
+
+/**
+ * The media types an Accept header lists as acceptable, lower-cased, parameters dropped
+ * (RFC 9110 §12.5.1): a range weighted q=0 is one the client refuses, so it is left out.
+ */
 export function mediaTypes(accept: string | undefined): Set<string> {
   const out = new Set<string>();
-  for (const part of (accept ?? '').split(',')) out.add(part.split(';', 1)[0]!.trim().toLowerCase());
+  for (const part of (accept ?? '').split(',')) {
+    // Most clients send no parameters: only a range with one is split further.
+    if (!part.includes(';')) out.add(part.trim().toLowerCase());
+    else {
+      const params = part.split(';');
+      if (!refused(params)) out.add(params[0]!.trim().toLowerCase());
+    }
+  }
   return out;
 }
 

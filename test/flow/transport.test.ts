@@ -28,6 +28,24 @@ describe('POST headers', () => {
     const init = request('initialize', { protocolVersion: '2025-11-25' });
     expect((await post(init, { headers: { accept: 'Application/JSON; q=0.9, Text/Event-Stream' } })).status).toBe(200);
   });
+  it('406 -32000 when Accept weights a needed type q=0 (RFC 9110 §12.5.1: not acceptable), as when it is missing', async () => {
+    const init = request('initialize', { protocolVersion: '2025-11-25' });
+    for (const accept of [
+      'application/json, text/event-stream;q=0',
+      'application/json;Q=0.000, text/event-stream',
+      'application/json, text/event-stream ; q = 0.',
+    ])
+      await expectError(await post(init, { headers: { accept } }), 406, -32000);
+    // A weight that is not zero, or a zero one on some other range, still accepts.
+    for (const accept of ['application/json;q=0.001, text/event-stream;q=0.5', ACCEPT + ', text/html;q=0'])
+      expect((await post(init, { headers: { accept } })).status, accept).toBe(200);
+  });
+  it('406 -32000 for a GET stream whose Accept weights text/event-stream q=0', async () => {
+    const s = await openSession();
+    const get = (accept: string) => SELF.fetch(MCP_URL, { headers: { accept, 'mcp-session-id': s.id } });
+    await expectError(await get('text/event-stream;q=0'), 406, -32000);
+    await expectError(await get('application/json, text/event-stream; q=0.0'), 406, -32000);
+  });
   it('413 when the body is over the limit', async () => {
     const big = JSON.stringify(request('ping', { pad: 'x'.repeat(70_000) }));
     await expectError(await post(big), 413, -32000);
