@@ -35,6 +35,8 @@ export interface Viewer {
   readonly principal: Principal;
   /** No credential was accepted: the page shows nothing but the key form. */
   readonly needsKey: boolean;
+  /** The WWW-Authenticate value the refusal carried, for the answers that are a 401 (RFC 9110 §15.5.2). */
+  readonly challenge?: string | undefined;
 }
 
 /** The viewer's view of a catalog (the catalog itself when it uses no groups). */

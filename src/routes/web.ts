@@ -10,6 +10,7 @@ import { AuthError } from '../auth/errors.js';
 import { NOBODY } from '../auth/principal.js';
 import type { AppEnv } from '../env.js';
 import type { Catalog, View } from '../catalog/catalog.js';
+import { argumentsIn, COMPLETION_PARAMS, PAGE_PARAMS } from '../web/arg-query.js';
 import { assetNamed } from '../web/assets.js';
 import { filtered, filtersOf, NO_FILTERS } from '../web/filter.js';
 import { HEALTH_SLOT, HealthRows } from '../web/health-table.js';
@@ -52,9 +53,13 @@ async function viewerOf(c: Context<AppEnv>): Promise<Viewer> {
   } catch (e) {
     if (!(e instanceof AuthError) || e.status !== 401) throw e;
     setPrincipal(scope, NOBODY);
-    return { principal: NOBODY, needsKey: true };
+    return { principal: NOBODY, needsKey: true, challenge: e.challenge };
   }
 }
+
+/** A 401's headers: the challenge access control gave the refusal (as routes/app.ts's refusal() sends it). */
+const challenged = (v: Viewer, headers: Record<string, string>): Record<string, string> =>
+  v.challenge ? { ...headers, 'www-authenticate': v.challenge } : headers;
 
 /** Pages that depend on a credential are private to it; the public view's pages are revalidated each time. */
 function htmlHeaders(v: Viewer, c: Context<AppEnv>, extra: Record<string, string> = {}): Record<string, string> {
@@ -128,15 +133,8 @@ function notFound(c: Context<AppEnv>, v: Viewer, catalog: Catalog, name: string)
   return c.body(html.replace(VIEWER_SLOT, ''), 404, htmlHeaders(v, c));
 }
 
-/** Argument values from the query (first of each), without the page's own `render` switch. */
-function givenOf(c: Context<AppEnv>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, vals] of Object.entries(c.req.queries()))
-    // Defined, not assigned: an argument may be named `__proto__`, which must stay an ordinary key.
-    if (k !== 'render' && vals[0] !== undefined)
-      Object.defineProperty(out, k, { value: vals[0], enumerable: true, writable: true, configurable: true });
-  return out;
-}
+/** Argument values from the query (web/arg-query.ts), without the page's own parameters. */
+const givenOf = (c: Context<AppEnv>, reserved = PAGE_PARAMS) => argumentsIn(c.req.queries(), reserved);
 
 web.get('/p/:name', async (c) => {
   const v = await viewerOf(c);
@@ -168,21 +166,23 @@ web.get('/p/:name', async (c) => {
 
 web.get('/p/:name/preview', async (c) => {
   const v = await viewerOf(c);
-  if (v.needsKey) return c.body('<p class="error" role="alert">Sign in first.</p>', 401, htmlHeaders(v, c));
+  if (v.needsKey)
+    return c.body('<p class="error" role="alert">Sign in first.</p>', 401, challenged(v, htmlHeaders(v, c)));
   const shown = await preview(scopeOf(c), c.req.param('name'), givenOf(c));
   return c.body(String(Messages({ preview: shown })), 200, htmlHeaders(v, c, { 'cache-control': 'private, no-store' }));
 });
 
+/** Completions are per viewer and per keystroke: never stored, refused or not. */
+const COMPLETION_HEADERS = { 'cache-control': 'private, no-store' };
+
 web.get('/p/:name/complete', async (c) => {
   const v = await viewerOf(c);
-  if (v.needsKey) return c.json({ values: [] }, 401);
+  if (v.needsKey) return c.json({ values: [] }, 401, challenged(v, COMPLETION_HEADERS));
   const argument = c.req.query('argument') ?? '';
   const value = c.req.query('value') ?? '';
-  const context = givenOf(c);
-  delete context.argument;
-  delete context.value;
+  const context = givenOf(c, COMPLETION_PARAMS);
   const values = await complete(scopeOf(c), c.req.param('name'), argument, value, context);
-  return c.json({ values }, 200, { 'cache-control': 'private, no-store' });
+  return c.json({ values }, 200, COMPLETION_HEADERS);
 });
 
 web.get('/assets/:file', (c) => {

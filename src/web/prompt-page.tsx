@@ -1,10 +1,11 @@
 /** @jsxImportSource hono/jsx */
 /**
  * A prompt's page (`/p/<name>`): what it is, its arguments (required, description, allowed values
- * from completion/complete), a form with one field per argument that renders the preview through
- * prompts/get (on the server when submitted, live with the script), its newest versions for admins,
- * and when it last changed.
+ * from completion/complete), a form with one field per argument (named `arg:<name>`, web/arg-query.ts)
+ * that renders the preview through prompts/get (on the server when submitted, live with the script),
+ * its newest versions for admins, and when it last changed.
  */
+import { argField } from './arg-query.js';
 import { ColumnHeads, Layout, When } from './layout.js';
 import { Messages } from './preview.js';
 import type { ArgumentRow, HistoryData, PromptPageData } from './types.js';
@@ -49,7 +50,8 @@ function ArgsForm({ d }: { d: PromptPageData }) {
           </label>
           <input
             id={`arg-${a.name}`}
-            name={a.name}
+            name={argField(a.name)}
+            data-argument={a.name}
             list={`values-${a.name}`}
             value={Object.hasOwn(d.given, a.name) ? d.given[a.name] : ''}
             required={a.required}

@@ -75,23 +75,27 @@ function preview() {
   const base = '/p/' + encodeURIComponent(section.dataset.name);
   let timer = 0, seq = 0;
   const args = () => { const q = new URLSearchParams(new FormData(form)); q.delete('render'); return q; };
+  // Only the gateway's own fragment is markup; any other answer (a 401, a 429, an error body) is told as text.
   const render = async () => {
     const mine = ++seq;
     const r = await fetch(base + '/preview?' + args(), { headers: headers() });
-    const html = await r.text();
-    if (mine === seq) box.innerHTML = html;
+    const html = r.ok ? await r.text() : '';
+    if (mine !== seq) return;
+    if (r.ok) { box.innerHTML = html; return; }
+    const why = r.status === 401 ? 'Sign in first.' : unavailable(r);
+    box.replaceChildren(Object.assign(document.createElement('p'), { className: 'error', textContent: why }));
   };
   form.addEventListener('input', (e) => {
     clearTimeout(timer); timer = setTimeout(() => render().catch(() => {}), 250);
-    const input = e.target; if (input.name) complete(input).catch(() => {});
+    const input = e.target; if (input.dataset.argument !== undefined) complete(input).catch(() => {});
   });
   form.addEventListener('submit', (e) => { e.preventDefault(); clearTimeout(timer); render().catch(() => {}); });
   const complete = async (input) => {
     const q = args(); q.delete(input.name);
-    const r = await fetch(base + '/complete?argument=' + encodeURIComponent(input.name) + '&value=' + encodeURIComponent(input.value) + '&' + q, { headers: headers() });
+    const r = await fetch(base + '/complete?argument=' + encodeURIComponent(input.dataset.argument) + '&value=' + encodeURIComponent(input.value) + '&' + q, { headers: headers() });
     if (!r.ok) return;
     const { values } = await r.json();
-    const list = document.getElementById('values-' + input.name); if (!list) return;
+    const list = input.list; if (!list) return;
     list.replaceChildren(...values.map((v) => Object.assign(document.createElement('option'), { value: v })));
   };
   $('#copy').addEventListener('click', async () => {

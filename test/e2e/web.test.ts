@@ -99,9 +99,9 @@ describe('the catalog page in Chromium', () => {
       const prompt = [
         'table#arguments tr[data-argument="focus"]',
         'table#arguments tr[data-argument="context"]',
-        'form#args[method="get"] input[name="focus"][list="values-focus"]',
+        'form#args[method="get"] input[name="arg:focus"][list="values-focus"]',
         'form#args datalist#values-focus',
-        'form#args input[name="context"][list="values-context"]',
+        'form#args input[name="arg:context"][list="values-context"]',
         'form#args button[type="submit"]#render',
         'section#preview',
         'button#copy',
@@ -190,8 +190,8 @@ describe('the catalog page in Chromium', () => {
     try {
       await page.goto(`${gw.url}/p/ui_review`);
       await expect.poll(() => page.locator('#arguments tr[data-argument]').count()).toBe(2);
-      await page.locator('#args input[name="focus"]').fill('layout');
-      await page.locator('#args input[name="context"]').fill('order dashboard for warehouse staff');
+      await page.locator('#args input[name="arg:focus"]').fill('layout');
+      await page.locator('#args input[name="arg:context"]').fill('order dashboard for warehouse staff');
       await page.locator('#render').click();
       const text = page.locator('#preview .message[data-role="user"] pre.text');
       await text.first().waitFor();
@@ -246,9 +246,9 @@ describe('the catalog page in Chromium', () => {
       await expect.poll(() => shown(page)).toEqual(['ui_review']);
       await tabTo(page, 'li.prompt[data-name="ui_review"] a[href="/p/ui_review"]');
       await Promise.all([page.waitForURL(`${gw.url}/p/ui_review`), page.keyboard.press('Enter')]);
-      await tabTo(page, '#args input[name="focus"]');
+      await tabTo(page, '#args input[name="arg:focus"]');
       await page.keyboard.type('accessibility');
-      await tabTo(page, '#args input[name="context"]');
+      await tabTo(page, '#args input[name="arg:context"]');
       await page.keyboard.type('keyboard only');
       await tabTo(page, '#render');
       await page.keyboard.press('Enter');

@@ -101,8 +101,18 @@ describe('what a viewer sees', () => {
     expect(index.body).toContain('<input type="password" id="api-key"');
     expect(names(index.body)).toEqual([]);
     expect((await page('/p/everyone')).status).toBe(404);
-    expect((await page('/p/everyone/preview?x=one')).status).toBe(401);
-    expect((await page('/p/everyone/complete?argument=x&value=o')).status).toBe(401);
+    // Each 401 carries the challenge every other 401 of the gateway gives (RFC 9110 §15.5.2).
+    const challenge = (await page('/prompts', undefined, 'application/json')).headers.get('www-authenticate');
+    expect(challenge).toMatch(/^Bearer .*resource_metadata=/);
+    const refusedPreview = await page('/p/everyone/preview?x=one');
+    expect(refusedPreview.status).toBe(401);
+    expect(refusedPreview.headers.get('www-authenticate')).toBe(challenge);
+    const refusedCompletion = await page('/p/everyone/complete?argument=x&value=o');
+    expect(refusedCompletion.status).toBe(401);
+    expect(refusedCompletion.headers.get('www-authenticate')).toBe(challenge);
+    const completion = await page('/p/everyone/complete?argument=x&value=o', alice);
+    for (const h of ['cache-control', 'vary'])
+      expect(refusedCompletion.headers.get(h), h).toBe(completion.headers.get(h));
     // With one, no key form.
     expect((await page('/', alice)).body).not.toContain('id="key-form"');
     // The JSON stub is not guarded, as before.

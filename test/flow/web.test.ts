@@ -185,7 +185,9 @@ describe('a prompt page', () => {
     );
     expect(row('tone')).toContain('<td>no</td><td></td><td>formal, casual</td>');
     expect(html).toContain('<form id="args" method="get" action="/p/greet"');
-    expect(html).toContain('<input id="arg-who" name="who" list="values-who" value="" required=""');
+    expect(html).toContain(
+      '<input id="arg-who" name="arg:who" data-argument="who" list="values-who" value="" required=""',
+    );
     expect(html).toContain('<datalist id="values-who"><option value="alice"></option>');
     expect(html).toContain('<button type="submit" id="render">');
     expect(html).toMatch(/<time id="changed" datetime="\d{4}-\d\d-\d\dT[^"]+Z">/);
@@ -336,6 +338,49 @@ describe('a prompt whose arguments are named like Object.prototype members', () 
     const filled = await (await get('/p/proto_args?render=1&constructor=given&__proto__=also')).text();
     expect(filled).toContain('value="given"');
     expect(filled).toContain('value="also"');
+  });
+});
+
+describe("a prompt whose arguments are named like the page's own parameters", () => {
+  const named = (name: string, arg: string): PromptRecord => ({
+    name,
+    arguments: [{ name: arg, required: true }],
+    messages: [{ role: 'user', content: { type: 'text', text: `{{${arg}}}` } }],
+  });
+  beforeAll(() =>
+    publish([
+      ...PROMPTS,
+      named('named_render', 'render'),
+      named('named_token', 'access_token'),
+      named('named_value', 'value'),
+    ]),
+  );
+  /** The query the page's form and script send: each argument as `arg:<name>`. */
+  const argQuery = (args: Record<string, string>) =>
+    new URLSearchParams(Object.entries(args).map(([k, v]) => [`arg:${k}`, v])).toString();
+
+  it('`render` previews and renders on the page, given as arg:render', async () => {
+    const fragment = await get(`/p/named_render/preview?${argQuery({ render: 'hi' })}`);
+    expect(fragment.status).toBe(200);
+    expect(await fragment.text()).toContain('<pre class="text">hi</pre>');
+    const page = await (await get(`/p/named_render?render=1&${argQuery({ render: 'hi' })}`)).text();
+    expect(page).toContain('<pre class="text">hi</pre>');
+    expect(page).toContain('name="arg:render" data-argument="render" list="values-render" value="hi"');
+  });
+
+  it('`access_token` gets a 200 fragment, not the 400 for a credential in the URL', async () => {
+    const fragment = await get(`/p/named_token/preview?${argQuery({ access_token: 'not-a-secret' })}`);
+    expect(fragment.status).toBe(200);
+    expect(await fragment.text()).toContain('<pre class="text">not-a-secret</pre>');
+    // The page's field names it so; spelled plainly, it is still refused like any credential in a URL.
+    expect(await (await get('/p/named_token')).text()).toContain('name="arg:access_token"');
+    expect((await get('/p/named_token/preview?access_token=x')).status).toBe(400);
+  });
+
+  it('a plainly named argument still works in a hand-written link, and the prefix wins over it', async () => {
+    const fragment = await (await get('/p/greet/preview?who=bob&arg%3Awho=ada')).text();
+    expect(fragment).toContain('ada');
+    expect(fragment).not.toContain('bob');
   });
 });
 
