@@ -7,6 +7,7 @@
  * cached answer from a fetched one. Not a token issuer: tests sign their own.
  */
 import type { JWK } from 'jose';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { body, listen, stop } from './http-server.js';
 
 export interface KeyServer {
@@ -83,5 +84,15 @@ export async function startKeyServer(): Promise<KeyServer> {
     clientId,
     clientSecret,
     stop: () => stop(http),
+  });
+}
+
+/** A key server for one test file: started before its tests (handed to `use`), stopped after them, real timers back first. */
+export function keyServerForFile(use: (ks: KeyServer) => void): void {
+  let ks: KeyServer | undefined;
+  beforeAll(async () => use((ks = await startKeyServer())));
+  afterAll(async () => {
+    vi.useRealTimers();
+    await ks?.stop();
   });
 }

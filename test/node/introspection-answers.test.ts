@@ -4,22 +4,14 @@
  * bearer credential; a failed endpoint is not asked again for the cooldown, and a second issuer is
  * still asked meanwhile.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authConfigOf } from '../../src/auth/config.js';
+import { describe, expect, it, vi } from 'vitest';
 import { COOLDOWN_MS } from '../../src/auth/keys.js';
-import type { OAuthRequest } from '../../src/auth/request.js';
-import { introspectingRequest, refusal } from '../helpers/auth/bearer.js';
-import { startKeyServer, type KeyServer } from '../helpers/key-server.js';
+import { introspectingRequest, prefixedIssuersRequest, refusal } from '../helpers/auth/bearer.js';
+import { keyServerForFile, startKeyServer, type KeyServer } from '../helpers/key-server.js';
 
 const RESOURCE = 'https://gateway.test/mcp';
 let ks: KeyServer;
-beforeAll(async () => {
-  ks = await startKeyServer();
-});
-afterAll(async () => {
-  vi.useRealTimers();
-  await ks.stop();
-});
+keyServerForFile((k) => (ks = k));
 
 const asked = (k: KeyServer) => k.hits.get('/idp/introspect') ?? 0;
 function activate(k: KeyServer, token: string, extra: Record<string, unknown>): void {
@@ -77,19 +69,13 @@ describe('an introspection endpoint that is down', () => {
     const [a, b] = [await startKeyServer(), await startKeyServer()];
     try {
       // The first takes any token (tokenPrefix ""), the second those starting "b_": both are offered "b_…".
-      const entry = (k: KeyServer, secret: string, tokenPrefix: string) => ({
-        issuer: k.issuer,
-        introspection: { endpoint: `${k.issuer}/introspect`, clientId: k.clientId, clientSecret: secret },
-        tokenPrefix,
-      });
-      const env = {
-        AUTH: 'oauth',
-        AUTH_ALLOW_HTTP_LOOPBACK: 'true',
-        OAUTH_ISSUERS: JSON.stringify([entry(a, 'SA', ''), entry(b, 'SB', 'b_')]),
-        SA: a.clientSecret,
-        SB: b.clientSecret,
-      } as unknown as Env;
-      const r: OAuthRequest = { cfg: authConfigOf(env), env, resource: RESOURCE, challengeFor: (why) => why };
+      const r = prefixedIssuersRequest(
+        [
+          [a, ''],
+          [b, 'b_'],
+        ],
+        RESOURCE,
+      );
       a.introspectionDown = true;
       activate(b, 'b_user', {});
       expect(await refusal(r, 'b_user')).toBeUndefined();

@@ -3,23 +3,15 @@
  * (the key server): streams opened with it are rechecked at their keepalives, and once the token
  * is revoked, the first recheck at least INTROSPECTION_TTL_MS after the last answer says no.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authConfigOf } from '../../src/auth/config.js';
+import { describe, expect, it, vi } from 'vitest';
 import { INTROSPECTION_TTL_MS } from '../../src/auth/introspect.js';
 import { tokenDigest } from '../../src/auth/memo.js';
 import { bearerPrincipal } from '../../src/auth/oauth.js';
-import type { OAuthRequest } from '../../src/auth/request.js';
-import { introspectingRequest } from '../helpers/auth/bearer.js';
-import { startKeyServer, type KeyServer } from '../helpers/key-server.js';
+import { introspectingRequest, prefixedIssuersRequest } from '../helpers/auth/bearer.js';
+import { keyServerForFile, startKeyServer, type KeyServer } from '../helpers/key-server.js';
 
 let ks: KeyServer;
-beforeAll(async () => {
-  ks = await startKeyServer();
-});
-afterAll(async () => {
-  vi.useRealTimers();
-  await ks.stop();
-});
+keyServerForFile((k) => (ks = k));
 
 describe('an introspected principal', () => {
   it('ends its streams once its token is revoked, within a recheck of INTROSPECTION_TTL_MS, whatever its exp', async () => {
@@ -46,19 +38,13 @@ describe('two introspecting issuers', () => {
     const other = await startKeyServer();
     try {
       const resource = 'https://gateway.test/mcp';
-      const entry = (k: KeyServer, tokenPrefix: string, secret: string) => ({
-        issuer: k.issuer,
-        introspection: { endpoint: `${k.issuer}/introspect`, clientId: k.clientId, clientSecret: secret },
-        tokenPrefix,
-      });
-      const env = {
-        AUTH: 'oauth',
-        AUTH_ALLOW_HTTP_LOOPBACK: 'true',
-        OAUTH_ISSUERS: JSON.stringify([entry(ks, 'a_', 'SA'), entry(other, 'b_', 'SB')]),
-        SA: ks.clientSecret,
-        SB: other.clientSecret,
-      } as unknown as Env;
-      const r: OAuthRequest = { cfg: authConfigOf(env), env, resource, challengeFor: (why) => why };
+      const r = prefixedIssuersRequest(
+        [
+          [ks, 'a_'],
+          [other, 'b_'],
+        ],
+        resource,
+      );
       const exp = Math.floor(Date.now() / 1000) + 3600;
       other.active.set('b_live', { sub: 'dave', scope: 'prompts:read', aud: resource, iss: other.issuer, exp });
       const asked = (k: KeyServer) => k.hits.get('/idp/introspect') ?? 0;

@@ -25,6 +25,23 @@ export function introspectingRequest(ks: KeyServer, resource: string): OAuthRequ
   return { cfg: authConfigOf(env), env, resource, challengeFor: (why) => why };
 }
 
+/** AUTH=oauth with one introspecting issuer per key server, in order, each taking the tokens that start with its prefix. */
+export function prefixedIssuersRequest(issuers: [KeyServer, tokenPrefix: string][], resource: string): OAuthRequest {
+  const secrets = Object.fromEntries(issuers.map(([k], i) => [`S${i}`, k.clientSecret]));
+  const entries = issuers.map(([k, tokenPrefix], i) => ({
+    issuer: k.issuer,
+    introspection: { endpoint: `${k.issuer}/introspect`, clientId: k.clientId, clientSecret: `S${i}` },
+    tokenPrefix,
+  }));
+  const env = {
+    AUTH: 'oauth',
+    AUTH_ALLOW_HTTP_LOOPBACK: 'true',
+    OAUTH_ISSUERS: JSON.stringify(entries),
+    ...secrets,
+  } as unknown as Env;
+  return { cfg: authConfigOf(env), env, resource, challengeFor: (why) => why };
+}
+
 /** The AuthError a bearer token meets, or undefined when it is accepted. */
 export async function refusal(r: OAuthRequest, token: string): Promise<AuthError | undefined> {
   try {
