@@ -6,7 +6,7 @@
  * set is checked again when it is published.
  */
 import type { Issue, PromptRecord } from './types.js';
-import { UploadsTable, type UploadInfo, type UploadRefusal } from './uploads-table.js';
+import { notOpen, UploadsTable, type UploadInfo, type UploadRefusal } from './uploads-table.js';
 import { validateSet } from './validate.js';
 import type { VersionedWrites, WriteResult } from './versioned-writes.js';
 import { PROMPT_ROWS } from './versions-table.js';
@@ -16,6 +16,8 @@ export type UploadResult =
 
 export class StagedPublish {
   private readonly uploads: UploadsTable;
+  /** Uploads whose publish is under way: a part sent now would not be in it, so it is refused. */
+  private readonly publishing = new Set<string>();
 
   constructor(
     storage: DurableObjectStorage,
@@ -35,6 +37,7 @@ export class StagedPublish {
   /** One part: every prompt valid and named once in the whole upload, or nothing of the part is kept. */
   add(id: string, prompts: unknown[], by: string | undefined): UploadResult {
     const now = Date.now();
+    if (this.publishing.has(id)) return { ...notOpen(id), message: `Upload "${id.slice(0, 64)}" is being published` };
     const offset = this.uploads.count(id, now, by);
     if (typeof offset !== 'number') return offset;
     const label = (i: number) => `prompts[${offset + i}]`;
@@ -58,12 +61,14 @@ export class StagedPublish {
 
   /**
    * Publishes the upload as one set. A dry run leaves it open (to be published next); a publish
-   * uses it up whatever its outcome, so a part added meanwhile can never be dropped unseen: it is
-   * refused as an upload that is not open.
+   * that answers uses it up whatever its outcome, and a part sent while it runs is refused as an
+   * upload that is not open, so none is dropped unseen. A publish that throws (the object reset,
+   * the KV write failed after the history was recorded) leaves it open: its 503 says the request
+   * is safe to repeat, and the repeat finds the set recorded and publishes it without new versions.
    */
-  publish(id: string, opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> | WriteResult {
+  async publish(id: string, opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
     const now = Date.now();
-    const held = this.uploads.count(id, now, opts.by);
+    const held = this.publishing.has(id) ? notOpen(id) : this.uploads.count(id, now, opts.by);
     const records = typeof held === 'number' ? this.uploads.records(id, now) : held;
     if (!Array.isArray(records))
       return {
@@ -71,10 +76,20 @@ export class StagedPublish {
         reason: records.reason === 'not_yours' ? 'not_yours' : 'not_found',
         message: records.message,
       };
-    if (!opts.dryRun) this.uploads.drop(id, now);
     const issues = validateSet(records);
-    if (issues.length) return { ok: false, reason: 'invalid', issues };
-    return this.writes.apply(PROMPT_ROWS, records as PromptRecord[], opts.prune, opts.dryRun, opts.by);
+    if (issues.length) {
+      if (!opts.dryRun) this.uploads.drop(id, now);
+      return { ok: false, reason: 'invalid', issues };
+    }
+    if (opts.dryRun) return this.writes.apply(PROMPT_ROWS, records as PromptRecord[], opts.prune, true, opts.by);
+    this.publishing.add(id);
+    try {
+      const result = await this.writes.apply(PROMPT_ROWS, records as PromptRecord[], opts.prune, false, opts.by);
+      this.uploads.drop(id, Date.now());
+      return result;
+    } finally {
+      this.publishing.delete(id);
+    }
   }
 
   /** False when there was no such upload open. */

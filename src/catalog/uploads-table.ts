@@ -40,7 +40,7 @@ interface Head {
   [k: string]: SqlStorageValue;
 }
 
-const notFound = (id: string): UploadRefusal => ({
+export const notOpen = (id: string): UploadRefusal => ({
   ok: false,
   reason: 'not_found',
   message: `No open upload "${id.slice(0, 64)}" (an upload expires an hour after it is opened, and a publish uses it up)`,
@@ -116,7 +116,7 @@ export class UploadsTable {
    */
   count(id: string, now: number, by: string | undefined): number | UploadRefusal {
     const h = this.head(id, now);
-    if (!h) return notFound(id);
+    if (!h) return notOpen(id);
     if (h.by !== (by ?? null))
       return {
         ok: false,
@@ -144,7 +144,7 @@ export class UploadsTable {
     return this.storage.transactionSync(() => {
       this.purge(now);
       const h = this.head(id, now);
-      if (!h) return notFound(id);
+      if (!h) return notOpen(id);
       if (h.prompts + records.length > MAX_UPLOAD_PROMPTS)
         return {
           ok: false,
@@ -176,7 +176,7 @@ export class UploadsTable {
 
   /** The upload's prompts in the order they were added. */
   records(id: string, now: number): unknown[] | UploadRefusal {
-    if (!this.head(id, now)) return notFound(id);
+    if (!this.head(id, now)) return notOpen(id);
     return this.sql
       .exec<{ record: string }>('SELECT record FROM upload_prompts WHERE id = ? ORDER BY seq', id)
       .toArray()

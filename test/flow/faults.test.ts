@@ -295,6 +295,38 @@ describe('catalog writer restarted', () => {
     expect(await putUntilDone(name, 'once')).toBe(1);
     expect((await writer().get(name)).versions).toHaveLength(1);
   });
+  it('an upload whose publish met a restart after the history was recorded stays open: the retry its 503 invites publishes it', async () => {
+    const name = 'crash_staged';
+    const open = await admin('POST', '/uploads');
+    const id = (await open.json<{ upload: { id: string } }>()).upload.id;
+    expect((await admin('POST', `/uploads/${id}/prompts`, { prompts: [text(name, 'staged')] })).status).toBe(200);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = runInDurableObject(feedStub(), (_o, ctx) => ctx.blockConcurrencyWhile(() => gate)).catch(() => {});
+    const published = admin('POST', `/uploads/${id}/publish`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    await waitFor(
+      async () =>
+        !!(await env.PROMPTS.get<{ prompts: { name: string }[] }>('catalog/head', 'json'))?.prompts.some(
+          (p) => p.name === name,
+        ),
+      'history and KV written',
+    );
+    injected();
+    await abortAllDurableObjects();
+    release();
+    await held;
+    expect(await published, 'the client saw the restart').toBe(503);
+    await converge();
+    // The repeat finds the upload and the set recorded: 200, no second version, and the upload used up.
+    const retry = await admin('POST', `/uploads/${id}/publish`);
+    expect(retry.status).toBe(200);
+    expect((await retry.json<{ diff: { unchanged: string[] } }>()).diff.unchanged).toContain(name);
+    expect((await writer().get(name)).versions).toHaveLength(1);
+    expect((await admin('POST', `/uploads/${id}/publish?dry_run=1`)).status).toBe(404);
+  });
   it('at any point of a publish (every object restarted): history, KV and the announcement converge with no further write', async () => {
     for (let k = 0; k < 24; k++) {
       const name = `crash_${k}`;
