@@ -58,6 +58,8 @@ const nextId = () => `${(isolate ??= crypto.randomUUID())}:${++sequence}`;
 export let tally = new Tally();
 /** Batches whose store call failed, resent whole with the next flush. */
 let retained: SentBatch[] = [];
+/** Batches in a store call now (kept again if it fails). */
+let sending = 0;
 let armed = false;
 /** When an armed flush is overdue: the runtime may cancel a waitUntil (30 s after the response), and a
  * flush that never ran must not keep this isolate from arming another forever. */
@@ -83,14 +85,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * 0 leaves it to the next flush.
  */
 export async function flush(env: Env, retryMs = 0, attempt = 0, deadline = Infinity): Promise<void> {
-  armed = false;
+  // Only the armed flush disarms: a resend that did would let the next count arm a second chain of
+  // flushes beside the one already armed, and under a failing store the chains would multiply.
+  if (attempt === 0) armed = false;
   const sends = retained;
   retained = [];
-  if (!tally.empty && sends.length < MAX_RETAINED) {
+  // Batches another flush has in a store call still count towards the cap: they come back on failure.
+  if (!tally.empty && sends.length + sending < MAX_RETAINED) {
     sends.push({ id: nextId(), batch: tally.batch() });
     tally = new Tally();
   }
   if (sends.length === 0) return;
+  sending += sends.length;
   try {
     await bounded(usageStore(env).add(sends), Math.max(0, Math.min(STORE_CALL_MS, deadline + 5_000 - Date.now())));
   } catch (e) {
@@ -99,12 +105,14 @@ export async function flush(env: Env, retryMs = 0, attempt = 0, deadline = Infin
     const wait = resendDelay(retryMs, attempt, Date.now(), deadline);
     const again = wait !== undefined;
     log.warn('usage flush failed; resending', { batches: retained.length, again, error: String(e) });
+    sending -= sends.length;
     if (again) {
       await sleep(wait);
       return flush(env, retryMs, attempt + 1, deadline);
     }
     return;
   }
+  sending -= sends.length;
   // After the store took the batch, so a resent batch is never written to AE twice. AE is best effort.
   const dataset = datasetOf(env);
   try {

@@ -1,10 +1,12 @@
 /**
  * When a failed usage flush is resent within its own background task: doubling waits, at most
  * three, and none that would start after the task's 25 s budget (the runtime may cut a waitUntil
- * at 30 s), whatever USAGE_FLUSH_MS is.
+ * at 30 s), whatever USAGE_FLUSH_MS is. And what an hour of a store that never answers costs an
+ * isolate counting a request a second: the store calls stay near one per USAGE_FLUSH_MS, and the
+ * batches kept stay within their cap.
  */
-import { describe, expect, it } from 'vitest';
-import { resendDelay } from '../../src/usage/flush.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { arm, resendDelay, tally } from '../../src/usage/flush.js';
 
 /** The waits a flush armed at 0, failing every time, would sleep, each store call taking `callMs`. */
 function schedule(flushMs: number, callMs = 0): number[] {
@@ -38,5 +40,28 @@ describe('resendDelay', () => {
   it('never resends when asked not to', () => {
     expect(resendDelay(0, 0, 0, Infinity)).toBeUndefined();
     expect(resendDelay(2_000, 3, 0, Infinity)).toBeUndefined();
+  });
+});
+
+describe('a store that never answers, for an hour', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('is called about once per flush interval, and never sent more than the 32 kept batches', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const calls: number[] = [];
+    const hung = { add: (sends: unknown[]) => (calls.push(sends.length), new Promise(() => undefined)) };
+    const env = { USAGE_STORE: { getByName: () => hung } } as unknown as Env;
+    const tasks: Promise<unknown>[] = [];
+    for (let second = 0; second < 3_600; second++) {
+      tally.add(Date.now(), 'prompts/get', 'greet', 'c', '1', 'modern', 'ok');
+      arm(env, 10_000, (p) => tasks.push(p.catch(() => undefined)));
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    vi.restoreAllMocks();
+    // One flush per 10 s and its three resends: at most 4 calls per 10 s, 24 a minute.
+    expect(calls.length / 60).toBeLessThanOrEqual(24);
+    expect(calls.length).toBeGreaterThanOrEqual(360);
+    expect(Math.max(...calls)).toBeLessThanOrEqual(32);
   });
 });
