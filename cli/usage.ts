@@ -14,7 +14,8 @@ const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000
 /** `--since` for the API: a duration (`24h`) becomes epoch ms; other values pass through. */
 export function sinceParam(raw: string | undefined, now = Date.now()): string | undefined {
   const m = raw === undefined ? null : /^(\d{1,6})([mhd])$/.exec(raw);
-  return m ? String(now - Number(m[1]) * UNIT_MS[m[2]!]!) : raw;
+  // Further back than 1970 is all of it: the API takes no negative epoch.
+  return m ? String(Math.max(0, now - Number(m[1]) * UNIT_MS[m[2]!]!)) : raw;
 }
 
 export async function usageCommand(
