@@ -133,6 +133,36 @@ async function putUntilDone(name: string, t: string): Promise<number> {
   throw new Error(`PUT ${name} never succeeded`);
 }
 
+/**
+ * Sends `write` (an admin request writing prompt `name`) with the feed held, so the writer stops inside
+ * its announcement; once the history and KV hold `name`, restarts every object. The write's status, and
+ * its Retry-After (0 and null when the request itself failed).
+ */
+async function restartedWhileAnnouncing(
+  name: string,
+  write: () => Promise<Response>,
+): Promise<{ status: number; retryAfter: string | null }> {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const held = runInDurableObject(feedStub(), (_o, ctx) => ctx.blockConcurrencyWhile(() => gate)).catch(() => {});
+  const sent = write().then(
+    (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') }),
+    () => ({ status: 0, retryAfter: null }),
+  );
+  await waitFor(
+    async () =>
+      !!(await env.PROMPTS.get<{ prompts: { name: string }[] }>('catalog/head', 'json'))?.prompts.some(
+        (p) => p.name === name,
+      ),
+    'history and KV written',
+  );
+  injected();
+  await abortAllDurableObjects();
+  release();
+  await held;
+  return sent;
+}
+
 /** The writer's own retry (its alarm), then the feed: what the runtime does after a fault, with no further write. */
 async function converge(): Promise<void> {
   await runDurableObjectAlarm(writerStub());
@@ -267,26 +297,9 @@ describe('catalog writer restarted', () => {
   it('restarted after the history and KV writes, before the announcement: the write is announced with no further write', async () => {
     const name = 'crash_announcing';
     // The feed holds every call until released, so the writer is stopped exactly inside its announcement.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const held = runInDurableObject(feedStub(), (_o, ctx) => ctx.blockConcurrencyWhile(() => gate)).catch(() => {});
-    const write = admin('PUT', `/prompts/${name}`, text(name, 'once')).then(
-      (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') }),
-      () => ({ status: 0, retryAfter: null }),
-    );
-    await waitFor(
-      async () =>
-        !!(await env.PROMPTS.get<{ prompts: { name: string }[] }>('catalog/head', 'json'))?.prompts.some(
-          (p) => p.name === name,
-        ),
-      'history and KV written',
-    );
-    injected();
-    await abortAllDurableObjects();
-    release();
-    await held;
+    const write = await restartedWhileAnnouncing(name, () => admin('PUT', `/prompts/${name}`, text(name, 'once')));
     // The restart is the runtime's, not a bug: a retryable 503, and the retry is safe.
-    expect(await write, 'the client saw the restart').toEqual({ status: 503, retryAfter: '1' });
+    expect(write, 'the client saw the restart').toEqual({ status: 503, retryAfter: '1' });
     expect((await writer().get(name)).versions).toHaveLength(1);
     await converge();
     const generation = await readGeneration(env.PROMPTS);
@@ -300,25 +313,8 @@ describe('catalog writer restarted', () => {
     const open = await admin('POST', '/uploads');
     const id = (await open.json<{ upload: { id: string } }>()).upload.id;
     expect((await admin('POST', `/uploads/${id}/prompts`, { prompts: [text(name, 'staged')] })).status).toBe(200);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const held = runInDurableObject(feedStub(), (_o, ctx) => ctx.blockConcurrencyWhile(() => gate)).catch(() => {});
-    const published = admin('POST', `/uploads/${id}/publish`).then(
-      (r) => r.status,
-      () => 0,
-    );
-    await waitFor(
-      async () =>
-        !!(await env.PROMPTS.get<{ prompts: { name: string }[] }>('catalog/head', 'json'))?.prompts.some(
-          (p) => p.name === name,
-        ),
-      'history and KV written',
-    );
-    injected();
-    await abortAllDurableObjects();
-    release();
-    await held;
-    expect(await published, 'the client saw the restart').toBe(503);
+    const published = await restartedWhileAnnouncing(name, () => admin('POST', `/uploads/${id}/publish`));
+    expect(published.status, 'the client saw the restart').toBe(503);
     await converge();
     // The repeat finds the upload and the set recorded: 200, no second version, and the upload used up.
     const retry = await admin('POST', `/uploads/${id}/publish`);
