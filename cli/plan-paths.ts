@@ -6,12 +6,11 @@
  * instead of failing part-way with an ENOTDIR or overwriting one with the other.
  */
 
+import { foldPath as fold } from '../src/catalog/skills/validate.js';
+
 /** A relative `/`-separated path with no empty, `.` or `..` segment. */
 export const safePath = (p: string) =>
   p !== '' && !p.startsWith('/') && !p.includes('\\') && !p.split('/').some((s) => s === '' || s === '.' || s === '..');
-
-/** The gateway's folding (skills/validate.ts): names a case-insensitive disk keeps as one. */
-const fold = (path: string) => path.normalize('NFC').toUpperCase().toLowerCase();
 
 /** Each pair of planned paths that cannot both be written, described for the user. */
 export function clashes(paths: readonly string[]): string[] {

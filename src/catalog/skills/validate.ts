@@ -95,7 +95,7 @@ function checkSkill(c: Checker, value: unknown): void {
  * A path as file systems may compare it: NFC, then case-folded (upper then lower, so `ß` meets `ss`
  * and `ς` meets `σ`, as case-insensitive file systems fold them).
  */
-const fold = (path: string) => path.normalize('NFC').toUpperCase().toLowerCase();
+export const foldPath = (path: string) => path.normalize('NFC').toUpperCase().toLowerCase();
 
 /**
  * Paths no host can write side by side, each named with the file it clashes with: two a normalising or
@@ -105,8 +105,8 @@ function checkClashes(c: Checker, paths: readonly (string | undefined)[]): void 
   const files = new Map<string, number>();
   paths.forEach((path, i) => {
     if (path === undefined) return;
-    const first = files.get(fold(path));
-    if (first === undefined) files.set(fold(path), i);
+    const first = files.get(foldPath(path));
+    if (first === undefined) files.set(foldPath(path), i);
     else
       c.fail(
         `files[${i}].path`,
@@ -115,7 +115,7 @@ function checkClashes(c: Checker, paths: readonly (string | undefined)[]): void 
   });
   paths.forEach((path, i) => {
     for (let at = path?.indexOf('/') ?? -1; path && at > 0; at = path.indexOf('/', at + 1)) {
-      const file = files.get(fold(path.slice(0, at)));
+      const file = files.get(foldPath(path.slice(0, at)));
       if (file === undefined) continue;
       const clash = `${quote(path)} needs the folder ${quote(path.slice(0, at))}, but ${quote(paths[file])} (files[${file}]) is a file`;
       return c.fail(`files[${i}].path`, clash);
