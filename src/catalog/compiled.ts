@@ -51,8 +51,8 @@ export interface Compiled {
   /** Name → its owners, in precedence order. */
   readonly owners: ReadonlyMap<string, readonly Entry[]>;
   /**
-   * The entries not counted under their own name (view-lookup.ts usageKey): `<name>@<upstream>` for a
-   * prompt of an upstream mounted without a prefix, and for any owner of a name but its first.
+   * The entries not counted under their own name (view-lookup.ts usageKey): `<name>@<upstream>` for
+   * every upstream prompt, so a local prompt's figures never pass to an upstream's of its name.
    */
   readonly usageKeys: ReadonlyMap<Entry, string>;
   /** Prefix → upstream, and who sees the names under it that it has not listed. */
@@ -93,8 +93,6 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
   const published = (name: string) => publishedName(snapshot, name);
   const prefixes = new Map<string, { id: string; groups: readonly string[] | undefined }>();
   const groups = new Set<string>();
-  // Prompts of upstreams mounted without a prefix: their names are the upstreams' own, which others may share.
-  const bare = new Set<Entry>();
   const entries: Entry[] = snapshot.prompts.map((record) => ({
     name: published(record.name),
     groups: groupsOf(record.groups),
@@ -113,7 +111,6 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
       const r = { prompt, stale: !u.ok, groups: upstreamPromptGroups(u, prompt) };
       const e: Entry = { name: prompt.name, groups: r.groups, remote: r };
       entries.push(e);
-      if (!u.prefix) bare.add(e);
     }
   }
   for (const e of entries) for (const g of e.groups ?? []) groups.add(g);
@@ -128,11 +125,11 @@ export function compile(snapshot: CatalogSnapshot, provisional: boolean): Compil
     if (list) list.push(e);
     else owners.set(e.name, [e]);
   }
+  // Every upstream prompt is counted apart from any local prompt of its name, prefixed or not: a local
+  // prompt may take (or give up) that name in any later generation, and neither's figures may pass
+  // to the other's viewers.
   const usageKeys = new Map<Entry, string>();
-  for (const list of owners.values())
-    list.forEach((e, i) => {
-      if ('remote' in e && (i > 0 || bare.has(e))) usageKeys.set(e, `${e.name}@${e.remote.prompt.origin.upstream}`);
-    });
+  for (const e of sorted) if ('remote' in e) usageKeys.set(e, `${e.name}@${e.remote.prompt.origin.upstream}`);
   return {
     snapshot,
     generation: snapshot.generation,

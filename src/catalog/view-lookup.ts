@@ -82,11 +82,10 @@ export class ViewLookup {
 
   /**
    * The name a call of this view to `name` is counted under (usage/count.ts) and its use read by
-   * (the web cards): the name itself, or `<name>@<upstream>` for a prompt of an upstream mounted
-   * without a prefix (always: a name it shares with a grouped local prompt must not take that
-   * prompt's figures once the local one is gone), and for one served to this view in place of the
-   * name's first owner, hidden from it, so neither owner's use tells of the other. Undefined for a
-   * name this view is not served: no row of its own (usage/count.ts).
+   * (the web cards): the name itself for a local prompt, `<name>@<upstream>` for an upstream's
+   * (compiled.ts usageKeys), so a name that passes between a local prompt and an upstream's, in
+   * either direction, carries neither one's use to the other's viewers. Undefined for a name this
+   * view is not served: no row of its own (usage/count.ts).
    */
   usageKey(name: string): string | undefined {
     const e = this.served(name);

@@ -67,5 +67,5 @@ it('names the upstream answers but never listed are served, and counted as (unkn
     return counted() >= 4;
   }, 'four counted gets');
   const gets = Object.fromEntries(got.filter((r) => r.method === 'prompts/get').map((r) => [r.key, r.count]));
-  expect(gets).toEqual({ '(unknown)': 3, 'up.review': 1 });
+  expect(gets).toEqual({ '(unknown)': 3, 'up.review@up': 1 });
 });

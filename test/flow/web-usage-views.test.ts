@@ -26,13 +26,23 @@ beforeAll(async () => {
     [H, 'prompts/get', 'shared', 'a/1', 'modern', 'ok', 7],
     [H, 'prompts/get', 'shared@cx', 'a/1', 'modern', 'ok', 2],
     [H, 'prompts/get', 'open', 'a/1', 'modern', 'ok', 2],
+    [H, 'prompts/get', 'gx.plan', 'a/1', 'modern', 'ok', 5],
+    [H, 'prompts/get', 'gx.plan@gx', 'a/1', 'modern', 'ok', 3],
   ];
   await usageStore(env).add([{ id: 'web-usage-views:1', batch: { usage: rows, errors: [] } }]);
-  await publish([text('shared', ['eng']), text('open')]);
-  await env.PROMPTS.put(UPSTREAMS_KEY, JSON.stringify([{ id: 'cx', url: 'https://cx.example/mcp', prefix: '' }]));
+  // `gx.plan` is both a grouped local prompt and the name a prefixed upstream's `plan` is listed under.
+  await publish([text('shared', ['eng']), text('open'), text('gx.plan', ['eng'])]);
+  await env.PROMPTS.put(
+    UPSTREAMS_KEY,
+    JSON.stringify([
+      { id: 'cx', url: 'https://cx.example/mcp', prefix: '' },
+      { id: 'gx', url: 'https://gx.example/mcp', prefix: 'gx' },
+    ]),
+  );
   forgetUpstreamConfig(env);
   await catalogWriter(env).upstreamsReported([
     { id: 'cx', prefix: '', prompts: [{ name: 'shared', origin: { upstream: 'cx', name: 'shared' } }] },
+    { id: 'gx', prefix: 'gx', prompts: [{ name: 'gx.plan', origin: { upstream: 'gx', name: 'plan' } }] },
   ]);
 });
 afterAll(async () => {
@@ -63,4 +73,17 @@ it("once the grouped local prompt is gone, the upstream's figures stay its own: 
   expect(sparkTitle(await index({ authorization: `Bearer ${ADMIN_TOKEN}` }), 'shared')).toBe(
     '2 uses in the last 7 days (0, 0, 0, 0, 0, 0, 2)',
   );
+});
+
+it("a prefixed upstream's name a grouped local prompt shared never takes that prompt's figures once it is gone", async () => {
+  const outsider = await index();
+  expect(outsider).toContain('data-source="gx"');
+  expect(sparkTitle(outsider, 'gx.plan')).toBe('3 uses in the last 7 days (0, 0, 0, 0, 0, 0, 3)');
+  expect(sparkTitle(await index({ authorization: `Bearer ${ADMIN_TOKEN}` }), 'gx.plan')).toBe(
+    '5 uses in the last 7 days (0, 0, 0, 0, 0, 0, 5)',
+  );
+  expect((await adminFetch('DELETE', '/prompts/gx.plan')).status).toBe(200);
+  // Everyone is now served the upstream's `plan`: its own three uses, never the eng prompt's five.
+  for (const headers of [{}, { authorization: `Bearer ${ADMIN_TOKEN}` }] as Record<string, string>[])
+    expect(sparkTitle(await index(headers), 'gx.plan')).toBe('3 uses in the last 7 days (0, 0, 0, 0, 0, 0, 3)');
 });
