@@ -64,7 +64,8 @@ export async function legacyServer(
     sessions: () => number;
     streams: () => number;
     dropSessions: () => void;
-    setFailing: (on: boolean) => void;
+    /** prompts/list answers -32603 while on: 'listing is broken today', or the message and data given. */
+    setFailing: (on: boolean | { message: string; data?: unknown }) => void;
     notifyChanged: () => Promise<void>;
     /** The headers of every request it received, in order (which credentials reached it). */
     seen: IncomingHttpHeaders[];
@@ -77,14 +78,15 @@ export async function legacyServer(
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Set<Server>();
   const metas: (Record<string, unknown> | undefined)[] = [];
-  let failing = false;
+  let failing: boolean | { message: string; data?: unknown } = false;
   const build = () => {
     const server = new Server(
       { name: 'legacy-upstream', version: '1.0.0' },
       { capabilities: { prompts: { listChanged: true }, completions: {} } },
     );
     server.setRequestHandler(ListPromptsRequestSchema, (req) => {
-      if (failing) throw new McpError(-32603, 'listing is broken today');
+      if (failing === true) throw new McpError(-32603, 'listing is broken today');
+      if (failing) throw new McpError(-32603, failing.message, failing.data);
       const start = Number(req.params?.cursor ?? 0);
       const page = prompts.slice(start, start + pageSize).map((p) => ({
         name: p.name,

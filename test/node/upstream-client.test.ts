@@ -77,6 +77,39 @@ describe('legacy Streamable HTTP upstream (SDK v1, sessions)', () => {
     expect(err).toMatchObject({ kind: 'rpc', code: -32602 });
     await c.close();
   });
+  it("cuts the credentials it sent out of the upstream's error text: headers, words of them, its bearer token", async () => {
+    const key = 'k3y-"quoted"-value';
+    const token = 'tok-oauth-0123456789';
+    const c = new UpstreamClient({
+      url: new URL(server.url),
+      headers: { 'x-api-key': key, 'x-team': 'ops' },
+      timeoutMs: 2000,
+      clientInfo,
+      auth: { token: () => Promise.resolve(token), rejected: () => undefined },
+    });
+    // The server echoes what it was sent, as a misconfigured proxy or a chatty server does.
+    server.setFailing({
+      message: `bad credentials: key ${key}, Bearer ${token}, team ops`,
+      data: { sent: { authorization: `Bearer ${token}`, [key]: key } },
+    });
+    try {
+      const err = (await c.listPrompts().catch((e: unknown) => e)) as UpstreamError;
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect(err).toMatchObject({ kind: 'rpc', code: -32603 });
+      // (The SDK server words its errors `MCP error <code>: <message>`.)
+      expect(err.message).toBe('MCP error -32603: bad credentials: key [redacted], Bearer [redacted], team ops');
+      expect(err.data).toEqual({ sent: { authorization: 'Bearer [redacted]', '[redacted]': '[redacted]' } });
+      // The upstream did get them: the cut is of its answer, not of what was sent.
+      expect(server.seen.at(-1)).toMatchObject({ 'x-api-key': key, authorization: `Bearer ${token}` });
+      // A secret cut in two by the message's bound loses its first characters too.
+      server.setFailing({ message: `${'x'.repeat(972)} ${token}` });
+      const cut = (await c.listPrompts().catch((e: unknown) => e)) as UpstreamError;
+      expect(cut.message).toBe(`MCP error -32603: ${'x'.repeat(972)} [redacted]…`);
+    } finally {
+      server.setFailing(false);
+      await c.close();
+    }
+  });
   it('re-initializes when the upstream forgets the session (404)', async () => {
     const c = client(server.url);
     await c.listPrompts();

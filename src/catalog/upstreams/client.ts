@@ -20,6 +20,7 @@ import { Handshake } from './handshake.js';
 import { followListen, openListen } from './listen-stream.js';
 import { allPromptPages } from './prompt-pages.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
+import { redacted } from './redact.js';
 import { declaresSkills } from './skill-entries.js';
 import { endSession } from './session-calls.js';
 import { UpstreamError, type Json } from './wire.js';
@@ -56,7 +57,14 @@ export class UpstreamClient {
    * Sends one request; a legacy session the upstream forgot (404) is re-initialized once. On a closed
    * client (a call that began or went on after `close`) it runs on a session of its own (`once`).
    */
-  async request(method: string, params: Json = {}, d: Deadline = deadline(this.opts.timeoutMs)): Promise<Json> {
+  request(method: string, params: Json = {}, d: Deadline = deadline(this.opts.timeoutMs)): Promise<Json> {
+    // Every answer of the upstream's leaves through here: its error text, without what we sent it.
+    return this.call(method, params, d).catch((e: unknown) => {
+      throw redacted(e, this.http.sent.all());
+    });
+  }
+
+  private async call(method: string, params: Json, d: Deadline): Promise<Json> {
     if (this.closing.signal.aborted) return this.once(method, params, d);
     const conn = await this.shared(d);
     try {

@@ -19,6 +19,7 @@ import {
   MODERN_VERSIONS,
 } from '../../lib/versions.js';
 import { readCapped } from './body.js';
+import { SentSecrets } from './redact.js';
 import { guardedFetch } from './fetch-guard.js';
 import type { BearerSource } from './oauth.js';
 import type { SseLink } from './sse-link.js';
@@ -58,9 +59,12 @@ export interface Connection {
 export class UpstreamHttp {
   private nextId = 1;
   readonly fetch: typeof fetch;
+  /** What it sent that its error text must not carry back out (redact.ts). */
+  readonly sent: SentSecrets;
 
   constructor(readonly opts: UpstreamClientOptions) {
     this.fetch = opts.fetch ?? ((input, init) => fetch(input, init));
+    this.sent = new SentSecrets(opts.headers);
   }
 
   /** One request on `conn` and its result; an HTTP error carrying a JSON-RPC error becomes that error. */
@@ -150,14 +154,14 @@ export class UpstreamHttp {
     const s = signal ?? AbortSignal.timeout(this.opts.timeoutMs);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const auth = this.opts.auth;
-    let token = auth && (await auth.token(s));
+    let token = this.sent.token(auth && (await auth.token(s)));
     for (let attempt = 0; ; attempt++) {
       const res = await this.once(method, url, payload, extra, s, token);
       // The upstream refused its token (revoked, expired early, keys rotated): one fresh token, one retry.
       if (res.status !== 401 || !auth || token === undefined || attempt > 0) return res;
       await res.body?.cancel().catch(() => undefined);
       auth.rejected(token);
-      token = await auth.token(s);
+      token = this.sent.token(await auth.token(s));
     }
   }
 

@@ -1,0 +1,78 @@
+/**
+ * An upstream's error text with the credentials the gateway sent it cut out. An upstream's
+ * JSON-RPC error is passed to clients, logged and shown in /status (docs/upstreams.md), and a
+ * server that echoes what it was sent ("bad credentials: Bearer ghp_…") would otherwise publish
+ * the gateway's own secret for it. Only errors are scrubbed: a result is the upstream's content.
+ */
+import { UpstreamError } from './errors.js';
+
+const REDACTED = '[redacted]';
+/**
+ * Shorter header words are not taken for secrets (`Bearer`, `gzip`, a tenant id): cutting them
+ * would mangle the message for nothing. A credential is longer than this.
+ */
+export const MIN_SECRET = 8;
+
+/** What one client sent its upstream: the configured headers' secrets, and the bearer tokens lately sent. */
+export class SentSecrets {
+  private readonly tokens = new Set<string>();
+  private fromHeaders: string[] | undefined;
+  constructor(private readonly headers: Record<string, string>) {}
+
+  /** Notes a token as it is sent (a few are kept: a refresh replaces one while calls still carry the last). */
+  token(t: string | undefined): string | undefined {
+    if (t === undefined || this.tokens.has(t)) return t;
+    if (this.tokens.size >= 4) this.tokens.delete(this.tokens.values().next().value!);
+    this.tokens.add(t);
+    return t;
+  }
+
+  /** Each whole header value and each of its words, of MIN_SECRET or more, and the tokens. */
+  all(): string[] {
+    this.fromHeaders ??= [
+      ...new Set(
+        Object.values(this.headers).flatMap((v) => [v, ...v.split(/\s+/)].filter((s) => s.length >= MIN_SECRET)),
+      ),
+    ];
+    return [...this.fromHeaders, ...this.tokens];
+  }
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  // Longest first: a header value's words are cut after the value that holds them.
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join(REDACTED);
+  // A message cut to its bound (errors.ts) may end inside a secret: its first characters go too.
+  if (out.endsWith('…')) {
+    const body = out.slice(0, -1);
+    for (const s of secrets)
+      for (let k = Math.min(s.length - 1, body.length); k >= 4; k--)
+        if (body.endsWith(s.slice(0, k))) return `${body.slice(0, -k)}${REDACTED}…`;
+  }
+  return out;
+}
+
+/** `data` with the secrets cut from every string in it (keys too); one that no longer parses is dropped for a note. */
+function scrubData(data: unknown, secrets: readonly string[]): unknown {
+  const json = JSON.stringify(data);
+  if (json === undefined) return data;
+  // A secret with quotes or backslashes is written escaped inside the JSON text.
+  const cut = scrub(json, [...secrets, ...secrets.map((s) => JSON.stringify(s).slice(1, -1))]);
+  if (cut === json) return data;
+  try {
+    return JSON.parse(cut) as unknown;
+  } catch {
+    return REDACTED;
+  }
+}
+
+/** `e` as it may leave the upstream client: an UpstreamError's message and data without `secrets`. */
+export function redacted(e: unknown, secrets: readonly string[]): unknown {
+  if (!(e instanceof UpstreamError) || secrets.length === 0) return e;
+  const message = scrub(e.message, secrets);
+  const data = e.data === undefined ? undefined : scrubData(e.data, secrets);
+  if (message === e.message && data === e.data) return e;
+  // Set after construction, which would cut the text again: a marker longer than the secret it
+  // replaced may pass the bound by a few characters, and must not be cut in two.
+  return Object.assign(new UpstreamError(e.kind, '', e.code, data, e.fault), { message });
+}
