@@ -78,9 +78,15 @@ function misconfigured(err: MissingSecretError | AuthConfigError, mcpPath: boole
   return mcpPath ? new HttpError(500, ErrorCode.InternalError, message) : new ApiError(500, 'misconfigured', message);
 }
 
-/** GET /prompts is CORS-open (listing.ts): a browser must be able to read why a request failed, too. */
-const corsOf = (c: Context<AppEnv>): Record<string, string> =>
-  c.req.path.startsWith('/prompts') ? { 'access-control-allow-origin': '*' } : {};
+/**
+ * The headers of every error answer. None is kept by a cache in front of the gateway: an error tells
+ * of one moment and one caller (a 404 before the publish that adds the prompt, one view's 404, a
+ * 401). GET /prompts is CORS-open (listing.ts): a browser must be able to read why it failed, too.
+ */
+const errorHeadersOf = (c: Context<AppEnv>): Record<string, string> =>
+  c.req.path.startsWith('/prompts')
+    ? { 'cache-control': 'no-store', 'access-control-allow-origin': '*' }
+    : { 'cache-control': 'no-store' };
 
 /** The principal's id for log lines, once access control has set one. */
 const principalId = (c: Context<AppEnv>) => c.get('scope')?.principal.id;
@@ -93,7 +99,7 @@ function refusal(err: AuthError, c: Context<AppEnv>): Response {
     reason: err.message,
     principal: principalId(c),
   });
-  const headers: Record<string, string> = corsOf(c);
+  const headers: Record<string, string> = errorHeadersOf(c);
   if (err.challenge) headers['www-authenticate'] = err.challenge;
   if (err.status === 503) headers['retry-after'] = '5';
   if (headers['access-control-allow-origin']) headers['access-control-expose-headers'] = 'WWW-Authenticate';
@@ -132,7 +138,7 @@ app.onError((err, c) => {
       err.issues === undefined
         ? { code: err.code, message: err.message }
         : { code: err.code, message: err.message, issues: err.issues };
-    return c.json({ error }, err.status, { ...corsOf(c), ...(err.status === 503 && { 'retry-after': '1' }) });
+    return c.json({ error }, err.status, { ...errorHeadersOf(c), ...(err.status === 503 && { 'retry-after': '1' }) });
   }
   let http: HttpError;
   let apiCode: string | undefined;
@@ -165,12 +171,12 @@ app.onError((err, c) => {
   if (!onMcp(c))
     return new Response(JSON.stringify({ error: { code: apiCode ?? apiCodeOf(http.status), message: http.message } }), {
       status: http.status,
-      headers: { 'content-type': 'application/json', ...corsOf(c), ...http.headers },
+      headers: { 'content-type': 'application/json', ...errorHeadersOf(c), ...http.headers },
     });
   // An error raised after the body's one request was read (a failed Durable Object call, a bug) still echoes its id.
   const id = http.id ?? c.get('scope')?.record.soleId;
   return new Response(errorJson(id, http), {
     status: http.status,
-    headers: { 'content-type': 'application/json', ...corsOf(c), ...http.headers },
+    headers: { 'content-type': 'application/json', ...errorHeadersOf(c), ...http.headers },
   });
 });

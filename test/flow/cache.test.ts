@@ -94,6 +94,8 @@ describe('GET /prompts', () => {
     const unknown = await send(get(`${LIST_URL}/nope`));
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('access-control-allow-origin')).toBe('*');
+    // Never kept by a cache in front: the prompt may be published a moment later, or be another view's.
+    expect(unknown.headers.get('cache-control')).toBe('no-store');
   });
 });
 
