@@ -26,3 +26,49 @@ export class PerSecret<V> {
     return m;
   }
 }
+
+/**
+ * A memo of large values, bounded in entries and in total size (`sizeOf` each value): 256 pages of
+ * 2 MB would be four times an isolate's 128 MB. When either bound is passed the oldest go first; a
+ * value larger than the whole budget is not kept.
+ */
+export class SizedMap<K, V> {
+  private readonly map = new Map<K, V>();
+  private used = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxSize: number,
+    private readonly sizeOf: (v: V) => number,
+  ) {}
+
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
+
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+
+  set(key: K, value: V): void {
+    this.delete(key);
+    const size = this.sizeOf(value);
+    if (size > this.maxSize) return;
+    while (this.map.size >= this.maxEntries || this.used + size > this.maxSize)
+      this.delete(this.map.keys().next().value as K);
+    this.map.set(key, value);
+    this.used += size;
+  }
+
+  delete(key: K): void {
+    const v = this.map.get(key);
+    if (v === undefined) return;
+    this.map.delete(key);
+    this.used -= this.sizeOf(v);
+  }
+
+  /** Entries and the total size held (tests and /status-style probes). */
+  get stats(): { entries: number; size: number } {
+    return { entries: this.map.size, size: this.used };
+  }
+}

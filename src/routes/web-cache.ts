@@ -12,7 +12,7 @@ import { readPage, readPointer, writePage, writePointer, type PageKey, type Poin
 import { currentCatalog, peekCatalog } from '../catalog/store.js';
 import { listMissing } from '../catalog/upstreams/cold.js';
 import { viewKeyIn } from '../catalog/views.js';
-import { BoundedMap } from '../lib/memo.js';
+import { SizedMap } from '../lib/memo.js';
 import { sha256Hex } from '../lib/hash.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
 import { originOf } from '../lib/url.js';
@@ -76,10 +76,25 @@ function renewPointer(q: RequestScope, view: View, now = false): void {
   q.waitUntil(writePointer(originOf(q.url), pointer, ttlMs));
 }
 
-/** Pages this isolate made or fetched; the key also names the origin (pages name the gateway's own URL). */
-const pages = new BoundedMap<string, string>(256);
-const memoKey = (q: RequestScope, generation: number, variant: string, path: string) =>
-  `${originOf(q.url)}|${generation}|${utcHour()}|${variant}|${path}`;
+/**
+ * Pages this isolate made or fetched, per catalog object and UTC hour: a page of an older generation
+ * or hour is never asked for again, so it goes with its catalog, or when the hour turns, and the
+ * rest are bounded in count and size (an index of 3,000 prompts is ~2 MB). The key also names the
+ * origin (pages name the gateway's own URL).
+ */
+const MAX_PAGES = 256;
+export const MAX_PAGE_CHARS = 16 * 1024 * 1024;
+const memos = new WeakMap<object, { hour: number; pages: SizedMap<string, string> }>();
+function pagesOf(view: View): SizedMap<string, string> {
+  const hour = utcHour();
+  let m = memos.get(view.compiled);
+  if (m?.hour !== hour)
+    memos.set(view.compiled, (m = { hour, pages: new SizedMap(MAX_PAGES, MAX_PAGE_CHARS, (p) => p.length) }));
+  return m.pages;
+}
+/** What this isolate keeps for a view's catalog this hour (tests). */
+export const pageMemoStats = (view: View) => memos.get(view.compiled)?.pages.stats;
+const memoKey = (q: RequestScope, variant: string, path: string) => `${originOf(q.url)}|${variant}|${path}`;
 
 /**
  * The page at `path` for this viewer: from this isolate, the edge cache, or `build` (then kept in
@@ -112,7 +127,8 @@ export async function cachedPage(
   if (view.provisional || view.contentHints(q.cfg.listTtlMs).cacheScope === 'private')
     return (await build(view, catalog))?.html;
   const variant = variantOf(view.key, v);
-  const mk = memoKey(q, view.generation, variant, path);
+  const pages = pagesOf(view);
+  const mk = memoKey(q, variant, path);
   const known = pages.get(mk);
   if (known !== undefined) {
     q.record.cache = 'isolate';

@@ -5,7 +5,7 @@
  * is present before a skill that names it can become visible (docs/skills.md).
  */
 import { log } from '../../lib/log.js';
-import { BoundedMap } from '../../lib/memo.js';
+import { SizedMap } from '../../lib/memo.js';
 
 /** `sha256:` and 64 lowercase hex digits: the digest form SEP-2640 puts in manifests. */
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
@@ -25,9 +25,16 @@ export async function digestOf(bytes: Uint8Array): Promise<string> {
   return `sha256:${Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
-/** Small files kept per isolate; anything larger is read from KV (or the edge cache) each time. */
+/**
+ * Small files kept per isolate, 16 MiB of them at most (256 files of the largest kept would be half
+ * the isolate); anything larger is read from KV (or the edge cache) each time.
+ */
 const MEMO_FILE_BYTES = 256 * 1024;
-const memo = new BoundedMap<string, Uint8Array>(256);
+export const MEMO_TOTAL_BYTES = 16 * 1024 * 1024;
+const memo = new SizedMap<string, Uint8Array>(256, MEMO_TOTAL_BYTES, (b) => b.byteLength);
+
+/** What the memo holds (tests). */
+export const skillFileMemoStats = () => memo.stats;
 
 /** A file's bytes, or undefined when KV has no such digest. */
 export async function readSkillFile(kv: KVNamespace, digest: string): Promise<Uint8Array | undefined> {
