@@ -30,11 +30,8 @@ export async function digestOf(bytes: Uint8Array): Promise<string> {
  * the isolate); anything larger is read from KV (or the edge cache) each time.
  */
 const MEMO_FILE_BYTES = 256 * 1024;
-export const MEMO_TOTAL_BYTES = 16 * 1024 * 1024;
+const MEMO_TOTAL_BYTES = 16 * 1024 * 1024;
 const memo = new SizedMap<string, Uint8Array>(256, MEMO_TOTAL_BYTES, (b) => b.byteLength);
-
-/** What the memo holds (tests). */
-export const skillFileMemoStats = () => memo.stats;
 
 /** A file's bytes, or undefined when KV has no such digest. */
 export async function readSkillFile(kv: KVNamespace, digest: string): Promise<Uint8Array | undefined> {
