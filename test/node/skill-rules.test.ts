@@ -174,6 +174,15 @@ describe('paths no host can write side by side', () => {
     expect(issues(bad)).toEqual(bad.map((_, i) => ({ path: `files[${i + 1}].path`, ...refused })));
     expect(issues(['caf\u00e9 \u00a0notes.md', '\u05d0\u05d1.md'])).toEqual([]);
   });
+  it('a path some file system cannot hold is refused: reserved characters, a trailing dot or space, device names', () => {
+    const bad = ['a:b.md', 'what?.md', 'x/y*.md', 'notes.', 'dir /a.md', 'CON', 'nul.txt', 'docs/Com1.md', 'lpt9/a.md'];
+    const refused = {
+      message:
+        'must be a name every file system can hold: no <>:"|?* characters, no segment ending in "." or a space, no device name (CON, NUL, COM1, …)',
+    };
+    expect(issues(bad)).toEqual(bad.map((_, i) => ({ path: `files[${i + 1}].path`, ...refused })));
+    expect(issues(['console.md', 'nully/a.md', 'com10.md', 'a.b.md', 'aux-notes.md'])).toEqual([]);
+  });
   it('a path that is not well-formed Unicode is refused: it could be no URI', () => {
     expect(issues(['a\ud800.md'])).toEqual([{ path: 'files[1].path', message: 'must be well-formed Unicode' }]);
   });

@@ -39,10 +39,24 @@ function pathProblem(path: unknown): string | undefined {
     return 'must use / and no control or bidirectional formatting characters';
   // A lone surrogate is no character: the path could not be written as a URI (or a file name).
   if (/\p{Cs}/u.test(path)) return 'must be well-formed Unicode';
-  if (path.split('/').some((s) => s === '' || s === '.' || s === '..' || s.startsWith('.')))
+  const segments = path.split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.startsWith('.')))
     return 'must be relative, with no empty, ".", ".." or hidden segments';
+  if (!segments.every(portable))
+    return 'must be a name every file system can hold: no <>:"|?* characters, no segment ending in "." or a space, no device name (CON, NUL, COM1, …)';
   return undefined;
 }
+
+/** Windows' device names, which no folder there can hold under any extension (`nul.txt` too). */
+const DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
+
+/**
+ * Whether a path segment can be a file or folder name on every system a skill is pulled to
+ * (`promptgate pull`, a client's skill folder): a name Windows refuses would publish fine and then
+ * fail there, halfway through a pull.
+ */
+const portable = (segment: string): boolean =>
+  !/[<>:"|?*]/.test(segment) && !/[. ]$/.test(segment) && !DEVICE.test(segment);
 
 export function validateSkill(value: unknown): Issue[] {
   const c = new Checker();
