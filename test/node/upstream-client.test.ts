@@ -53,7 +53,7 @@ describe('the initialized notification', () => {
 });
 
 describe('legacy Streamable HTTP upstream (SDK v1, sessions)', () => {
-  let server: Running & { sessions: () => number; dropSessions: () => void };
+  let server: Awaited<ReturnType<typeof legacyServer>>;
   beforeAll(async () => {
     server = await started(legacyServer(LEGACY));
   });
