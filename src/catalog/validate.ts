@@ -25,6 +25,13 @@ export const NAME_PATTERN = /^(?!\.)[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_PROMPT_BYTES = 1_900_000;
 const MAX_VALUES = 1_000;
 /**
+ * The deepest a record may nest objects and lists (the record itself is level 1). The admin API
+ * refuses a body nested deeper than 64 levels (src/lib/json.ts), and a record travels up to two
+ * levels down in one (`{"prompts": [record]}`: a publish, a catalog, an upload's part); half that
+ * bound leaves room for every such wrapper, so a record accepted here fits every admin request.
+ */
+export const MAX_RECORD_DEPTH = 32;
+/**
  * An unpaired surrogate, as JSON.stringify writes one (`\udXXX`, its backslash not itself escaped):
  * no UTF-8 file can hold it, so `pull` would write U+FFFD and `push` would then change the prompt.
  */
@@ -34,6 +41,22 @@ const LONE_SURROGATE = /(?<!\\)(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
 const PROMPT_FIELDS = ['name', 'title', 'description', 'icons', 'tags', 'groups', 'tool', 'arguments', 'messages'];
 const ARGUMENT_FIELDS = ['name', 'title', 'description', 'required', 'values'];
 const MESSAGE_FIELDS = ['role', 'content'];
+
+/**
+ * The path of the first object or list in `value` deeper than `max` levels, or undefined.
+ * Iterative: a body nested thousands deep must not overflow the stack checking it.
+ */
+function pathDeeperThan(value: unknown, max: number): string | undefined {
+  const stack: [unknown, string, number][] = [[value, '', 1]];
+  while (stack.length) {
+    const [v, path, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return path;
+    for (const [k, child] of Object.entries(v))
+      stack.push([child, Array.isArray(v) ? `${path}[${k}]` : path ? `${path}.${k}` : k, depth + 1]);
+  }
+  return undefined;
+}
 
 /** Validates one record; returns its issues (empty when valid). */
 export function validatePrompt(input: unknown): Issue[] {
@@ -98,6 +121,12 @@ function checkPrompt(c: Checker, input: unknown): void {
       }
     }
   });
+  const deep = pathDeeperThan(input, MAX_RECORD_DEPTH);
+  if (deep !== undefined)
+    c.fail(
+      deep,
+      `nests deeper than ${MAX_RECORD_DEPTH} levels, the most a prompt may (so it fits every admin request)`,
+    );
   if (c.count === found) {
     const json = JSON.stringify(input);
     const bytes = utf8Length(json);
