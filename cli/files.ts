@@ -6,127 +6,63 @@
  * A prompt is a Markdown file with YAML front matter (the record's metadata)
  * and `## user` / `## assistant` sections (its messages). A section whose
  * whole body is one fenced block tagged `image`, `audio`, `resource` or
- * `resource_link` becomes that content block, described in YAML; `file:`
- * inside it names an asset relative to the prompt file. `.json`, `.yaml`
- * and `.yml` files hold a whole record instead.
+ * `resource_link` becomes that content block, described in YAML
+ * (typed-blocks.ts). `.json`, `.yaml` and `.yml` files hold a whole record
+ * instead.
  *
  * Authoring code beside the CLI, not part of the Worker bundle (the Worker
  * receives validated records); file access comes in through `FileSource`.
  */
-import { isNode, LineCounter, parse as parseYaml, parseDocument, type Document } from 'yaml';
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { FileError } from './file-text.js';
+import { typedBlock, type FileSource } from './typed-blocks.js';
 
-export interface FileSource {
-  /** Prompt files: path → text. */
-  files: ReadonlyMap<string, string>;
-  /** Reads an asset (path already resolved against the prompt file). */
-  readAsset(path: string): Uint8Array | undefined;
-}
+export { NOT_UTF8, utf8Text } from './file-text.js';
+export type { FileSource } from './typed-blocks.js';
 
 const SECTION = /^##[ \t]+(user|assistant)[ \t]*$/gm;
-// The YAML keeps its last line break, as the front matter's does: a keep-chomped (`|+`) last value holds it.
-const TYPED_BLOCK = /^```(image|audio|resource|resource_link)[ \t]*\n([\s\S]*?\n)```$/;
-const MIME_BY_EXT: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  svg: 'image/svg+xml',
-  wav: 'audio/wav',
-  mp3: 'audio/mpeg',
-  ogg: 'audio/ogg',
-  txt: 'text/plain',
-  md: 'text/markdown',
-  json: 'application/json',
-  log: 'text/plain',
-  ts: 'text/x-typescript',
-  js: 'text/javascript',
-  py: 'text/x-python',
-};
-
-/** Strict: a byte that is not UTF-8 would be published as U+FFFD, text the author never wrote. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/**
- * A text file's bytes as text, or the 1-based line of its first byte that is not UTF-8. Lines are
- * split on the newline byte, which never occurs inside a UTF-8 sequence.
- */
-export function utf8Text(bytes: Uint8Array): string | { line: number } {
-  try {
-    return UTF8.decode(bytes);
-  } catch {
-    let line = 1;
-    for (let start = 0, end = 0; end <= bytes.length; end++) {
-      if (end < bytes.length && bytes[end] !== 0x0a) continue;
-      try {
-        UTF8.decode(bytes.subarray(start, end));
-      } catch {
-        return { line };
-      }
-      line++;
-      start = end + 1;
-    }
-    return { line };
-  }
-}
-
-/** What an author is told of a file that is not UTF-8 text. */
-export const NOT_UTF8 =
-  'is not UTF-8 text: save it as UTF-8 (what is published is text, and the gateway takes only UTF-8)';
+/** A heading that is a role's only when case is ignored (`## Assistant`): it would be folded into the turn above. */
+const MISCASED = /^##[ \t]+(user|assistant)[ \t]*$/gim;
 
 export function isPromptFile(path: string): boolean {
   return /\.(md|json|ya?ml)$/i.test(path) && !/(^|\/)README\.md$/i.test(path);
 }
 
-function resolve(from: string, rel: string): string {
-  const parts = from.split('/').slice(0, -1);
-  for (const seg of rel.split('/')) {
-    if (seg === '..') parts.pop();
-    else if (seg !== '.' && seg !== '') parts.push(seg);
+/**
+ * The first key an object of a JSON text repeats, with its line: JSON.parse keeps only the last
+ * one, so a second `"groups"` would silently replace the first. `text` must already parse.
+ */
+function repeatedKey(text: string): { key: string; line: number } | undefined {
+  // Strings as one token each (unrolled, so a string of megabytes is matched without backtracking).
+  const token = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]]/g;
+  const colon = /\s*:/y;
+  const open: (Set<string> | undefined)[] = [];
+  for (let m = token.exec(text); m; m = token.exec(text)) {
+    const t = m[0];
+    if (t === '{') open.push(new Set());
+    else if (t === '[') open.push(undefined);
+    else if (t === '}' || t === ']') open.pop();
+    else {
+      colon.lastIndex = token.lastIndex;
+      const keys = open.at(-1);
+      if (!keys || !colon.test(text)) continue;
+      const key = JSON.parse(t) as string;
+      if (keys.has(key)) return { key, line: text.slice(0, m.index).split('\n').length };
+      keys.add(key);
+    }
   }
-  return parts.join('/');
+  return undefined;
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
-
-class FileError extends Error {}
-
-/** A `resource` block's file, which is sent as its text. */
-function assetText(bytes: Uint8Array, file: unknown): string {
-  const text = utf8Text(bytes);
-  if (typeof text !== 'string') throw new FileError(`resource.file: ${String(file)}, line ${text.line}, ${NOT_UTF8}`);
-  return text;
-}
-
-function typedBlock(kind: string, yamlText: string, path: string, src: FileSource): Record<string, unknown> {
-  const spec = parseYaml(yamlText) as Record<string, unknown> | null;
-  if (!spec || typeof spec !== 'object') throw new FileError(`${kind} block must be a YAML mapping`);
-  const { file, ...rest } = spec;
-  let bytes: Uint8Array | undefined;
-  let mime: string | undefined;
-  if (file !== undefined) {
-    if (typeof file !== 'string') throw new FileError(`${kind}.file must be a path`);
-    const assetPath = resolve(path, file);
-    bytes = src.readAsset(assetPath);
-    if (!bytes) throw new FileError(`${kind}.file: cannot read ${assetPath}`);
-    mime = MIME_BY_EXT[file.split('.').pop()?.toLowerCase() ?? ''];
-  }
-  switch (kind) {
-    case 'image':
-    case 'audio':
-      return { type: kind, mimeType: mime, ...rest, ...(bytes ? { data: toBase64(bytes) } : {}) };
-    case 'resource':
-      return {
-        type: 'resource',
-        resource: { mimeType: mime, ...rest, ...(bytes ? { text: assetText(bytes, file) } : {}) },
-      };
-    default:
-      return { type: 'resource_link', ...rest };
-  }
+function parseJson(text: string): unknown {
+  const record: unknown = JSON.parse(text);
+  const repeated = repeatedKey(text);
+  if (repeated)
+    throw new FileError(
+      `key ${JSON.stringify(repeated.key)} appears twice in one object (JSON would keep only the last): keep one`,
+      repeated.line,
+    );
+  return record;
 }
 
 /** Finds the 1-based line of a field path ("arguments[1].name") in a file, or of its nearest parent. */
@@ -158,22 +94,34 @@ function parseMarkdown(path: string, text: string, src: FileSource): { record: u
     throw new FileError('front matter must be a YAML mapping');
   const bodyStart = fm[0].split('\n').length - (fm[0].endsWith('\n') ? 1 : 0);
   const body = text.slice(fm[0].length).replace(/\r\n/g, '\n');
-  const heads = [...body.matchAll(SECTION)];
-  const headLine = (i: number) => bodyStart + body.slice(0, heads[i]!.index).split('\n').length;
+  const lineAt = (offset: number) => bodyStart + body.slice(0, offset).split('\n').length;
   const metaLocate = yamlLocator(doc, lines, 2);
+  // The messages are the sections: a front-matter list beside them would be dropped unread.
+  if (Object.hasOwn(meta, 'messages'))
+    throw new FileError(
+      'messages: not a front-matter field: a Markdown prompt\'s messages are its "## user" and "## assistant" sections',
+      metaLocate('messages'),
+    );
+  for (const m of body.matchAll(MISCASED))
+    if (m[1] !== 'user' && m[1] !== 'assistant')
+      throw new FileError(
+        `"${m[0].trim()}" is not a section heading, and would be text of the section above: write "## ${m[1]!.toLowerCase()}"`,
+        lineAt(m.index),
+      );
+  const heads = [...body.matchAll(SECTION)];
   const locate: Locate = (fieldPath) => {
     const m = /^messages\[(\d+)\]/.exec(fieldPath);
-    if (m) return heads[Number(m[1])] ? headLine(Number(m[1])) : undefined;
+    if (m) return heads[Number(m[1])] ? lineAt(heads[Number(m[1])]!.index) : undefined;
     return metaLocate(fieldPath);
   };
   const lead = body.slice(0, heads[0]?.index ?? body.length).trim();
   if (lead) throw new FileError('text before the first "## user" or "## assistant" heading');
   const messages = heads.map((h, i) => {
     const start = h.index + h[0].length;
-    const section = body.slice(start, heads[i + 1]?.index ?? body.length).replace(/^\n+|\s+$/g, '');
-    const typed = TYPED_BLOCK.exec(section);
-    const content = typed ? typedBlock(typed[1]!, typed[2]!, path, src) : { type: 'text', text: section };
-    return { role: h[1], content };
+    const raw = body.slice(start, heads[i + 1]?.index ?? body.length);
+    const section = raw.replace(/^\n+|\s+$/g, '');
+    const fence = lineAt(start + raw.length - raw.replace(/^\n+/, '').length);
+    return { role: h[1], content: typedBlock(section, fence, path, src) ?? { type: 'text', text: section } };
   });
   return { record: { ...meta, messages }, locate };
 }
@@ -182,11 +130,11 @@ function parseMarkdown(path: string, text: string, src: FileSource): { record: u
 export function parsePromptFile(path: string, text: string, src: FileSource): { record: unknown; locate: Locate } {
   // An editor's byte order mark is no part of the text (SKILL.md and YAML take one too).
   if (text.startsWith('\uFEFF')) text = text.slice(1);
-  if (/\.json$/i.test(path)) return { record: JSON.parse(text), locate: () => undefined };
+  if (/\.json$/i.test(path)) return { record: parseJson(text), locate: () => undefined };
   if (/\.ya?ml$/i.test(path)) {
     const lines = new LineCounter();
     const doc = parseDocument(text, { lineCounter: lines });
-    if (doc.errors.length) throw new FileError(doc.errors[0]!.message.split('\n')[0]);
+    if (doc.errors.length) throw new FileError(doc.errors[0]!.message.split('\n')[0]!);
     return { record: doc.toJS(), locate: yamlLocator(doc, lines, 1) };
   }
   return parseMarkdown(path, text, src);

@@ -6,6 +6,7 @@
  */
 import type { Issue, PromptRecord } from '../src/catalog/types.js';
 import { validatePrompt } from '../src/catalog/validate.js';
+import { FileError } from './file-text.js';
 import { isPromptFile, parsePromptFile, type FileSource, type Locate } from './files.js';
 
 export interface LoadResult {
@@ -25,12 +26,13 @@ export function loadPromptFiles(src: FileSource): LoadResult {
   const parsed = [...src.files]
     .filter(([path]) => isPromptFile(path))
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([path, text]): { path: string } & ({ record: unknown; locate: Locate } | { error: string }) => {
+    .map(([path, text]): { path: string } & ({ record: unknown; locate: Locate } | { error: string; at: string }) => {
       const reading: FileSource = { files: src.files, readAsset: (a) => (assets.set(a, path), src.readAsset(a)) };
       try {
         return { path, ...parsePromptFile(path, text, reading) };
       } catch (e) {
-        return { path, error: e instanceof Error ? e.message : String(e) };
+        const line = e instanceof FileError ? e.line : undefined;
+        return { path, at: line ? `${path}:${line}` : path, error: e instanceof Error ? e.message : String(e) };
       }
     });
   for (const p of parsed) {
@@ -43,7 +45,7 @@ export function loadPromptFiles(src: FileSource): LoadResult {
       continue;
     }
     if ('error' in p) {
-      issues.push({ path, message: p.error });
+      issues.push({ path: p.at, message: p.error });
       continue;
     }
     const { record, locate } = p;

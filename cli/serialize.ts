@@ -44,7 +44,7 @@ function markdownSafe(text: string): boolean {
   return (
     text === text.trim() &&
     text !== '' &&
-    !/^##[ \t]+(user|assistant)[ \t]*$/m.test(text) &&
+    !/^##[ \t]+(user|assistant)[ \t]*$/im.test(text) &&
     !/^```(image|audio|resource|resource_link)\b/.test(text) &&
     !text.includes('\r')
   );

@@ -199,3 +199,73 @@ describe('a UTF-8 byte order mark', () => {
     expect(issues).toEqual([{ path: 's.md:3: title', message: expect.any(String) }]);
   });
 });
+
+describe('what a prompt file cannot say', () => {
+  const say = (files: Record<string, string>, assets: Record<string, Uint8Array> = {}) =>
+    loadPromptFiles(source(files, assets)).issues.map((i) => `${i.path}: ${i.message}`);
+
+  it('a key repeated in one object of a JSON file is an issue naming the key and its line, not the last one kept', () => {
+    const json = '{\n  "name": "j",\n  "groups": ["sre"],\n  "groups": [],\n  "messages": []\n}\n';
+    expect(say({ 'j.json': json })).toEqual([
+      'j.json:4: key "groups" appears twice in one object (JSON would keep only the last): keep one',
+    ]);
+    // The same key in two objects, a key spelt with an escape, and a value that looks like a key are no repeat.
+    const fine = {
+      name: 'k',
+      messages: [
+        { role: 'user', content: { type: 'text', text: '"name": "k", {"a": 1, "a": 2}' } },
+        { role: 'user', content: { type: 'text', text: 'x' } },
+      ],
+    };
+    expect(say({ 'k.json': JSON.stringify(fine, null, 2) })).toEqual([]);
+    expect(say({ 'e.json': '{"name": "e", "n\\u0061me": "f", "messages": []}' })).toEqual([
+      'e.json:1: key "name" appears twice in one object (JSON would keep only the last): keep one',
+    ]);
+  });
+
+  it('a front-matter messages list beside the sections is an issue, not dropped', () => {
+    const md = '---\nname: p\nmessages:\n  - role: user\n    content: {type: text, text: hi}\n---\n## user\nthere\n';
+    expect(say({ 'p.md': md })).toEqual([
+      'p.md:4: messages: not a front-matter field: a Markdown prompt\'s messages are its "## user" and "## assistant" sections',
+    ]);
+  });
+
+  it('a role heading in the wrong case is an issue naming its line, not text of the turn above', () => {
+    expect(say({ 'p.md': '---\nname: p\n---\n## user\nhi\n\n## Assistant\nhello\n' })).toEqual([
+      'p.md:7: "## Assistant" is not a section heading, and would be text of the section above: write "## assistant"',
+    ]);
+  });
+
+  it('a file: in a resource_link block is refused, and the file is not taken as read', () => {
+    const md = '---\nname: p\n---\n## user\n```resource_link\nuri: file:///a.txt\nname: a\nfile: a.txt\n```\n';
+    const a = '---\nname: a\n---\n## user\nI am a prompt\n';
+    const { records, issues } = loadPromptFiles(
+      source({ 'a.md': a, 'p.md': md }, { 'a.md': new TextEncoder().encode(a) }),
+    );
+    expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'p.md: resource_link.file: a resource link takes no file (it points at its uri); a resource block sends a file as its text',
+    ]);
+    expect(records.map((r) => r.name)).toEqual(['a']);
+  });
+
+  it('a typed block followed by more of the section, a later code fence included, is a text block', () => {
+    const section = '```image\nfile: x.png\n```\n\nThen run:\n\n```sh\nls\n```';
+    const { records, issues } = loadPromptFiles(source({ 'p.md': `---\nname: p\n---\n## user\n${section}\n` }));
+    expect(issues).toEqual([]);
+    expect(records[0]!.messages[0]!.content).toEqual({ type: 'text', text: section });
+  });
+
+  it("a YAML error in a typed block is named at the prompt file's line", () => {
+    const md = '---\nname: p\n---\n\n## user\n\n```resource\nuri: log://a\nuri: log://b\n```\n';
+    expect(say({ 'p.md': md })).toEqual(['p.md:9: resource block: Map keys must be unique']);
+  });
+
+  it('a record nested deeper than a request may carry is an issue naming the file and the field', () => {
+    let meta: Record<string, unknown> = {};
+    for (let i = 0; i < 60; i++) meta = { a: meta };
+    const rec = { name: 'deep', messages: [{ role: 'user', content: { type: 'text', text: 'x', _meta: meta } }] };
+    const [issue, ...rest] = say({ 'deep.json': JSON.stringify(rec) });
+    expect(rest).toEqual([]);
+    expect(issue).toMatch(/^deep\.json: messages\[0\]\.content\._meta(\.a)+: nests deeper than 32 levels/);
+  });
+});
