@@ -5,6 +5,8 @@
  * middle of a command; giving up there would fail every large pull. The waits are bounded, so a
  * gateway that keeps refusing ends the command with a clear error rather than a hang. Once the
  * command is stopped by a signal (interrupt.ts), only the requests that undo its work are sent.
+ * A redirect is an error naming where it points, and a request that got no answer says whether
+ * it may have been applied.
  */
 import { CliError } from './api-types.js';
 import { stopped } from './interrupt.js';
@@ -46,6 +48,36 @@ function redacted(text: string, url: URL, headers: Record<string, string>): stri
   return secrets.reduce<string>((t, s) => (s ? t.split(s).join('[credential]') : t), text);
 }
 
+/**
+ * Error codes of a request that never reached the gateway: no connection (refused, no route, a name
+ * that does not resolve) or no TLS session. Any other network error may have come after the body was sent.
+ */
+const NOT_SENT =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_FAIL|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_\w+|ERR_SSL_\w+|CERT_\w+|UNABLE_TO_\w+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/;
+
+/** Why fetch rejected, without credentials: and, for a write, whether the gateway may have done it. */
+function unanswered(e: unknown, url: URL, init: Omit<Request, 'undo'>): CliError {
+  // fetch refuses a request it cannot make (a header it cannot carry) itself, with no network cause.
+  const cause = (e as Error).cause;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const why = redacted(String(cause ?? e), url, init.headers);
+  if (cause === undefined || (typeof code === 'string' && NOT_SENT.test(code)))
+    return new CliError(`cannot reach ${url.origin}: ${why}`);
+  const applied = init.method === 'GET' || init.method === 'HEAD' ? '' : ' (the request may have been applied)';
+  return new CliError(`no answer from ${url.origin} to ${init.method} ${url.pathname}${applied}: ${why}`);
+}
+
+/** A redirect is not followed: fetch would drop the token on a move to another origin, and make a POST a GET. */
+function redirectError(res: Response, url: URL, init: Omit<Request, 'undo'>): CliError {
+  const to = res.headers.get('location');
+  const href = to !== null && URL.canParse(to, url.href) ? new URL(to, url).href : to;
+  const where = href === null ? 'no Location' : redacted(href, url, init.headers);
+  return new CliError(
+    `${init.method} ${url.pathname}: the gateway answered HTTP ${res.status}, a redirect to ${where}, which is not followed; ` +
+      'use the final URL as --url (or PROMPTGATE_URL)',
+  );
+}
+
 export interface Request {
   method: string;
   headers: Record<string, string>;
@@ -70,10 +102,14 @@ export async function send(url: URL, request: Request, opts: RetryOptions = {}):
     signal?.throwIfAborted();
     let res: Response;
     try {
-      res = await fetch(url, { ...init, signal });
+      res = await fetch(url, { ...init, signal, redirect: 'manual' });
     } catch (e) {
       signal?.throwIfAborted();
-      throw new CliError(`cannot reach ${url.origin}: ${redacted(String((e as Error).cause ?? e), url, init.headers)}`);
+      throw unanswered(e, url, init);
+    }
+    if ([301, 302, 303, 307, 308].includes(res.status)) {
+      await res.body?.cancel();
+      throw redirectError(res, url, init);
     }
     if (res.status !== 429) return res;
     const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
