@@ -7,7 +7,8 @@
 import { canonical } from '../src/catalog/diff.js';
 import type { AdminClient, PublishResult } from './api.js';
 import { loadValidDir } from './fs-source.js';
-import { loadValidSkills, uploadMissing } from './skill-commands.js';
+import { publishDirectory, type DirectoryPush } from './push.js';
+import { loadValidSkills } from './skill-commands.js';
 
 type Out = (s: string) => void;
 
@@ -48,42 +49,28 @@ export async function pushCommand(
   out: Out,
 ): Promise<void> {
   const { records, sources, skills } = loadDirectory(dir);
-  const api = client();
-  // Skill files first, before a prompt upload is opened: stored by digest, they change nothing on
-  // their own, but go one request each (minutes, when the rate limit is reached), and an upload
-  // expires an hour after it is opened; then its hour covers only staging and publishing.
-  const uploaded = opts.dryRun ? 0 : await uploadMissing(api, skills);
-  // Staged and planned next (a set too large for one request is uploaded once, for the plan and
-  // the publish): a set the gateway refuses, or cannot hold, stops the push before anything is
-  // published, skills included, whether it went in parts or in one request.
-  const set = await api.stage(records);
-  try {
-    const plan = await set.publish({ dryRun: true, prune: opts.prune });
-    const skillResult = await api.publishSkills(skills.records, { dryRun: opts.dryRun, prune: opts.prune });
-    printDiff(out, skillResult, skills.sources, dir);
-    const s = skillResult.diff;
+  const dry = opts.dryRun ? ' (dry run)' : '';
+  const planned = ({ skills: r, uploaded, plan }: Omit<DirectoryPush, 'published'>) => {
+    printDiff(out, r, skills.sources, dir);
+    const s = r.diff;
     out(
-      `skills${opts.dryRun ? ' (dry run)' : ''}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${uploaded} file(s) uploaded`,
+      `skills${dry}: ${s.added.length} added, ${s.changed.length} changed, ${s.removed.length} deleted, ${s.unchanged.length} unchanged; ${uploaded} file(s) uploaded`,
     );
     printDiff(out, plan, sources, dir);
-    const { added, changed, removed, unchanged } = plan.diff;
-    if (opts.dryRun)
-      return out(
-        `dry run: ${added.length} to add, ${changed.length} to change, ${removed.length} to delete, ${unchanged.length} unchanged`,
-      );
-    if (!added.length && !changed.length && !removed.length)
-      return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
-    const done = await set.publish({ prune: opts.prune });
-    for (const [name, v] of Object.entries(done.versions))
-      out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
-    const d = done.diff;
-    out(
-      `published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`,
+  };
+  const { plan, published: done } = await publishDirectory(client(), records, skills, opts, planned);
+  const { added, changed, removed, unchanged } = plan.diff;
+  if (opts.dryRun)
+    return out(
+      `dry run: ${added.length} to add, ${changed.length} to change, ${removed.length} to delete, ${unchanged.length} unchanged`,
     );
-  } finally {
-    // Whatever happened: an upload not published is forgotten (one a publish used up is already gone).
-    await set.discard();
-  }
+  if (!done) return out(`nothing to publish: ${unchanged.length} prompt(s) unchanged`);
+  for (const [name, v] of Object.entries(done.versions))
+    out(`  ✓ ${name} → version ${v}${sources.has(name) ? `  (${dir}/${sources.get(name)})` : ' (deleted)'}`);
+  const d = done.diff;
+  out(
+    `published generation ${done.generation}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} deleted, ${d.unchanged.length} unchanged`,
+  );
 }
 
 /** What `push --prune` would change, prompts and skills, with the fields of each changed record. */

@@ -1,9 +1,9 @@
 /**
  * The CLI's skill side (docs/skills.md): push uploads the files the gateway lacks, then publishes
  * the records that name them (pull.ts writes every published skill folder back byte for byte);
- * history and rollback take `--skill`. prompt-commands.ts calls these beside the prompts' own steps.
+ * history and rollback take `--skill`. push.ts calls these beside the prompts' own steps.
  */
-import { CliError, type AdminClient, type PublishResult } from './api.js';
+import { CliError, type AdminClient } from './api.js';
 import { loadSkills, type SkillFiles } from './skills.js';
 
 /** Loads every skill folder of `dir`, or throws one error listing every problem. */
@@ -22,16 +22,4 @@ export async function uploadMissing(api: AdminClient, skills: SkillFiles): Promi
   const missing = await api.missingFiles([...skills.bytes.keys()]);
   for (const digest of missing) await api.uploadFile(digest, skills.bytes.get(digest)!);
   return missing.length;
-}
-
-/** Publishes the directory's skills, after their files; `dryRun` uploads nothing and returns the diff. */
-export async function pushSkills(
-  api: AdminClient,
-  skills: SkillFiles,
-  opts: { dryRun?: boolean; prune?: boolean },
-): Promise<{ result: PublishResult; uploaded: number }> {
-  if (opts.dryRun) return { result: await api.publishSkills(skills.records, opts), uploaded: 0 };
-  const uploaded = await uploadMissing(api, skills);
-  // Unchanged skills make no version and no generation: the writer compares them.
-  return { result: await api.publishSkills(skills.records, { prune: opts.prune }), uploaded };
 }
