@@ -13,6 +13,11 @@ import { MAX_CATALOG_BYTES } from './versioned-writes.js';
 export const UPLOAD_TTL_MS = 60 * 60 * 1000;
 /** Uploads open at once: enough for a few publishers, too few to fill the writer's storage. */
 export const MAX_OPEN_UPLOADS = 8;
+/**
+ * Uploads one principal may hold open: a publisher whose runs crash (each leaving its upload for
+ * the hour) fills its own share, never every slot the other publishers need.
+ */
+export const MAX_OPEN_PER_OPENER = 4;
 /** Prompts in one upload: its publish writes each in one transaction, inside the writer's lock. */
 export const MAX_UPLOAD_PROMPTS = 20_000;
 
@@ -91,6 +96,15 @@ export class UploadsTable {
   open(now: number, by: string | undefined): { ok: true; upload: UploadInfo } | UploadRefusal {
     return this.storage.transactionSync(() => {
       this.purge(now);
+      const mine = this.sql
+        .exec<{ n: number }>('SELECT count(*) AS n FROM uploads WHERE "by" IS ?', by ?? null)
+        .one().n;
+      if (mine >= MAX_OPEN_PER_OPENER)
+        return {
+          ok: false,
+          reason: 'too_many_uploads',
+          message: `${mine} uploads you opened are open (at most ${MAX_OPEN_PER_OPENER} per principal); publish or delete one (GET /admin/uploads lists them), or wait for one to expire`,
+        };
       const open = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM uploads').one().n;
       if (open >= MAX_OPEN_UPLOADS)
         return {

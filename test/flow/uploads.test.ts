@@ -7,7 +7,12 @@ import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { writerObject } from '../../src/catalog/stubs.js';
-import { MAX_OPEN_UPLOADS, MAX_UPLOAD_PROMPTS, UPLOAD_TTL_MS } from '../../src/catalog/uploads-table.js';
+import {
+  MAX_OPEN_PER_OPENER,
+  MAX_OPEN_UPLOADS,
+  MAX_UPLOAD_PROMPTS,
+  UPLOAD_TTL_MS,
+} from '../../src/catalog/uploads-table.js';
 import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
 import { MAX_PUBLISH_PROMPTS } from '../../src/routes/admin-json.js';
 import { adminFetch as admin, adminFetchIn } from '../helpers/worker.js';
@@ -132,11 +137,33 @@ describe('a set larger than one request', () => {
     expect(((await late.json()) as any).error.message).toContain('expires an hour after');
   });
 
-  it(`at most ${MAX_OPEN_UPLOADS} open at once (409); expired ones do not count, and are dropped`, async () => {
+  it(`at most ${MAX_OPEN_PER_OPENER} open per principal and ${MAX_OPEN_UPLOADS} in all (409); expired ones do not count, and are dropped`, async () => {
     await clear();
+    const e = { ...env, AUTH: 'apikey' } as Env;
+    const asKey = async (name: string) => {
+      const made = await admin('POST', '/keys', { name, admin: true });
+      expect(made.status).toBe(201);
+      const key = ((await made.json()) as any).key as string;
+      return (method: string, path: string) => adminFetchIn(e, method, path, key);
+    };
+    const openAs = async (f: (method: string, path: string) => Promise<Response>) => {
+      const res = await f('POST', '/uploads');
+      expect(res.status).toBe(201);
+      return ((await res.json()) as any).upload.id as string;
+    };
     const ids: string[] = [];
-    for (let i = 0; i < MAX_OPEN_UPLOADS; i++) ids.push(await open());
-    const over = await admin('POST', '/uploads');
+    for (let i = 0; i < MAX_OPEN_PER_OPENER; i++) ids.push(await open());
+    // One principal's crashed runs fill its own share only.
+    const mine = await admin('POST', '/uploads');
+    expect(mine.status).toBe(409);
+    expect(((await mine.json()) as any).error).toMatchObject({
+      code: 'too_many_uploads',
+      message: expect.stringContaining(`at most ${MAX_OPEN_PER_OPENER} per principal`),
+    });
+    const second = await asKey('uploads-second');
+    for (let i = MAX_OPEN_PER_OPENER; i < MAX_OPEN_UPLOADS; i++) ids.push(await openAs(second));
+    const third = await asKey('uploads-third');
+    const over = await third('POST', '/uploads');
     expect(over.status).toBe(409);
     const refusal = ((await over.json()) as any).error;
     expect(refusal.code).toBe('too_many_uploads');
@@ -145,6 +172,7 @@ describe('a set larger than one request', () => {
     const listed = ((await (await admin('GET', '/uploads')).json()) as any).uploads;
     expect(listed.map((u: any) => u.id)).toEqual(ids);
     expect(listed[0]).toMatchObject({ prompts: 0, bytes: 0, by: 'admin' });
+    expect(listed[MAX_OPEN_PER_OPENER].by).not.toBe('admin');
     await admin('POST', `/uploads/${ids[0]}/prompts`, { prompts: [text('left_behind')] });
     await sql('UPDATE uploads SET created_at = ? WHERE id = ?', Date.now() - UPLOAD_TTL_MS - 1, ids[0]!);
     await open();
