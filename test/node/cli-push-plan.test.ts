@@ -5,55 +5,37 @@
  * their publish adds) says that the skills were published and the prompts were not.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AdminClient } from '../../cli/api.js';
 import { pushCommand } from '../../cli/prompt-commands.js';
 import { pushDir } from '../../cli/push.js';
+import { adminStandIn, EMPTY_DIFF } from '../helpers/admin-stand-in.js';
 
 const TOKEN = 'test-token';
-/** Each request as it arrived: method and path. */
-const seen: string[] = [];
 /** Requests (method and path, up to the query) answered 413 catalog_too_large. */
 let tooLarge: string[] = [];
 
-const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const request = `${req.method} ${req.url}`;
-    seen.push(request);
-    const json = (status: number, body: unknown) =>
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (tooLarge.includes(request))
-      return json(413, { error: { code: 'catalog_too_large', message: 'The catalog would be about 13000000 bytes' } });
-    const diff = { added: [], changed: [], removed: [], unchanged: [] };
-    if (req.url === '/admin/skills/files/missing')
-      return json(200, { missing: (JSON.parse(Buffer.concat(chunks).toString()) as { digests: string[] }).digests });
-    if (req.method === 'PUT' && req.url!.startsWith('/admin/skills/files/')) return json(201, {});
-    if (req.url!.startsWith('/admin/skills/publish'))
-      return json(200, { ok: true, generation: 7, diff: { ...diff, added: ['notes'] }, versions: { notes: 1 } });
-    if (req.url!.startsWith('/admin/publish'))
-      return json(200, { ok: true, generation: 8, diff: { ...diff, added: ['p'] }, versions: { p: 1 } });
-    json(404, { error: { message: 'not here' } });
-  });
+const stand = await adminStandIn(({ method, url }, json) => {
+  if (tooLarge.includes(`${method} ${url}`))
+    return json(413, { error: { code: 'catalog_too_large', message: 'The catalog would be about 13000000 bytes' } });
+  if (url.startsWith('/admin/skills/publish'))
+    return json(200, { ok: true, generation: 7, diff: { ...EMPTY_DIFF, added: ['notes'] }, versions: { notes: 1 } });
+  if (url.startsWith('/admin/publish'))
+    return json(200, { ok: true, generation: 8, diff: { ...EMPTY_DIFF, added: ['p'] }, versions: { p: 1 } });
 });
+const { seen, base } = stand;
 
-let base: string;
 let dir: string;
-beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'pg-push-plan-'));
   writeFileSync(join(dir, 'p.md'), '---\nname: p\n---\n## user\nhi\n');
   mkdirSync(join(dir, 'skills/notes'), { recursive: true });
   writeFileSync(join(dir, 'skills/notes/SKILL.md'), '---\nname: notes\ndescription: Writes notes.\n---\n\n# notes\n');
 });
 afterAll(() => {
-  server.close();
+  stand.close();
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => {

@@ -4,44 +4,27 @@
  * inside that hour, they could outlast it, and the skills be published with the prompts then lost.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AdminClient } from '../../cli/api.js';
 import { PART_PROMPTS } from '../../cli/parts.js';
 import { pushCommand } from '../../cli/prompt-commands.js';
+import { adminStandIn, EMPTY_DIFF } from '../helpers/admin-stand-in.js';
 
-/** Each request as it arrived: method and path. */
-const seen: string[] = [];
-
-const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const url = req.url!;
-    seen.push(`${req.method} ${url}`);
-    const json = (status: number, body: unknown) =>
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    const diff = { added: [], changed: [], removed: [], unchanged: [] };
-    if (url === '/admin/skills/files/missing')
-      return json(200, { missing: (JSON.parse(Buffer.concat(chunks).toString()) as { digests: string[] }).digests });
-    if (req.method === 'PUT' && url.startsWith('/admin/skills/files/')) return json(201, {});
-    if (url === '/admin/uploads') return json(201, { upload: { id: 'up-1' } });
-    if (url === '/admin/uploads/up-1/prompts') return json(200, { upload: { id: 'up-1' } });
-    if (req.method === 'DELETE') return json(200, { deleted: 'up-1' });
-    if (url.includes('/publish'))
-      return json(200, { ok: true, generation: 2, diff: { ...diff, added: ['p_0'] }, versions: { p_0: 1 } });
-    json(404, { error: { message: 'not here' } });
-  });
+const stand = await adminStandIn(({ method, url }, json) => {
+  if (url === '/admin/uploads') return json(201, { upload: { id: 'up-1' } });
+  if (url === '/admin/uploads/up-1/prompts') return json(200, { upload: { id: 'up-1' } });
+  if (method === 'DELETE') return json(200, { deleted: 'up-1' });
+  if (url.includes('/publish'))
+    return json(200, { ok: true, generation: 2, diff: { ...EMPTY_DIFF, added: ['p_0'] }, versions: { p_0: 1 } });
 });
+const { seen } = stand;
 
 let api: AdminClient;
 let dir: string;
-beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  api = new AdminClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'test-token');
+beforeAll(() => {
+  api = new AdminClient(stand.base, 'test-token');
   // A set that goes in parts (so through an upload), and a skill with two files.
   dir = mkdtempSync(join(tmpdir(), 'pg-push-'));
   for (let i = 0; i <= PART_PROMPTS; i++)
@@ -51,7 +34,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'skills/notes/references/STYLE.md'), 'style guide');
 });
 afterAll(() => {
-  server.close();
+  stand.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
