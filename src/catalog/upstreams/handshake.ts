@@ -11,14 +11,11 @@
  */
 import { isRecord } from '../../lib/json.js';
 import { SseLink } from './sse-link.js';
-import { errorBody, LEGACY_VERSION, type Connection, type Era, type UpstreamHttp } from './http.js';
+import { errorBody, type Connection, type Era, type UpstreamHttp } from './http.js';
+import { legacyInitialize, sendInitialized } from './legacy-init.js';
 import { endSession } from './session-calls.js';
 import { reply, UpstreamError } from './wire.js';
 import { type Deadline } from './deadline.js';
-import { LEGACY_VERSIONS } from '../../lib/versions.js';
-
-/** The revisions an upstream's initialize may settle on over Streamable HTTP: the session-era ones, and 2024-11-05. */
-const SPOKEN: ReadonlySet<string> = new Set([...LEGACY_VERSIONS, '2024-11-05']);
 
 /** Errors by which a modern server says "modern, but not like that" (-32022 aside: see tryModern). */
 const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32602]);
@@ -109,8 +106,8 @@ export class Handshake {
    */
   private async probe(d: Deadline): Promise<Connection | undefined> {
     // `initialized` follows the initialize reply at once (harmless if modern wins).
-    const legacy = this.initialize(d).then((c) => {
-      if (c) this.initialized(c);
+    const legacy = legacyInitialize(this.http, d).then((c) => {
+      if (c) sendInitialized(this.http, c);
       return c;
     });
     legacy.catch(() => undefined);
@@ -134,73 +131,15 @@ export class Handshake {
   }
 
   private async tryLegacy(d: Deadline): Promise<Connection | undefined> {
-    const conn = await this.initialize(d);
-    if (conn) this.initialized(conn);
+    const conn = await legacyInitialize(this.http, d);
+    if (conn) sendInitialized(this.http, conn);
     return conn;
-  }
-
-  /** initialize; undefined when the endpoint is not Streamable HTTP legacy (400, 404, 405). */
-  private async initialize(d: Deadline): Promise<Connection | undefined> {
-    const init = this.http.envelope('initialize', {
-      protocolVersion: LEGACY_VERSION,
-      capabilities: {},
-      clientInfo: this.http.opts.clientInfo,
-    });
-    const res = await this.http.send('POST', this.http.opts.url, init, {}, d.signal);
-    if (res.status === 400 || res.status === 404 || res.status === 405) {
-      await res.body?.cancel();
-      return undefined;
-    }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new UpstreamError('http', `upstream answered ${res.status} to initialize`, res.status);
-    }
-    const result = await reply(res, init.id, d);
-    const conn: Connection = {
-      era: 'legacy',
-      sessionId: res.headers.get('mcp-session-id') ?? undefined,
-      version: String(result.protocolVersion ?? LEGACY_VERSION),
-      ...(isRecord(result.capabilities) && { capabilities: result.capabilities }),
-    };
-    // A counter-offer of a revision this client does not speak: disconnect (spec, lifecycle), and end the session it opened.
-    if (!SPOKEN.has(conn.version!)) {
-      if (conn.sessionId) void endSession(this.http, conn);
-      throw new UpstreamError(
-        'protocol',
-        `upstream negotiated protocol version "${conn.version!.slice(0, 40)}", which this gateway does not speak`,
-      );
-    }
-    return conn;
-  }
-
-  /**
-   * Sends `notifications/initialized` without waiting for its 202: the first
-   * real request goes out beside it, which saves a round trip on every cold
-   * legacy upstream (the spec asks the client to send the notification, and
-   * to wait for the initialize reply, which it has). The official SDK servers
-   * serve that request either way; a server that refuses requests until it
-   * has seen the notification gets the request again once the 202 is in
-   * (client.ts, `request`), so the worst case is the old sequence.
-   */
-  private initialized(conn: Connection): void {
-    conn.initializing = this.http
-      .send(
-        'POST',
-        this.http.opts.url,
-        { jsonrpc: '2.0', method: 'notifications/initialized' },
-        this.http.legacyHeaders(conn),
-      )
-      .then((note) => note.body?.cancel())
-      .catch(() => undefined)
-      .finally(() => {
-        conn.initializing = undefined;
-      });
   }
 
   /** 2024-11-05: the HTTP+SSE transport (sse-link.ts), then its own initialize handshake. */
   private async openSse(d: Deadline): Promise<Connection> {
     const { opts } = this.http;
-    const auth = opts.auth && { authorization: `Bearer ${await opts.auth.token(d.signal)}` };
+    const auth = opts.auth && { authorization: `Bearer ${this.http.sent.token(await opts.auth.token(d.signal))}` };
     const sse = await SseLink.open(opts.url, { ...opts.headers, ...auth }, this.http.fetch, d);
     const conn: Connection = { era: 'sse', sse };
     try {
