@@ -45,6 +45,13 @@ async function batch(t: RequestScope, items: unknown[]): Promise<Response> {
     );
   if (items.some((m) => (m as { method?: unknown })?.method === 'initialize'))
     throw new HttpError(400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch');
+  // Batches are 2025-03-26 sessions' alone: one with no session is outside any (checklist §2, POST).
+  if (t.sessionId === undefined)
+    throw new HttpError(
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid Request: JSON-RPC batches are part of a 2025-03-26 session only; send one with its Mcp-Session-Id',
+    );
   const version = await requireSession(t);
   t.record.version = version;
   if (!featuresOf(version).batches)

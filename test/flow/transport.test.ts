@@ -140,6 +140,8 @@ describe('JSON-RPC envelope', () => {
   it('400 -32600 on a batch outside a 2025-03-26 session', async () => {
     const s = await openSession('2025-11-25');
     await expectError(await post([request('ping'), request('ping')], { session: s.id }), 400, -32600);
+    // Outside any session too: a batch is no request to begin one with.
+    await expectError(await post([request('ping'), request('ping')]), 400, -32600);
   });
   it('400 -32600 on initialize inside a batch, and on an empty batch', async () => {
     await expectError(await post([request('initialize', { protocolVersion: '2025-03-26' })]), 400, -32600);
