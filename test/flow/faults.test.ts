@@ -470,8 +470,10 @@ describe('a request whose Durable Object fails under it', () => {
       // The call reaching the held object is the machine's timing: a run that missed the reset says nothing.
       if (first.status !== 503 && attempt < 5) continue;
       expect(first.status).toBe(503);
-      // Repeated on the same isolate, it reaches the object and ends the session there, for every isolate.
-      expect((await del(session)).status).toBe(200);
+      // Repeated on the same isolate, it reaches the object and ends the session there, for every
+      // isolate: 200, or 404 when the reset came after the object had ended it (a loaded machine's
+      // timing), an ended session being unknown. Either way it is ended; never a second failure.
+      expect([200, 404]).toContain((await del(session)).status);
       const ping = await send(postInit({ jsonrpc: '2.0', id: 'after', method: 'ping' }, { session }));
       expect(ping.status).toBe(404);
       expect((await del(session)).status).toBe(404);
