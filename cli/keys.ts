@@ -4,6 +4,7 @@
  * shows it again (the gateway keeps only its hash).
  */
 import { KEY_ID_PATTERN, KEY_PREFIX } from '../src/catalog/keys-table.js';
+import { printable } from '../src/lib/clip.js';
 import { UsageError, type AdminClient, type KeyInfo, type NewKey } from './api.js';
 
 export interface KeyOptions {
@@ -18,8 +19,13 @@ export const KEYS_USAGE = `usage: promptgate keys create --name <name> [--group 
        promptgate keys list
        promptgate keys revoke <id>`;
 
-/** Rows under a header, each column as wide as its widest cell. */
-export function table(header: string[], rows: string[][]): string[] {
+/**
+ * Rows under a header, each column as wide as its widest cell. Cells are the gateway's text, some of
+ * it a caller's (a client's name in usage): each control character shows as `\xNN`, never reaching
+ * the terminal as an escape sequence.
+ */
+export function table(header: string[], rawRows: string[][]): string[] {
+  const rows = rawRows.map((r) => r.map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     `  ${cells
@@ -75,7 +81,7 @@ export async function keysCommand(
         req.expiresInDays = days;
       }
       const made = await api().createKey(req);
-      out(`created key ${made.id} (${made.name})${made.expiresAt ? `, expires ${made.expiresAt}` : ''}`);
+      out(`created key ${made.id} (${printable(made.name)})${made.expiresAt ? `, expires ${made.expiresAt}` : ''}`);
       out('');
       out(`  ${made.key}`);
       out('');
@@ -97,7 +103,7 @@ export async function keysCommand(
         throw new UsageError("that is the key itself, not its id: `promptgate keys list` shows each key's id");
       if (!KEY_ID_PATTERN.test(rest[0]!)) throw new UsageError(`a key id is 16 hex digits\n${KEYS_USAGE}`);
       const k = await api().revokeKey(rest[0]!);
-      return out(`revoked key ${k.id} (${k.name}) at ${k.revokedAt}`);
+      return out(`revoked key ${k.id} (${printable(k.name)}) at ${k.revokedAt}`);
     }
     default:
       throw new UsageError(KEYS_USAGE);

@@ -6,6 +6,7 @@
  * (plus one per JSON-RPC call): the hot path only assigns.
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_METHOD, printable } from './clip.js';
 
 /** Which layer answered a listing or a get (docs/observability.md). */
 export type CacheLayer = 'isolate' | 'edge' | 'kv' | 'upstream';
@@ -19,19 +20,16 @@ export interface ClientLabel {
 /** Longest name or version kept of a client's self-description: it is client input, and goes on every log line. */
 export const MAX_CLIENT_FIELD = 64;
 
+/** One field of a label: its control characters shown, not kept (usage rows reach terminals), then cut. */
+const labelField = (text: string): string => printable(text).slice(0, MAX_CLIENT_FIELD);
+
 /** A clientInfo (initialize's, the modern `_meta` one, a session's) as a label; undefined unless its name is a string. */
 export function clientLabel(info: unknown): ClientLabel | undefined {
   if (typeof info !== 'object' || info === null) return undefined;
   const { name, version } = info as { name?: unknown; version?: unknown };
   if (typeof name !== 'string') return undefined;
-  return {
-    name: name.slice(0, MAX_CLIENT_FIELD),
-    version: typeof version === 'string' ? version.slice(0, MAX_CLIENT_FIELD) : '',
-  };
+  return { name: labelField(name), version: typeof version === 'string' ? labelField(version) : '' };
 }
-
-/** Longest method name kept (`mcp.method.name`, span names): it is client input, and goes on every log line. */
-export const MAX_METHOD = 100;
 
 /** One JSON-RPC request inside the HTTP request (a legacy batch has several). */
 export class CallFact {
@@ -39,6 +37,8 @@ export class CallFact {
   prompt: string | undefined = undefined;
   /** The JSON-RPC error code of the reply, in-band or as an HTTP error; undefined on success. */
   errorCode: number | undefined = undefined;
+  /** Handed to its method (rpc/dispatch.ts): a call refused before (its envelope, headers, session) never looked at its name. */
+  dispatched = false;
 
   constructor(
     readonly method: string,
@@ -58,12 +58,14 @@ export class RequestRecord {
   /** W3C trace context from `_meta.traceparent`, once validated. */
   traceparent: string | undefined = undefined;
   tracestate: string | undefined = undefined;
-  /** The layer that answered; in a batch, the last call's. */
+  /** The layer that answered; in a batch, the last call's (each call's own span: callRecord). */
   cache: CacheLayer | undefined = undefined;
   /** The upstream asked on this request's behalf, and how long it took (ms). */
   upstream: string | undefined = undefined;
   upstreamMs: number | undefined = undefined;
   readonly calls: CallFact[] = [];
+  /** The JSON-RPC code of the error body app.onError sent, if it sent one: what `error.type` names. */
+  answeredCode: number | undefined = undefined;
   /** A JSON-RPC batch (2025-03-26): an HTTP error answers the whole of it, so it echoes no call's id. */
   batch = false;
 
@@ -78,6 +80,28 @@ export class RequestRecord {
     this.calls.push(fact);
     return fact;
   }
+}
+
+/** What a call in a batch learns for itself: which layer answered it and which upstream it asked. */
+const PER_CALL: ReadonlySet<string> = new Set(['cache', 'upstream', 'upstreamMs']);
+
+/**
+ * One call's view of its request's record, for a batch whose calls run at once: its cache layer and
+ * upstream are its own (its span names them, not a sibling's), and also written through to the
+ * request's (the line and Server-Timing keep the last). Every other field is the request's.
+ */
+export function callRecord(record: RequestRecord): RequestRecord {
+  const shared = record as unknown as Record<string, unknown>;
+  const mine: Record<string, unknown> = {};
+  const own = Object.create(record) as RequestRecord;
+  for (const key of Object.keys(record)) {
+    const set = PER_CALL.has(key)
+      ? (v: unknown) => void (mine[key] = shared[key] = v)
+      : (v: unknown) => void (shared[key] = v);
+    const get = PER_CALL.has(key) ? () => mine[key] : () => shared[key];
+    Object.defineProperty(own, key, { get, set, enumerable: true });
+  }
+  return own;
 }
 
 /**

@@ -7,7 +7,6 @@
 import { NOBODY } from '../auth/principal.js';
 import type { Outcome } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
-import { RpcError } from '../rpc/errors.js';
 import { logRequest } from './log-line.js';
 import { serverTiming, withServerTiming } from './server-timing.js';
 
@@ -19,12 +18,12 @@ export function finishRequest(
   method: string,
   path: string,
   res: Response,
-  error: Error | undefined,
 ): Outcome & { response: Response } {
   const record = scope.record;
   const last = record.calls.at(-1);
-  // An HTTP error (app.onError answered it) ends the call it was raised for, if one was read.
-  const errorCode = error instanceof RpcError ? error.code : undefined;
+  // An HTTP error (app.onError answered it) ends the call it was raised for, if one was read: its
+  // code is the one of the body sent, whatever was thrown (a reset, a bug, a stream limit).
+  const errorCode = record.answeredCode;
   if (last && last.errorCode === undefined) last.errorCode = errorCode;
   const durationMs = Date.now() - record.start;
   // One read: each crosses into the runtime.

@@ -28,7 +28,7 @@ const KEY_IN_PATH = new RegExp(`${KEY_PREFIX}[A-Za-z0-9_-]+`, 'g');
  * The path as logged: clipped, and with anything shaped like an API key blanked. A key pasted
  * where a key id belongs (`DELETE /admin/keys/pg_…`) is a live secret that must not reach the logs.
  */
-function loggedPath(path: string): string {
+export function loggedPath(path: string): string {
   const clipped = clip(path, MAX_LOGGED_PATH);
   return clipped.includes(KEY_PREFIX) ? clipped.replace(KEY_IN_PATH, `${KEY_PREFIX}[redacted]`) : clipped;
 }

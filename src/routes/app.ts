@@ -2,6 +2,7 @@
  * The Hono app: mounts the routes and owns the single error handler that
  * turns every HttpError (and anything unexpected) into a response.
  */
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Hono, type Context } from 'hono';
 import { AuthConfigError, AuthNotConfiguredError } from '../auth/config-checks.js';
 import { AuthError } from '../auth/errors.js';
@@ -21,6 +22,7 @@ import { methodOf, onMcp, scopeOf } from './scope.js';
 import { RATE_PERIOD_S } from './limits.js';
 import { TooManyStreamsError } from '../session/stream-limits.js';
 import { log } from '../lib/log.js';
+import { loggedPath } from '../observe/log-line.js';
 
 export const app = new Hono<AppEnv>();
 
@@ -91,6 +93,29 @@ const errorHeadersOf = (c: Context<AppEnv>): Record<string, string> =>
 /** The principal's id for log lines, once access control has set one. */
 const principalId = (c: Context<AppEnv>) => c.get('scope')?.principal.id;
 
+/** A JSON-RPC error body; its code is kept on the record, so `error.type` names what was sent (observe/finish.ts). */
+function rpcAnswer(
+  c: Context<AppEnv>,
+  id: RequestId | undefined,
+  http: HttpError,
+  headers: Record<string, string>,
+): Response {
+  const record = c.get('scope')?.record;
+  if (record) record.answeredCode = http.code;
+  return new Response(errorJson(id, http), {
+    status: http.status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** A failure the runtime calls safe to repeat (a Durable Object reset or overloaded): a warning, then a 503. */
+const logRetryable = (c: Context<AppEnv>, cause: unknown) =>
+  log.warn('request failed, retryable', {
+    path: loggedPath(c.req.path),
+    error: String(cause),
+    principal: principalId(c),
+  });
+
 /** A refusal of access control (auth/errors.ts): a JSON-RPC error on /mcp, the `{error}` body elsewhere. */
 function refusal(err: AuthError, c: Context<AppEnv>): Response {
   log.warn('request refused', {
@@ -108,6 +133,8 @@ function refusal(err: AuthError, c: Context<AppEnv>): Response {
     headers,
     data: err.oauthError ? { error: err.oauthError } : undefined,
   });
+  // Not rpcAnswer: error.type stays the status (`401`, `403`), which tells a refusal apart where the
+  // body's -32000 would read as any transport error (observe/finish.ts).
   return new Response(errorJson(undefined, http), {
     status: http.status,
     headers: { 'content-type': 'application/json', ...headers },
@@ -125,7 +152,7 @@ app.onError((err, c) => {
   if (err instanceof AuthError) return refusal(err, c);
   if (err instanceof MissingSecretError || err instanceof AuthConfigError) err = misconfigured(err, onMcp(c));
   else if (!(err instanceof HttpError) && !(err instanceof ApiError) && isRetryable(err)) {
-    log.warn('request failed, retryable', { path: c.req.path, error: String(err) });
+    logRetryable(c, err);
     err = onMcp(c)
       ? unavailable()
       : new ApiError(503, 'unavailable', 'Temporarily unavailable; retry the request (it is safe to repeat)');
@@ -145,7 +172,9 @@ app.onError((err, c) => {
   if (err instanceof HttpError) {
     http = err;
     // A 4xx is the request's own log line (routes/observe.ts: status, error.type); a 5xx also says why.
-    if (err.status >= 500)
+    // A call's object reset under it (rpc/dispatch.ts) is a 503 whose cause is that retryable failure.
+    if (err.status === 503 && isRetryable(err.cause)) logRetryable(c, err.cause);
+    else if (err.status >= 500)
       log.error('request failed', {
         status: err.status,
         code: err.code,
@@ -155,7 +184,7 @@ app.onError((err, c) => {
   } else {
     const misconfigured = err instanceof ConfigError;
     log.error(misconfigured ? 'configuration error' : 'unhandled error', {
-      path: c.req.path,
+      path: loggedPath(c.req.path),
       principal: principalId(c),
       error: String(err),
       stack: err.stack,
@@ -175,8 +204,5 @@ app.onError((err, c) => {
     });
   // An error raised after the body's one request was read (a failed Durable Object call, a bug) still echoes its id.
   const id = http.id ?? c.get('scope')?.record.soleId;
-  return new Response(errorJson(id, http), {
-    status: http.status,
-    headers: { 'content-type': 'application/json', ...errorHeadersOf(c), ...http.headers },
-  });
+  return rpcAnswer(c, id, http, { ...errorHeadersOf(c), ...http.headers });
 });

@@ -13,10 +13,10 @@ import { methodOf, onMcp, scopeOf } from './scope.js';
 export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   const scope = scopeOf(c);
   await next();
-  const { response, ...outcome } = finishRequest(scope, methodOf(c), c.req.path, c.res, c.error);
+  const { response, ...outcome } = finishRequest(scope, methodOf(c), c.req.path, c.res);
   // Only when Server-Timing had to re-wrap a response with immutable headers.
   if (response !== c.res) c.res = response;
   // Usage and error classes are the MCP endpoint's (docs/observability.md): /admin, /status and the
   // pages are logged, not counted.
-  if (onMcp(c)) countUsage(scope, outcome, c.error);
+  if (onMcp(c)) countUsage(scope, outcome);
 };

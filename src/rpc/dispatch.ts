@@ -9,6 +9,7 @@ import { CallCancelled } from './cancels.js';
 import type { CallContext, Handler } from './context.js';
 import type { Era } from './era.js';
 import { callFailed, ErrorCode, HttpError, isRetryable, RpcError, toRpcError, unavailable } from './errors.js';
+import { clip, MAX_METHOD } from '../lib/clip.js';
 import { resultMessage, type Message, type Params } from './envelope.js';
 import { complete } from './methods/completion.js';
 import { discover } from './methods/discover.js';
@@ -64,6 +65,11 @@ function asRpcError(e: unknown, method: string): RpcError {
   return toRpcError(e);
 }
 
+/** The message of -32601, in either era: the method is client input, quoted back cut to its bound. */
+export const methodNotFoundMessage = (method: string): string => `Method not found: ${clip(method, MAX_METHOD)}`;
+
+const methodNotFound = (method: string) => new RpcError(ErrorCode.MethodNotFound, methodNotFoundMessage(method));
+
 /**
  * Starts the record of a call (lib/record.ts) as soon as the entry has read it, so a call refused
  * before it is dispatched (a bad envelope, an unknown session) still names its method and prompt.
@@ -103,8 +109,8 @@ export function call(
   fact: CallFact = factOf(ctx.record, msg),
 ): string | Promise<string> {
   const handler = hasMethod(ctx.era, msg.method, ctx.cfg) ? METHODS[ctx.era][msg.method] : undefined;
-  if (!handler)
-    return callFailed(fact, msg.id, new RpcError(ErrorCode.MethodNotFound, `Method not found: ${msg.method}`));
+  if (!handler) return callFailed(fact, msg.id, methodNotFound(msg.method));
+  fact.dispatched = true;
   return inSpan(run, handler, msg, ctx, fact);
 }
 
@@ -127,11 +133,13 @@ function run(
       throw new HttpError(e.status, e.code, e.message, { data: e.data, headers: e.headers, id: msg.id });
     }
     // An object reset or overloaded under the call (a session's, an upstream's): the whole request
-    // is safe to repeat, and 503 says so where an in-band -32603 would read as a bug.
+    // is safe to repeat, and 503 says so where an in-band -32603 would read as a bug. app.onError
+    // logs it, with the cause, as any retryable failure of the request; a batch answers it as its
+    // item's error (legacy.ts), which never reaches app.onError, so the item's is logged here.
     if (isRetryable(e)) {
-      log.warn('call failed, retryable', { method: msg.method, error: String(e) });
+      if (ctx.record.batch) log.warn('call failed, retryable', { method: msg.method, error: String(e) });
       fact.errorCode = ErrorCode.InternalError;
-      throw unavailable(msg.id);
+      throw Object.assign(unavailable(msg.id), { cause: e });
     }
     return callFailed(fact, msg.id, asRpcError(e, msg.method));
   };

@@ -28,7 +28,7 @@ import { credentialCheck } from '../lib/caller.js';
 import { clientLabel, type CallFact } from '../lib/record.js';
 import { answer } from './cancels.js';
 import { callContext } from './context.js';
-import { call, factOf, hasMethod } from './dispatch.js';
+import { call, factOf, hasMethod, methodNotFoundMessage } from './dispatch.js';
 import { accepted, jsonResponse, readMessage, resultMessage, type Message } from './envelope.js';
 import { callFailed, ErrorCode, HttpError, invalidParams } from './errors.js';
 import { checkMethodHeader, checkStandardHeaders, plainHeaderValue } from './modern-headers.js';
@@ -135,6 +135,6 @@ export function modernPost(t: RequestScope, body: unknown): Response | Promise<R
   checkStandardHeaders(t, msg.id, version, msg.method, msg.params);
   if (msg.method === 'subscriptions/listen') return listen(t, msg, version, fact);
   if (!hasMethod('modern', msg.method, t.cfg))
-    throw new HttpError(404, ErrorCode.MethodNotFound, `Method not found: ${msg.method.slice(0, 100)}`, { id: msg.id });
+    throw new HttpError(404, ErrorCode.MethodNotFound, methodNotFoundMessage(msg.method), { id: msg.id });
   return answer(call(msg, callContext(t, 'modern', version), fact));
 }

@@ -10,7 +10,7 @@
  */
 import { tracing } from 'cloudflare:workers';
 import { callAttributes } from '../lib/attributes.js';
-import type { CallFact } from '../lib/record.js';
+import { callRecord, type CallFact } from '../lib/record.js';
 import type { CallContext, Handler } from './context.js';
 import type { Message } from './envelope.js';
 
@@ -47,16 +47,21 @@ function annotate(span: SpanLike, ctx: CallContext, fact: CallFact): void {
 type Request = Extract<Message, { kind: 'request' }>;
 type Run = (handler: Handler, msg: Request, ctx: CallContext, fact: CallFact) => string | Promise<string>;
 
+/** The call's context with a record of its own (a batch's calls run at once: each span names its own upstream). */
+const withOwnRecord = (ctx: CallContext): CallContext =>
+  Object.create(ctx, { record: { value: callRecord(ctx.record) } }) as CallContext;
+
 function inside(
   span: SpanLike,
   run: Run,
   handler: Handler,
   msg: Request,
-  ctx: CallContext,
+  shared: CallContext,
   fact: CallFact,
 ): string | Promise<string> {
+  if (!span.isTraced) return run(handler, msg, shared, fact);
+  const ctx = shared.record.batch ? withOwnRecord(shared) : shared;
   const out = run(handler, msg, ctx, fact);
-  if (!span.isTraced) return out;
   if (typeof out === 'string') {
     annotate(span, ctx, fact);
     return out;

@@ -4,9 +4,9 @@
  * path a counted call allocates nothing (tally.ts); a request with no counted call costs a loop.
  * Outcomes and error classes are `error.type`, as the log line names them (errorTypeOf).
  */
-import { errorTypeOf, type Outcome } from '../lib/record.js';
+import { errorTypeOf, type CallFact, type Outcome } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
-import { ErrorCode, RpcError } from '../rpc/errors.js';
+import { ErrorCode } from '../rpc/errors.js';
 import { servedCatalog } from '../catalog/store.js';
 import { arm, tally } from './flush.js';
 import { HOUR_MS } from './store.js';
@@ -19,8 +19,9 @@ export const UNKNOWN_PROMPT = '(unknown)';
 /**
  * Codes a call about a prompt can end with once its name was routed: arguments the prompt refuses
  * (-32602, which is also the answer for a name nobody has), its upstream's own failure (-32603), a
- * capability its upstream asked for (-32021). Every other code is a refusal of the request before
- * any name was looked at (headers, version, session, method, parse), whatever the name said.
+ * capability its upstream asked for (-32021). Every other code, and any code of a call never handed
+ * to its method (a bad envelope's -32602 included), is a refusal of the request before any name was
+ * looked at (headers, envelope, version, session, method, parse), whatever the name said.
  */
 const AFTER_ROUTING: ReadonlySet<number> = new Set([
   ErrorCode.InvalidParams,
@@ -33,10 +34,11 @@ const AFTER_ROUTING: ReadonlySet<number> = new Set([
  * a name is a row only when this isolate's catalog lists it in the caller's view, and the call
  * succeeded or failed after routing. Everything else is counted as one.
  */
-function countedName(scope: RequestScope, prompt: string | undefined, code: number | undefined, ok: boolean): string {
+function countedName(scope: RequestScope, call: CallFact, ok: boolean): string {
+  const { prompt, errorCode: code } = call;
   // No name at all (a get without one, a completion of a resource template): one row, as a made-up name is.
   if (prompt === undefined) return UNKNOWN_PROMPT;
-  if (!ok && (code === undefined || !AFTER_ROUTING.has(code))) return UNKNOWN_PROMPT;
+  if (!ok && (!call.dispatched || code === undefined || !AFTER_ROUTING.has(code))) return UNKNOWN_PROMPT;
   const view = servedCatalog(scope.env.PROMPTS)?.viewFor(scope.principal);
   // Listed names only, a call that succeeded included: an upstream may answer names it never listed
   // (matched loosely, made on the fly), and every made-up name would be a row. A name several
@@ -45,10 +47,10 @@ function countedName(scope: RequestScope, prompt: string | undefined, code: numb
 }
 
 /**
- * Counts one finished request. `error` is what app.onError answered, if anything: a JSON-RPC error
- * raised before any call was read (a body that does not parse: -32700) still counts by its code.
+ * Counts one finished request. A JSON-RPC error app.onError answered before any call was read (a
+ * body that does not parse: -32700) still counts by the code it sent (`record.answeredCode`).
  */
-export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error): void {
+export function countUsage(scope: RequestScope, outcome: Outcome): void {
   if (!scope.cfg.usage) return;
   const record = scope.record;
   const hour = Math.floor(record.start / HOUR_MS);
@@ -65,13 +67,13 @@ export function countUsage(scope: RequestScope, outcome: Outcome, error?: Error)
     const ok = code === undefined && status < 400;
     const result = ok ? 'ok' : errorTypeOf(code, status)!;
     const client = record.client;
-    const prompt = countedName(scope, call.prompt, code, ok);
+    const prompt = countedName(scope, call, ok);
     tally.add(hour, call.method, prompt, client?.name, client?.version, record.era ?? 'unknown', result);
     counted = true;
   }
   // A failed request with no failed call read (a body that does not parse, a refusal, a 404 route).
   if (errors === 0) {
-    const type = errorTypeOf(error instanceof RpcError ? error.code : undefined, status);
+    const type = errorTypeOf(record.answeredCode, status);
     if (type !== undefined) {
       tally.error(hour, type);
       errors = 1;

@@ -138,6 +138,21 @@ describe('the request line', () => {
     expect(line['mcp.method.name']).toBe(method.slice(0, 100));
   });
 
+  it('"Method not found" quotes the method cut to the same bound in both eras', async () => {
+    capture();
+    const e = variant();
+    const method = `x/${'m'.repeat(5_000)}`;
+    const expected = `Method not found: ${method.slice(0, 100)}…`;
+    const modern = await send(e, MCP_URL, modernPost(method).init);
+    expect(((await modern.json()) as any).error.message).toBe(expected);
+    const s = await openSessionWith(fetcher(e), MCP_URL, LEGACY);
+    const legacy = await send(e, MCP_URL, postInit(request(method), { session: s.id, version: s.version }));
+    const { error } = (await legacy.json()) as any;
+    expect(error.code).toBe(-32601);
+    expect(error.message).toHaveLength(expected.length);
+    expect(error.message).toBe(expected);
+  });
+
   it('a request id and a URL path are client input too: cut on the line', async () => {
     capture();
     const id = 'i'.repeat(10_000);
@@ -321,6 +336,34 @@ describe('principals and tokens', () => {
     for (const secret of [key, ADMIN_TOKEN, bad]) expect(all).not.toContain(secret);
     // The field names are chosen so that lib/log.ts's credential filter never hides one by accident.
     for (const line of requestLines()) expect(Object.values(line)).not.toContain('[redacted]');
+  });
+});
+
+describe('error lines', () => {
+  it('a path on an unhandled or configuration error line is the logged path: bounded, a pasted key blanked', async () => {
+    capture();
+    // A bad variable fails every route with a ConfigError: app.onError logs it with the path.
+    const e = variant({ PAGE_SIZE: 'many' });
+    const key = `pg_${'k'.repeat(43)}`;
+    const res = await send(e, `https://gateway.test/admin/keys/${key}/${'x'.repeat(2000)}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(res.status).toBe(500);
+    const lines = printed.flatMap((p) => {
+      try {
+        return [JSON.parse(p) as Line];
+      } catch {
+        return [];
+      }
+    });
+    const withPath = lines.filter((l) => typeof l.path === 'string');
+    expect(withPath.map((l) => l.msg)).toContain('configuration error');
+    for (const l of withPath) {
+      expect((l.path as string).length).toBeLessThanOrEqual(513);
+      expect(l.path).toMatch(/^\/admin\/keys\/pg_\[redacted\]\//);
+    }
+    expect(printed.join('\n')).not.toContain(key);
   });
 });
 

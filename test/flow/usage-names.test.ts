@@ -49,6 +49,10 @@ describe('names of calls refused before routing', () => {
       h['mcp-protocol-version'] = late;
     });
     expect(r).toEqual({ status: 400, code: -32022 });
+    // A listed name, but an envelope refused (-32602 as an HTTP error) before the name was looked at.
+    const listed = FIXTURE_PROMPTS[0]!.name;
+    const noCaps = await modernGet(listed, { 'io.modelcontextprotocol/clientCapabilities': null }, () => {});
+    expect(noCaps).toEqual({ status: 400, code: -32602 });
     const stale = postInit(request('prompts/get', { name: `zz-${tag}-s` }), { session: 'bogus', version: LEGACY });
     const res = await send(MCP_URL, stale);
     expect(res.status).toBe(404);
@@ -60,6 +64,7 @@ describe('names of calls refused before routing', () => {
     expect(added(before, after)).toEqual({
       [`${UNKNOWN_PROMPT} prompts/get modern -32020`]: 3,
       [`${UNKNOWN_PROMPT} prompts/get modern -32022`]: 1,
+      [`${UNKNOWN_PROMPT} prompts/get modern -32602`]: 1,
       [`${UNKNOWN_PROMPT} prompts/get legacy -32001`]: 1,
     });
   });
