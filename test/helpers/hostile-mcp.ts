@@ -236,7 +236,7 @@ export const GENERATORS: Record<string, (r: Rng, w: World) => Case> = {
           rpcError(400, -32600, null),
         ),
       () => mcpPost('shape', s, `[${req(id, 'ping')}]`, rpcError(400, -32600, null)),
-      () => mcpPost('shape', legacy(undefined, '2025-03-26'), `[${req(id, 'ping')}]`, rpcError(400, -32000, null)),
+      () => mcpPost('shape', legacy(undefined, '2025-03-26'), `[${req(id, 'ping')}]`, rpcError(400, -32600, null)),
       () => mcpPost('shape', legacy(w.ended, '2025-03-26'), `[${req(id, 'ping')}]`, rpcError(404, -32001, null)),
       () => batch(r, w),
     ])();
