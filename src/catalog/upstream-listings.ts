@@ -104,11 +104,14 @@ export class UpstreamListings {
       const rows = new Map<string, UpstreamState>();
       for (const reported of reports) {
         const config = configured.get(reported.id);
-        // Made under a configuration older than this object's (another prefix, allow, deny or aliases): its
-        // names are stale, and the upstream's next listing is not.
+        // Not configured (removed since the reporter read its list): nothing to show, and a row kept
+        // for it would be announced now and again when the cron removes it. Made under a
+        // configuration older than this object's (another prefix, allow, deny or aliases): its names
+        // are stale, and the upstream's next listing is not.
         if (
-          config &&
-          (config.prefix !== reported.prefix || (reported.configKey ?? listingKey(config)) !== listingKey(config))
+          !config ||
+          config.prefix !== reported.prefix ||
+          (reported.configKey ?? listingKey(config)) !== listingKey(config)
         )
           continue;
         // Guarded as configured here, whatever configuration the reporting object read.
