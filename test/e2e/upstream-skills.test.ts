@@ -150,6 +150,19 @@ describe('digest checks and errors', () => {
     }
   });
 
+  it('only the file asked for passes: an item the upstream adds to its answer is dropped, unchecked as it would be', async () => {
+    const { client } = await connect('modern');
+    modern.setSmuggled({ uri: 'skill://review/references/GUIDE.md', mimeType: 'text/markdown', text: '# smuggled\n' });
+    try {
+      const read = await client.readResource({ uri: 'skill://gh/review/SKILL.md' });
+      expect(read.contents).toEqual([
+        { uri: 'skill://gh/review/SKILL.md', mimeType: 'text/markdown', text: MODERN_FILES['review/SKILL.md'] },
+      ]);
+    } finally {
+      modern.setSmuggled(undefined);
+    }
+  });
+
   it('an unknown file under a mount is not found', async () => {
     const { client } = await connect('legacy');
     const err = await client.readResource({ uri: 'skill://gh/review/nothing.md' }).catch((e: unknown) => e);

@@ -1,12 +1,13 @@
 /**
  * Reading an upstream skill's files through the upstream that owns them: the URI clients used, under
  * `skill://<mount>/`, becomes the upstream's own URI (docs/upstreams.md, "Upstream skills"). Upstream
- * content is untrusted: the result is bounded, only text or blob contents pass, their URIs are the
- * client's again, and bytes the listing gave a digest and size for must match them, or nothing is passed
- * on: a gateway must not serve content that fails its own manifest.
+ * content is untrusted: the result is bounded, only the asked file's text or blob passes, under the
+ * client's URI again, and bytes the listing gave a digest and size for must match them, or nothing is
+ * passed on: a gateway must not serve content that fails its own manifest.
  */
 import { decodesAsBase64 } from '../../catalog/content-checks.js';
 import { digestOf } from '../../catalog/skills/file-store.js';
+import type { RemoteSkill } from '../../catalog/skills/index.js';
 import type { SkillResourceRecord } from '../../catalog/types.js';
 import { clip } from '../../lib/clip.js';
 import { isRecord } from '../../lib/json.js';
@@ -31,15 +32,14 @@ const MAX_CONTENTS = 16;
  */
 const NOT_FOUND = new Set([-32602, -32002]);
 
-/** The listed digest and size of the client's URI, when the catalog's listing of that upstream has them. */
-async function listed(ctx: CallContext, origin: SkillOrigin, asked: string): Promise<SkillResourceRecord | undefined> {
-  const u = (await ctx.catalog()).snapshot.upstreams?.find((x) => x.id === origin.upstream);
-  for (const s of u?.skills ?? [])
-    if (s.resources !== 'dynamic') {
-      const r = s.resources.find((x) => x.uri === asked);
-      if (r) return r;
-    }
-  return undefined;
+/**
+ * The listed digest and size of the client's URI, from the very listing the caller's view found
+ * the file in: on a cold read that is a merge not yet adopted (upstreams/cold.ts), which the
+ * isolate's stored catalog does not hold.
+ */
+function listed(skill: RemoteSkill, asked: string): SkillResourceRecord | undefined {
+  const r = skill.remote.skill.resources;
+  return r === 'dynamic' ? undefined : r.find((x) => x.uri === asked);
 }
 
 function bytesOf(item: Record<string, unknown>): Uint8Array | undefined {
@@ -57,7 +57,7 @@ function bytesOf(item: Record<string, unknown>): Uint8Array | undefined {
  */
 export async function readRemote(
   ctx: CallContext,
-  origin: SkillOrigin,
+  { skill, origin }: { skill: RemoteSkill; origin: SkillOrigin },
   asked: string,
 ): Promise<Record<string, unknown>> {
   // The client's trace continues upstream; nothing else of the client's request goes along.
@@ -66,12 +66,11 @@ export async function readRemote(
   const record = ctx.record;
   record.upstream = origin.upstream;
   const started = Date.now();
-  const [r, expected] = await Promise.all([
-    forwardUpstream(ctx, origin.upstream, 'resources/read', params, { asked, original: origin.uri }).finally(
-      () => (record.upstreamMs = Date.now() - started),
-    ),
-    listed(ctx, origin, asked),
-  ]);
+  const expected = listed(skill, asked);
+  const r = await forwardUpstream(ctx, origin.upstream, 'resources/read', params, {
+    asked,
+    original: origin.uri,
+  }).finally(() => (record.upstreamMs = Date.now() - started));
   if (!r.ok) {
     if (NOT_FOUND.has(r.code)) throw resourceNotFound(asked);
     throw new RpcError(
@@ -85,12 +84,12 @@ export async function readRemote(
       uri: asked,
     });
   if (JSON.stringify(r.result).length > MAX_RESULT_BYTES) throw fail(`returned over ${MAX_RESULT_BYTES} bytes`);
-  // The upstream's URIs under its mount: `asked` is `skill://<mount>/<rest>` for `origin.uri` `skill://<rest>`.
-  const base = asked.slice(0, asked.length - origin.uri.length + 'skill://'.length);
+  // Only the file asked for passes, under the client's URI: another item would be checked against
+  // nothing (its listed digest is not what was asked), and could name any URI under the mount.
   const contents = (Array.isArray(r.result.contents) ? r.result.contents : [])
     .slice(0, MAX_CONTENTS)
     .flatMap((c: unknown): Record<string, unknown>[] => {
-      if (!isRecord(c) || typeof c.uri !== 'string' || !c.uri.startsWith('skill://')) return [];
+      if (!isRecord(c) || c.uri !== origin.uri) return [];
       const body =
         typeof c.text === 'string'
           ? { text: c.text }
@@ -98,7 +97,7 @@ export async function readRemote(
             ? { blob: c.blob }
             : undefined;
       if (!body) return [];
-      const item: Record<string, unknown> = { uri: c.uri === origin.uri ? asked : base + c.uri.slice(8) };
+      const item: Record<string, unknown> = { uri: asked };
       if (typeof c.mimeType === 'string' && c.mimeType.length <= 200) item.mimeType = c.mimeType;
       return [{ ...item, ...body }];
     });

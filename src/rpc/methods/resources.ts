@@ -43,7 +43,7 @@ export async function readResource(params: Params, ctx: CallContext): Promise<Re
     return ctx.era === 'modern' ? { ...result, ...hints } : result;
   }
   ctx.record.cache = 'upstream';
-  const { ttlMs, cacheScope, ...result } = await readRemote(ctx, found.origin, uri);
+  const { ttlMs, cacheScope, ...result } = await readRemote(ctx, found, uri);
   if (ctx.era !== 'modern') return result;
   // Never fresher or more shareable than the upstream said, nor than this view's own pages.
   return { ...result, ...narrowHints(hints, [readHints({ ttlMs, cacheScope })]) };
