@@ -93,20 +93,12 @@ const errorHeadersOf = (c: Context<AppEnv>): Record<string, string> =>
 /** The principal's id for log lines, once access control has set one. */
 const principalId = (c: Context<AppEnv>) => c.get('scope')?.principal.id;
 
-/** A JSON-RPC error body; its code is kept on the record, so `error.type` names what was sent (observe/finish.ts). */
-function rpcAnswer(
-  c: Context<AppEnv>,
-  id: RequestId | undefined,
-  http: HttpError,
-  headers: Record<string, string>,
-): Response {
-  const record = c.get('scope')?.record;
-  if (record) record.answeredCode = http.code;
-  return new Response(errorJson(id, http), {
+/** A JSON-RPC error body as the response, on /mcp. */
+const rpcResponse = (id: RequestId | undefined, http: HttpError, headers: Record<string, string>): Response =>
+  new Response(errorJson(id, http), {
     status: http.status,
     headers: { 'content-type': 'application/json', ...headers },
   });
-}
 
 /** A failure the runtime calls safe to repeat (a Durable Object reset or overloaded): a warning, then a 503. */
 const logRetryable = (c: Context<AppEnv>, cause: unknown) =>
@@ -133,12 +125,9 @@ function refusal(err: AuthError, c: Context<AppEnv>): Response {
     headers,
     data: err.oauthError ? { error: err.oauthError } : undefined,
   });
-  // Not rpcAnswer: error.type stays the status (`401`, `403`), which tells a refusal apart where the
-  // body's -32000 would read as any transport error (observe/finish.ts).
-  return new Response(errorJson(undefined, http), {
-    status: http.status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+  // Its code is not kept as `answeredCode`: error.type stays the status (`401`, `403`), which tells a
+  // refusal apart where the body's -32000 would read as any transport error (observe/finish.ts).
+  return rpcResponse(undefined, http, headers);
 }
 
 /**
@@ -202,7 +191,9 @@ app.onError((err, c) => {
       status: http.status,
       headers: { 'content-type': 'application/json', ...errorHeadersOf(c), ...http.headers },
     });
+  const record = c.get('scope')?.record;
+  // Its code is what `error.type` names (observe/finish.ts), whatever was thrown underneath.
+  if (record) record.answeredCode = http.code;
   // An error raised after the body's one request was read (a failed Durable Object call, a bug) still echoes its id.
-  const id = http.id ?? c.get('scope')?.record.soleId;
-  return rpcAnswer(c, id, http, { ...errorHeadersOf(c), ...http.headers });
+  return rpcResponse(http.id ?? record?.soleId, http, { ...errorHeadersOf(c), ...http.headers });
 });
