@@ -96,21 +96,23 @@ export class UploadsTable {
   open(now: number, by: string | undefined): { ok: true; upload: UploadInfo } | UploadRefusal {
     return this.storage.transactionSync(() => {
       this.purge(now);
-      const mine = this.sql
-        .exec<{ n: number }>('SELECT count(*) AS n FROM uploads WHERE "by" IS ?', by ?? null)
-        .one().n;
-      if (mine >= MAX_OPEN_PER_OPENER)
+      const { open, mine } = this.sql
+        .exec<{ open: number; mine: number }>(
+          'SELECT count(*) AS open, count(CASE WHEN "by" IS ? THEN 1 END) AS mine FROM uploads',
+          by ?? null,
+        )
+        .one();
+      const full =
+        mine >= MAX_OPEN_PER_OPENER
+          ? `${mine} uploads you opened are open (at most ${MAX_OPEN_PER_OPENER} per principal)`
+          : open >= MAX_OPEN_UPLOADS
+            ? `${open} uploads are open (at most ${MAX_OPEN_UPLOADS})`
+            : undefined;
+      if (full)
         return {
           ok: false,
           reason: 'too_many_uploads',
-          message: `${mine} uploads you opened are open (at most ${MAX_OPEN_PER_OPENER} per principal); publish or delete one (GET /admin/uploads lists them), or wait for one to expire`,
-        };
-      const open = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM uploads').one().n;
-      if (open >= MAX_OPEN_UPLOADS)
-        return {
-          ok: false,
-          reason: 'too_many_uploads',
-          message: `${open} uploads are open (at most ${MAX_OPEN_UPLOADS}); publish or delete one (GET /admin/uploads lists them), or wait for one to expire`,
+          message: `${full}; publish or delete one (GET /admin/uploads lists them), or wait for one to expire`,
         };
       const head: Head = { id: crypto.randomUUID(), created_at: now, prompts: 0, bytes: 0, by: by ?? null };
       this.sql.exec(
