@@ -8,6 +8,7 @@
  * A redirect is an error naming where it points, and a request that got no answer says whether
  * it may have been applied.
  */
+import { withoutSecrets } from '../src/lib/clip.js';
 import { CliError } from './api-types.js';
 import { stopped } from './interrupt.js';
 
@@ -44,8 +45,7 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
 /** `text` with every credential of the request left out: an error message is printed, and logged. */
 function redacted(text: string, url: URL, headers: Record<string, string>): string {
   const auth = headers.authorization;
-  const secrets = [auth, auth?.replace(/^\S+ +/, ''), url.username, url.password];
-  return secrets.reduce<string>((t, s) => (s ? t.split(s).join('[credential]') : t), text);
+  return withoutSecrets(text, [auth, auth?.replace(/^\S+ +/, ''), url.username, url.password], '[credential]');
 }
 
 /**

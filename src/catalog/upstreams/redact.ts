@@ -4,6 +4,7 @@
  * server that echoes what it was sent ("bad credentials: Bearer ghp_…") would otherwise publish
  * the gateway's own secret for it. Only errors are scrubbed: a result is the upstream's content.
  */
+import { withoutSecrets } from '../../lib/clip.js';
 import { UpstreamError } from './errors.js';
 
 const REDACTED = '[redacted]';
@@ -39,9 +40,7 @@ export class SentSecrets {
 }
 
 function scrub(text: string, secrets: readonly string[]): string {
-  // Longest first: a header value's words are cut after the value that holds them.
-  let out = text;
-  for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(s).join(REDACTED);
+  const out = withoutSecrets(text, secrets, REDACTED);
   // A message cut to its bound (errors.ts) may end inside a secret: its first characters go too.
   if (out.endsWith('…')) {
     const body = out.slice(0, -1);
