@@ -5,7 +5,7 @@
  * requests and clients, refreshed before expiry, renewed once on a 401, and
  * never a secret or token in an error.
  */
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
 import type { UpstreamOAuth } from '../../src/catalog/upstreams/schema.js';
 import { bearerSource, forgetTokens, refreshAt, RETRY_AFTER_MS } from '../../src/catalog/upstreams/oauth.js';
@@ -120,16 +120,21 @@ describe('client-credentials upstream tokens', () => {
     clock += 3_500_000; // 58 min 20 s into a one-hour token: still good
     await c.listPrompts();
     expect(tokenCalls(as)).toHaveLength(1);
-    clock += 45_000; // less than a minute left: a new one
+    clock += 45_000; // less than a minute left: a new one, fetched while the cached one serves
     as.tokenTtl = 10;
     await c.listPrompts();
+    // The new token is what the requests after the refresh carry.
+    await vi.waitFor(async () => {
+      await c.listPrompts();
+      expect(mcp.seen.at(-1)!.authorization).toBe(`Bearer ${as.issued[1]?.token}`);
+    });
     expect(tokenCalls(as)).toHaveLength(2);
     clock += 4_000; // a 10 s token, 4 s in
     await c.listPrompts();
     expect(tokenCalls(as)).toHaveLength(2);
     clock += 2_000; // past half its life
     await c.listPrompts();
-    expect(tokenCalls(as)).toHaveLength(3);
+    await vi.waitFor(() => expect(tokenCalls(as)).toHaveLength(3));
     expect(mcp.refused()).toBe(0);
   });
 
@@ -143,7 +148,7 @@ describe('client-credentials upstream tokens', () => {
     clock += 3_550_000; // in the last minute of a one-hour token: time to refresh, but it is still good
     as.failTokens({ status: 503, error: 'temporarily_unavailable' });
     expect((await c.listPrompts()).map((p) => p.name)).toEqual(['greet', 'summarise']);
-    expect(tokenCalls(as)).toHaveLength(2);
+    await vi.waitFor(() => expect(tokenCalls(as)).toHaveLength(2));
     await c.listPrompts(); // within the rest: the endpoint is not asked
     expect(tokenCalls(as)).toHaveLength(2);
     clock += RETRY_AFTER_MS;
@@ -161,6 +166,34 @@ describe('client-credentials upstream tokens', () => {
     expect(mcp.seen.at(-1)!.authorization).toBe(`Bearer ${as.issued[1]!.token}`);
   });
 
+  it('in the early-refresh window a caller gets the cached token at once, however slow the refresh', async () => {
+    const { as, mcp } = await setup('jwt');
+    let hang = false;
+    let calls = 0;
+    // The endpoint, until `hang`: then a request that answers only when its own deadline aborts it.
+    const fetchFn: typeof fetch = (input, init) => {
+      calls++;
+      if (!hang) return fetch(input, init);
+      return new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+      );
+    };
+    let clock = Date.now();
+    const source = bearerSource('slow-refresh', grant(as, mcp), 300, fetchFn, () => clock);
+    const first = await source.token();
+    clock += 3_550_000; // the last minute of a one-hour token
+    hang = true;
+    // A caller whose deadline is shorter than the endpoint's answer still gets a token: the cached one.
+    expect(await source.token(AbortSignal.timeout(20))).toBe(first);
+    expect(await source.token()).toBe(first);
+    expect(calls).toBe(2); // one refresh, shared
+    // Once expired, nothing cached can serve: the caller waits for the endpoint, and its failure is the answer.
+    clock += 60_000;
+    hang = false;
+    as.failTokens({ status: 503, error: 'temporarily_unavailable' });
+    await new Promise((r) => setTimeout(r, 400)); // the hung refresh given up on
+    await expect(source.token()).rejects.toMatchObject({ fault: 'credentials' });
+  });
   it('a token endpoint that never answers is given up on within the upstream timeout, whatever the caller waits with', async () => {
     const { as, mcp } = await setup('jwt');
     const hang = await listen(async (req) => {

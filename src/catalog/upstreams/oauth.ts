@@ -4,7 +4,8 @@
  * for the isolate (the Worker's cold path and the UpstreamObject share it)
  * and fetched once however many requests wait for it. It is refreshed a
  * minute before it expires (at half its life when it lives two minutes or
- * less), and dropped when the upstream answers 401 (http.ts retries once).
+ * less) in the background, callers going on with the cached token meanwhile,
+ * and dropped when the upstream answers 401 (http.ts retries once).
  * A refresh that fails while the cached token has not expired keeps that
  * token, and the endpoint is asked again only after RETRY_AFTER_MS.
  *
@@ -89,6 +90,12 @@ export function bearerSource(
           },
         )
         .finally(() => (e.inflight = undefined));
+      // An early refresh: the cached token is still good, so no caller waits on the endpoint (a slow one
+      // would spend the caller's deadline, meant for the upstream); the refresh finishes in the background.
+      if (e.token && now() < e.expiresAt) {
+        e.inflight.catch(() => undefined);
+        return Promise.resolve(e.token);
+      }
       return signal ? abandonable(e.inflight, signal) : e.inflight;
     },
     rejected(token) {
