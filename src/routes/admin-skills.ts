@@ -14,7 +14,7 @@ import {
   readSkillFile,
   writeSkillFile,
 } from '../catalog/skills/file-store.js';
-import { MAX_PUBLISH_SKILLS, SKILL_LIMITS, SKILL_NAME } from '../catalog/skills/validate.js';
+import { MAX_PUBLISH_SKILLS, MAX_SKILL_FILE_BYTES, SKILL_FILE_LIMIT, SKILL_NAME } from '../catalog/skills/validate.js';
 import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
 import { actor } from './admin-auth.js';
@@ -53,16 +53,16 @@ adminSkills.post('/files/missing', async (c) => {
   return c.json({ missing: await missingFiles(c.env.PROMPTS, digests) });
 });
 
-/** One file's bytes under their digest; refused when the bytes do not hash to it. */
+/** One file's bytes under their digest; refused when the bytes do not hash to it, or are more than one file may be. */
 adminSkills.put(FILE_ROUTE, async (c) => {
   flags(c, []);
   const digest = fileDigest(c);
-  const tooLarge = () => new ApiError(413, 'too_large', `A skill file is at most ${SKILL_LIMITS.bytes} bytes`);
-  if (Number(headerOf(c, 'content-length') ?? 0) > SKILL_LIMITS.bytes) throw tooLarge();
+  const tooLarge = () => new ApiError(413, 'too_large', `A skill file is at most ${SKILL_FILE_LIMIT}`);
+  if (Number(headerOf(c, 'content-length') ?? 0) > MAX_SKILL_FILE_BYTES) throw tooLarge();
   const body = c.req.raw.body as ReadableStream<Uint8Array> | null;
   let bytes: Uint8Array = new Uint8Array();
   try {
-    if (body) bytes = await readCapped(body, SKILL_LIMITS.bytes, tooLarge);
+    if (body) bytes = await readCapped(body, MAX_SKILL_FILE_BYTES, tooLarge);
   } catch (e) {
     if (e instanceof ApiError) throw e;
     throw new ApiError(400, 'invalid_body', 'The body could not be read in full');

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_ISSUES } from '../../src/catalog/issues.js';
 import { digestOf, fileKey, MAX_DIGESTS } from '../../src/catalog/skills/file-store.js';
 import { publishableSkills } from '../../src/catalog/skills/publishable.js';
+import { MAX_SKILL_FILE_BYTES } from '../../src/catalog/skills/validate.js';
 import { readGeneration } from '../../src/catalog/store.js';
 import type { SkillRecord } from '../../src/catalog/types.js';
 import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin } from '../helpers/worker.js';
@@ -51,7 +52,8 @@ describe('declared sizes', () => {
     const stored = await env.PROMPTS.getWithMetadata(fileKey(skill.files[0]!.digest), 'stream');
     await stored.value?.cancel();
     expect(stored.metadata).toEqual({ size: real });
-    for (const size of [real + 1, 0, 16 * 1024 * 1024]) {
+    // The largest a file may declare: over it, the record itself is invalid (skills-file-cap.test.ts).
+    for (const size of [real + 1, 0, MAX_SKILL_FILE_BYTES]) {
       const issues = await refused([{ ...skill, files: [{ ...skill.files[0]!, size }] }]);
       expect(issues).toEqual([
         {

@@ -68,7 +68,7 @@ async function exists(kv: KVNamespace, digest: string): Promise<boolean> {
 
 /**
  * Each digest's stored size in bytes, undefined when KV has none: a publish refuses a record
- * whose declared size differs, since the 16 MiB limit and resources/list both trust it.
+ * whose declared size differs, since the size limits, resources/list and resources/read trust it.
  */
 export async function storedSizes(
   kv: KVNamespace,

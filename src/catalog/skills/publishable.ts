@@ -1,8 +1,9 @@
 /**
  * Whether a skill set may be published (docs/skills.md): every record valid, and every file it
  * names already in KV by its digest, with the size the record declares, so a skill is never
- * visible with bytes missing or a size (what the 16 MiB limit counts, what resources/list
- * shows) the bytes do not have. A dry run only plans: the CLI shows the diff before it uploads.
+ * visible with bytes missing or a size the bytes do not have: the 4 MiB and 16 MiB limits count
+ * sizes, resources/list shows them, and resources/read refuses a file over 4 MiB by its size
+ * alone. A dry run only plans: the CLI shows the diff before it uploads.
  */
 import { capIssues } from '../issues.js';
 import type { Issue, SkillRecord } from '../types.js';

@@ -18,6 +18,15 @@ import { frontmatterProblems, SKILL_NAME } from './entry-rules.js';
 export { SKILL_NAME };
 /** SEP-2640 SKILL_LIMITS: hosts must accept skills up to these; servers should not publish beyond them. */
 export const SKILL_LIMITS = { files: 512, bytes: 16 * 1024 * 1024 } as const;
+/**
+ * One file of a skill, uploaded or published: resources/read holds a file several times over while
+ * it answers (bytes, then text or base64, then the JSON-RPC body), about 25 MB for a binary file of
+ * this size, and an isolate's 128 MB is shared by every request it serves. Equal to the cap on an
+ * upstream's resources/read reply (rpc/methods/remote-skills.ts).
+ */
+export const MAX_SKILL_FILE_BYTES = 4 * 1024 * 1024;
+/** The cap as every message names it. */
+export const SKILL_FILE_LIMIT = `${MAX_SKILL_FILE_BYTES} bytes (${MAX_SKILL_FILE_BYTES / 2 ** 20} MiB)`;
 /** Most skills in one publish. */
 export const MAX_PUBLISH_SKILLS = 500;
 const MAX_PATH = 512;
@@ -45,6 +54,12 @@ function pathProblem(path: unknown): string | undefined {
   if (!segments.every(portable))
     return 'must be a name every file system can hold: no <>:"|?* characters, no segment ending in "." or a space, no device name (CON, NUL, COM1, …)';
   return undefined;
+}
+
+/** A file over MAX_SKILL_FILE_BYTES, named as `<skill>/<path>` (either may be malformed here: quoted then). */
+function fileTooLarge(name: unknown, path: unknown, size: number): string {
+  const plain = (v: unknown) => (typeof v === 'string' ? v : quote(v));
+  return `${plain(name)}/${plain(path)} is ${size} bytes; one skill file is at most ${SKILL_FILE_LIMIT}`;
 }
 
 /** Windows' device names, which no folder there can hold under any extension (`nul.txt` too). */
@@ -92,8 +107,12 @@ function checkSkill(c: Checker, value: unknown): void {
     else seen.add((paths[i] = f.path as string));
     if (typeof f.digest !== 'string' || !DIGEST_PATTERN.test(f.digest))
       c.fail(`${p}.digest`, 'must be sha256: and 64 lowercase hex digits');
-    if (!Number.isSafeInteger(f.size) || (f.size as number) < 0) c.fail(`${p}.size`, 'must be a byte count');
-    else total += f.size as number;
+    const size = f.size as number;
+    if (!Number.isSafeInteger(size) || size < 0) c.fail(`${p}.size`, 'must be a byte count');
+    else {
+      total += size;
+      if (size > MAX_SKILL_FILE_BYTES) c.fail(`${p}.size`, fileTooLarge(name, f.path, size));
+    }
     if (f.mimeType !== undefined && (typeof f.mimeType !== 'string' || f.mimeType.length > 100))
       c.fail(`${p}.mimeType`, 'must be a media type');
   });

@@ -8,6 +8,7 @@ import { narrowHints, ownHints, readHints } from '../../catalog/hints.js';
 import { listing } from '../../catalog/listing.js';
 import { fileContents, skillFileBytes } from '../../catalog/skills/files.js';
 import { RESOURCES } from '../../catalog/skills/lists.js';
+import { MAX_SKILL_FILE_BYTES, SKILL_FILE_LIMIT } from '../../catalog/skills/validate.js';
 import type { CallContext } from '../context.js';
 import type { Params } from '../envelope.js';
 import { ErrorCode, invalidParams, resourceNotFound, RpcError } from '../errors.js';
@@ -35,7 +36,15 @@ export async function readResource(params: Params, ctx: CallContext): Promise<Re
   if (!found) throw resourceNotFound(uri);
   const hints = view.cacheHints(ctx.cfg.listTtlMs);
   if ('local' in found) {
-    const bytes = await skillFileBytes(ctx, found.local.record.digest);
+    const { digest, size } = found.local.record;
+    // A stored record may name a file over the cap: refused by its recorded size, its bytes never read.
+    if (size > MAX_SKILL_FILE_BYTES)
+      throw new RpcError(
+        ErrorCode.InternalError,
+        `The file is ${size} bytes; resources/read serves skill files of at most ${SKILL_FILE_LIMIT}`,
+        { uri, size, limit: MAX_SKILL_FILE_BYTES },
+      );
+    const bytes = await skillFileBytes(ctx, digest);
     // Published files are in KV before their skill is; another location may not see them yet.
     if (!bytes)
       throw new RpcError(ErrorCode.InternalError, 'The file is not available here yet; retry shortly', { uri });
