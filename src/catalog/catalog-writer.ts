@@ -2,11 +2,12 @@
  * CatalogWriter: the single writer of the prompt catalog (one Durable Object).
  *
  * KV has no compare-and-set, so every write goes through this object, one
- * at a time in arrival order (versioned-writes.ts): validated, recorded as new
+ * at a time in arrival order (write-lock.ts, versioned-writes.ts): validated, recorded as new
  * versions in SQLite, then written to KV and announced, with a dirty mark and
  * a retry alarm so a failure half-way is finished later (snapshot-sync.ts).
  * Prompt reads come from KV; only API-key lookups (memoised for
- * KEY_RECHECK_MS) and cold upstream listings reach this object from a request.
+ * KEY_RECHECK_MS) and cold upstream listings reach this object from a request,
+ * and reads never wait for a write in progress.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { ListReport } from './upstreams/report.js';
@@ -30,6 +31,7 @@ import { SnapshotSync } from './snapshot-sync.js';
 import { StagedPublish, type UploadResult } from './staged-publish.js';
 import type { UploadInfo } from './uploads-table.js';
 import { validatePrompt, validateSet } from './validate.js';
+import { WriteLock } from './write-lock.js';
 import { log } from '../lib/log.js';
 
 export type { Stored } from './versions-table.js';
@@ -43,6 +45,7 @@ export class CatalogWriter extends DurableObject<Env> {
   private readonly writes: VersionedWrites;
   private readonly listings: UpstreamListings;
   private readonly staged: StagedPublish;
+  private readonly lock = new WriteLock();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -96,7 +99,7 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.listings.setUpstreams(raw);
   }
 
-  /** The current catalog: the latest version of every prompt that is not deleted. */
+  /** The latest version of every prompt that is not deleted. */
   async current(): Promise<StoredPrompt[]> {
     return this.versions.latest<PromptRecord>(PROMPT_ROWS);
   }
@@ -133,11 +136,7 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.versions.history<SkillRecord>(SKILL_ROWS, name, page);
   }
 
-  /**
-   * Publishes a whole set atomically. Without `prune`, prompts missing from
-   * the set are left alone; with it they are deleted. `dryRun` returns the
-   * diff and writes nothing.
-   */
+  /** A whole set, atomically; with `prune` the prompts missing from it are deleted. `dryRun`: the diff only. */
   async publishSet(prompts: unknown[], opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
     const issues = validateSet(prompts);
     if (issues.length) return { ok: false, reason: 'invalid', issues };
@@ -165,10 +164,7 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.staged.drop(id);
   }
 
-  /**
-   * Publishes a set of skills atomically, like publishSet. Every file a skill names must already
-   * be in KV by its digest (uploaded first): a skill is never visible with bytes missing.
-   */
+  /** Skills, like publishSet; every file a skill names must be in KV by its digest already (no bytes missing). */
   async publishSkills(skills: unknown[], opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
     const checked = await publishableSkills(this.env.PROMPTS, skills, opts.dryRun);
     if (!checked.ok) return checked;
@@ -201,21 +197,19 @@ export class CatalogWriter extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.ctx.blockConcurrencyWhile(() => this.sync.resyncIfDirty());
+    await this.lock.run(() => this.sync.resyncIfDirty());
   }
 
   /**
-   * One write at a time, in arrival order, with KV brought up to date first. A catch-up that fails
+   * One write under the lock (write-lock.ts), with KV brought up to date first. A catch-up that fails
    * does not stop the write: it publishes a newer snapshot itself (with the pending change's lists),
    * and may be the very write that makes the catalog publishable again (one that shrinks it).
    */
   private mutate<T>(fn: () => Promise<T>): Promise<T> {
-    return this.ctx.blockConcurrencyWhile(async () => {
-      try {
-        await this.sync.resyncIfDirty();
-      } catch (e) {
+    return this.lock.run(async () => {
+      await this.sync.resyncIfDirty().catch((e: unknown) => {
         log.warn('catalog catch-up failed; the write goes ahead', { error: String(e) });
-      }
+      });
       return fn();
     });
   }

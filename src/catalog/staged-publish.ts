@@ -16,7 +16,10 @@ export type UploadResult =
 
 export class StagedPublish {
   private readonly uploads: UploadsTable;
-  /** Uploads whose publish is under way: a part sent now would not be in it, so it is refused. */
+  /**
+   * Uploads whose publish is under way (reads and other calls of the writer run meanwhile: write-lock.ts).
+   * A part sent now would not be in it, and a delete could not stop it, so both are refused.
+   */
   private readonly publishing = new Set<string>();
 
   constructor(
@@ -61,10 +64,11 @@ export class StagedPublish {
 
   /**
    * Publishes the upload as one set. A dry run leaves it open (to be published next); a publish
-   * that answers uses it up whatever its outcome, and a part sent while it runs is refused as an
-   * upload that is not open, so none is dropped unseen. A publish that throws (the object reset,
-   * the KV write failed after the history was recorded) leaves it open: its 503 says the request
-   * is safe to repeat, and the repeat finds the set recorded and publishes it without new versions.
+   * that answers uses it up whatever its outcome. A part or a delete sent while it runs is refused
+   * as for an upload not open: no part is dropped unseen, and no delete claims to have stopped it.
+   * A publish that throws (the object reset, the KV write failed after the history was recorded)
+   * leaves it open: its 503 says the request is safe to repeat, and the repeat finds the set
+   * recorded and publishes it without new versions.
    */
   async publish(id: string, opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
     const now = Date.now();
@@ -92,8 +96,8 @@ export class StagedPublish {
     }
   }
 
-  /** False when there was no such upload open. */
+  /** False when there was no such upload open, or its publish is under way (the publish decides what becomes of it). */
   drop(id: string): boolean {
-    return this.uploads.drop(id, Date.now());
+    return !this.publishing.has(id) && this.uploads.drop(id, Date.now());
   }
 }

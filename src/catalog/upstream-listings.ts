@@ -1,8 +1,9 @@
 /**
  * The CatalogWriter's upstream listings (catalog-writer.ts): the rows of upstreams-table.ts kept
  * in step with what the upstreams report and with the upstreams configured now. A change runs
- * under the writer's one-at-a-time lock (`mutate`), like its writes of prompts and skills, and is
- * published and announced through snapshot-sync.ts.
+ * under the writer's one-at-a-time lock (`mutate`, write-lock.ts), like its writes of prompts and
+ * skills, and is published and announced through snapshot-sync.ts. Reads (`upstreams`) do not wait
+ * for it: during a setUpstreams they may see the new list guarding rows not yet reconciled.
  */
 import { sha256Hex } from '../lib/hash.js';
 import { canonical } from './diff.js';
