@@ -27,6 +27,7 @@ import { VersionedWrites, type WriteResult } from './versioned-writes.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { UpstreamsTable } from './upstreams-table.js';
 import { UpstreamListings } from './upstream-listings.js';
+import { SkillFilesTable } from './skill-files-table.js';
 import { SnapshotSync } from './snapshot-sync.js';
 import { StagedPublish, type UploadResult } from './staged-publish.js';
 import type { UploadInfo } from './uploads-table.js';
@@ -45,6 +46,7 @@ export class CatalogWriter extends DurableObject<Env> {
   private readonly writes: VersionedWrites;
   private readonly listings: UpstreamListings;
   private readonly staged: StagedPublish;
+  private readonly files: SkillFilesTable;
   private readonly lock = new WriteLock();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -52,6 +54,7 @@ export class CatalogWriter extends DurableObject<Env> {
     const sql = ctx.storage.sql;
     this.versions = new VersionsTable(sql);
     this.keys = new KeysTable(sql);
+    this.files = new SkillFilesTable(sql, env.PROMPTS);
     const upstreamRows = new UpstreamsTable(sql);
     this.sync = new SnapshotSync(ctx, env, async () => ({
       prompts: (await this.current()).map((p) => p.record),
@@ -164,9 +167,19 @@ export class CatalogWriter extends DurableObject<Env> {
     return this.staged.drop(id);
   }
 
+  /** The upload route stored a skill file's bytes under their digest (skill-files-table.ts). */
+  async skillFileStored(digest: string, size: number): Promise<void> {
+    this.files.stored(digest, size);
+  }
+
+  /** Which of these digests the gateway does not know it holds: a client uploads only those. */
+  async missingSkillFiles(digests: string[]): Promise<string[]> {
+    return this.files.missing(digests);
+  }
+
   /** Skills, like publishSet; every file a skill names must be in KV by its digest already (no bytes missing). */
   async publishSkills(skills: unknown[], opts: { prune: boolean; dryRun: boolean; by?: string }): Promise<WriteResult> {
-    const checked = await publishableSkills(this.env.PROMPTS, skills, opts.dryRun);
+    const checked = await publishableSkills((d) => this.files.sizes(d), skills, opts.dryRun);
     if (!checked.ok) return checked;
     return this.writes.apply(SKILL_ROWS, checked.records, opts.prune, opts.dryRun, opts.by);
   }

@@ -27,6 +27,8 @@ export type WriterApi = Pick<
   | 'getSkill'
   | 'skillHistory'
   | 'publishSkills'
+  | 'skillFileStored'
+  | 'missingSkillFiles'
   | 'removeSkill'
   | 'rollbackSkill'
   | 'upstreams'

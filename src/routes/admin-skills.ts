@@ -6,14 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { catalogWriter } from '../catalog/stubs.js';
-import {
-  DIGEST_PATTERN,
-  digestOf,
-  MAX_DIGESTS,
-  missingFiles,
-  readSkillFile,
-  writeSkillFile,
-} from '../catalog/skills/file-store.js';
+import { DIGEST_PATTERN, digestOf, MAX_DIGESTS, readSkillFile, writeSkillFile } from '../catalog/skills/file-store.js';
 import { MAX_PUBLISH_SKILLS, MAX_SKILL_FILE_BYTES, SKILL_FILE_LIMIT, SKILL_NAME } from '../catalog/skills/validate.js';
 import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
@@ -22,6 +15,7 @@ import { answer, flags, historyAnswer, historyPage, listAnswer, writeFlags } fro
 import { readJson } from './admin-json.js';
 import { ApiError } from './api-error.js';
 import { headerOf } from './scope.js';
+import { log } from '../lib/log.js';
 
 /** A plain parameter, checked by fileDigest(), so a wrong-shaped digest is a 400 that says so, not a 404. */
 const FILE_ROUTE = '/files/:digest';
@@ -50,7 +44,7 @@ adminSkills.post('/files/missing', async (c) => {
     throw new ApiError(400, 'invalid_body', `Body must be {"digests": [...]} with at most ${MAX_DIGESTS} digests`);
   const bad = digests.find((d) => !DIGEST_PATTERN.test(d));
   if (bad !== undefined) throw new ApiError(400, 'invalid_digest', `Not a sha256: digest: ${bad.slice(0, 80)}`);
-  return c.json({ missing: await missingFiles(c.env.PROMPTS, digests) });
+  return c.json({ missing: await catalogWriter(c.env).missingSkillFiles(digests) });
 });
 
 /** One file's bytes under their digest; refused when the bytes do not hash to it, or are more than one file may be. */
@@ -71,6 +65,10 @@ adminSkills.put(FILE_ROUTE, async (c) => {
   if ((await digestOf(bytes)) !== digest)
     throw new ApiError(400, 'digest_mismatch', `The body does not hash to ${digest}`);
   await writeSkillFile(c.env.PROMPTS, digest, bytes);
+  // The writer's record spares a publish the KV read; without it (a failed call) the publish reads KV instead.
+  await catalogWriter(c.env)
+    .skillFileStored(digest, bytes.byteLength)
+    .catch((e: unknown) => log.warn('skill file upload not recorded by the writer', { digest, error: String(e) }));
   return c.json({ digest, size: bytes.byteLength });
 });
 

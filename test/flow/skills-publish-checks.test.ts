@@ -2,12 +2,12 @@
  * What a skills publish checks beyond each record's shape (docs/skills.md): every declared size
  * against the bytes uploaded under its digest (the 16 MiB limit and resources/list trust it), a
  * record small enough for one row of the writer's history, and at most MAX_DIGESTS distinct files,
- * each a KV read. Every refusal is a 422 that writes nothing, never a 500.
+ * each looked up in the writer's record of uploads. Every refusal is a 422 that writes nothing, never a 500.
  */
 import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { MAX_ISSUES } from '../../src/catalog/issues.js';
-import { digestOf, fileKey, MAX_DIGESTS } from '../../src/catalog/skills/file-store.js';
+import { digestOf, fileKey, MAX_DIGESTS, storedSizes } from '../../src/catalog/skills/file-store.js';
 import { publishableSkills } from '../../src/catalog/skills/publishable.js';
 import { MAX_SKILL_FILE_BYTES } from '../../src/catalog/skills/validate.js';
 import { readGeneration } from '../../src/catalog/store.js';
@@ -125,7 +125,8 @@ describe('bounds', () => {
       [missing, { path: missing[0]!.digest, message: expect.stringMatching(/^no file with this digest/) }],
       [wrong, { path: 'skills[0]: files[1].size', message: expect.stringMatching(/declares/) }],
     ] as const) {
-      const checked = await publishableSkills(env.PROMPTS, [{ ...skill, files: [md, ...files] }], false);
+      const sizesOf = async (d: string[]) => ({ sizes: await storedSizes(env.PROMPTS, d), unchecked: [] });
+      const checked = await publishableSkills(sizesOf, [{ ...skill, files: [md, ...files] }], false);
       if (checked.ok) throw new Error('published');
       expect(checked.issues).toHaveLength(MAX_ISSUES + 1);
       expect(checked.issues[0]).toEqual(first);

@@ -12,7 +12,7 @@ export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
 export const fileKey = (digest: string): string => `skills/files/${digest.slice('sha256:'.length)}`;
 
-/** Most digests one check looks at (`files/missing`, and a publish's): each is a KV read. */
+/** Most digests one check looks at (`files/missing`, and a publish's), in the writer's record of uploads (skill-files-table.ts). */
 export const MAX_DIGESTS = 10_000;
 
 /** Kept beside the bytes, so a publish can compare a declared size without reading them. */
@@ -49,21 +49,6 @@ export async function writeSkillFile(kv: KVNamespace, digest: string, bytes: Uin
   if (!DIGEST_PATTERN.test(digest) || (await digestOf(bytes)) !== digest)
     throw new Error(`skill file bytes do not match ${digest.slice(0, 80)}`);
   await kv.put(fileKey(digest), bytes, { metadata: { size: bytes.byteLength } satisfies FileMeta });
-}
-
-/** Which of these digests KV does not hold (publish refuses a skill naming one). */
-export async function missingFiles(kv: KVNamespace, digests: readonly string[]): Promise<string[]> {
-  const unique = [...new Set(digests)];
-  const present = await Promise.all(unique.map((d) => (memo.has(d) ? Promise.resolve(true) : exists(kv, d))));
-  return unique.filter((_, i) => !present[i]);
-}
-
-async function exists(kv: KVNamespace, digest: string): Promise<boolean> {
-  // KV has no HEAD: open the value and drop it unread.
-  const body = await kv.get(fileKey(digest), 'stream');
-  if (!body) return false;
-  await body.cancel();
-  return true;
 }
 
 /**

@@ -7,15 +7,20 @@
  */
 import { capIssues } from '../issues.js';
 import type { Issue, SkillRecord } from '../types.js';
-import { MAX_DIGESTS, storedSizes } from './file-store.js';
+import type { FileSizes } from '../skill-files-table.js';
+import { MAX_DIGESTS } from './file-store.js';
 import { normalizeSkill, validateSkillSet } from './validate.js';
 
 export type Publishable = { ok: true; records: SkillRecord[] } | { ok: false; reason: 'invalid'; issues: Issue[] };
 
-const NOT_UPLOADED =
-  'no file with this digest was uploaded; upload it first (a file uploaded from another location may take up to a minute to reach this one: retry then)';
+const NOT_UPLOADED = 'no file with this digest was uploaded; upload it first';
+const NOT_CHECKED =
+  'not yet confirmed as uploaded: the gateway has no record of its upload, and one publish looks up only so many such files in KV; upload it (again: that is harmless) or publish again';
 
-export async function publishableSkills(kv: KVNamespace, skills: unknown[], dryRun: boolean): Promise<Publishable> {
+/** The stored sizes of files by digest, as the writer's table of stored files knows them (skill-files-table.ts). */
+export type SizesOf = (digests: string[]) => Promise<FileSizes>;
+
+export async function publishableSkills(sizesOf: SizesOf, skills: unknown[], dryRun: boolean): Promise<Publishable> {
   const issues = validateSkillSet(skills);
   if (issues.length) return { ok: false, reason: 'invalid', issues };
   const input = skills as SkillRecord[];
@@ -29,8 +34,10 @@ export async function publishableSkills(kv: KVNamespace, skills: unknown[], dryR
     };
   const records = input.map(normalizeSkill);
   if (dryRun) return { ok: true, records };
-  const sizes = await storedSizes(kv, [...digests]);
-  for (const d of digests) if (sizes.get(d) === undefined) issues.push({ path: d, message: NOT_UPLOADED });
+  const { sizes, unchecked } = await sizesOf([...digests]);
+  const later = new Set(unchecked);
+  for (const d of digests)
+    if (sizes.get(d) === undefined) issues.push({ path: d, message: later.has(d) ? NOT_CHECKED : NOT_UPLOADED });
   input.forEach((r, i) =>
     r.files.forEach((f, j) => {
       const size = sizes.get(f.digest);
