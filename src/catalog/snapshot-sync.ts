@@ -11,7 +11,10 @@
  * (before the next write, or on that alarm) publishes again from the history,
  * so KV and the announcements converge to what the history says even when no
  * other write comes. Announcements are idempotent by generation, so a retry
- * never notifies twice.
+ * never notifies twice. A snapshot too large for KV is retried every
+ * TOO_LARGE_RETRY_MS instead: only a write (which publishes it first) or a new
+ * upstream configuration can make it smaller. Old snapshots are deleted once no
+ * reader can still want them (snapshot-write.ts SnapshotLedger).
  */
 import { log } from '../lib/log.js';
 import { configOf } from '../lib/config.js';
@@ -19,16 +22,19 @@ import { publishChange } from '../session/fanout.js';
 import type { ChangedList } from '../session/events.js';
 import { collisions } from './collisions.js';
 import { readGeneration } from './store.js';
-import { SnapshotTooLargeError, writeSnapshot } from './snapshot-write.js';
+import { SnapshotLedger, SnapshotTooLargeError, writeSnapshot } from './snapshot-write.js';
 import type { CatalogSnapshot } from './types.js';
 
 const RETRY_MS = 5_000;
+/** The retry of a snapshot too large for KV: trying again changes nothing until the catalog does. */
+export const TOO_LARGE_RETRY_MS = 10 * 60_000;
 
 /** What a snapshot holds besides its generation: the history's current state. */
 export type SnapshotContent = Omit<CatalogSnapshot, 'generation' | 'updatedAt' | 'localPrefix' | 'separator'>;
 
 export class SnapshotSync {
   private readonly sql: SqlStorage;
+  private readonly ledger: SnapshotLedger;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -38,6 +44,9 @@ export class SnapshotSync {
   ) {
     this.sql = ctx.storage.sql;
     this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    this.ledger = new SnapshotLedger(this.sql);
+    // Snapshots written before the ledger kept them: adopted from KV's listing, a page per write.
+    if (this.ledger.created && this.lastGeneration() > 0) this.setMeta('untracked', '');
   }
 
   /** The generation last begun (0 before the first write). */
@@ -45,7 +54,10 @@ export class SnapshotSync {
     return Number(this.meta('generation') ?? 0);
   }
 
-  /** The size of the last snapshot written to KV, in bytes (0 before the first). */
+  /**
+   * The size of the last snapshot written to KV, or refused by it as too large, in bytes (0 before
+   * the first): what a write that grows the catalog is measured against (versioned-writes.ts).
+   */
   lastBytes(): number {
     return Number(this.meta('bytes') ?? 0);
   }
@@ -87,6 +99,7 @@ export class SnapshotSync {
     let recorded!: T;
     this.ctx.storage.transactionSync(() => {
       recorded = record();
+      this.ledger.begun(generation);
       this.setMeta('generation', String(generation));
       this.setMeta('dirty', '1');
       this.setMeta('lists', lists.join(','));
@@ -123,17 +136,36 @@ export class SnapshotSync {
       if (announce) this.setMeta('announced', String(generation));
       this.setMeta('dirty', '0');
       await this.ctx.storage.deleteAlarm();
+      await this.retire(generation);
       return snap;
     } catch (e) {
       // History is recorded; KV and the announcement catch up before the next write or on this alarm.
-      if (e instanceof SnapshotTooLargeError)
+      const tooLarge = e instanceof SnapshotTooLargeError;
+      if (tooLarge) {
+        // Its real size: a write that grows the catalog further is refused, one that shrinks it goes on.
+        this.setMeta('bytes', String(e.bytes));
         log.error('catalog snapshot too large for KV; remove or shrink prompts to publish again', {
           generation,
           bytes: e.bytes,
         });
-      await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+      }
+      await this.ctx.storage.setAlarm(Date.now() + (tooLarge ? TOO_LARGE_RETRY_MS : RETRY_MS));
       throw e;
     }
+  }
+
+  /** After `generation` is out: old snapshots deleted, and a page of untracked ones adopted first. */
+  private async retire(generation: number): Promise<void> {
+    const untracked = this.meta('untracked');
+    if (untracked !== undefined)
+      try {
+        const next = await this.ledger.adopt(this.env.PROMPTS, untracked, generation);
+        if (next === undefined) this.sql.exec("DELETE FROM meta WHERE key = 'untracked'");
+        else this.setMeta('untracked', next);
+      } catch (e) {
+        log.warn('untracked catalog snapshots not listed; the next write tries again', { error: String(e) });
+      }
+    await this.ledger.published(this.env.PROMPTS, generation);
   }
 
   /** Publishes a write that was cut short; nothing when none was. */

@@ -119,6 +119,8 @@ export class VersionedWrites {
    * Why a write that grows the catalog past MAX_CATALOG_BYTES is refused before anything is
    * recorded (a snapshot KV cannot store would hold every later write back); undefined when it
    * fits, or when it does not grow the catalog (such a write is how an oversized one is mended).
+   * Measured from the last snapshot's size, which counts one KV refused as too large (upstream
+   * listings grew it past one value): a growing write after it is refused here, not failed there.
    */
   private overLimit(before: Map<string, string>, written: [string, string | null][]): string | undefined {
     let delta = 0;
