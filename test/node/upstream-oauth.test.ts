@@ -187,6 +187,11 @@ describe('client-credentials upstream tokens', () => {
     expect(await source.token(AbortSignal.timeout(20))).toBe(first);
     expect(await source.token()).toBe(first);
     expect(calls).toBe(2); // one refresh, shared
+    await new Promise((r) => setTimeout(r, 400)); // the hung refresh given up on: the cached token kept
+    // In its last seconds (an upstream counting whole seconds may refuse it already) a caller waits for the new one.
+    clock += 48_000;
+    await expect(source.token(AbortSignal.timeout(20))).rejects.toMatchObject({ fault: 'credentials' });
+    expect(calls).toBe(3);
     // Once expired, nothing cached can serve: the caller waits for the endpoint, and its failure is the answer.
     clock += 60_000;
     hang = false;

@@ -4,8 +4,9 @@
  * for the isolate (the Worker's cold path and the UpstreamObject share it)
  * and fetched once however many requests wait for it. It is refreshed a
  * minute before it expires (at half its life when it lives two minutes or
- * less) in the background, callers going on with the cached token meanwhile,
- * and dropped when the upstream answers 401 (http.ts retries once).
+ * less) in the background, callers going on with the cached token meanwhile
+ * (but for its last 5 s), and dropped when the upstream answers 401 (http.ts
+ * retries once).
  * A refresh that fails while the cached token has not expired keeps that
  * token, and the endpoint is asked again only after RETRY_AFTER_MS.
  *
@@ -31,12 +32,16 @@ interface Entry {
   refreshAt: number;
   /** When `token` stops being valid: until then a failed refresh leaves it in use. */
   expiresAt: number;
+  /** Until when a caller is handed `token` while its refresh runs, rather than waiting for the new one. */
+  handOutUntil: number;
   /** The secret the token was obtained with: a rotated secret means a new token. */
   secret: string;
   inflight?: Promise<string>;
 }
 
 const REFRESH_BEFORE_MS = 60_000;
+/** A token's last moments (at most a quarter of its life), when callers wait for its refresh instead. */
+const LAST_MOMENTS_MS = 5_000;
 /** After a failed early refresh, the cached token is used this long before the endpoint is asked again. */
 export const RETRY_AFTER_MS = 10_000;
 /** A token response without expires_in is kept this long (or until the upstream refuses it). */
@@ -64,7 +69,8 @@ export function bearerSource(
   const key = grantKey(id, o);
   const entry = (): Entry => {
     let e = cache.get(key);
-    if (!e || e.secret !== o.clientSecret) cache.set(key, (e = { refreshAt: 0, expiresAt: 0, secret: o.clientSecret }));
+    if (!e || e.secret !== o.clientSecret)
+      cache.set(key, (e = { refreshAt: 0, expiresAt: 0, handOutUntil: 0, secret: o.clientSecret }));
     return e;
   };
   return {
@@ -79,6 +85,7 @@ export function bearerSource(
             e.token = token;
             e.refreshAt = refreshAt(now(), lifetimeMs);
             e.expiresAt = now() + lifetimeMs;
+            e.handOutUntil = e.expiresAt - Math.min(LAST_MOMENTS_MS, lifetimeMs / 4);
             return token;
           },
           (err: unknown) => {
@@ -92,7 +99,8 @@ export function bearerSource(
         .finally(() => (e.inflight = undefined));
       // An early refresh: the cached token is still good, so no caller waits on the endpoint (a slow one
       // would spend the caller's deadline, meant for the upstream); the refresh finishes in the background.
-      if (e.token && now() < e.expiresAt) {
+      // Not in the token's last moments: an upstream whose clock counts whole seconds may refuse it already.
+      if (e.token && now() < e.handOutUntil) {
         e.inflight.catch(() => undefined);
         return Promise.resolve(e.token);
       }
