@@ -199,6 +199,30 @@ describe('client-credentials upstream tokens', () => {
     await new Promise((r) => setTimeout(r, 400)); // the hung refresh given up on
     await expect(source.token()).rejects.toMatchObject({ fault: 'credentials' });
   });
+  it('a token fetch that never settles (its request ended) is taken for dead past its deadline; the next caller fetches anew', async () => {
+    const { as, mcp } = await setup('jwt');
+    let dead = false;
+    let calls = 0;
+    // Until `dead`: the endpoint. Then a fetch that never settles, aborted or not, as one the runtime cancelled.
+    const fetchFn: typeof fetch = (input, init) => {
+      calls++;
+      return dead ? new Promise<Response>(() => undefined) : fetch(input, init);
+    };
+    let clock = Date.now();
+    const source = bearerSource('dead-refresh', grant(as, mcp), 300, fetchFn, () => clock);
+    const first = await source.token();
+    clock += 3_550_000; // an early refresh, in the background
+    dead = true;
+    expect(await source.token()).toBe(first);
+    expect(calls).toBe(2);
+    // The token's last seconds, the dead fetch long past its deadline: a new fetch, not a wait on the dead one.
+    clock += 48_000;
+    dead = false;
+    const next = await source.token(AbortSignal.timeout(2_000));
+    expect(next).not.toBe(first);
+    expect(next).toBe(as.issued.at(-1)!.token);
+    expect(calls).toBe(3);
+  });
   it('a token endpoint that never answers is given up on within the upstream timeout, whatever the caller waits with', async () => {
     const { as, mcp } = await setup('jwt');
     const hang = await listen(async (req) => {

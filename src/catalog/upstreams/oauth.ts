@@ -37,9 +37,13 @@ interface Entry {
   /** The secret the token was obtained with: a rotated secret means a new token. */
   secret: string;
   inflight?: Promise<string>;
+  /** When `inflight` was begun. */
+  inflightSince: number;
 }
 
 const REFRESH_BEFORE_MS = 60_000;
+/** Past its own deadline by this much, a token fetch that has not settled is taken for one that never will. */
+const STALE_AFTER_MS = 1_000;
 /** A token's last moments (at most a quarter of its life), when callers wait for its refresh instead. */
 const LAST_MOMENTS_MS = 5_000;
 /** After a failed early refresh, the cached token is used this long before the endpoint is asked again. */
@@ -70,16 +74,31 @@ export function bearerSource(
   const entry = (): Entry => {
     let e = cache.get(key);
     if (!e || e.secret !== o.clientSecret)
-      cache.set(key, (e = { refreshAt: 0, expiresAt: 0, handOutUntil: 0, secret: o.clientSecret }));
+      cache.set(key, (e = { refreshAt: 0, expiresAt: 0, handOutUntil: 0, inflightSince: 0, secret: o.clientSecret }));
     return e;
+  };
+  /**
+   * What a caller gets while a refresh runs. An early refresh: the cached token is still good, so no
+   * caller waits on the endpoint (a slow one would spend the caller's deadline, meant for the
+   * upstream). Not in the token's last moments: an upstream whose clock counts whole seconds may
+   * refuse it already.
+   */
+  const share = (e: Entry, signal?: AbortSignal): Promise<string> => {
+    if (e.token && now() < e.handOutUntil) return Promise.resolve(e.token);
+    // A caller with no deadline of its own (a change stream's) stops waiting when the fetch is taken for dead.
+    return abandonable(e.inflight!, signal ?? AbortSignal.timeout(timeoutMs + STALE_AFTER_MS));
   };
   return {
     token(signal) {
       const e = entry();
       if (e.token && now() < e.refreshAt) return Promise.resolve(e.token);
       // Its own deadline, never a caller's: a caller whose signal has none (the change stream's) must
-      // not leave a hung fetch that every later caller of this grant waits on.
-      e.inflight ??= obtain(o, AbortSignal.timeout(timeoutMs), fetchFn, now)
+      // not leave a hung fetch that every later caller of this grant waits on. A fetch begun by a
+      // request that has ended may never settle (the runtime cancels that request's I/O, its deadline's
+      // timer too): one older than its deadline is given up on, and a new one begun.
+      if (e.inflight && now() - e.inflightSince <= timeoutMs + STALE_AFTER_MS) return share(e, signal);
+      e.inflightSince = now();
+      const fetched: Promise<string> = obtain(o, AbortSignal.timeout(timeoutMs), fetchFn, now)
         .then(
           ({ token, lifetimeMs }) => {
             e.token = token;
@@ -96,15 +115,12 @@ export function bearerSource(
             return e.token;
           },
         )
-        .finally(() => (e.inflight = undefined));
-      // An early refresh: the cached token is still good, so no caller waits on the endpoint (a slow one
-      // would spend the caller's deadline, meant for the upstream); the refresh finishes in the background.
-      // Not in the token's last moments: an upstream whose clock counts whole seconds may refuse it already.
-      if (e.token && now() < e.handOutUntil) {
-        e.inflight.catch(() => undefined);
-        return Promise.resolve(e.token);
-      }
-      return signal ? abandonable(e.inflight, signal) : e.inflight;
+        .finally(() => {
+          if (e.inflight === fetched) e.inflight = undefined;
+        });
+      fetched.catch(() => undefined); // a background refresh may have no caller waiting
+      e.inflight = fetched;
+      return share(e, signal);
     },
     rejected(token) {
       const e = cache.get(key);
