@@ -12,7 +12,7 @@
  * A write that throws rejects its own caller only, and the next one runs. Its error is marked
  * `retryable`, which Workers RPC carries to the caller (rpc/errors.ts isRetryable: a 503 with
  * Retry-After): every write is safe to repeat, and blockConcurrencyWhile's answer to a throw (the
- * object reset) told callers so. There is no timeout here (blockConcurrencyWhile reset the object
+ * object reset) told callers so. Not a TypeError or its kin: a bug's repeat fails the same way. There is no timeout here (blockConcurrencyWhile reset the object
  * after 30 s): each step of a write is an I/O call the runtime bounds, and a restart of the object
  * drops the chain with the rest of its memory.
  */
@@ -33,9 +33,14 @@ export class WriteLock {
   }
 }
 
+/** JavaScript's own errors of a wrong program: repeating the write fails the same way. */
+const BUGS = [TypeError, RangeError, ReferenceError, SyntaxError];
+
 /** `e` marked safe to repeat; a thrown value that cannot carry the mark is wrapped in an Error that does. */
 function retryable(e: unknown): unknown {
   if ((e as { retryable?: unknown } | null)?.retryable === true) return e;
+  // A bug answers 500, not a 503 that invites the same request again.
+  if (BUGS.some((kind) => e instanceof kind)) return e;
   const error = e instanceof Error && Object.isExtensible(e) ? e : new Error(String(e), { cause: e });
   return Object.assign(error, { retryable: true });
 }

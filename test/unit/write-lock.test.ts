@@ -56,6 +56,21 @@ describe('WriteLock', () => {
     expect(await lock.run(async () => 'again')).toBe('again');
   });
 
+  it("a bug's error (TypeError and its kin) is not marked safe to repeat: it would fail the same way", async () => {
+    const lock = new WriteLock();
+    for (const bug of [new TypeError('x is undefined'), new RangeError('bad length')]) {
+      const failed = await lock
+        .run(() => Promise.reject(bug))
+        .then(
+          () => undefined,
+          (e: unknown) => e as { retryable?: unknown },
+        );
+      expect(failed).toBe(bug);
+      expect(failed?.retryable).toBeUndefined();
+    }
+    expect(await lock.run(async () => 'free')).toBe('free');
+  });
+
   it('a write queued while another runs does not start until that one has settled', async () => {
     const lock = new WriteLock();
     let release!: () => void;
