@@ -56,6 +56,42 @@ const clientFor = (mcp: ProtectedMcp, o: UpstreamOAuth, now?: () => number) =>
   });
 const tokenCalls = (as: AuthServer) => as.requests.filter((r) => r.path === '/token');
 
+type Stall = 'no' | 'until-aborted' | 'forever';
+/**
+ * A token fetch that reaches the endpoint unless `stall()` says otherwise: then one that settles only
+ * when its own deadline aborts it, or never (as one the runtime cancelled with its request). Counts calls.
+ */
+function stallingFetch(stall: () => Stall): { fetchFn: typeof fetch; calls: () => number } {
+  let calls = 0;
+  const fetchFn: typeof fetch = (input, init) => {
+    calls++;
+    const how = stall();
+    if (how === 'no') return fetch(input, init);
+    return new Promise<Response>((_resolve, reject) => {
+      if (how === 'until-aborted')
+        init?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    });
+  };
+  return { fetchFn, calls: () => calls };
+}
+
+/**
+ * A grant's source on a clock of the test's own, its first token obtained, then the clock in the last
+ * minute of that one-hour token (an early refresh due) and the endpoint stalled `how` until `resume()`.
+ */
+async function inEarlyRefresh(id: string, how: Stall) {
+  const { as, mcp } = await setup('jwt');
+  let stalled = false;
+  const { fetchFn, calls } = stallingFetch(() => (stalled ? how : 'no'));
+  let clock = Date.now();
+  const source = bearerSource(id, grant(as, mcp), 300, fetchFn, () => clock);
+  const first = await source.token();
+  clock += 3_550_000;
+  stalled = true;
+  const advance = (ms: number) => void (clock += ms);
+  return { as, source, first, calls, advance, resume: () => void (stalled = false) };
+}
+
 describe('client-credentials upstream tokens', () => {
   it('one token serves every request and client; it is the only Authorization the upstream sees', async () => {
     const { as, mcp } = await setup('jwt');
@@ -167,61 +203,34 @@ describe('client-credentials upstream tokens', () => {
   });
 
   it('in the early-refresh window a caller gets the cached token at once, however slow the refresh', async () => {
-    const { as, mcp } = await setup('jwt');
-    let hang = false;
-    let calls = 0;
-    // The endpoint, until `hang`: then a request that answers only when its own deadline aborts it.
-    const fetchFn: typeof fetch = (input, init) => {
-      calls++;
-      if (!hang) return fetch(input, init);
-      return new Promise((_resolve, reject) =>
-        init?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
-      );
-    };
-    let clock = Date.now();
-    const source = bearerSource('slow-refresh', grant(as, mcp), 300, fetchFn, () => clock);
-    const first = await source.token();
-    clock += 3_550_000; // the last minute of a one-hour token
-    hang = true;
+    const { as, source, first, calls, advance, resume } = await inEarlyRefresh('slow-refresh', 'until-aborted');
     // A caller whose deadline is shorter than the endpoint's answer still gets a token: the cached one.
     expect(await source.token(AbortSignal.timeout(20))).toBe(first);
     expect(await source.token()).toBe(first);
-    expect(calls).toBe(2); // one refresh, shared
+    expect(calls()).toBe(2); // one refresh, shared
     await new Promise((r) => setTimeout(r, 400)); // the hung refresh given up on: the cached token kept
     // In its last seconds (an upstream counting whole seconds may refuse it already) a caller waits for the new one.
-    clock += 48_000;
+    advance(48_000);
     await expect(source.token(AbortSignal.timeout(20))).rejects.toMatchObject({ fault: 'credentials' });
-    expect(calls).toBe(3);
+    expect(calls()).toBe(3);
     // Once expired, nothing cached can serve: the caller waits for the endpoint, and its failure is the answer.
-    clock += 60_000;
-    hang = false;
+    advance(60_000);
+    resume();
     as.failTokens({ status: 503, error: 'temporarily_unavailable' });
     await new Promise((r) => setTimeout(r, 400)); // the hung refresh given up on
     await expect(source.token()).rejects.toMatchObject({ fault: 'credentials' });
   });
   it('a token fetch that never settles (its request ended) is taken for dead past its deadline; the next caller fetches anew', async () => {
-    const { as, mcp } = await setup('jwt');
-    let dead = false;
-    let calls = 0;
-    // Until `dead`: the endpoint. Then a fetch that never settles, aborted or not, as one the runtime cancelled.
-    const fetchFn: typeof fetch = (input, init) => {
-      calls++;
-      return dead ? new Promise<Response>(() => undefined) : fetch(input, init);
-    };
-    let clock = Date.now();
-    const source = bearerSource('dead-refresh', grant(as, mcp), 300, fetchFn, () => clock);
-    const first = await source.token();
-    clock += 3_550_000; // an early refresh, in the background
-    dead = true;
+    const { as, source, first, calls, advance, resume } = await inEarlyRefresh('dead-refresh', 'forever');
     expect(await source.token()).toBe(first);
-    expect(calls).toBe(2);
+    expect(calls()).toBe(2);
     // The token's last seconds, the dead fetch long past its deadline: a new fetch, not a wait on the dead one.
-    clock += 48_000;
-    dead = false;
+    advance(48_000);
+    resume();
     const next = await source.token(AbortSignal.timeout(2_000));
     expect(next).not.toBe(first);
     expect(next).toBe(as.issued.at(-1)!.token);
-    expect(calls).toBe(3);
+    expect(calls()).toBe(3);
   });
   it('a token endpoint that never answers is given up on within the upstream timeout, whatever the caller waits with', async () => {
     const { as, mcp } = await setup('jwt');
