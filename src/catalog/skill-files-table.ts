@@ -3,17 +3,19 @@
  * (docs/storage-schema.md). A publish checks its files here, not in KV: one invocation may make at
  * most 1,000 KV operations (Cloudflare's KV limits; Miniflare does not enforce them), and a set may
  * name up to MAX_DIGESTS files. The upload route adds a row once the bytes are stored; a file
- * stored without one (a row lost to a failed call) is looked up in KV, a bounded number per call,
- * and added then. Bytes by digest are never deleted, so a row never goes stale.
+ * stored without one (uploaded before this table, or its row lost to a failed call) is looked up in
+ * KV, a bounded number per call, and added then. Bytes by digest are never deleted, so a row never
+ * goes stale.
  */
 import { storedSizes } from './skills/file-store.js';
 
 /**
  * Most files one call looks up in KV: each costs one operation, or three for a file stored before
- * its size was kept beside it (file-store.ts), well inside the invocation's 1,000 with the
- * snapshot's writes beside them.
+ * its size was kept beside it (file-store.ts), so at most 750. A publish's own call adds two
+ * snapshot publishes at most (a catch-up and its write, snapshot-sync.ts), each a generation read,
+ * three puts retried up to three times, a key listing and 50 deletes: 64. Within the 1,000.
  */
-export const KV_LOOKUPS_PER_CALL = 300;
+export const KV_LOOKUPS_PER_CALL = 250;
 
 /** Sizes by digest (undefined: not in KV), and the digests left unlooked-up past the bound. */
 export interface FileSizes {

@@ -7,7 +7,7 @@
 import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { digestOf, fileKey } from '../../src/catalog/skills/file-store.js';
-import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin } from '../helpers/worker.js';
+import { ADMIN_BASE, ADMIN_TOKEN, adminFetch as admin, openSession } from '../helpers/worker.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -43,6 +43,14 @@ describe("the writer's record of uploaded skill files", () => {
     expect(await missing([digest])).toEqual([]);
     const res = await admin('POST', '/skills/publish', { skills: [record('recorded-upload', digest, md.byteLength)] });
     expect(res.status).toBe(200);
+    // Where the bytes have not arrived yet (KV carries them within about a minute), a read says so.
+    const uri = 'skill://recorded-upload/SKILL.md';
+    const { body } = await (await openSession()).call('resources/read', { uri });
+    expect(body.error).toEqual({
+      code: -32603,
+      message: 'The file is not available here yet; retry shortly',
+      data: { uri },
+    });
   });
 
   it('a file in KV with no record is found there, and a file in neither is missing', async () => {

@@ -79,8 +79,8 @@ describe('the stored skill files table', () => {
     });
     for (const r of calls.rounds) expect(r.ops).toBeLessThanOrEqual(KV_LOOKUPS_PER_CALL);
     // Each call confirms up to the bound; the rest are reported missing until looked up (uploading again is harmless).
-    // 300 looked up a call: the absent file and 299 others (it is first, so looked up each time).
-    expect(calls.rounds.map((r) => r.missing)).toEqual([402, 103, 1, 1]);
+    // 250 looked up a call: the absent file and 249 others (it is first, so looked up each time).
+    expect(calls.rounds.map((r) => r.missing)).toEqual([452, 203, 1, 1]);
     expect(calls.last).toEqual([absent]);
   });
 });

@@ -13,7 +13,8 @@ import { normalizeSkill, validateSkillSet } from './validate.js';
 
 export type Publishable = { ok: true; records: SkillRecord[] } | { ok: false; reason: 'invalid'; issues: Issue[] };
 
-const NOT_UPLOADED = 'no file with this digest was uploaded; upload it first';
+const NOT_UPLOADED =
+  'no file with this digest was uploaded; upload it first (one uploaded without the gateway recording it may take up to a minute to reach the writer from another location: retry then)';
 const NOT_CHECKED =
   'not yet confirmed as uploaded: the gateway has no record of its upload, and one publish looks up only so many such files in KV; upload it (again: that is harmless) or publish again';
 
