@@ -12,9 +12,11 @@
  * A write that throws rejects its own caller only, and the next one runs. Its error is marked
  * `retryable`, which Workers RPC carries to the caller (rpc/errors.ts isRetryable: a 503 with
  * Retry-After): every write is safe to repeat, and blockConcurrencyWhile's answer to a throw (the
- * object reset) told callers so. Not a TypeError or its kin: a bug's repeat fails the same way. There is no timeout here (blockConcurrencyWhile reset the object
- * after 30 s): each step of a write is an I/O call the runtime bounds, and a restart of the object
- * drops the chain with the rest of its memory.
+ * object reset) told callers so. Not a TypeError or its kin: a bug's repeat fails the same way.
+ *
+ * There is no timeout here (blockConcurrencyWhile reset the object after 30 s): each step of a
+ * write is an I/O call the runtime bounds, and a restart of the object drops the chain with the
+ * rest of its memory.
  */
 export class WriteLock {
   /** Settles when the last write queued so far has; it never rejects, so one failure stops nothing. */
