@@ -39,12 +39,18 @@ export class SkillFilesTable {
   /** Each digest's stored size: from the table, else from KV up to KV_LOOKUPS_PER_CALL of them. */
   async sizes(digests: readonly string[]): Promise<FileSizes> {
     const unique = [...new Set(digests)];
+    // One query for the whole set (up to MAX_DIGESTS), not one per digest.
+    const known = this.sql.exec<{ digest: string; size: number }>(
+      'SELECT digest, size FROM skill_files WHERE digest IN (SELECT value FROM json_each(?))',
+      JSON.stringify(unique),
+    );
+    const found = new Map(Array.from(known, (r) => [r.digest, r.size]));
     const sizes = new Map<string, number | undefined>();
     const unknown: string[] = [];
     for (const d of unique) {
-      const row = this.sql.exec<{ size: number }>('SELECT size FROM skill_files WHERE digest = ?', d).toArray()[0];
-      if (row) sizes.set(d, row.size);
-      else unknown.push(d);
+      const size = found.get(d);
+      if (size === undefined) unknown.push(d);
+      else sizes.set(d, size);
     }
     const looked = unknown.slice(0, KV_LOOKUPS_PER_CALL);
     for (const [d, size] of await storedSizes(this.kv, looked)) {
