@@ -14,7 +14,7 @@
  * never notifies twice. A snapshot too large for KV is retried every
  * TOO_LARGE_RETRY_MS instead: only a write (which publishes it first) or a new
  * upstream configuration can make it smaller. Old snapshots are deleted once no
- * reader can still want them (snapshot-write.ts SnapshotLedger).
+ * reader can still want them (snapshot-ledger.ts).
  */
 import { log } from '../lib/log.js';
 import { configOf } from '../lib/config.js';
@@ -22,7 +22,8 @@ import { publishChange } from '../session/fanout.js';
 import type { ChangedList } from '../session/events.js';
 import { collisions } from './collisions.js';
 import { readGeneration } from './store.js';
-import { SnapshotLedger, SnapshotTooLargeError, writeSnapshot } from './snapshot-write.js';
+import { SnapshotLedger } from './snapshot-ledger.js';
+import { SnapshotTooLargeError, writeSnapshot } from './snapshot-write.js';
 import type { CatalogSnapshot } from './types.js';
 
 const RETRY_MS = 5_000;

@@ -1,5 +1,5 @@
 /**
- * Old catalog snapshots leave KV (snapshot-write.ts SnapshotLedger): every generation writes
+ * Old catalog snapshots leave KV (snapshot-ledger.ts): every generation writes
  * `catalog/snapshots/<g>`, and one superseded over SNAPSHOT_GRACE_MS ago, which no reader catching
  * up can still want, is deleted by a later write; never the current one nor one superseded within
  * the grace, a bounded number per write, and those written before the writer tracked them too.
@@ -7,7 +7,7 @@
  */
 import { env, runInDurableObject } from 'cloudflare:test';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
-import { PRUNE_PER_WRITE, SNAPSHOT_GRACE_MS } from '../../src/catalog/snapshot-write.js';
+import { PRUNE_PER_WRITE, SNAPSHOT_GRACE_MS } from '../../src/catalog/snapshot-ledger.js';
 import { KV_KEYS, loadSnapshot, readGeneration, servedGeneration } from '../../src/catalog/store.js';
 import { writerObject } from '../../src/catalog/stubs.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
