@@ -23,7 +23,7 @@ import type { ChangedList } from '../session/events.js';
 import { collisions } from './collisions.js';
 import { readGeneration } from './store.js';
 import { SnapshotLedger } from './snapshot-ledger.js';
-import { SnapshotTooLargeError, writeSnapshot } from './snapshot-write.js';
+import { KV_VALUE_MAX_BYTES, SnapshotTooLargeError, writeSnapshot } from './snapshot-write.js';
 import type { CatalogSnapshot } from './types.js';
 
 const RETRY_MS = 5_000;
@@ -61,6 +61,15 @@ export class SnapshotSync {
    */
   lastBytes(): number {
     return Number(this.meta('bytes') ?? 0);
+  }
+
+  /**
+   * The size of the recorded catalog when KV refused its snapshot as too large and nothing has
+   * published it since; undefined when the history is served (or only waits on a transient retry).
+   */
+  unpublishedTooLarge(): number | undefined {
+    const bytes = this.lastBytes();
+    return this.meta('dirty') === '1' && bytes > KV_VALUE_MAX_BYTES ? bytes : undefined;
   }
 
   /**

@@ -9,6 +9,7 @@
 import { utf8Length } from './arguments.js';
 import { canonical, diffTexts, type SetDiff } from './diff.js';
 import type { SnapshotSync } from './snapshot-sync.js';
+import { KV_VALUE_MAX_BYTES } from './snapshot-write.js';
 import type { Issue } from './types.js';
 import type { RowKind, VersionsTable } from './versions-table.js';
 
@@ -93,7 +94,8 @@ export class VersionedWrites {
     const texts = new Map(upserts.map((r) => [r.name, canonical(r)]));
     const diff = diffTexts(before, texts, removals);
     const unchanged = () => ({ ok: true as const, generation: this.sync.lastGeneration(), diff, versions: {}, dryRun });
-    if (diff.added.length === 0 && diff.changed.length === 0 && diff.removed.length === 0) return unchanged();
+    if (diff.added.length === 0 && diff.changed.length === 0 && diff.removed.length === 0)
+      return this.unpublished() ?? unchanged();
     // A removal is a version too, with no record.
     const written: [string, string | null][] = [
       ...[...diff.added, ...diff.changed].map((name): [string, string] => [name, texts.get(name)!]),
@@ -118,8 +120,8 @@ export class VersionedWrites {
   /**
    * Why a write that grows the catalog past MAX_CATALOG_BYTES is refused before anything is
    * recorded (a snapshot KV cannot store would hold every later write back); undefined when it
-   * fits, or when it does not grow the catalog (such a write is how an oversized one is mended).
-   * Measured from the last snapshot's size, which counts one KV refused as too large (upstream
+   * fits. A write that does not grow the catalog is how an oversized one is mended, and is refused
+   * only when its snapshot would still be too large for KV. Measured from the last snapshot's size, which counts one KV refused as too large (upstream
    * listings grew it past one value): a growing write after it is refused here, not failed there.
    */
   private overLimit(before: Map<string, string>, written: [string, string | null][]): string | undefined {
@@ -129,7 +131,25 @@ export class VersionedWrites {
       delta += (text === null ? 0 : utf8Length(text) + 1) - (old === undefined ? 0 : utf8Length(old) + 1);
     }
     const projected = this.sync.lastBytes() + delta;
-    if (delta <= 0 || projected <= MAX_CATALOG_BYTES) return undefined;
-    return `The catalog would be about ${projected} bytes, over the ${MAX_CATALOG_BYTES}-byte catalog limit; nothing was written`;
+    if (delta > 0 && projected > MAX_CATALOG_BYTES)
+      return `The catalog would be about ${projected} bytes, over the ${MAX_CATALOG_BYTES}-byte catalog limit; nothing was written`;
+    // Recorded but unpublishable, it would be answered 503 and then "nothing to change" on the repeat.
+    if (projected > KV_VALUE_MAX_BYTES)
+      return `The catalog would still be about ${projected} bytes with its upstream listings, over KV's ${KV_VALUE_MAX_BYTES}-byte value limit: remove at least ${projected - KV_VALUE_MAX_BYTES} more bytes in one write, or trim the upstreams; nothing was written`;
+    return undefined;
+  }
+
+  /**
+   * A write with nothing to change, while what is already recorded cannot be served (KV refused
+   * its snapshot as too large): "ok" would tell a publisher its catalog is live when it is not.
+   */
+  private unpublished(): WriteResult | undefined {
+    const bytes = this.sync.unpublishedTooLarge();
+    if (bytes === undefined) return undefined;
+    return {
+      ok: false,
+      reason: 'too_large',
+      message: `Nothing to change, but generation ${this.sync.lastGeneration()} is recorded and not served: its snapshot is about ${bytes} bytes, over KV's ${KV_VALUE_MAX_BYTES}-byte value limit. Remove or shrink prompts or skills, or trim the upstreams, to publish it`,
+    };
   }
 }

@@ -2,8 +2,9 @@
  * A catalog that upstream listings grew past one KV value (snapshot-sync.ts, versioned-writes.ts):
  * its snapshot cannot be written, and a prompt write is judged by the size it really has, not by
  * the last snapshot that was written. One that grows the catalog further is refused as any too
- * large a write is (413 catalog_too_large, nothing recorded); one that shrinks it goes through and
- * publishes the catalog again. Meanwhile the writer retries the snapshot rarely, not every 5 s.
+ * large a write is (413 catalog_too_large, nothing recorded), and so is one that shrinks it too little
+ * to fit KV; one that shrinks it enough goes through and publishes the catalog again. A write with
+ * nothing to change says the catalog is not served. Meanwhile the writer retries the snapshot rarely.
  */
 import { env, runInDurableObject } from 'cloudflare:test';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -70,6 +71,22 @@ it('a growing prompt write is refused 413 catalog_too_large, a shrinking one pub
   expect(size).toBeGreaterThan(KV_VALUE_MAX_BYTES);
   expect((await admin('GET', '/prompts/one_more')).status).toBe(404);
   expect(await readGeneration(env.PROMPTS)).toBe(generation);
+
+  // A shrinking write that would still leave it too large for KV is refused too, not recorded unpublished.
+  const removeOne = await admin('DELETE', '/prompts/big_0');
+  expect(removeOne.status).toBe(413);
+  const still = ((await removeOne.json()) as any).error;
+  expect(still.code).toBe('catalog_too_large');
+  expect(Number(/still be about (\d+) bytes/.exec(still.message)?.[1])).toBeGreaterThan(KV_VALUE_MAX_BYTES);
+  expect(still.message).toMatch(/remove at least \d+ more bytes in one write/);
+  expect((await admin('GET', '/prompts/big_0')).status).toBe(200);
+  expect(await readGeneration(env.PROMPTS)).toBe(generation);
+  // Nor is a write with nothing to change "ok" while what is recorded is not served.
+  const same = await admin('PUT', '/prompts/big_1', image('big_1', PROMPT_BYTES));
+  expect(same.status).toBe(413);
+  const unserved = ((await same.json()) as any).error;
+  expect(unserved.code).toBe('catalog_too_large');
+  expect(unserved.message).toMatch(/^Nothing to change, but generation \d+ is recorded and not served/);
 
   // Replacing the set with one small prompt drops the large ones: the catalog fits again and is published.
   const shrink = await admin('POST', '/publish?prune=1', { prompts: [text('small', 'z')] });
