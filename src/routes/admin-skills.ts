@@ -6,7 +6,13 @@
  */
 import { Hono, type Context } from 'hono';
 import { catalogWriter } from '../catalog/stubs.js';
-import { DIGEST_PATTERN, digestOf, MAX_DIGESTS, readSkillFile, writeSkillFile } from '../catalog/skills/file-store.js';
+import {
+  DIGEST_PATTERN,
+  DigestMismatchError,
+  MAX_DIGESTS,
+  streamSkillFile,
+  writeSkillFile,
+} from '../catalog/skills/file-store.js';
 import { MAX_PUBLISH_SKILLS, MAX_SKILL_FILE_BYTES, SKILL_FILE_LIMIT, SKILL_NAME } from '../catalog/skills/validate.js';
 import type { AppEnv } from '../env.js';
 import { readCapped } from '../lib/body.js';
@@ -61,10 +67,12 @@ adminSkills.put(FILE_ROUTE, async (c) => {
     if (e instanceof ApiError) throw e;
     throw new ApiError(400, 'invalid_body', 'The body could not be read in full');
   }
-  // Checked apart from the write: a KV failure is not the client's bytes being wrong.
-  if ((await digestOf(bytes)) !== digest)
-    throw new ApiError(400, 'digest_mismatch', `The body does not hash to ${digest}`);
-  await writeSkillFile(c.env.PROMPTS, digest, bytes);
+  // The write hashes the bytes once; only its mismatch is the client's error, a KV failure is not.
+  await writeSkillFile(c.env.PROMPTS, digest, bytes).catch((e: unknown) => {
+    throw e instanceof DigestMismatchError
+      ? new ApiError(400, 'digest_mismatch', `The body does not hash to ${digest}`)
+      : e;
+  });
   // The writer's record spares a publish the KV read; without it (a failed call) the publish reads KV instead.
   await catalogWriter(c.env)
     .skillFileStored(digest, bytes.byteLength)
@@ -76,9 +84,9 @@ adminSkills.put(FILE_ROUTE, async (c) => {
 adminSkills.get(FILE_ROUTE, async (c, next) => {
   if (c.req.param('digest') === 'history') return next();
   flags(c, []);
-  const bytes = await readSkillFile(c.env.PROMPTS, fileDigest(c));
-  if (!bytes) throw new ApiError(404, 'not_found', 'No file with this digest');
-  return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } });
+  const body = await streamSkillFile(c.env.PROMPTS, fileDigest(c));
+  if (!body) throw new ApiError(404, 'not_found', 'No file with this digest');
+  return new Response(body, { headers: { 'content-type': 'application/octet-stream' } });
 });
 
 adminSkills.get('/', (c) => listAnswer(c, 'skills', (page) => catalogWriter(c.env).currentPage('skills', page)));

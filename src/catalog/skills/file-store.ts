@@ -44,11 +44,19 @@ export async function readSkillFile(kv: KVNamespace, digest: string): Promise<Ui
   return bytes;
 }
 
+/** Bytes that do not hash to the digest they came under: the sender's mistake, not a storage failure. */
+export class DigestMismatchError extends Error {}
+
 /** Stores bytes under their digest; refuses bytes that do not match it. Idempotent. */
 export async function writeSkillFile(kv: KVNamespace, digest: string, bytes: Uint8Array): Promise<void> {
   if (!DIGEST_PATTERN.test(digest) || (await digestOf(bytes)) !== digest)
-    throw new Error(`skill file bytes do not match ${digest.slice(0, 80)}`);
+    throw new DigestMismatchError(`skill file bytes do not match ${digest.slice(0, 80)}`);
   await kv.put(fileKey(digest), bytes, { metadata: { size: bytes.byteLength } satisfies FileMeta });
+}
+
+/** A file's bytes as KV streams them, or undefined when it has none: a download never holds a whole file. */
+export async function streamSkillFile(kv: KVNamespace, digest: string): Promise<ReadableStream | undefined> {
+  return (await kv.get(fileKey(digest), 'stream')) ?? undefined;
 }
 
 /**
