@@ -17,11 +17,10 @@ import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../../package.json';
 import type { CacheHints } from '../hints.js';
 import { Handshake } from './handshake.js';
-import { followListen, openListen } from './listen-stream.js';
+import { listenOn, type ListenHost } from './listen.js';
 import { allPromptPages } from './prompt-pages.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
 import { redacted } from './redact.js';
-import { declaresSkills } from './skill-entries.js';
 import { endSession } from './session-calls.js';
 import { UpstreamError, type Json } from './wire.js';
 import { deadline, rethrow, uncancellable, unlessCancelled, withTimeout, type Deadline } from './deadline.js';
@@ -131,43 +130,20 @@ export class UpstreamClient {
     return allPromptPages((method, params, dl) => this.request(method, params, dl), maxPages, d);
   }
 
-  /**
-   * Follows the upstream's prompt-list changes until the stream ends, `signal`
-   * aborts or the client is closed: a modern `subscriptions/listen`, the legacy
-   * standalone GET stream, or the HTTP+SSE stream itself. 'unsupported' means
-   * the upstream offers no stream (polling remains); 'closed' that `close` ended
-   * it. `onOpen` runs once the stream is open: what changed before that, the
-   * stream cannot tell. An upstream that declares the Skills extension announces
-   * a skills change as resources/list_changed (the SDK's `reload()` does): that
-   * is a change too, and a modern listen asks for it.
-   */
-  async listen(
+  /** Follows the upstream's prompt-list changes until the stream ends, `signal` aborts or `close` (listen.ts). */
+  listen(
     onListChanged: () => void,
     signal: AbortSignal,
     onOpen?: () => void,
   ): Promise<'unsupported' | 'ended' | 'closed'> {
-    const stop = AbortSignal.any([signal, this.closing.signal]);
-    const outcome = () => (this.closing.signal.aborted ? 'closed' : 'ended');
-    // A closed client opens nothing more: a session made now would outlive it.
-    if (stop.aborted) return outcome();
-    const conn = await this.connect(deadline(this.opts.timeoutMs));
-    if (stop.aborted) return outcome();
-    const skills = declaresSkills(conn.capabilities);
-    const isChange = (method: unknown) =>
-      method === 'notifications/prompts/list_changed' || (skills && method === 'notifications/resources/list_changed');
-    if (conn.sse) {
-      conn.sse.onNotification = (method) => isChange(method) && onListChanged();
-      onOpen?.();
-      await Promise.race([conn.sse.done, new Promise((r) => stop.addEventListener('abort', r, { once: true }))]);
-      return outcome();
-    }
-    const res = await openListen(this.http, this.opts.url, conn, skills, stop).catch((e: unknown) => {
-      if (stop.aborted) return undefined;
-      throw e;
-    });
-    if (!res) return outcome();
-    if (res.status === 404 && conn.era === 'legacy') this.conn = undefined;
-    return (await followListen(this.http, conn, res, isChange, onListChanged, onOpen)) ?? outcome();
+    const host: ListenHost = {
+      http: this.http,
+      url: this.opts.url,
+      closing: this.closing.signal,
+      connect: () => this.connect(deadline(this.opts.timeoutMs)),
+      forget: () => void (this.conn = undefined),
+    };
+    return listenOn(host, onListChanged, signal, onOpen);
   }
 
   /** Ends the session: its listens ('closed'), its HTTP+SSE stream, and a legacy session with DELETE. */

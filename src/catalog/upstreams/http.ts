@@ -1,7 +1,7 @@
 /**
  * The HTTP side of one upstream: the request envelope and headers of each
- * era, one exchange on an open connection, and every fetch, with the
- * upstream's own bearer token (one fresh token and one retry on a 401).
+ * era, one exchange on an open connection, and every fetch (http-send.ts),
+ * with the upstream's own bearer token (one fresh token and one retry on a 401).
  *
  * Only the headers configured for the upstream are sent, and its own OAuth
  * token when it has an `oauth` entry (oauth.ts): never anything of the
@@ -20,7 +20,7 @@ import {
 } from '../../lib/versions.js';
 import { readCapped } from './body.js';
 import { SentSecrets } from './redact.js';
-import { guardedFetch } from './fetch-guard.js';
+import { sendTo } from './http-send.js';
 import type { BearerSource } from './oauth.js';
 import type { SseLink } from './sse-link.js';
 import { cancel, replySession } from './session-calls.js';
@@ -143,59 +143,15 @@ export class UpstreamHttp {
     return h;
   }
 
-  /** One HTTP request to the upstream (JSON body when given), with its token; a refused token gets one retry. */
-  async send(
+  /** One HTTP request to the upstream (JSON body when given), with its token; a refused token gets one retry (http-send.ts). */
+  send(
     method: string,
     url: URL,
     body?: unknown,
     extra: Record<string, string> = {},
     signal?: AbortSignal,
   ): Promise<Response> {
-    const s = signal ?? AbortSignal.timeout(this.opts.timeoutMs);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const auth = this.opts.auth;
-    let token = this.sent.token(auth && (await auth.token(s)));
-    for (let attempt = 0; ; attempt++) {
-      const res = await this.once(method, url, payload, extra, s, token);
-      // The upstream refused its token (revoked, expired early, keys rotated): one fresh token, one retry.
-      if (res.status !== 401 || !auth || token === undefined || attempt > 0) return res;
-      await res.body?.cancel().catch(() => undefined);
-      auth.rejected(token);
-      token = this.sent.token(await auth.token(s));
-    }
-  }
-
-  private async once(
-    method: string,
-    url: URL,
-    payload: string | undefined,
-    extra: Record<string, string>,
-    signal: AbortSignal,
-    token: string | undefined,
-  ): Promise<Response> {
-    try {
-      return await guardedFetch(this.fetch, url, {
-        method,
-        headers: {
-          ...this.opts.headers,
-          ...(token !== undefined && { authorization: `Bearer ${token}` }),
-          accept: 'application/json, text/event-stream',
-          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-          ...extra,
-        },
-        body: payload,
-        signal,
-      });
-    } catch (e) {
-      if (e instanceof UpstreamError) throw e;
-      const timedOut = (e as Error)?.name === 'TimeoutError' || (e as Error)?.name === 'AbortError';
-      throw new UpstreamError(
-        timedOut ? 'timeout' : 'http',
-        timedOut
-          ? `upstream did not answer ${method} within ${this.opts.timeoutMs} ms`
-          : `upstream unreachable: ${String(e)}`,
-      );
-    }
+    return sendTo(this, method, url, body, extra, signal);
   }
 }
 

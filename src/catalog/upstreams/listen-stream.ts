@@ -1,5 +1,5 @@
 /**
- * A listen's stream (client.ts `listen`) in the upstream's era: the request that opens it, asking
+ * A listen's stream (listen.ts, behind client.ts `listen`) in the upstream's era: the request that opens it, asking
  * for skills changes too when the upstream declares the Skills extension, and the reading of it.
  */
 import type { Connection, UpstreamHttp } from './http.js';

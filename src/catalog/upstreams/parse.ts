@@ -5,17 +5,17 @@
  * list with any, and at run time an entry with problems is left out, loudly
  * (config.ts), while the rest serve. Header values may
  * name Worker secrets as ${SECRET_NAME}, other than the gateway's own; they
- * are resolved here (secret-ref.ts) and never logged. The URL passes the SSRF guard (ssrf.ts); redirects are never
+ * are resolved with the headers (parse-fields.ts, secret-ref.ts) and never
+ * logged. The URL passes the SSRF guard (ssrf.ts); redirects are never
  * followed (fetch-guard.ts).
  */
 import { groupProblems } from '../groups.js';
 import { NAME_PATTERN } from '../validate.js';
 import { prefixFitsSeparator } from '../../lib/config-vars.js';
 import { MAX_PREFIXED } from './names.js';
+import { aliasesOf, headersOf, namesOf, type At } from './parse-fields.js';
 import { parseOAuth, type OAuthParseOptions } from './parse-oauth.js';
 import { DEFAULT_TIMEOUT_MS, UpstreamConfigError, type UpstreamConfig } from './schema.js';
-import type { SecretSource } from './secret-ref.js';
-import { secretValue } from './secret-ref.js';
 import { guardUrl } from './ssrf.js';
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
@@ -25,51 +25,6 @@ const LOCAL_SOURCE = 'local';
 export interface ParseOptions extends OAuthParseOptions {
   readonly separator: string;
   readonly localPrefix?: string;
-}
-
-type At = (field: string) => string;
-
-/** Header names lower-cased, `${SECRET}` references resolved (never echoed in a problem). */
-function headersOf(v: unknown, at: At, source: SecretSource, problems: string[]): Record<string, string> {
-  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  if (v === undefined) return headers;
-  if (typeof v !== 'object' || v === null) {
-    problems.push(`${at('headers')}: must be an object of strings`);
-    return headers;
-  }
-  for (const [k, value] of Object.entries(v)) {
-    if (typeof value !== 'string') {
-      problems.push(`${at(`headers.${k}`)}: must be a string`);
-      continue;
-    }
-    headers[k.toLowerCase()] = value.replace(/\$\{([A-Z0-9_]+)\}/g, (_m, name: string) =>
-      secretValue(name, at(`headers.${k}`), source, problems),
-    );
-  }
-  return headers;
-}
-
-/** Null-prototype: a name such as `__proto__` or `constructor` is an entry like any other. */
-function aliasesOf(v: unknown, at: At, problems: string[]): Record<string, string> {
-  const aliases: Record<string, string> = Object.create(null) as Record<string, string>;
-  if (v === undefined) return aliases;
-  if (typeof v !== 'object' || v === null) {
-    problems.push(`${at('aliases')}: must map upstream names to new names`);
-    return aliases;
-  }
-  for (const [from, to] of Object.entries(v)) {
-    if (typeof to !== 'string' || !NAME_PATTERN.test(to))
-      problems.push(`${at(`aliases.${from}`)}: must be a name (A-Z a-z 0-9 _ . -, not starting with a dot)`);
-    else aliases[from] = to;
-  }
-  return aliases;
-}
-
-function namesOf(v: unknown, at: string, problems: string[]): string[] | null {
-  if (v === undefined) return null;
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
-  problems.push(`${at}: must be a list of names (* and ? allowed)`);
-  return null;
 }
 
 interface Seen {

@@ -18,11 +18,10 @@ import { configOf } from '../../lib/config.js';
 import { catalogWriter } from '../stubs.js';
 import { Breaker } from './breaker.js';
 import type { UpstreamClient } from './client.js';
-import { clientKey, newClient } from './client-for.js';
+import { ClientSlot } from './client-slot.js';
 import { upstreamConfigs } from './config.js';
 import type { UpstreamConfig } from './schema.js';
 import { describeFault } from './errors.js';
-import { followChanges } from './follow.js';
 import {
   callFailure,
   cancelledCall,
@@ -42,50 +41,21 @@ import { deadline } from './deadline.js';
 import { log } from '../../lib/log.js';
 
 export class UpstreamObject extends DurableObject<Env> {
-  private client: UpstreamClient | undefined;
+  /** The client and its follow loop (client-slot.ts). */
+  private readonly slot = new ClientSlot((p) => this.ctx.waitUntil(p));
   private readonly breaker = new Breaker();
   /** Forwarded calls a downstream cancel may still reach. */
   private readonly inFlight = new InFlight();
-  /** The follow loop in progress, if any; aborting it ends the change stream and the loop at once. */
-  private following: AbortController | undefined;
 
   private async config(id: string, fresh = false): Promise<UpstreamConfig | undefined> {
     const u = (await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled);
-    // A changed URL, headers or timeout means a new client, and a new follow loop once listed; gone means neither.
-    if (!u || (this.client && this.clientKey !== clientKey(u))) this.drop();
+    this.slot.fit(u);
     return u;
-  }
-
-  /** Stops following and forgets the client (its session and streams end). */
-  private drop(): void {
-    this.following?.abort();
-    this.following = undefined;
-    this.closeClient();
-  }
-
-  /**
-   * Forgets the client and closes it in the background: its session, its streams (a follow loop
-   * reading one reconnects through the next client). `used`: only if that is still the client (a
-   * call that failed late on a client already replaced must not close its successor).
-   */
-  private closeClient(used?: UpstreamClient): void {
-    const old = this.client;
-    if (!old || (used && used !== old)) return;
-    this.client = undefined;
-    this.ctx.waitUntil(old.close().catch(() => undefined));
   }
 
   /** After a configuration change: stops everything if this upstream is gone or disabled (admin API). */
   async reconcile(id: string): Promise<void> {
     await this.config(id, true);
-  }
-
-  private clientKey = '';
-
-  private clientFor(u: UpstreamConfig): UpstreamClient {
-    if (!this.client) this.clientKey = clientKey(u);
-    this.client ??= newClient(u);
-    return this.client;
   }
 
   /**
@@ -95,9 +65,9 @@ export class UpstreamObject extends DurableObject<Env> {
    */
   private failed(e: unknown, used: UpstreamClient): string {
     const fault = describeFault(e);
-    if (used !== this.client) return fault;
+    if (used !== this.slot.current) return fault;
     this.breaker.failed(fault);
-    this.closeClient(used);
+    this.slot.close(used);
     return fault;
   }
 
@@ -114,7 +84,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const t0 = performance.now();
     let settled = 0;
     // Prompts and (when declared) skills side by side; a failure of one never costs the other (skills.ts).
-    const client = this.clientFor(u);
+    const client = this.slot.clientFor(u);
     const listing = open ? null : listUpstream(client, u).finally(() => void (settled = performance.now()));
     // The upstream operation's own duration: until the listing settled, not until this code got back to it.
     const took = () => Math.round((settled || performance.now()) - t0);
@@ -125,7 +95,7 @@ export class UpstreamObject extends DurableObject<Env> {
     if (got) {
       const report = { ...reported(u, cfg.separator, got), ...skills, ms: took() };
       this.breaker.succeeded();
-      this.follow(u);
+      this.slot.follow(u, () => this.refresh(u.id));
       return report;
     }
     const ms = took();
@@ -187,7 +157,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const open = this.breaker.refusal();
     if (open)
       return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
-    const client = this.clientFor(u);
+    const client = this.slot.clientFor(u);
     try {
       const result = await client.request(method, renamed(method, params, original), deadline(u.timeoutMs, cancel));
       this.breaker.succeeded();
@@ -199,24 +169,11 @@ export class UpstreamObject extends DurableObject<Env> {
       // Refused for what this request carried: not counted against the upstream, whose other callers' calls
       // must still go. The client starts over all the same (a refusal may also mean its session is gone).
       if (refusedRequest(e)) {
-        this.closeClient(client);
+        this.slot.close(client);
         return callFailure(e, u, describeFault(e));
       }
       return rpcFailure(e) ?? callFailure(e, u, this.failed(e, client));
     }
-  }
-
-  /** Follows the upstream's change notifications (follow.ts) until `drop` aborts it; one loop at a time. */
-  private follow(u: UpstreamConfig): void {
-    if (this.following) return;
-    const ctl = (this.following = new AbortController());
-    void followChanges({
-      signal: ctl.signal,
-      listen: (changed, signal, opened) => (this.client ?? this.clientFor(u)).listen(changed, signal, opened),
-      relist: () => this.refresh(u.id),
-    }).finally(() => {
-      if (this.following === ctl) this.following = undefined;
-    });
   }
 
   override async alarm(): Promise<void> {

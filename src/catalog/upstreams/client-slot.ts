@@ -1,0 +1,69 @@
+/**
+ * The one client an UpstreamObject keeps for its upstream (upstream-object.ts), and the follow loop
+ * that reads its change stream through it: when a client is made, replaced and closed, and that a
+ * configuration change also stops following. That is one job whatever the call (list, forward,
+ * cancel), which is why it stands apart from the object's calls and its breaker.
+ */
+import type { UpstreamClient } from './client.js';
+import { clientKey, newClient } from './client-for.js';
+import { followChanges } from './follow.js';
+import type { UpstreamConfig } from './schema.js';
+
+export class ClientSlot {
+  private client: UpstreamClient | undefined;
+  private clientKey = '';
+  /** The follow loop in progress, if any; aborting it ends the change stream and the loop at once. */
+  private following: AbortController | undefined;
+
+  /** `waitUntil`: the object's, so that a client closed in the background is closed all the same. */
+  constructor(private readonly waitUntil: (p: Promise<unknown>) => void) {}
+
+  /** The client in use, if any. */
+  get current(): UpstreamClient | undefined {
+    return this.client;
+  }
+
+  /** Keeps the client only while `u`, the upstream's configuration in force, is still the one it was made for. */
+  fit(u: UpstreamConfig | undefined): void {
+    // A changed URL, headers or timeout means a new client, and a new follow loop once listed; gone means neither.
+    if (!u || (this.client && this.clientKey !== clientKey(u))) this.drop();
+  }
+
+  /** Stops following and forgets the client (its session and streams end). */
+  drop(): void {
+    this.following?.abort();
+    this.following = undefined;
+    this.close();
+  }
+
+  /**
+   * Forgets the client and closes it in the background: its session, its streams (a follow loop
+   * reading one reconnects through the next client). `used`: only if that is still the client (a
+   * call that failed late on a client already replaced must not close its successor).
+   */
+  close(used?: UpstreamClient): void {
+    const old = this.client;
+    if (!old || (used && used !== old)) return;
+    this.client = undefined;
+    this.waitUntil(old.close().catch(() => undefined));
+  }
+
+  clientFor(u: UpstreamConfig): UpstreamClient {
+    if (!this.client) this.clientKey = clientKey(u);
+    this.client ??= newClient(u);
+    return this.client;
+  }
+
+  /** Follows the upstream's change notifications (follow.ts) until `drop` aborts it; one loop at a time. */
+  follow(u: UpstreamConfig, relist: () => Promise<unknown>): void {
+    if (this.following) return;
+    const ctl = (this.following = new AbortController());
+    void followChanges({
+      signal: ctl.signal,
+      listen: (changed, signal, opened) => (this.client ?? this.clientFor(u)).listen(changed, signal, opened),
+      relist,
+    }).finally(() => {
+      if (this.following === ctl) this.following = undefined;
+    });
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * A client's listen (client.ts `listen`): following an upstream's list changes on the connection
+ * it has, in whichever era that speaks. It needs only the connection, the HTTP side and the
+ * client's close, not the client's calls, which is why it stands apart from them; the stream
+ * itself is opened and read by listen-stream.ts.
+ */
+import type { Connection, UpstreamHttp } from './http.js';
+import { followListen, openListen } from './listen-stream.js';
+import { declaresSkills } from './skill-entries.js';
+
+/** What a listen uses of its client. */
+export interface ListenHost {
+  readonly http: UpstreamHttp;
+  readonly url: URL;
+  /** Aborted when the client is closed. */
+  readonly closing: AbortSignal;
+  /** The client's connection, made within the configured timeout if need be. */
+  connect(): Promise<Connection>;
+  /** Forgets the connection: a legacy session the upstream no longer knows. */
+  forget(): void;
+}
+
+/**
+ * Follows the upstream's prompt-list changes until the stream ends, `signal`
+ * aborts or the client is closed: a modern `subscriptions/listen`, the legacy
+ * standalone GET stream, or the HTTP+SSE stream itself. 'unsupported' means
+ * the upstream offers no stream (polling remains); 'closed' that `close` ended
+ * it. `onOpen` runs once the stream is open: what changed before that, the
+ * stream cannot tell. An upstream that declares the Skills extension announces
+ * a skills change as resources/list_changed (the SDK's `reload()` does): that
+ * is a change too, and a modern listen asks for it.
+ */
+export async function listenOn(
+  host: ListenHost,
+  onListChanged: () => void,
+  signal: AbortSignal,
+  onOpen?: () => void,
+): Promise<'unsupported' | 'ended' | 'closed'> {
+  const stop = AbortSignal.any([signal, host.closing]);
+  const outcome = () => (host.closing.aborted ? 'closed' : 'ended');
+  // A closed client opens nothing more: a session made now would outlive it.
+  if (stop.aborted) return outcome();
+  const conn = await host.connect();
+  if (stop.aborted) return outcome();
+  const skills = declaresSkills(conn.capabilities);
+  const isChange = (method: unknown) =>
+    method === 'notifications/prompts/list_changed' || (skills && method === 'notifications/resources/list_changed');
+  if (conn.sse) {
+    conn.sse.onNotification = (method) => isChange(method) && onListChanged();
+    onOpen?.();
+    await Promise.race([conn.sse.done, new Promise((r) => stop.addEventListener('abort', r, { once: true }))]);
+    return outcome();
+  }
+  const res = await openListen(host.http, host.url, conn, skills, stop).catch((e: unknown) => {
+    if (stop.aborted) return undefined;
+    throw e;
+  });
+  if (!res) return outcome();
+  if (res.status === 404 && conn.era === 'legacy') host.forget();
+  return (await followListen(host.http, conn, res, isChange, onListChanged, onOpen)) ?? outcome();
+}
