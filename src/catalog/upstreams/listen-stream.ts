@@ -1,6 +1,7 @@
 /**
- * A listen's stream (listen.ts, behind client.ts `listen`) in the upstream's era: the request that opens it, asking
- * for skills changes too when the upstream declares the Skills extension, and the reading of it.
+ * A listen's stream (listen.ts, behind client.ts `listen`) in the upstream's era: the request that
+ * opens it, asking for skills changes too when the upstream declares the Skills extension, and the
+ * reading of it.
  */
 import type { Connection, UpstreamHttp } from './http.js';
 import { pong } from './session-calls.js';
