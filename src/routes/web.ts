@@ -127,10 +127,16 @@ web.get('/', async (c) => {
   return c.body(await personalise(html ?? '', v, scope), 200, htmlHeaders(v, c));
 });
 
+/**
+ * An error page is kept by no cache, as every error answer (routes/app.ts): it tells of one moment
+ * and one caller (one view's 404, a 401).
+ */
+const ERROR_PAGE = { 'cache-control': 'no-store' };
+
 /** The page for a name the viewer may not see: the same as for a name that does not exist. */
 function notFound(c: Context<AppEnv>, v: Viewer, catalog: Catalog, name: string): Response {
   const html = render(NotFoundPage({ name, generation: catalog.generation, needsKey: v.needsKey }));
-  return c.body(html.replace(VIEWER_SLOT, ''), 404, htmlHeaders(v, c));
+  return c.body(html.replace(VIEWER_SLOT, ''), 404, htmlHeaders(v, c, ERROR_PAGE));
 }
 
 /** Argument values from the query (web/arg-query.ts), without the page's own parameters. */
@@ -167,7 +173,11 @@ web.get('/p/:name', async (c) => {
 web.get('/p/:name/preview', async (c) => {
   const v = await viewerOf(c);
   if (v.needsKey)
-    return c.body('<p class="error" role="alert">Sign in first.</p>', 401, challenged(v, htmlHeaders(v, c)));
+    return c.body(
+      '<p class="error" role="alert">Sign in first.</p>',
+      401,
+      challenged(v, htmlHeaders(v, c, ERROR_PAGE)),
+    );
   const shown = await preview(scopeOf(c), c.req.param('name'), givenOf(c));
   return c.body(String(Messages({ preview: shown })), 200, htmlHeaders(v, c, { 'cache-control': 'private, no-store' }));
 });

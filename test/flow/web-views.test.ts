@@ -85,6 +85,8 @@ describe('what a viewer sees', () => {
     const unknown = await page('/p/eng_onlx', bob);
     expect(hidden.status).toBe(404);
     expect(hidden.body.replaceAll('eng_only', 'eng_onlx')).toBe(unknown.body);
+    // One view's 404 is kept by no cache, as every error answer (docs/caching.md).
+    for (const r of [hidden, unknown]) expect(r.headers.get('cache-control')).toBe('no-store');
     const hiddenPreview = await page('/p/eng_only/preview?x=one', bob);
     expect(hiddenPreview.body).not.toContain('says one');
     expect(hiddenPreview.body.replaceAll('eng_only', 'eng_onlx')).toBe(
@@ -100,13 +102,16 @@ describe('what a viewer sees', () => {
     expect(index.body).toContain('<form id="key-form"');
     expect(index.body).toContain('<input type="password" id="api-key"');
     expect(names(index.body)).toEqual([]);
-    expect((await page('/p/everyone')).status).toBe(404);
+    const anonymous404 = await page('/p/everyone');
+    expect(anonymous404.status).toBe(404);
+    expect(anonymous404.headers.get('cache-control')).toBe('no-store');
     // Each 401 carries the challenge every other 401 of the gateway gives (RFC 9110 §15.5.2).
     const challenge = (await page('/prompts', undefined, 'application/json')).headers.get('www-authenticate');
     expect(challenge).toMatch(/^Bearer .*resource_metadata=/);
     const refusedPreview = await page('/p/everyone/preview?x=one');
     expect(refusedPreview.status).toBe(401);
     expect(refusedPreview.headers.get('www-authenticate')).toBe(challenge);
+    expect(refusedPreview.headers.get('cache-control')).toBe('no-store');
     const refusedCompletion = await page('/p/everyone/complete?argument=x&value=o');
     expect(refusedCompletion.status).toBe(401);
     expect(refusedCompletion.headers.get('www-authenticate')).toBe(challenge);
