@@ -27,8 +27,8 @@ export const SKILL_LIMITS = { files: 512, bytes: 16 * 1024 * 1024 } as const;
 export const MAX_SKILL_FILE_BYTES = 4 * 1024 * 1024;
 /** The cap as every message names it. */
 export const SKILL_FILE_LIMIT = `${MAX_SKILL_FILE_BYTES} bytes (${MAX_SKILL_FILE_BYTES / 2 ** 20} MiB)`;
-/** Most skills in one publish. */
-export const MAX_PUBLISH_SKILLS = 500;
+/** Most skills in one publish: as many as prompts (admin-json.ts), bounded by the same 5 MiB body. */
+export const MAX_PUBLISH_SKILLS = 2_000;
 const MAX_PATH = 512;
 const MAX_FRONTMATTER_BYTES = 64 * 1024;
 /**
