@@ -9,20 +9,12 @@
  * KEY_RECHECK_MS) and cold upstream listings reach this object from a request,
  * and reads never wait for a write in progress.
  */
-import { DurableObject } from 'cloudflare:workers';
 import type { ListReport } from './upstreams/report.js';
-import type { CatalogSnapshot, PromptRecord, SkillRecord, UpstreamState, VersionInfo } from './types.js';
+import { CatalogReads } from './catalog-reads.js';
+import type { CatalogSnapshot, PromptRecord, SkillRecord, UpstreamState } from './types.js';
 import { publishableSkills } from './skills/publishable.js';
 import { validateSkill } from './skills/validate.js';
-import {
-  PROMPT_ROWS,
-  SKILL_ROWS,
-  VersionsTable,
-  type HistoryOf,
-  type HistoryPage,
-  type ListPage,
-  type Stored,
-} from './versions-table.js';
+import { PROMPT_ROWS, SKILL_ROWS } from './versions-table.js';
 import { VersionedWrites, type WriteResult } from './versioned-writes.js';
 import { KeysTable, type CreateKeyResult, type KeyInfo, type KeyRecord } from './keys-table.js';
 import { UpstreamsTable } from './upstreams-table.js';
@@ -36,13 +28,13 @@ import { WriteLock } from './write-lock.js';
 import { log } from '../lib/log.js';
 
 export type { Stored } from './versions-table.js';
-export type StoredPrompt = Stored<PromptRecord>;
+export type { StoredPrompt } from './catalog-reads.js';
 export type { WriteResult } from './versioned-writes.js';
 
-export class CatalogWriter extends DurableObject<Env> {
+/** Its reads of prompts and skills are inherited (catalog-reads.ts); the rest is here. */
+export class CatalogWriter extends CatalogReads {
   private readonly keys: KeysTable;
-  private readonly versions: VersionsTable;
-  private readonly sync: SnapshotSync;
+  protected readonly sync: SnapshotSync;
   private readonly writes: VersionedWrites;
   private readonly listings: UpstreamListings;
   private readonly staged: StagedPublish;
@@ -52,7 +44,6 @@ export class CatalogWriter extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
-    this.versions = new VersionsTable(sql);
     this.keys = new KeysTable(sql);
     this.files = new SkillFilesTable(sql, env.PROMPTS);
     const upstreamRows = new UpstreamsTable(sql);
@@ -100,43 +91,6 @@ export class CatalogWriter extends DurableObject<Env> {
   /** The admin API's upstream list (`null`: the UPSTREAMS var), which this object guards listings by from now on. */
   async setUpstreams(raw: string | null): Promise<{ removed: string[] }> {
     return this.listings.setUpstreams(raw);
-  }
-
-  /** The latest version of every prompt that is not deleted. */
-  async current(): Promise<StoredPrompt[]> {
-    return this.versions.latest<PromptRecord>(PROMPT_ROWS);
-  }
-
-  /** A page of the current prompts or skills by name: the admin API lists a catalog of any size in pages. */
-  async currentPage(
-    kind: 'prompts' | 'skills',
-    page: ListPage,
-  ): Promise<{ records: Stored<unknown>[]; next?: string; generation: number }> {
-    // The generation read with the page: a reader of several pages sees whether the set changed between them.
-    return {
-      ...this.versions.latestPage(kind === 'prompts' ? PROMPT_ROWS : SKILL_ROWS, page),
-      generation: this.sync.lastGeneration(),
-    };
-  }
-
-  /** The current prompt and its newest versions' facts; `older`: how many earlier ones the history holds. */
-  async get(name: string): Promise<{ prompt: StoredPrompt | null; versions: VersionInfo[]; older: number }> {
-    const { latest, versions, older } = this.versions.one<PromptRecord>(PROMPT_ROWS, name);
-    return { prompt: latest, versions, older };
-  }
-
-  async getSkill(name: string): Promise<{ skill: Stored<SkillRecord> | null; versions: VersionInfo[]; older: number }> {
-    const { latest, versions, older } = this.versions.one<SkillRecord>(SKILL_ROWS, name);
-    return { skill: latest, versions, older };
-  }
-
-  /** A page of one prompt's versions, oldest first, with their full text (null for a deletion). */
-  async history(name: string, page: HistoryPage): Promise<HistoryOf<PromptRecord>> {
-    return this.versions.history<PromptRecord>(PROMPT_ROWS, name, page);
-  }
-
-  async skillHistory(name: string, page: HistoryPage): Promise<HistoryOf<SkillRecord>> {
-    return this.versions.history<SkillRecord>(SKILL_ROWS, name, page);
   }
 
   /** A whole set, atomically; with `prune` the prompts missing from it are deleted. `dryRun`: the diff only. */

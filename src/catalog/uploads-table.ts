@@ -4,22 +4,10 @@
  * them as a single change. One row per prompt, because a Durable Object's SQLite holds at most
  * 2 MB in a row and a prompt is at most MAX_PROMPT_BYTES. An upload lives an hour from its
  * opening; expired ones are dropped whenever an upload is opened or added to, so storage never
- * holds more than MAX_OPEN_UPLOADS of them.
+ * holds more than MAX_OPEN_UPLOADS of them (upload-limits.ts).
  */
 import { utf8Length } from './arguments.js';
-import { MAX_CATALOG_BYTES } from './versioned-writes.js';
-
-/** How long an upload stays open after it was opened, in ms. */
-export const UPLOAD_TTL_MS = 60 * 60 * 1000;
-/** Uploads open at once: enough for a few publishers, too few to fill the writer's storage. */
-export const MAX_OPEN_UPLOADS = 8;
-/**
- * Uploads one principal may hold open: a publisher whose runs crash (each leaving its upload for
- * the hour) fills its own share, never every slot the other publishers need.
- */
-export const MAX_OPEN_PER_OPENER = 4;
-/** Prompts in one upload: its publish writes each in one transaction, inside the writer's lock. */
-export const MAX_UPLOAD_PROMPTS = 20_000;
+import { tooLarge, tooManyOpen, tooManyPrompts, UPLOAD_TTL_MS } from './upload-limits.js';
 
 export interface UploadInfo {
   id: string;
@@ -102,18 +90,8 @@ export class UploadsTable {
           by ?? null,
         )
         .one();
-      const full =
-        mine >= MAX_OPEN_PER_OPENER
-          ? `${mine} uploads you opened are open (at most ${MAX_OPEN_PER_OPENER} per principal)`
-          : open >= MAX_OPEN_UPLOADS
-            ? `${open} uploads are open (at most ${MAX_OPEN_UPLOADS})`
-            : undefined;
-      if (full)
-        return {
-          ok: false,
-          reason: 'too_many_uploads',
-          message: `${full}; publish or delete one (GET /admin/uploads lists them), or wait for one to expire`,
-        };
+      const full = tooManyOpen(open, mine);
+      if (full) return full;
       const head: Head = { id: crypto.randomUUID(), created_at: now, prompts: 0, bytes: 0, by: by ?? null };
       this.sql.exec(
         'INSERT INTO uploads (id, created_at, prompts, bytes, "by") VALUES (?, ?, 0, 0, ?)',
@@ -161,20 +139,12 @@ export class UploadsTable {
       this.purge(now);
       const h = this.head(id, now);
       if (!h) return notOpen(id);
-      if (h.prompts + records.length > MAX_UPLOAD_PROMPTS)
-        return {
-          ok: false,
-          reason: 'too_many_prompts',
-          message: `The upload would hold ${h.prompts + records.length} prompts, over the ${MAX_UPLOAD_PROMPTS} one upload may; nothing was added`,
-        };
+      const many = tooManyPrompts(h.prompts + records.length);
+      if (many) return many;
       const texts = records.map((r) => JSON.stringify(r));
       const bytes = h.bytes + texts.reduce((n, t) => n + utf8Length(t), 0);
-      if (bytes > MAX_CATALOG_BYTES)
-        return {
-          ok: false,
-          reason: 'too_large',
-          message: `The upload would hold about ${bytes} bytes, over the ${MAX_CATALOG_BYTES}-byte catalog limit; nothing was added`,
-        };
+      const large = tooLarge(bytes);
+      if (large) return large;
       texts.forEach((t, i) =>
         this.sql.exec(
           'INSERT INTO upload_prompts (id, seq, name, record) VALUES (?, ?, ?, ?)',

@@ -7,16 +7,15 @@
 import type { ChangedList } from '../session/events.js';
 import { utf8Length } from './arguments.js';
 import type { VersionInfo } from './types.js';
-import { infoOf, toInfo, toStored, type Facts, type Row, type Stored } from './versions-rows.js';
+import { historyPage } from './version-history.js';
+import { infoOf, toStored, type Facts, type Row, type Stored } from './versions-rows.js';
 
 import {
-  HISTORY_PAGE_BYTES,
   LIST_PAGE_BYTES,
   MAX_VERSIONS_LISTED,
   type HistoryOf,
   type HistoryPage,
   type ListPage,
-  type Versioned,
 } from './version-pages.js';
 
 export type { Stored } from './versions-rows.js';
@@ -136,52 +135,9 @@ export class VersionsTable {
     return { latest: latest ? toStored<R>(latest) : null, versions: facts.map(infoOf), older };
   }
 
-  /**
-   * One page of a name's versions with their full records (null for a deletion), oldest first: the
-   * newest `limit` before version `before`, and no more than HISTORY_PAGE_BYTES of record text (at
-   * least one version). `next` is the `before` of the older page, when there is one.
-   */
+  /** One page of a name's versions, oldest first, with their records or facts alone (version-history.ts). */
   history<R>(kind: RowKind, name: string, page: HistoryPage): HistoryOf<R> {
-    const got = page.facts ? this.factsPage(kind, name, page) : this.recordsPage<R>(kind, name, page);
-    // An empty page says nothing of the name (`?before=1`): a name never written is the caller's 404.
-    if (
-      got.history.length ||
-      this.sql.exec('SELECT 1 FROM versions WHERE name = ? LIMIT 1', kind.prefix + name).toArray().length
-    )
-      return got;
-    return { history: [], unknown: true };
-  }
-
-  private recordsPage<R>(kind: RowKind, name: string, page: HistoryPage): { history: Versioned<R>[]; next?: number } {
-    const rows = this.sql.exec<Row>(
-      'SELECT * FROM versions WHERE name = ? AND version < ? ORDER BY version DESC',
-      kind.prefix + name,
-      page.before ?? Number.MAX_SAFE_INTEGER,
-    );
-    const out: Versioned<R>[] = [];
-    let bytes = 0;
-    // A cursor: rows past the page are never read.
-    for (const r of rows) {
-      bytes += r.record === null ? 0 : utf8Length(r.record);
-      if (out.length === page.limit || (out.length > 0 && bytes > HISTORY_PAGE_BYTES))
-        return { history: out.reverse(), next: out[0]!.version };
-      out.push({ ...toInfo(r), record: r.record === null ? null : (JSON.parse(r.record) as R) });
-    }
-    return { history: out.reverse() };
-  }
-
-  /** A history page of facts alone (`record` absent): no text is read, so only `limit` bounds it. */
-  private factsPage(kind: RowKind, name: string, page: HistoryPage): { history: VersionInfo[]; next?: number } {
-    const facts = this.sql
-      .exec<Facts>(
-        'SELECT version, generation, created_at, "by", record IS NULL AS deleted FROM versions WHERE name = ? AND version < ? ORDER BY version DESC LIMIT ?',
-        kind.prefix + name,
-        page.before ?? Number.MAX_SAFE_INTEGER,
-        page.limit + 1,
-      )
-      .toArray();
-    const shown = facts.slice(0, page.limit).reverse().map(infoOf);
-    return facts.length > page.limit ? { history: shown, next: shown[0]!.version } : { history: shown };
+    return historyPage<R>(this.sql, kind.prefix + name, page);
   }
 
   /** One version's record, or undefined (no such version, or a deletion). */

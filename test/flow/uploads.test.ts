@@ -12,7 +12,7 @@ import {
   MAX_OPEN_UPLOADS,
   MAX_UPLOAD_PROMPTS,
   UPLOAD_TTL_MS,
-} from '../../src/catalog/uploads-table.js';
+} from '../../src/catalog/upload-limits.js';
 import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
 import { MAX_PUBLISH_PROMPTS } from '../../src/routes/admin-json.js';
 import { adminFetch as admin, adminFetchIn } from '../helpers/worker.js';
