@@ -20,15 +20,11 @@ export interface Sender {
   };
 }
 
+/** A request as `send` takes it: method, URL, JSON body (when given), extra headers, the caller's signal. */
+export type SendArgs = [method: string, url: URL, body?: unknown, extra?: Record<string, string>, signal?: AbortSignal];
+
 /** One HTTP request to the upstream (JSON body when given), with its token; a refused token gets one retry. */
-export async function sendTo(
-  http: Sender,
-  method: string,
-  url: URL,
-  body?: unknown,
-  extra: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<Response> {
+export async function sendTo(http: Sender, ...[method, url, body, extra = {}, signal]: SendArgs): Promise<Response> {
   const s = signal ?? AbortSignal.timeout(http.opts.timeoutMs);
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const auth = http.opts.auth;

@@ -20,7 +20,7 @@ import {
 } from '../../lib/versions.js';
 import { readCapped } from './body.js';
 import { SentSecrets } from './redact.js';
-import { sendTo } from './http-send.js';
+import { sendTo, type SendArgs } from './http-send.js';
 import type { BearerSource } from './oauth.js';
 import type { SseLink } from './sse-link.js';
 import { cancel, replySession } from './session-calls.js';
@@ -144,14 +144,8 @@ export class UpstreamHttp {
   }
 
   /** One HTTP request to the upstream (JSON body when given), with its token; a refused token gets one retry (http-send.ts). */
-  send(
-    method: string,
-    url: URL,
-    body?: unknown,
-    extra: Record<string, string> = {},
-    signal?: AbortSignal,
-  ): Promise<Response> {
-    return sendTo(this, method, url, body, extra, signal);
+  send(...args: SendArgs): Promise<Response> {
+    return sendTo(this, ...args);
   }
 }
 
