@@ -6,6 +6,8 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { hangingServer, pingingServer, pollingServer, versionServer } from '../helpers/session-servers.js';
 import { MAX_PONGS_PER_REPLY } from '../../src/catalog/upstreams/session-calls.js';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
+import { newClient } from '../../src/catalog/upstreams/client-for.js';
+import { parseUpstreams } from '../../src/catalog/upstreams/parse.js';
 import { cutListed, MAX_LISTED_BYTES } from '../../src/catalog/upstreams/prompt-pages.js';
 import { readSse } from '../../src/catalog/upstreams/sse-reader.js';
 import { pagedUpstream } from '../helpers/paged-upstream.js';
@@ -105,6 +107,27 @@ describe('legacy Streamable HTTP upstream (SDK v1, sessions)', () => {
       server.setFailing({ message: `${'x'.repeat(972)} ${token}` });
       const cut = (await c.listPrompts().catch((e: unknown) => e)) as UpstreamError;
       expect(cut.message).toBe(`MCP error -32603: ${'x'.repeat(972)} [redacted]…`);
+    } finally {
+      server.setFailing(false);
+      await c.close();
+    }
+  });
+  it('cuts a configured secret wherever it sits in a header value, and a Basic credential decoded', async () => {
+    const sid = 'S1d-v4lue';
+    const password = 'hunter2hunter2';
+    const basic = btoa(`svc:${password}`);
+    const opts = { separator: '.', secrets: { SID: sid, BASIC: basic }, ownSecrets: new Set<string>() };
+    const entry = { id: 'echo', url: server.url, headers: { cookie: 'sid=${SID}', authorization: 'Basic ${BASIC}' } };
+    const [u] = parseUpstreams(JSON.stringify([entry]), { ...opts, allowHttpLoopback: true });
+    expect(u!.headers).toMatchObject({ cookie: `sid=${sid}`, authorization: `Basic ${basic}` });
+    const c = newClient(u!);
+    // Neither is a whole header value nor a whitespace-separated word of one.
+    server.setFailing({ message: `bad session ${sid}; bad password ${password} for svc:${password}` });
+    try {
+      const err = (await c.listPrompts().catch((e: unknown) => e)) as UpstreamError;
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect(err.message).toBe('MCP error -32603: bad session [redacted]; bad password [redacted] for [redacted]');
+      expect(server.seen.at(-1)).toMatchObject({ cookie: `sid=${sid}` });
     } finally {
       server.setFailing(false);
       await c.close();

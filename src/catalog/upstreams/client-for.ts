@@ -10,6 +10,13 @@ export const clientKey = (u: UpstreamConfig): string =>
   JSON.stringify([u.url.href, u.headers, u.timeoutMs, u.oauth ? grantKey(u.id, u.oauth) : null]);
 
 export function newClient(u: UpstreamConfig): UpstreamClient {
-  const { url, headers, timeoutMs } = u;
-  return new UpstreamClient({ url, headers, timeoutMs, clientInfo: GATEWAY_CLIENT_INFO, auth: upstreamAuth(u) });
+  const { url, headers, secrets, timeoutMs } = u;
+  return new UpstreamClient({
+    url,
+    headers,
+    ...(secrets && { secrets }),
+    timeoutMs,
+    clientInfo: GATEWAY_CLIENT_INFO,
+    auth: upstreamAuth(u),
+  });
 }

@@ -36,6 +36,8 @@ export const LEGACY_VERSION = LATEST_LEGACY;
 export interface UpstreamClientOptions {
   url: URL;
   headers: Record<string, string>;
+  /** The configured secrets inside `headers` (schema.ts `secrets`): its error text never carries them back. */
+  secrets?: readonly string[];
   timeoutMs: number;
   clientInfo: Implementation;
   fetch?: typeof fetch;
@@ -64,7 +66,7 @@ export class UpstreamHttp {
 
   constructor(readonly opts: UpstreamClientOptions) {
     this.fetch = opts.fetch ?? ((input, init) => fetch(input, init));
-    this.sent = new SentSecrets(opts.headers);
+    this.sent = new SentSecrets(opts.headers, opts.secrets);
   }
 
   /** One request on `conn` and its result; an HTTP error carrying a JSON-RPC error becomes that error. */

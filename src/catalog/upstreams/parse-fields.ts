@@ -10,8 +10,17 @@ import { secretValue } from './secret-ref.js';
 /** A field's path in the list ("UPSTREAMS[1].url"), for its problems. */
 export type At = (field: string) => string;
 
-/** Header names lower-cased, `${SECRET}` references resolved (never echoed in a problem). */
-export function headersOf(v: unknown, at: At, source: SecretSource, problems: string[]): Record<string, string> {
+/**
+ * Header names lower-cased, `${SECRET}` references resolved (never echoed in a problem); each value a
+ * reference resolved to is added to `secrets`.
+ */
+export function headersOf(
+  v: unknown,
+  at: At,
+  source: SecretSource,
+  problems: string[],
+  secrets: string[],
+): Record<string, string> {
   const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   if (v === undefined) return headers;
   if (typeof v !== 'object' || v === null) {
@@ -23,9 +32,11 @@ export function headersOf(v: unknown, at: At, source: SecretSource, problems: st
       problems.push(`${at(`headers.${k}`)}: must be a string`);
       continue;
     }
-    headers[k.toLowerCase()] = value.replace(/\$\{([A-Z0-9_]+)\}/g, (_m, name: string) =>
-      secretValue(name, at(`headers.${k}`), source, problems),
-    );
+    headers[k.toLowerCase()] = value.replace(/\$\{([A-Z0-9_]+)\}/g, (_m, name: string) => {
+      const secret = secretValue(name, at(`headers.${k}`), source, problems);
+      if (secret && !secrets.includes(secret)) secrets.push(secret);
+      return secret;
+    });
   }
   return headers;
 }

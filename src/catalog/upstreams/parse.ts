@@ -88,7 +88,8 @@ function parseEntry(item: unknown, i: number, opts: ParseOptions, seen: Seen, pr
   const timeoutMs = o.timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(o.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 50 || timeoutMs > 60_000)
     problems.push(`${at('timeout')}: milliseconds, 50 to 60000`);
-  const headers = headersOf(o.headers, at, opts, problems);
+  const secrets: string[] = [];
+  const headers = headersOf(o.headers, at, opts, problems, secrets);
   const aliases = aliasesOf(o.aliases, at, problems);
   if (o.enabled !== undefined && typeof o.enabled !== 'boolean')
     problems.push(`${at('enabled')}: must be true or false`);
@@ -106,6 +107,7 @@ function parseEntry(item: unknown, i: number, opts: ParseOptions, seen: Seen, pr
     timeoutMs,
     enabled: o.enabled !== false,
     headers,
+    ...(secrets.length > 0 && { secrets }),
     allow: namesOf(o.allow, at('allow'), problems),
     deny: namesOf(o.deny, at('deny'), problems) ?? [],
     aliases,

@@ -14,11 +14,29 @@ const REDACTED = '[redacted]';
  */
 export const MIN_SECRET = 8;
 
+/** The user:password of a `Basic` credential, and the password: an upstream may echo either, decoded. */
+function basicParts(value: string): string[] {
+  const m = /^basic\s+([A-Za-z0-9+/=]+)$/i.exec(value.trim());
+  if (!m) return [];
+  let decoded: string;
+  try {
+    decoded = atob(m[1]!);
+  } catch {
+    return [];
+  }
+  const password = decoded.slice(decoded.indexOf(':') + 1);
+  return decoded.includes(':') && password ? [decoded, password] : [decoded];
+}
+
 /** What one client sent its upstream: the configured headers' secrets, and the bearer tokens lately sent. */
 export class SentSecrets {
   private readonly tokens = new Set<string>();
   private fromHeaders: string[] | undefined;
-  constructor(private readonly headers: Record<string, string>) {}
+  constructor(
+    private readonly headers: Record<string, string>,
+    /** The `${NAME}` values inside them, whatever their length or place (schema.ts `secrets`). */
+    private readonly configured: readonly string[] = [],
+  ) {}
 
   /** Notes a token as it is sent (a few are kept: a refresh replaces one while calls still carry the last). */
   token(t: string | undefined): string | undefined {
@@ -28,13 +46,13 @@ export class SentSecrets {
     return t;
   }
 
-  /** Each whole header value and each of its words, of MIN_SECRET or more, and the tokens. */
+  /**
+   * Each configured secret; each whole header value, each of its words and a Basic credential's
+   * decoded parts, of MIN_SECRET or more; and the tokens.
+   */
   all(): string[] {
-    this.fromHeaders ??= [
-      ...new Set(
-        Object.values(this.headers).flatMap((v) => [v, ...v.split(/\s+/)].filter((s) => s.length >= MIN_SECRET)),
-      ),
-    ];
+    const words = (v: string) => [v, ...v.split(/\s+/), ...basicParts(v)].filter((s) => s.length >= MIN_SECRET);
+    this.fromHeaders ??= [...new Set([...this.configured, ...Object.values(this.headers).flatMap(words)])];
     return [...this.fromHeaders, ...this.tokens];
   }
 }

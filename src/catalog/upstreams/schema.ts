@@ -12,6 +12,11 @@ export interface UpstreamConfig {
   timeoutMs: number;
   enabled: boolean;
   headers: Record<string, string>;
+  /**
+   * The values its `${NAME}` header references resolved to, wherever they sit in a value
+   * (`Cookie: sid=${SID}`): cut from the upstream's error text whole (redact.ts).
+   */
+  secrets?: string[];
   allow: string[] | null;
   deny: string[];
   /** Original upstream name → name to publish (before prefixing). */
