@@ -195,6 +195,14 @@ describe('completion/complete', () => {
       argument: { name: 'a', value: '' },
     });
     expect(res.body.error.code).toBe(-32602);
+    // A ref type is client input: quoted back cut short, as a method name is, never whole.
+    const huge = await s.call('completion/complete', {
+      ref: { type: 'x'.repeat(60_000) },
+      argument: { name: 'a', value: '' },
+    });
+    expect(huge.body.error.code).toBe(-32602);
+    expect(huge.body.error.message).toMatch(/^Unsupported completion ref type "x{99}…; /);
+    expect(huge.body.error.message.length).toBeLessThan(300);
   });
 });
 

@@ -4,6 +4,7 @@
  * `ref/resource` is invalid params.
  */
 import { checkValue, readArguments } from '../../catalog/arguments.js';
+import { clip, MAX_METHOD } from '../../lib/clip.js';
 import { invalidParams } from '../errors.js';
 import type { Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
@@ -16,7 +17,7 @@ export async function complete(params: Params, ctx: CallContext) {
   if (!ref || typeof ref !== 'object') throw invalidParams('ref is required');
   if (ref.type !== 'ref/prompt')
     throw invalidParams(
-      `Unsupported completion ref type ${JSON.stringify(ref.type)}; this server completes ref/prompt only`,
+      `Unsupported completion ref type ${clip(String(JSON.stringify(ref.type)), MAX_METHOD)}; this server completes ref/prompt only`,
     );
   if (!arg || typeof arg !== 'object' || typeof arg.name !== 'string' || typeof arg.value !== 'string')
     throw invalidParams('argument must be {name: string, value: string}');
