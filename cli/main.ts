@@ -11,6 +11,8 @@ import { keysCommand } from './keys.js';
 import { diffCommand, pushCommand, validateCommand } from './prompt-commands.js';
 import { pullCommand } from './pull.js';
 import { usageCommand } from './usage.js';
+import { SKILL_NAME } from '../src/catalog/skills/validate.js';
+import { NAME_PATTERN } from '../src/catalog/validate.js';
 
 const USAGE = `promptgate <command> [options]
 
@@ -38,6 +40,42 @@ Options:
   --url <url>      gateway base URL   (or PROMPTGATE_URL; default http://127.0.0.1:8787)
   --token <token>  admin token or admin API key (or PROMPTGATE_TOKEN)
 `;
+
+/**
+ * The options each command reads, besides --url, --token and --help. Any other is a usage error,
+ * never ignored: `rollback x 3 --dry-run` must not roll back for real (the admin API refuses a
+ * flag a write would ignore likewise, docs/publishing.md).
+ */
+const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
+  validate: [],
+  push: ['dry-run', 'prune'],
+  pull: ['replace'],
+  diff: [],
+  history: ['skill'],
+  rollback: ['skill'],
+  'keys create': ['name', 'group', 'scope', 'admin', 'expires-in-days'],
+  'keys list': [],
+  'keys revoke': [],
+  usage: ['since', 'by', 'json'],
+};
+const COMMON = new Set(['url', 'token', 'help']);
+
+function checkOptions(command: string, args: readonly string[], given: readonly string[]): void {
+  const key = command === 'keys' ? `keys ${args[0] ?? ''}` : command;
+  const allowed = OPTIONS_OF[key];
+  // An unknown command or keys subcommand gets its own usage error below.
+  if (!allowed) return;
+  const stray = given.filter((o) => !COMMON.has(o) && !allowed.includes(o));
+  if (stray.length)
+    throw new UsageError(`${stray.map((o) => `--${o}`).join(', ')} does not apply to ${key}; nothing was done`);
+}
+
+/** A name checked here, so `history .` is not sent as a path the URL parser folds into another route. */
+function nameOf(name: string, skill: boolean | undefined): string {
+  if (!(skill ? SKILL_NAME : NAME_PATTERN).test(name))
+    throw new UsageError(`${JSON.stringify(name.slice(0, 80))} is not a ${skill ? 'skill' : 'prompt'} name`);
+  return name;
+}
 
 const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
@@ -67,6 +105,7 @@ async function run(argv: string[]): Promise<void> {
   });
   const [command, ...args] = positionals;
   if (values.help || !command) return out(USAGE);
+  checkOptions(command, args, Object.keys(values));
   const client = () => {
     const token = values.token ?? process.env.PROMPTGATE_TOKEN;
     if (!token) throw new UsageError('an admin token is required: --token or PROMPTGATE_TOKEN');
@@ -91,8 +130,9 @@ async function run(argv: string[]): Promise<void> {
       return diffCommand(client, args[0]!, out);
     case 'history': {
       need(1, '<name>');
+      const name = nameOf(args[0]!, values.skill);
       const api = client();
-      for (const v of values.skill ? await api.skillHistory(args[0]!) : await api.history(args[0]!)) {
+      for (const v of values.skill ? await api.skillHistory(name) : await api.history(name)) {
         const by = v.by ? `  by ${v.by}` : '';
         out(`  v${v.version}  ${v.createdAt}  generation ${v.generation}${by}${v.deleted ? '  (deleted)' : ''}`);
       }
@@ -100,6 +140,7 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'rollback': {
       need(2, '<name> <version>');
+      nameOf(args[0]!, values.skill);
       const version = Number(args[1]);
       if (!Number.isInteger(version) || version < 1) throw new UsageError('version must be a positive integer');
       const api = client();
