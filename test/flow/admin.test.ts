@@ -426,6 +426,19 @@ describe('writes', () => {
     expect(text).not.toContain(TOKEN);
     expect(await (await admin('GET', '/upstreams')).text()).toBe(before);
   });
+  it('an upstream list of a million bad entries is refused with its first problems and a count, not every one', async () => {
+    const res = await admin(
+      'PUT',
+      '/upstreams',
+      Array.from({ length: 200_000 }, () => 0),
+    );
+    expect(res.status).toBe(422);
+    const { error } = await res.json<{ error: { code: string; issues: string[] } }>();
+    expect(error.code).toBe('invalid_upstreams');
+    expect(error.issues).toHaveLength(101);
+    expect(error.issues[0]).toMatch(/^UPSTREAMS\[0\]/);
+    expect(error.issues.at(-1)).toBe('… and 199900 more problems');
+  });
   it('a prompt too large to store as one row is refused with its size, not a 500', async () => {
     const image = { type: 'image', mimeType: 'image/png', data: 'A'.repeat(2_000_000) };
     const res = await admin('PUT', '/prompts/huge_image', { messages: [{ role: 'user', content: image }] });

@@ -9,6 +9,7 @@
  * logged. The URL passes the SSRF guard (ssrf.ts); redirects are never
  * followed (fetch-guard.ts).
  */
+import { MAX_ISSUES, more } from '../issues.js';
 import { groupProblems } from '../groups.js';
 import { NAME_PATTERN } from '../validate.js';
 import { prefixFitsSeparator } from '../../lib/config-vars.js';
@@ -127,17 +128,25 @@ function listOf(raw: string): unknown[] | string {
   return Array.isArray(list) ? list : 'UPSTREAMS must be a JSON array of upstream objects';
 }
 
-/** Each entry that validates, and the problems of those that do not (an entry's problems drop it). */
+/**
+ * Each entry that validates, and the problems of those that do not (an entry's problems drop it): the
+ * first MAX_ISSUES, then how many more, as the admin API lists any problems (issues.ts). A 5 MiB body
+ * of two million bad entries must not make an answer, a log line or /status of a hundred megabytes.
+ */
 function entriesOf(list: unknown[], opts: ParseOptions): { list: UpstreamConfig[]; problems: string[] } {
   const problems: string[] = [];
+  let unlisted = 0;
   const seen: Seen = { ids: new Set(), prefixes: new Set(), bareIds: new Set() };
   const out: UpstreamConfig[] = [];
   list.forEach((item: unknown, i) => {
     const own: string[] = [];
     const entry = parseEntry(item, i, opts, seen, own);
-    problems.push(...own);
+    const room = Math.max(0, MAX_ISSUES - problems.length);
+    problems.push(...own.slice(0, room));
+    unlisted += Math.max(0, own.length - room);
     if (entry && !own.length) out.push(entry);
   });
+  if (unlisted) problems.push(more(unlisted).message);
   // Every prefix is known only now: an upstream listed before another still keeps out of its namespace. A
   // left-out entry's prefix stays reserved, so its names never pass to an unprefixed upstream meanwhile.
   const reserved = [...seen.prefixes, ...(opts.localPrefix ? [opts.localPrefix] : [])];
