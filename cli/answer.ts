@@ -43,7 +43,7 @@ function failure(res: Response, json: unknown, what: string): CliError {
   const listed = Array.isArray(error.issues) ? (error.issues.filter(isRecord) as Partial<Issue>[]) : [];
   const issues = listed.map((i) => `\n  ${i.path}: ${i.message}`).join('');
   const message = typeof error.message === 'string' ? error.message : res.statusText;
-  return new CliError(`${what} failed (HTTP ${res.status}): ${message}${issues}`);
+  return new CliError(`${what} failed (HTTP ${res.status}): ${message}${issues}`, res.status >= 500);
 }
 
 /** The body, unless a signal cut it short: that is the signal's doing, not the gateway's. */

@@ -5,7 +5,15 @@
 import type { SetDiff } from '../src/catalog/diff.js';
 
 /** A failure the CLI reports and exits 1 on. */
-export class CliError extends Error {}
+export class CliError extends Error {
+  constructor(
+    message: string,
+    /** A write that got no answer, or a 5xx: the gateway may have recorded it all the same. */
+    readonly mayHaveApplied = false,
+  ) {
+    super(message);
+  }
+}
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array';
 /** A field of an answer: its kind (`?`: may be absent or null), an object's shape, or `[item]`, a list of items. */

@@ -64,7 +64,7 @@ function unanswered(e: unknown, url: URL, init: Omit<Request, 'undo'>): CliError
   if (cause === undefined || (typeof code === 'string' && NOT_SENT.test(code)))
     return new CliError(`cannot reach ${url.origin}: ${why}`);
   const applied = init.method === 'GET' || init.method === 'HEAD' ? '' : ' (the request may have been applied)';
-  return new CliError(`no answer from ${url.origin} to ${init.method} ${url.pathname}${applied}: ${why}`);
+  return new CliError(`no answer from ${url.origin} to ${init.method} ${url.pathname}${applied}: ${why}`, !!applied);
 }
 
 /** A redirect is not followed: fetch would drop the token on a move to another origin, and make a POST a GET. */

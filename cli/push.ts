@@ -27,14 +27,21 @@ export interface DirectoryPush {
 
 const changes = (r: PublishResult) => r.diff.added.length + r.diff.changed.length + r.diff.removed.length;
 
-/** The prompts' publish, after the skills': refused then, the error says what was published. */
+/**
+ * The prompts' publish, after the skills': refused then, the error says what was published. A 5xx or
+ * no answer may come after the writer recorded the prompts (docs/publishing.md), so it says "may".
+ */
 async function publishPrompts(set: StagedSet, prune: boolean | undefined, skills: PublishResult) {
   try {
     return await set.publish({ prune });
   } catch (e) {
     if (!(e instanceof CliError) || !changes(skills)) throw e;
+    const prompts = e.mayHaveApplied
+      ? 'the prompts may have been recorded all the same: `promptgate diff` shows what is published, and a push again records nothing twice'
+      : 'the prompts were not: push again once the cause is fixed';
     throw new CliError(
-      `${e.message}\nThe skills were published (generation ${skills.generation}: ${changes(skills)} change(s)); the prompts were not: push again once the cause is fixed`,
+      `${e.message}\nThe skills were published (generation ${skills.generation}: ${changes(skills)} change(s)); ${prompts}`,
+      e.mayHaveApplied,
     );
   }
 }

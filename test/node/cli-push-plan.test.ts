@@ -16,8 +16,12 @@ import { adminStandIn, EMPTY_DIFF } from '../helpers/admin-stand-in.js';
 const TOKEN = 'test-token';
 /** Requests (method and path, up to the query) answered 413 catalog_too_large. */
 let tooLarge: string[] = [];
+/** Requests answered 503 unavailable, as one whose writer restarted after recording it is. */
+let unavailable: string[] = [];
 
 const stand = await adminStandIn(({ method, url }, json) => {
+  if (unavailable.includes(`${method} ${url}`))
+    return json(503, { error: { code: 'unavailable', message: 'The catalog writer restarted; safe to repeat' } });
   if (tooLarge.includes(`${method} ${url}`))
     return json(413, { error: { code: 'catalog_too_large', message: 'The catalog would be about 13000000 bytes' } });
   if (url.startsWith('/admin/skills/publish'))
@@ -41,6 +45,7 @@ afterAll(() => {
 beforeEach(() => {
   seen.length = 0;
   tooLarge = [];
+  unavailable = [];
 });
 
 const pushes = {
@@ -78,5 +83,13 @@ describe.each(Object.entries(pushes))('%s', (_, push) => {
     expect(error.message).toContain(
       'The skills were published (generation 7: 1 change(s)); the prompts were not: push again once the cause is fixed',
     );
+  });
+
+  it('says the prompts may have been recorded when their publish is answered 503 after the skills', async () => {
+    unavailable = ['POST /admin/publish?prune=1'];
+    const error = (await push().catch((e: Error) => e)) as Error;
+    expect(error.message).toContain('POST /admin/publish?prune=1 failed (HTTP 503)');
+    expect(error.message).toContain('The skills were published (generation 7: 1 change(s)); the prompts may have been');
+    expect(error.message).not.toContain('the prompts were not');
   });
 });
