@@ -121,8 +121,9 @@ export class VersionedWrites {
    * Why a write that grows the catalog past MAX_CATALOG_BYTES is refused before anything is
    * recorded (a snapshot KV cannot store would hold every later write back); undefined when it
    * fits. A write that does not grow the catalog is how an oversized one is mended, and is refused
-   * only when its snapshot would still be too large for KV. Measured from the last snapshot's size, which counts one KV refused as too large (upstream
-   * listings grew it past one value): a growing write after it is refused here, not failed there.
+   * only when its snapshot would still be too large for KV. Measured from the last snapshot's
+   * size, which counts one KV refused as too large (upstream listings grew it past one value): a
+   * growing write after it is refused here, not failed there.
    */
   private overLimit(before: Map<string, string>, written: [string, string | null][]): string | undefined {
     let delta = 0;
