@@ -5,13 +5,22 @@
  * records are validated with the Worker's own rules before anything is uploaded.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Issue, SkillFileRecord, SkillRecord } from '../src/catalog/types.js';
 import { mimeTypeOf } from '../src/catalog/skills/mime.js';
-import { normalizeSkill, validateSkill } from '../src/catalog/skills/validate.js';
+import { MAX_RECORD_DEPTH, pathDeeperThan } from '../src/catalog/validate.js';
+import {
+  fileTooLarge,
+  MAX_SKILL_BYTES,
+  MAX_SKILL_FILE_BYTES,
+  normalizeSkill,
+  skillSetLimits,
+  validateSkill,
+} from '../src/catalog/skills/validate.js';
 import { NOT_UTF8, utf8Text } from './files.js';
+import { readAtMost } from './fs-source.js';
 
 export interface SkillFiles {
   records: SkillRecord[];
@@ -87,6 +96,19 @@ function filesOf(root: string, issues: Issue[], label: string): string[] {
   return out;
 }
 
+/**
+ * Why a YAML value read into a skill record (its front matter, its groups) cannot be one, or
+ * undefined: it sits at the record's second level, and a record nests at most MAX_RECORD_DEPTH
+ * levels, as a prompt does. An alias inside itself (`&x [*x]`) nests forever: checked here, no
+ * JSON.stringify of it ever ends well.
+ */
+function tooDeep(value: unknown): string | undefined {
+  const deep = pathDeeperThan(value, MAX_RECORD_DEPTH - 1);
+  if (deep === undefined) return undefined;
+  const at = deep.length > 60 ? `${deep.slice(0, 60)}…` : deep;
+  return `${at}: nests deeper than ${MAX_RECORD_DEPTH} levels in the skill record, the most one may (a YAML alias inside itself, such as \`&x [*x]\`, nests forever)`;
+}
+
 /** The SKILL.md front matter as JSON, or a problem with its line. */
 function frontMatter(text: string): { value?: Record<string, unknown>; problem?: string } {
   const m = /^(?:\uFEFF)?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
@@ -95,7 +117,8 @@ function frontMatter(text: string): { value?: Record<string, unknown>; problem?:
   if (doc.errors.length) return { problem: `front matter: ${doc.errors[0]!.message.split('\n')[0]}` };
   const value = doc.toJS() as unknown;
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { problem: 'front matter must be a mapping' };
-  return { value: value as Record<string, unknown> };
+  const deep = tooDeep(value);
+  return deep ? { problem: `front matter: ${deep}` } : { value: value as Record<string, unknown> };
 }
 
 /**
@@ -110,9 +133,17 @@ export interface Sidecar {
   mimeTypes?: Record<string, string>;
 }
 
-/** A text file of a skill folder (SKILL.md, the sidecar), or undefined and an issue when it is not UTF-8. */
-function textOf(path: string, at: string, issues: Issue[]): string | undefined {
-  const text = utf8Text(readFileSync(path));
+/**
+ * A text file of a skill folder (SKILL.md, the sidecar), or undefined and an issue when it is not
+ * UTF-8 or is over `max` bytes (then never read).
+ */
+function textOf(path: string, at: string, issues: Issue[], max: number): string | undefined {
+  const bytes = readAtMost(path, max);
+  if (typeof bytes === 'number') {
+    issues.push({ path: at, message: `is ${bytes} bytes; at most ${max} bytes` });
+    return undefined;
+  }
+  const text = utf8Text(bytes);
   if (typeof text === 'string') return text;
   issues.push({ path: `${at}:${text.line}`, message: NOT_UTF8 });
   return undefined;
@@ -122,7 +153,8 @@ function readSidecar(folder: string, label: string, issues: Issue[]): Sidecar {
   const path = join(folder, SIDECAR);
   if (!existsSync(path)) return {};
   const at = `${label}/${SIDECAR}`;
-  const text = textOf(path, at, issues);
+  // What it holds goes into the record, so the record's limit bounds it.
+  const text = textOf(path, at, issues, MAX_SKILL_BYTES);
   if (text === undefined) return {};
   const doc = parseDocument(text);
   const value = doc.errors.length ? undefined : (doc.toJS() as unknown);
@@ -130,6 +162,8 @@ function readSidecar(folder: string, label: string, issues: Issue[]): Sidecar {
     issues.push({ path: at, message: 'must be a YAML mapping with `groups: [...]` and/or `mimeTypes: {path: type}`' });
     return {};
   }
+  const deep = tooDeep(value);
+  if (deep) return (void issues.push({ path: at, message: deep }), {});
   for (const key of Object.keys(value))
     if (key !== 'groups' && key !== 'mimeTypes') issues.push({ path: `${at}: ${key}`, message: 'unknown setting' });
   const { groups, mimeTypes } = value as { groups?: unknown; mimeTypes?: unknown };
@@ -152,25 +186,52 @@ export function sidecarOf(s: Pick<SkillRecord, 'groups' | 'files'>): Sidecar | u
   return Object.keys(out).length ? out : undefined;
 }
 
+/**
+ * A skill folder's file records, each file's bytes into `bytes` by digest. A file over the per-file
+ * cap is an issue, named where the validator would name it, and is never read (nor in the record,
+ * which is refused anyway); the paths of all of them, listed or not, come back too.
+ */
+function readFiles(
+  folder: string,
+  label: string,
+  mimeTypes: Record<string, string>,
+  issues: Issue[],
+  bytes: Map<string, Uint8Array>,
+) {
+  const files: SkillFileRecord[] = [];
+  const paths = new Set<string>();
+  for (const full of filesOf(folder, issues, label)) {
+    const path = relative(folder, full).split('\\').join('/');
+    paths.add(path);
+    const read = readAtMost(full, MAX_SKILL_FILE_BYTES);
+    if (typeof read === 'number') {
+      const message = fileTooLarge(basename(folder), path, read);
+      issues.push({ path: `${label}: files[${files.length}].size`, message });
+      continue;
+    }
+    const digest = sha256(read);
+    bytes.set(digest, read);
+    const mimeType = Object.hasOwn(mimeTypes, path) ? mimeTypes[path]! : mimeTypeOf(path);
+    files.push({ path, digest, size: read.byteLength, mimeType });
+  }
+  return { files, paths };
+}
+
 export function loadSkills(dir: string): SkillFiles {
   const result: SkillFiles = { records: [], bytes: new Map(), sources: new Map(), issues: [] };
   for (const folder of skillFolders(dir, result.issues)) {
     const label = relative(dir, folder).split('\\').join('/');
     const issues: Issue[] = [];
-    const files: SkillFileRecord[] = [];
     const { groups, mimeTypes = {} } = readSidecar(folder, label, issues);
-    for (const full of filesOf(folder, issues, label)) {
-      const bytes = new Uint8Array(readFileSync(full));
-      const path = relative(folder, full).split('\\').join('/');
-      const digest = sha256(bytes);
-      result.bytes.set(digest, bytes);
-      const mimeType = Object.hasOwn(mimeTypes, path) ? mimeTypes[path]! : mimeTypeOf(path);
-      files.push({ path, digest, size: bytes.byteLength, mimeType });
-    }
+    const { files, paths } = readFiles(folder, label, mimeTypes, issues, result.bytes);
     for (const path of Object.keys(mimeTypes))
-      if (!files.some((f) => f.path === path))
+      if (!paths.has(path))
         issues.push({ path: `${label}/${SIDECAR}: mimeTypes: ${path}`, message: 'no such file in the skill' });
-    const text = textOf(join(folder, 'SKILL.md'), `${label}/SKILL.md`, issues);
+    // A SKILL.md over the cap is already an issue (and left unread).
+    const listed = files.some((f) => f.path === 'SKILL.md') || !paths.has('SKILL.md');
+    const text = listed
+      ? textOf(join(folder, 'SKILL.md'), `${label}/SKILL.md`, issues, MAX_SKILL_FILE_BYTES)
+      : undefined;
     const fm = text === undefined ? {} : frontMatter(text);
     if (fm.problem) issues.push({ path: `${label}/SKILL.md`, message: fm.problem });
     const record: SkillRecord = { name: basename(folder), frontmatter: fm.value ?? {}, files };
@@ -185,5 +246,7 @@ export function loadSkills(dir: string): SkillFiles {
       result.sources.set(record.name, label);
     }
   }
+  // What bounds one publish (push sends every skill in one): found here, not in a request the user never wrote.
+  for (const i of skillSetLimits(result.records)) result.issues.push({ path: '', message: i.message });
   return result;
 }

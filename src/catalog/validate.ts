@@ -46,7 +46,7 @@ const MESSAGE_FIELDS = ['role', 'content'];
  * The path of the first object or list in `value` deeper than `max` levels, or undefined.
  * Iterative: a body nested thousands deep must not overflow the stack checking it.
  */
-function pathDeeperThan(value: unknown, max: number): string | undefined {
+export function pathDeeperThan(value: unknown, max: number): string | undefined {
   const stack: [unknown, string, number][] = [[value, '', 1]];
   while (stack.length) {
     const [v, path, depth] = stack.pop()!;

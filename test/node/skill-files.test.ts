@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadPromptDir } from '../../cli/fs-source.js';
 import { validateCommand } from '../../cli/prompt-commands.js';
 import { loadSkills } from '../../cli/skills.js';
+import { validateSkill } from '../../src/catalog/skills/validate.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -223,6 +224,37 @@ describe('bytes that are not UTF-8', () => {
     expect(records[0]!.files.map((f) => [f.path, f.size])).toEqual([
       ['SKILL.md', md('plain').length],
       ['logo.png', 6],
+    ]);
+  });
+});
+
+describe('a YAML alias inside itself (`&x [*x]`)', () => {
+  const endless = expect.stringContaining('nests deeper than 32 levels in the skill record');
+  it('in SKILL.md front matter or .promptgate.yaml is an issue naming the file, not a throw', () => {
+    const dir = tree({
+      'looped/SKILL.md': '---\nname: looped\ndescription: d\nfoo: &x [*x]\n---\n',
+      'grouped/SKILL.md': md('grouped'),
+      'grouped/.promptgate.yaml': 'groups: &x [*x]\n',
+    });
+    const { records, issues } = loadSkills(dir);
+    expect(issues).toEqual([
+      { path: 'grouped/.promptgate.yaml', message: endless },
+      { path: 'looped/SKILL.md', message: expect.stringMatching(/^front matter: foo\[0\]\[0\]/) },
+    ]);
+    expect(issues[1]!.message).toEqual(endless);
+    expect(records).toEqual([]);
+  });
+
+  it('in a record is an issue at its path from the validator, not a throw', () => {
+    const foo: unknown[] = [];
+    foo.push(foo);
+    const files = [{ path: 'SKILL.md', digest: `sha256:${'a'.repeat(64)}`, size: 1 }];
+    const issues = validateSkill({ name: 'looped', frontmatter: { name: 'looped', description: 'd', foo }, files });
+    expect(issues).toEqual([
+      {
+        path: expect.stringMatching(/^frontmatter\.foo\[0\]\[0\]/),
+        message: expect.stringContaining('nests deeper than 32 levels'),
+      },
     ]);
   });
 });

@@ -8,7 +8,6 @@
 import { capIssues } from '../issues.js';
 import type { Issue, SkillRecord } from '../types.js';
 import type { FileSizes } from '../skill-files-table.js';
-import { MAX_DIGESTS } from './file-store.js';
 import { normalizeSkill, validateSkillSet } from './validate.js';
 
 export type Publishable = { ok: true; records: SkillRecord[] } | { ok: false; reason: 'invalid'; issues: Issue[] };
@@ -25,14 +24,8 @@ export async function publishableSkills(sizesOf: SizesOf, skills: unknown[], dry
   const issues = validateSkillSet(skills);
   if (issues.length) return { ok: false, reason: 'invalid', issues };
   const input = skills as SkillRecord[];
-  // Refused in a dry run too: it must not plan a publish that cannot be made.
+  // At most MAX_DIGESTS of them (validateSkillSet), so even a dry run never plans a publish that cannot be made.
   const digests = new Set(input.flatMap((r) => r.files.map((f) => f.digest)));
-  if (digests.size > MAX_DIGESTS)
-    return {
-      ok: false,
-      reason: 'invalid',
-      issues: [{ path: 'skills', message: `${digests.size} distinct files; one publish names at most ${MAX_DIGESTS}` }],
-    };
   const records = input.map(normalizeSkill);
   if (dryRun) return { ok: true, records };
   const { sizes, unchecked } = await sizesOf([...digests]);

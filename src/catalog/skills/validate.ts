@@ -9,8 +9,8 @@ import { isRecord } from '../../lib/json.js';
 import type { Issue, SkillRecord } from '../types.js';
 import { utf8Length } from '../arguments.js';
 import { groupProblems } from '../groups.js';
-import { MAX_PROMPT_BYTES } from '../validate.js';
-import { DIGEST_PATTERN } from './file-store.js';
+import { MAX_PROMPT_BYTES, MAX_RECORD_DEPTH, pathDeeperThan } from '../validate.js';
+import { DIGEST_PATTERN, MAX_DIGESTS } from './file-store.js';
 import { Checker } from '../content-checks.js';
 import { quote } from '../issues.js';
 import { frontmatterProblems, SKILL_NAME } from './entry-rules.js';
@@ -57,7 +57,7 @@ function pathProblem(path: unknown): string | undefined {
 }
 
 /** A file over MAX_SKILL_FILE_BYTES, named as `<skill>/<path>` (either may be malformed here: quoted then). */
-function fileTooLarge(name: unknown, path: unknown, size: number): string {
+export function fileTooLarge(name: unknown, path: unknown, size: number): string {
   const plain = (v: unknown) => (typeof v === 'string' ? v : quote(v));
   return `${plain(name)}/${plain(path)} is ${size} bytes; one skill file is at most ${SKILL_FILE_LIMIT}`;
 }
@@ -83,12 +83,19 @@ export function validateSkill(value: unknown): Issue[] {
 function checkSkill(c: Checker, value: unknown): void {
   if (!isRecord(value)) return c.fail(c.at ? '' : 'skill', 'must be an object');
   const { name, frontmatter, files, groups } = value;
+  // First: JSON.stringify below never ends on a value that holds itself (a YAML alias can).
+  const deep = pathDeeperThan(value, MAX_RECORD_DEPTH);
+  if (deep !== undefined)
+    c.fail(
+      deep,
+      `nests deeper than ${MAX_RECORD_DEPTH} levels, the most a skill record may (so it fits every admin request)`,
+    );
   if (typeof name !== 'string' || !SKILL_NAME.test(name))
     c.fail('name', 'must be a skill name: a-z 0-9 and single hyphens, 1-64 characters, no hyphen at either end');
   if (!isRecord(frontmatter)) c.fail('frontmatter', 'must be the SKILL.md front matter as an object');
   else {
     for (const [field, message] of frontmatterProblems(frontmatter, name)) c.fail(field, message);
-    if (JSON.stringify(frontmatter).length > MAX_FRONTMATTER_BYTES)
+    if (deep === undefined && JSON.stringify(frontmatter).length > MAX_FRONTMATTER_BYTES)
       c.fail('frontmatter', `larger than ${MAX_FRONTMATTER_BYTES} bytes`);
   }
   for (const [p, m] of groupProblems(groups, 'groups')) c.fail(p, m);
@@ -119,7 +126,7 @@ function checkSkill(c: Checker, value: unknown): void {
   checkClashes(c, paths);
   if (!seen.has('SKILL.md')) c.fail('files', 'must include SKILL.md');
   if (total > SKILL_LIMITS.bytes) c.fail('files', `larger than ${SKILL_LIMITS.bytes} bytes in all (SEP-2640 limit)`);
-  const bytes = utf8Length(JSON.stringify(value));
+  const bytes = deep === undefined ? utf8Length(JSON.stringify(value)) : 0;
   if (bytes > MAX_SKILL_BYTES)
     c.fail('', `is ${bytes} bytes as JSON; a skill record is at most ${MAX_SKILL_BYTES} bytes`);
 }
@@ -156,9 +163,26 @@ function checkClashes(c: Checker, paths: readonly (string | undefined)[]): void 
   });
 }
 
-/** A whole publish: every skill, and no name twice. */
-export function validateSkillSet(values: unknown[]): Issue[] {
+/**
+ * What bounds a whole publish beyond each record: how many skills, and how many distinct files they
+ * name (each checked against the writer's record of uploads, at most MAX_DIGESTS at once). The CLI
+ * checks its directory with this too.
+ */
+export function skillSetLimits(values: readonly unknown[]): Issue[] {
   if (values.length > MAX_PUBLISH_SKILLS) return [{ path: 'skills', message: `at most ${MAX_PUBLISH_SKILLS} skills` }];
+  const digests = new Set<unknown>();
+  for (const v of values)
+    if (isRecord(v) && Array.isArray(v.files))
+      for (const f of v.files as unknown[]) if (isRecord(f)) digests.add(f.digest);
+  if (digests.size > MAX_DIGESTS)
+    return [{ path: 'skills', message: `${digests.size} distinct files; one publish names at most ${MAX_DIGESTS}` }];
+  return [];
+}
+
+/** A whole publish: its limits, every skill, and no name twice. */
+export function validateSkillSet(values: unknown[]): Issue[] {
+  const limits = skillSetLimits(values);
+  if (limits.length) return limits;
   const c = new Checker();
   const names = new Set<string>();
   values.forEach((v, i) => {
