@@ -22,7 +22,8 @@ import {
 import { dirname, join, relative } from 'node:path';
 import { CliError } from './api-types.js';
 import { clashes, safePath } from './plan-paths.js';
-import { sha256, SIDECAR } from './skills.js';
+import { SIDECAR } from './skill-texts.js';
+import { sha256 } from './skills.js';
 
 const MANIFEST = '.promptgate-pull.json';
 

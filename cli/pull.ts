@@ -10,7 +10,8 @@ import { NAME_PATTERN } from '../src/catalog/validate.js';
 import { CliError, type AdminClient } from './api.js';
 import { PullTarget, type Planned } from './pull-target.js';
 import { fileStems, serializePrompt } from './serialize.js';
-import { sha256, SIDECAR, sidecarOf } from './skills.js';
+import { sha256 } from './skills.js';
+import { SIDECAR, sidecarOf } from './skill-texts.js';
 
 type Out = (s: string) => void;
 type Listed<R> = R & { _version: number; _updatedAt: string };
