@@ -11,11 +11,11 @@ import { PROMPTS, type ListKind } from '../view.js';
 import type { UpstreamState } from '../types.js';
 import { adoptSnapshot } from '../store.js';
 import { catalogWriter, upstreamStub } from '../stubs.js';
-import { GATEWAY_CLIENT_INFO, UpstreamClient } from './client.js';
+import type { UpstreamClient } from './client.js';
+import { newClient } from './client-for.js';
 import { cachedUpstreamConfigs, upstreamConfigs } from './config.js';
 import type { UpstreamConfig } from './schema.js';
 import { describeFault } from './errors.js';
-import { upstreamAuth } from './oauth.js';
 import { reported, type ListReport } from './report.js';
 import { listUpstream } from './skills.js';
 import { log } from '../../lib/log.js';
@@ -89,9 +89,8 @@ async function listNow(
   const clients: UpstreamClient[] = [];
   const reports = await Promise.all(
     missing.map(async (u): Promise<ListReport> => {
-      const { url, headers, timeoutMs } = u;
-      const auth = upstreamAuth(u);
-      const client = new UpstreamClient({ url, headers, timeoutMs, clientInfo: GATEWAY_CLIENT_INFO, auth });
+      // The object's own client (client-for.ts): the same headers, token and secrets cut from its errors.
+      const client = newClient(u);
       clients.push(client);
       const { listing, error, skills } = await listUpstream(client, u);
       if (listing) return { ...reported(u, separator, listing), ...skills };
