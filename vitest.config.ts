@@ -31,6 +31,8 @@ export default defineConfig({
                 NOTIFY_COALESCE_MS: '500',
                 REGISTRY_SHARDS: '4',
                 ADMIN_TOKEN: 'test-admin-token',
+                // A Worker secret an upstream's configuration names (test/flow/cold-secrets.test.ts).
+                UPSTREAM_TEST_SID: 'c0ld-s1d-v4lue',
                 // Small enough to reach under the 64 KiB body limit above (test/flow/hardening.test.ts).
                 MAX_ARGUMENTS: '64',
                 MAX_ARGUMENT_BYTES: '8192',
