@@ -2,11 +2,11 @@
  * UsageStore: the one Durable Object that keeps usage counts (docs/storage-schema.md), in SQLite as
  * hourly rows. Isolates send their whole tally in one `add` per flush interval (usage/flush.ts), so
  * this object sees one call per isolate per interval, never one per request. Old hours are pruned
- * on write, at most once per hour.
+ * on write, at most once per hour, before the write: a store too full to write must still shed them.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
-import { HourClients } from './hour-clients.js';
+import { HourClients, type StoredHour } from './hour-clients.js';
 
 /** Epoch ms in an hour bucket (bucket = floor(ms / HOUR_MS)). */
 export const HOUR_MS = 3_600_000;
@@ -30,6 +30,14 @@ export interface SentBatch {
 
 /** Distinct client labels one hour keeps; later ones are counted as `(other)` (hour-clients.ts). */
 export const MAX_CLIENTS_PER_HOUR = 1_000;
+/**
+ * Rows one hour keeps before new ones are counted under client `(other)` (hour-clients.ts): with the
+ * label bound alone, labels × prompts could reach millions of rows an hour, kept for months.
+ */
+export const MAX_ROWS_PER_HOUR = 10_000;
+
+/** One usage row by its key, in the primary key's order. */
+const ROW_KEY = 'hour = ? AND method = ? AND prompt = ? AND client = ? AND era = ? AND outcome = ?';
 
 /** How long the store remembers the ids of batches it applied (a resend comes within minutes). */
 const BATCH_ID_MS = 24 * HOUR_MS;
@@ -47,12 +55,15 @@ export class UsageStore extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** The hour this instance last pruned in; pruning again within it finds nothing. */
   private prunedHour = -1;
-  private readonly clients = new HourClients(MAX_CLIENTS_PER_HOUR, (hour) =>
-    this.sql
-      .exec<{ client: string }>('SELECT DISTINCT client FROM usage WHERE hour = ?', hour)
-      .toArray()
-      .map((r) => r.client),
-  );
+  private readonly clients = new HourClients(MAX_CLIENTS_PER_HOUR, MAX_ROWS_PER_HOUR, (hour): StoredHour => {
+    const rows = this.sql.exec<{ client: string; n: number }>(
+      'SELECT client, COUNT(*) AS n FROM usage WHERE hour = ? GROUP BY client',
+      hour,
+    );
+    let n = 0;
+    const labels = rows.toArray().map((r) => ((n += r.n), r.client));
+    return { labels, rows: n };
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -74,6 +85,7 @@ export class UsageStore extends DurableObject<Env> {
    */
   async add(batches: SentBatch[]): Promise<void> {
     const now = Date.now();
+    this.prune(now);
     try {
       this.ctx.storage.transactionSync(() => {
         for (const { id, batch } of batches) {
@@ -86,22 +98,29 @@ export class UsageStore extends DurableObject<Env> {
       this.clients.forget();
       throw e;
     }
-    this.prune(now);
   }
 
   private apply(batch: UsageBatch): void {
-    for (const [hour, method, prompt, client, era, outcome, count] of batch.usage)
-      this.sql.exec(
-        `INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (hour, method, prompt, client, era, outcome) DO UPDATE SET count = count + excluded.count`,
-        hour,
-        method,
-        prompt,
-        this.clients.admit(hour, client),
-        era,
-        outcome,
-        count,
-      );
+    for (const [hour, method, prompt, client, era, outcome, count] of batch.usage) {
+      const row = [hour, method, prompt] as const;
+      const stored = () =>
+        this.sql.exec(`SELECT 1 FROM usage WHERE ${ROW_KEY}`, ...row, client, era, outcome).next().done === false;
+      const label = this.clients.admit(hour, client, stored);
+      const [after] = this.sql
+        .exec<{ count: number }>(
+          `INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (hour, method, prompt, client, era, outcome) DO UPDATE SET count = count + excluded.count
+             RETURNING count`,
+          ...row,
+          label,
+          era,
+          outcome,
+          count,
+        )
+        .toArray();
+      // Counts are positive: a row whose count is this call's alone is new.
+      if (after?.count === count) this.clients.added(hour, label);
+    }
     for (const [hour, cls, count] of batch.errors)
       this.sql.exec(
         'INSERT INTO errors VALUES (?, ?, ?) ON CONFLICT (hour, class) DO UPDATE SET count = count + excluded.count',
@@ -114,11 +133,12 @@ export class UsageStore extends DurableObject<Env> {
   private prune(now: number): void {
     const hour = Math.floor(now / HOUR_MS);
     if (hour === this.prunedHour) return;
-    this.prunedHour = hour;
     const oldest = hour - configOf(this.env).usageRetentionDays * 24;
     this.sql.exec('DELETE FROM usage WHERE hour < ?', oldest);
     this.sql.exec('DELETE FROM errors WHERE hour < ?', oldest);
     this.sql.exec('DELETE FROM batches WHERE at < ?', now - BATCH_ID_MS);
+    // Only once it went through: a prune that failed is tried again on the next write.
+    this.prunedHour = hour;
   }
 
   /**

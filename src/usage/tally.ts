@@ -1,13 +1,14 @@
 /**
  * One isolate's usage counts between two flushes. A repeat call allocates nothing: two Map lookups
  * (prompt, then client name) and a scan of the few rows under them, comparing fields, then one
- * increment; strings are built only for a new row. Bounded: past MAX_ROWS distinct rows (clients
- * and unknown prompt names are chosen by callers) new tuples fold into `(other)`.
+ * increment; strings are built only for a new row. Bounded: past MAX_ROWS distinct rows, a new
+ * tuple's client folds into `(other)` (clients name themselves). Its prompt is kept: prompt names are
+ * the catalog's (usage/count.ts), so the folded rows are bounded by the catalog.
  */
 import { OTHER } from './hour-clients.js';
 import type { ErrorTuple, UsageBatch, UsageTuple } from './store.js';
 
-/** Distinct usage rows one tally holds before new ones fold into `(other)`. */
+/** Distinct usage rows one tally holds before new ones count under client `(other)`. */
 export const MAX_ROWS = 2_000;
 /** The client of a call whose client did not name itself. */
 export const UNKNOWN_CLIENT = 'unknown';
@@ -57,8 +58,8 @@ export class Tally {
           r.tuple[6] += n;
           return;
         }
-    if (this.#rows >= MAX_ROWS && (prompt !== OTHER || client !== OTHER))
-      return this.add(hour, method, OTHER, OTHER, undefined, era, outcome, n);
+    if (this.#rows >= MAX_ROWS && client !== OTHER)
+      return this.add(hour, method, prompt, OTHER, undefined, era, outcome, n);
     const label = client === undefined ? UNKNOWN_CLIENT : version === undefined ? client : `${client}/${version}`;
     const row = new Row(hour, method, version, era, outcome, [hour, method, prompt, label, era, outcome, n]);
     if (rows) rows.push(row);

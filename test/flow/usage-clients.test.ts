@@ -1,11 +1,18 @@
 /**
- * The usage store's bound on client labels: clients name themselves, so one hour keeps at most
- * MAX_CLIENTS_PER_HOUR labels and counts the rest as `(other)`, losing no count. The labels already
- * stored bind a restarted object too. Runs against the real UsageStore object and its SQLite storage.
+ * The usage store's bounds: clients name themselves, so one hour keeps at most MAX_CLIENTS_PER_HOUR
+ * labels and MAX_ROWS_PER_HOUR rows and counts the rest under client `(other)`, losing no count. What
+ * is stored binds a restarted object too, and old hours are pruned even when a write fails. Runs
+ * against the real UsageStore object and its SQLite storage.
  */
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { HOUR_MS, MAX_CLIENTS_PER_HOUR, type UsageTuple } from '../../src/usage/store.js';
+import {
+  HOUR_MS,
+  MAX_CLIENTS_PER_HOUR,
+  MAX_ROWS_PER_HOUR,
+  type UsageStore,
+  type UsageTuple,
+} from '../../src/usage/store.js';
 import { OTHER } from '../../src/usage/hour-clients.js';
 import { MAX_USAGE_ROWS } from '../../src/usage/query.js';
 import { usageStore } from '../../src/usage/stub.js';
@@ -49,6 +56,69 @@ describe('client labels in the usage store', () => {
     // The next hour has a bound of its own.
     await add(hour + 1, ['newcomer/2.0']);
     expect((await byClient(hour + 1)).get('newcomer/2.0')).toBe(1);
+  });
+
+  it('keeps at most MAX_ROWS_PER_HOUR rows per hour plus one (other) row per prompt, counting every call', async () => {
+    const rowsStore = () => env.USAGE_STORE.getByName('row-bound');
+    const hour = Math.floor(Date.now() / HOUR_MS);
+    // Every known label on more prompts than the hour has rows for: 20 prompts × 600 labels.
+    const prompts = Array.from({ length: 20 }, (_, i) => `p${i}`);
+    const usage = prompts.flatMap((p) =>
+      labels(600).map((c): UsageTuple => [hour, 'prompts/get', p, c, 'modern', 'ok', 1]),
+    );
+    expect(usage.length).toBeGreaterThan(MAX_ROWS_PER_HOUR);
+    await rowsStore().add([{ id: 'rows:a', batch: { usage, errors: [] } }]);
+    // After a restart, a stored row still counts as itself; a new one folds.
+    await runInDurableObject(rowsStore(), (_o, ctx) => ctx.abort('restart')).catch(() => {});
+    const more: UsageTuple[] = [
+      [hour, 'prompts/get', 'p0', 'client-0/1.0', 'modern', 'ok', 1],
+      [hour, 'prompts/get', 'p19', 'client-599/1.0', 'modern', 'ok', 1],
+    ];
+    await rowsStore().add([{ id: 'rows:b', batch: { usage: more, errors: [] } }]);
+    const rows = await runInDurableObject(rowsStore(), (_o, ctx) =>
+      ctx.storage.sql
+        .exec<{ prompt: string; client: string; count: number }>(
+          'SELECT prompt, client, count FROM usage WHERE hour = ?',
+          hour,
+        )
+        .toArray(),
+    );
+    const named = rows.filter((r) => r.client !== OTHER);
+    expect(named).toHaveLength(MAX_ROWS_PER_HOUR);
+    expect(
+      rows
+        .filter((r) => r.client === OTHER)
+        .map((r) => r.prompt)
+        .sort(),
+    ).toEqual(prompts.slice(16).sort());
+    expect(rows.find((r) => r.prompt === 'p0' && r.client === 'client-0/1.0')?.count).toBe(2);
+    expect(rows.find((r) => r.prompt === 'p19' && r.client === OTHER)?.count).toBe(601);
+    expect(rows.reduce((n, r) => n + r.count, 0)).toBe(usage.length + 2);
+  });
+
+  it('prunes hours past retention before a write, so a write that fails still sheds them', async () => {
+    const pruned = () => env.USAGE_STORE.getByName('prune-first');
+    const old = Math.floor(Date.now() / HOUR_MS) - 24 * 365;
+    const oldRow: UsageTuple = [old, 'prompts/get', 'p', 'c/1', 'modern', 'ok', 1];
+    await pruned().add([{ id: 'old', batch: { usage: [oldRow], errors: [[old, 'parse', 1]] } }]);
+    const count = () =>
+      runInDurableObject(
+        pruned(),
+        (_o, ctx) => ctx.storage.sql.exec('SELECT hour FROM usage UNION ALL SELECT hour FROM errors').toArray().length,
+      );
+    expect(await count()).toBe(2);
+    // A restarted object prunes on its next write, which here fails (a row the table refuses).
+    await runInDurableObject(pruned(), (_o, ctx) => ctx.abort('restart')).catch(() => {});
+    const bad = [old + 1, null, 'p', 'c/1', 'modern', 'ok', 1] as unknown as UsageTuple;
+    // Caught inside the object: a rejected RPC is reported as unhandled by the pool.
+    const failed = await runInDurableObject(pruned(), (o: UsageStore) =>
+      o.add([{ id: 'bad', batch: { usage: [bad], errors: [] } }]).then(
+        () => null,
+        (e: unknown) => String(e),
+      ),
+    );
+    expect(failed).toMatch(/NOT NULL constraint failed/);
+    expect(await count()).toBe(0);
   });
 
   it('the admin API lists the largest MAX_USAGE_ROWS groups, says it left some out, and totals every call', async () => {

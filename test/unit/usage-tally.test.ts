@@ -85,13 +85,17 @@ describe('the isolate tally', () => {
     expect(t.batch().usage.map((r) => `${r[2]} ${r[3]}`)).toEqual(['a|b c/1', 'a b|c/1', 'a b/|c/1', 'a unknown']);
   });
 
-  it('folds new tuples into (other) once it holds MAX_ROWS rows, still counting every call', () => {
+  it("folds a new tuple's client into (other) once it holds MAX_ROWS rows, keeping its prompt and every call", () => {
     const t = new Tally();
-    for (let i = 0; i < MAX_ROWS + 50; i++) t.add(1, 'prompts/get', `p${i}`, `c${i}`, '1', 'modern', 'ok');
+    for (let i = 0; i < MAX_ROWS; i++) t.add(1, 'prompts/get', `p${i}`, `c${i}`, '1', 'modern', 'ok');
+    // Past the bound, new clients of one prompt share its (other) row; a known row still counts as itself.
+    for (let i = 0; i < 50; i++) t.add(1, 'prompts/get', 'late', `late-${i}`, '1', 'modern', 'ok');
+    t.add(1, 'prompts/get', 'p7', 'c7', '1', 'modern', 'ok');
     const rows = t.batch().usage;
     expect(rows.length).toBe(MAX_ROWS + 1);
-    expect(rows.at(-1)).toEqual([1, 'prompts/get', OTHER, OTHER, 'modern', 'ok', 50]);
-    expect(rows.reduce((n, r) => n + r[6], 0)).toBe(MAX_ROWS + 50);
+    expect(rows.at(-1)).toEqual([1, 'prompts/get', 'late', OTHER, 'modern', 'ok', 50]);
+    expect(rows.find((r) => r[2] === 'p7')).toEqual([1, 'prompts/get', 'p7', 'c7/1', 'modern', 'ok', 2]);
+    expect(rows.reduce((n, r) => n + r[6], 0)).toBe(MAX_ROWS + 51);
   });
 });
 
