@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readGeneration } from '../../src/catalog/store.js';
 import { writerObject } from '../../src/catalog/stubs.js';
 import { MAX_CATALOG_BYTES } from '../../src/catalog/versioned-writes.js';
+import { MAX_UPSTREAMS } from '../../src/catalog/upstreams/parse.js';
 import { HISTORY_PAGE_BYTES, LIST_PAGE_BYTES, MAX_VERSIONS_LISTED } from '../../src/catalog/versions-table.js';
 import { ADMIN_BASE, ADMIN_TOKEN, adminFetch, openSession } from '../helpers/worker.js';
 
@@ -435,9 +436,22 @@ describe('writes', () => {
     expect(res.status).toBe(422);
     const { error } = await res.json<{ error: { code: string; issues: string[] } }>();
     expect(error.code).toBe('invalid_upstreams');
-    expect(error.issues).toHaveLength(101);
-    expect(error.issues[0]).toMatch(/^UPSTREAMS\[0\]/);
-    expect(error.issues.at(-1)).toBe('… and 199900 more problems');
+    // Entries past MAX_UPSTREAMS are not read: the bound is their one problem.
+    expect(error.issues).toHaveLength(MAX_UPSTREAMS + 1);
+    expect(error.issues[0]).toBe(
+      `UPSTREAMS: 200000 upstreams, at most ${MAX_UPSTREAMS}: UPSTREAMS[${MAX_UPSTREAMS}] and later are left out`,
+    );
+    expect(error.issues[1]).toMatch(/^UPSTREAMS\[0\]/);
+    // Within the bound, entries with several problems each: the first 100, then a count.
+    const many = Array.from({ length: MAX_UPSTREAMS }, (_, i) => ({
+      id: `u${i}`,
+      url: 'nope',
+      timeout: 1,
+      enabled: 'x',
+    }));
+    const again = await (await admin('PUT', '/upstreams', many)).json<{ error: { issues: string[] } }>();
+    expect(again.error.issues).toHaveLength(101);
+    expect(again.error.issues.at(-1)).toBe(`… and ${3 * MAX_UPSTREAMS - 100} more problems`);
   });
   it('a prompt too large to store as one row is refused with its size, not a 500', async () => {
     const image = { type: 'image', mimeType: 'image/png', data: 'A'.repeat(2_000_000) };

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseUpstreams, upstreamsInForce, type ParseOptions } from '../../src/catalog/upstreams/parse.js';
+import {
+  MAX_UPSTREAMS,
+  parseUpstreams,
+  upstreamsInForce,
+  type ParseOptions,
+} from '../../src/catalog/upstreams/parse.js';
 import { MAX_ORIGINAL_NAME, nameAllowed } from '../../src/catalog/upstreams/schema.js';
 import { isPrivateHost } from '../../src/catalog/upstreams/ssrf.js';
 import { MAX_NAME, namespaced, prefixOf } from '../../src/catalog/upstreams/names.js';
@@ -478,6 +483,22 @@ describe('the list in force at run time (upstreamsInForce)', () => {
     ]);
     // gh's names stay gh's while it is left out: the unprefixed upstream never takes them meanwhile.
     expect(list[0]!.reserved).toEqual(['gh', 'ok']);
+  });
+
+  it('serves the first MAX_UPSTREAMS entries of a longer list and says the rest are left out', () => {
+    const entries = Array.from({ length: MAX_UPSTREAMS + 2 }, (_, i) => ({
+      id: `u${i}`,
+      url: `https://u${i}.example.com/mcp`,
+    }));
+    // A bad entry past the bound is not even read: its problem is the bound's.
+    entries.push({ id: 'Bad Id', url: 'nope' });
+    const { list, problems } = upstreamsInForce(JSON.stringify(entries), opts);
+    expect(list.map((u) => u.id)).toEqual(entries.slice(0, MAX_UPSTREAMS).map((e) => e.id));
+    const bound = `UPSTREAMS: ${MAX_UPSTREAMS + 3} upstreams, at most ${MAX_UPSTREAMS}: UPSTREAMS[${MAX_UPSTREAMS}] and later are left out`;
+    expect(problems).toEqual([bound]);
+    // The admin API's check refuses the list whole.
+    expect(() => parseUpstreams(JSON.stringify(entries), opts)).toThrow(bound);
+    expect(parseUpstreams(JSON.stringify(entries.slice(0, MAX_UPSTREAMS)), opts)).toHaveLength(MAX_UPSTREAMS);
   });
 
   it('a list that is no JSON array is no upstreams, and says why', () => {

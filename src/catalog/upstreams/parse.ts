@@ -20,6 +20,12 @@ import { DEFAULT_TIMEOUT_MS, UpstreamConfigError, type UpstreamConfig } from './
 import { guardUrl } from './ssrf.js';
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+/**
+ * Upstreams one gateway aggregates. Each never-listed one is listed from the request that first
+ * needs it, through the six connections an invocation keeps open, and every listing is a part of
+ * the one catalog snapshot: past a few dozen, a company wants another gateway, not a longer list.
+ */
+export const MAX_UPSTREAMS = 50;
 /** Where the web catalog says a prompt comes from: `local`, or an upstream's id, which so may not be `local`. */
 const LOCAL_SOURCE = 'local';
 
@@ -138,7 +144,11 @@ function entriesOf(list: unknown[], opts: ParseOptions): { list: UpstreamConfig[
   let unlisted = 0;
   const seen: Seen = { ids: new Set(), prefixes: new Set(), bareIds: new Set() };
   const out: UpstreamConfig[] = [];
-  list.forEach((item: unknown, i) => {
+  if (list.length > MAX_UPSTREAMS)
+    problems.push(
+      `UPSTREAMS: ${list.length} upstreams, at most ${MAX_UPSTREAMS}: UPSTREAMS[${MAX_UPSTREAMS}] and later are left out`,
+    );
+  list.slice(0, MAX_UPSTREAMS).forEach((item: unknown, i) => {
     const own: string[] = [];
     const entry = parseEntry(item, i, opts, seen, own);
     const room = Math.max(0, MAX_ISSUES - problems.length);
