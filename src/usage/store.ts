@@ -6,6 +6,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { configOf } from '../lib/config.js';
+import { log } from '../lib/log.js';
 import { HourClients, type StoredHour } from './hour-clients.js';
 
 /** Epoch ms in an hour bucket (bucket = floor(ms / HOUR_MS)). */
@@ -85,7 +86,12 @@ export class UsageStore extends DurableObject<Env> {
    */
   async add(batches: SentBatch[]): Promise<void> {
     const now = Date.now();
-    this.prune(now);
+    try {
+      this.prune(now);
+    } catch (e) {
+      // Counting goes on: the prune is tried again on the next write.
+      log.warn('pruning old usage failed', { error: String(e) });
+    }
     try {
       this.ctx.storage.transactionSync(() => {
         for (const { id, batch } of batches) {
