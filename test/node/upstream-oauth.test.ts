@@ -292,6 +292,26 @@ describe('client-credentials upstream tokens', () => {
       .listPrompts()
       .catch((x: unknown) => x)) as UpstreamError;
     expect(e3.message).toBe('token endpoint answered a token that is not a Bearer token');
+    // JSON that is no object (null, a number, a list) is an answer without a token, on success or failure.
+    const answers = ['null', '42', '["tok-123"]', '"tok-123"'];
+    const bare = await listen(async (req, res) => {
+      await body(req);
+      const i = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('i'));
+      res
+        .writeHead(i >= answers.length ? 500 : 200, { 'content-type': 'application/json' })
+        .end(answers[i % answers.length]);
+    });
+    cleanup.push(() => stop(bare.http));
+    const bareAnswer = async (i: number) => {
+      const g = grant(as, mcp, { tokenUrl: new URL(`${bare.url}/token?i=${i}`) });
+      const err = (await clientFor(mcp, g)
+        .listPrompts()
+        .catch((x: unknown) => x)) as UpstreamError;
+      return [err.fault, err.message];
+    };
+    for (let i = 0; i < answers.length; i++)
+      expect(await bareAnswer(i)).toEqual(['credentials', 'token endpoint answered without a usable access_token']);
+    expect(await bareAnswer(answers.length)).toEqual(['credentials', 'token endpoint answered 500']);
     for (const m of [e.message, e2.message, e3.message]) {
       expect(m).not.toContain(SECRET);
       expect(m).not.toContain(Buffer.from(`gw:${SECRET}`).toString('base64'));

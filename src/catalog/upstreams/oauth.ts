@@ -183,7 +183,10 @@ async function obtain(
   }
   let body: Record<string, unknown> = {};
   try {
-    body = JSON.parse(await readCapped(res, 64 * 1024)) as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(await readCapped(res, 64 * 1024));
+    // JSON that is no object (null, a number, a list) holds no token, like an answer that is not JSON.
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      body = parsed as Record<string, unknown>;
   } catch {
     // Not JSON: judged by the status alone.
   }
