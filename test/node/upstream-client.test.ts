@@ -219,6 +219,35 @@ describe('change notifications', () => {
     const server = await started(modernServer(['plan']));
     expect(await changesSeen(server.url, () => server.notifyChanged())).toEqual({ changes: 1, outcome: 'ended' });
   });
+  it('a modern upstream that refuses subscriptions/listen (404 -32601, or -32601 on the stream) is not listened to again', async () => {
+    const server = await started(modernServer(['plan']));
+    const refusal = (id: unknown) =>
+      JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+    const refusals: Record<string, (id: unknown) => Response> = {
+      json: (id) => new Response(refusal(id), { status: 404, headers: { 'content-type': 'application/json' } }),
+      bare: () => new Response('not here', { status: 404 }),
+      stream: (id) =>
+        new Response(`event: message\ndata: ${refusal(id)}\n\n`, { headers: { 'content-type': 'text/event-stream' } }),
+    };
+    for (const [how, answer] of Object.entries(refusals)) {
+      const c = new UpstreamClient({
+        url: new URL(server.url),
+        headers: {},
+        timeoutMs: 2000,
+        clientInfo,
+        fetch: async (input, init) => {
+          const body = String(init?.body ?? '');
+          if (!body.includes('"subscriptions/listen"')) return fetch(input, init);
+          return answer((JSON.parse(body) as { id: unknown }).id);
+        },
+      });
+      await c.listPrompts();
+      expect(c.era).toBe('modern');
+      // 'unsupported': the follow loop leaves the upstream to its poll instead of re-listing it every minute.
+      expect(await c.listen(() => undefined, new AbortController().signal), how).toBe('unsupported');
+      await c.close();
+    }
+  });
   it('a legacy upstream is followed on its GET stream', async () => {
     const server = await started(legacyServer(LEGACY));
     expect((await changesSeen(server.url, () => server.notifyChanged())).changes).toBe(1);

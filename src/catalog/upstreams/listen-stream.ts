@@ -35,11 +35,14 @@ export function openListen(
  */
 export const PONG_INTERVAL_MS = 5_000;
 
+/** A listen the upstream does not know (-32601): asking again would be refused again. */
+const isUnknownMethod = (msg: { error?: unknown }) => (msg.error as { code?: unknown } | undefined)?.code === -32601;
+
 /**
  * Follows an opened listen's stream until it ends or drops, calling `onChange` for each change it
  * announces and answering a legacy session's pings. undefined once it was followed; when the
- * upstream answered with no stream, how the listen ends: 'ended' for a session it forgot (404),
- * else 'unsupported'.
+ * upstream answered with no stream, or refused the method (-32601) on it, how the listen ends:
+ * 'ended' for a legacy session it forgot (404), else 'unsupported'.
  */
 export async function followListen(
   http: UpstreamHttp,
@@ -51,7 +54,8 @@ export async function followListen(
 ): Promise<'unsupported' | 'ended' | undefined> {
   if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
     await res.body?.cancel();
-    return res.status === 404 ? 'ended' : 'unsupported';
+    // Only a legacy 404 is a forgotten session; a modern upstream has none, so its 404 (a -32601) is no listen.
+    return res.status === 404 && conn.era === 'legacy' ? 'ended' : 'unsupported';
   }
   onOpen?.();
   let ponged = -Infinity;
@@ -65,7 +69,8 @@ export async function followListen(
           ponged = Date.now();
           pong(http, conn, msg.id);
         }
-      } else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
+      } else if (isUnknownMethod(msg)) return 'unsupported';
+      else if ('result' in msg || 'error' in msg) break; // a modern listen ended gracefully
     }
   } catch {
     // A dropped stream is an end like any other: the caller reconnects.
