@@ -326,10 +326,14 @@ export async function skillsServer(
 }
 
 /** SDK v1 HTTP+SSE (2024-11-05): GET /sse, POST /messages?sessionId=. */
-/** `dropOn`: a prompts/get of that name ends the stream instead of answering (an upstream restarting mid-call). */
+/**
+ * `dropOn`: a prompts/get of that name ends the stream instead of answering (an upstream restarting
+ * mid-call). `refuse`: a prompts/get of that name is refused with HTTP 400 (a request the upstream
+ * will not take). `slow`: a prompts/get of that name is answered after 300 ms.
+ */
 export async function sseServer(
   names: string[],
-  opts: { dropOn?: string; hold?: string } = {},
+  opts: { dropOn?: string; hold?: string; refuse?: string; slow?: string } = {},
 ): Promise<Running & { held: HeldGet[] }> {
   const transports = new Map<string, SSEServerTransport>();
   const held: HeldGet[] = [];
@@ -339,7 +343,7 @@ export async function sseServer(
       transports.set(t.sessionId, t);
       const server = new Server({ name: 'sse-upstream', version: '0.1.0' }, { capabilities: { prompts: {} } });
       server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: names.map((name) => ({ name })) }));
-      server.setRequestHandler(GetPromptRequestSchema, (r, extra) => {
+      server.setRequestHandler(GetPromptRequestSchema, async (r, extra) => {
         // Answered only once cancelled: the reason of the `notifications/cancelled` is recorded.
         if (opts.hold !== undefined && r.params.name === opts.hold) {
           const get: HeldGet = { id: extra.requestId, closed: false };
@@ -352,6 +356,7 @@ export async function sseServer(
           setTimeout(() => void t.close(), 50);
           return new Promise<never>(() => {});
         }
+        if (r.params.name === opts.slow) await new Promise((done) => setTimeout(done, 300));
         return { messages: [{ role: 'user', content: { type: 'text', text: `sse ${r.params.name}` } }] };
       });
       await server.connect(t);
@@ -363,7 +368,9 @@ export async function sseServer(
     }
     const t = transports.get(new URL(req.url!, 'http://x').searchParams.get('sessionId') ?? '');
     if (!t) return void res.writeHead(404).end();
-    await t.handlePostMessage(req, res, JSON.parse(await body(req)));
+    const msg = JSON.parse(await body(req)) as { params?: { name?: unknown } };
+    if (opts.refuse !== undefined && msg.params?.name === opts.refuse) return void res.writeHead(400).end('refused');
+    await t.handlePostMessage(req, res, msg);
   });
   return { url: `${url}/sse`, close: () => stop(http), held };
 }

@@ -14,6 +14,9 @@ export class ClientSlot {
   private clientKey = '';
   /** The follow loop in progress, if any; aborting it ends the change stream and the loop at once. */
   private following: AbortController | undefined;
+  /** Calls under way per client (`hold`), and the retired clients waiting for theirs to end. */
+  private readonly calls = new Map<UpstreamClient, number>();
+  private readonly retired = new Set<UpstreamClient>();
 
   /** `waitUntil`: the object's, so that a client closed in the background is closed all the same. */
   constructor(private readonly waitUntil: (p: Promise<unknown>) => void) {}
@@ -46,6 +49,35 @@ export class ClientSlot {
     if (!old || (used && used !== old)) return;
     this.client = undefined;
     this.waitUntil(old.close().catch(() => undefined));
+  }
+
+  /**
+   * Counts a call on `client` until the returned release: a client retired meanwhile is closed only
+   * once its calls are done.
+   */
+  hold(client: UpstreamClient): () => void {
+    this.calls.set(client, (this.calls.get(client) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.calls.get(client) ?? 1) - 1;
+      if (left > 0) return void this.calls.set(client, left);
+      this.calls.delete(client);
+      if (this.retired.delete(client)) this.waitUntil(client.close().catch(() => undefined));
+    };
+  }
+
+  /**
+   * Forgets `used` for later calls (if it is still the client) but lets the calls under way on it
+   * finish before it is closed: one caller's refused request says nothing of the others', and on
+   * HTTP+SSE a close ends the one stream every reply of theirs comes back on.
+   */
+  retire(used: UpstreamClient): void {
+    if (used !== this.client) return;
+    if (!this.calls.has(used)) return this.close(used);
+    this.client = undefined;
+    this.retired.add(used);
   }
 
   clientFor(u: UpstreamConfig): UpstreamClient {

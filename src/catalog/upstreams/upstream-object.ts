@@ -158,6 +158,7 @@ export class UpstreamObject extends DurableObject<Env> {
     if (open)
       return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
     const client = this.slot.clientFor(u);
+    const release = this.slot.hold(client);
     try {
       const result = await client.request(method, renamed(method, params, original), deadline(u.timeoutMs, cancel));
       this.breaker.succeeded();
@@ -167,12 +168,15 @@ export class UpstreamObject extends DurableObject<Env> {
       const given = cancelledCall(e);
       if (given) return given;
       // Refused for what this request carried: not counted against the upstream, whose other callers' calls
-      // must still go. The client starts over all the same (a refusal may also mean its session is gone).
+      // must still go. Later calls start on a new client all the same (a refusal may also mean its session
+      // is gone); the calls under way on this one finish first.
       if (refusedRequest(e)) {
-        this.slot.close(client);
+        this.slot.retire(client);
         return callFailure(e, u, describeFault(e));
       }
       return rpcFailure(e) ?? callFailure(e, u, this.failed(e, client));
+    } finally {
+      release();
     }
   }
 
