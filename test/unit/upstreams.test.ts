@@ -383,6 +383,24 @@ describe('what an upstream publishes, by name and by mount', () => {
     expect(servedOriginal(denied, '.', 'gh.review_pr', 'review_pr')).toBe('review_pr');
   });
 
+  it('an alias onto a name the upstream also lists takes it: the native prompt is neither listed nor served', () => {
+    const u = one({ aliases: { a: 'b' } });
+    const listed = sanitizeListing(u, '.', [{ name: 'b' }, { name: 'a' }, { name: 'c' }, { name: 'c' }]);
+    // One gh.b, the alias's; a name listed twice is listed once.
+    expect(listed.map((p) => [p.name, p.origin.name])).toEqual([
+      ['gh.b', 'a'],
+      ['gh.c', 'c'],
+    ]);
+    // What is listed is what a get serves.
+    expect(servedOriginal(u, '.', 'gh.b', 'b')).toBe('a');
+    // A denied alias owns nothing: the native prompt keeps its name, listed and served.
+    const denied = one({ aliases: { a: 'b' }, deny: ['a'] });
+    expect(sanitizeListing(denied, '.', [{ name: 'b' }, { name: 'a' }]).map((p) => [p.name, p.origin.name])).toEqual([
+      ['gh.b', 'b'],
+    ]);
+    expect(servedOriginal(denied, '.', 'gh.b', 'b')).toBe('b');
+  });
+
   it('deny and allow globs match names holding a line break, anchored at both ends', () => {
     const u = one({ deny: ['*_internal', 'secret?'] });
     for (const name of ['x\n_internal', '\n_internal', 'secret\n'])

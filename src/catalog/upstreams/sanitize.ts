@@ -26,6 +26,14 @@ const str = (v: unknown, max: number): string | undefined => (typeof v === 'stri
 
 export function sanitizeListing(u: UpstreamConfig, separator: string, listed: readonly unknown[]): UpstreamPrompt[] {
   const out: UpstreamPrompt[] = [];
+  const published = new Set<string>();
+  // An alias owns the name it publishes (access.ts servedOriginal routes it there): a prompt the upstream
+  // lists under that name itself could be listed but never served. A denied alias owns nothing.
+  const aliasTargets = new Set(
+    Object.entries(u.aliases)
+      .filter(([from]) => nameAllowed(u, from))
+      .map(([, to]) => to),
+  );
   let bytes = 0;
   let skipped = 0;
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
@@ -34,10 +42,19 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: re
     if (typeof original !== 'string' || !original || !nameAllowed(u, original)) continue; // nameAllowed caps the length
     const name = publishedName(u, separator, original);
     const taken = othersPrefix(u, separator, name);
-    if (taken !== undefined) {
-      log.warn('upstream prompt skipped', { upstream: u.id, name, reason: `"${taken}" is another's prefix` });
+    const reason =
+      taken !== undefined
+        ? `"${taken}" is another's prefix`
+        : !Object.hasOwn(u.aliases, original) && aliasTargets.has(original)
+          ? 'an alias publishes this name'
+          : published.has(name)
+            ? 'listed twice'
+            : undefined;
+    if (reason !== undefined) {
+      log.warn('upstream prompt skipped', { upstream: u.id, name, reason });
       continue;
     }
+    published.add(name);
     const prompt: UpstreamPrompt = { name, origin: { upstream: u.id, name: original } };
     const title = str(p.title, 200);
     const description = str(p.description, 4000);
