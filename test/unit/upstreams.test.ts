@@ -484,6 +484,16 @@ describe('what an upstream publishes, by name and by mount', () => {
     // And a listing made before that prefix existed is not the upstream's now.
     expect(listingKey(now!)).not.toBe(listingKey(before!));
   });
+
+  it('a kept listing restated under an alias configured since lists its name once, as a get routes it', async () => {
+    const before = one({});
+    const prompts = sanitizeListing(before, '.', [{ name: 'b' }, { name: 'a' }]);
+    const state = { id: 'gh', prefix: 'gh', prompts, digest: 'd', ok: false, lastSuccess: null, lastError: 'down' };
+    const now = one({ aliases: { a: 'b' } });
+    const restatedNow = await restated(state, now, '.');
+    expect(restatedNow?.prompts.map((p) => [p.name, p.origin.name])).toEqual([['gh.b', 'a']]);
+    expect(servedOriginal(now, '.', 'gh.b', 'b')).toBe('a');
+  });
 });
 
 describe('the list in force at run time (upstreamsInForce)', () => {

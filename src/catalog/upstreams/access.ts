@@ -38,16 +38,29 @@ export function othersPrefix(u: UpstreamConfig, separator: string, name: string)
  * the name after the prefix). Null when the configuration does not publish
  * `asked`: the prompt does not exist for clients.
  *
- * An alias owns the name it publishes: a name the catalog had no listing for
- * is guessed as itself (`review_pr`, the alias of `review_pull_request`), and
- * that guess would publish the same name, so the aliases are asked before an
- * unaliased guess (an aliased guess that publishes `asked` came from the
- * listing, and is kept).
+ * An alias owns the name it publishes, whatever the guess: over the
+ * upstream's own prompt of that name, and over a later alias onto the same
+ * name (the configuration's order decides, never the listing's). So a name
+ * the catalog had no listing for (`review_pr`, guessed as itself) reaches
+ * the aliased prompt, and a listing made under another configuration cannot
+ * route a name to a prompt that no longer owns it.
  */
 export function servedOriginal(u: UpstreamConfig, separator: string, asked: string, original: string): string | null {
   if (othersPrefix(u, separator, asked) !== undefined) return null;
-  const serves = (name: string) => nameAllowed(u, name) && publishedName(u, separator, name) === asked;
-  const aliased = Object.keys(u.aliases);
-  const order = Object.hasOwn(u.aliases, original) ? [original, ...aliased] : [...aliased, original];
-  return order.find(serves) ?? null;
+  // The name first: it is the cheap test, and a listing asks once per prompt (sanitize.ts).
+  const serves = (name: string) => publishedName(u, separator, name) === asked && nameAllowed(u, name);
+  return Object.keys(u.aliases).find(serves) ?? (serves(original) ? original : null);
+}
+
+/**
+ * Why an allowed prompt of a listing is not published under its name (undefined: it is). A listing
+ * shows a name only where a get of it reaches that prompt (servedOriginal), so the two never disagree.
+ */
+export function unpublished(u: UpstreamConfig, separator: string, original: string): string | undefined {
+  const name = publishedName(u, separator, original);
+  const taken = othersPrefix(u, separator, name);
+  if (taken !== undefined) return `"${taken}" is another's prefix`;
+  const owner = servedOriginal(u, separator, name, original);
+  if (owner === original) return undefined;
+  return owner === null ? 'not allowed' : `the alias of "${owner}" takes the name`;
 }

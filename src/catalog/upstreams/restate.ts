@@ -10,7 +10,7 @@
 import { sha256Hex } from '../../lib/hash.js';
 import { canonical } from '../diff.js';
 import type { UpstreamState } from '../types.js';
-import { othersPrefix, publishedName } from './access.js';
+import { publishedName, unpublished } from './access.js';
 import { nameAllowed, type UpstreamConfig } from './schema.js';
 
 /**
@@ -22,11 +22,15 @@ export async function restated(
   u: UpstreamConfig,
   separator: string,
 ): Promise<UpstreamState | undefined> {
+  const seen = new Set<string>();
   const prompts = state.prompts.flatMap((p) => {
     if (!nameAllowed(u, p.origin.name)) return [];
     const name = publishedName(u, separator, p.origin.name);
-    // As sanitize.ts lists: a prefix configured since takes its namespace back from an unprefixed upstream.
-    return othersPrefix(u, separator, name) === undefined ? [{ ...p, name }] : [];
+    // As sanitize.ts lists: a prefix configured since takes its namespace back from an unprefixed upstream,
+    // an alias configured since takes its name, and each name is listed once.
+    if (unpublished(u, separator, p.origin.name) !== undefined || seen.has(name)) return [];
+    seen.add(name);
+    return [{ ...p, name }];
   });
   if (prompts.length === state.prompts.length && prompts.every((p, i) => p.name === state.prompts[i]!.name))
     return undefined;

@@ -13,7 +13,7 @@ import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
 import { utf8Length } from '../arguments.js';
 import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
-import { othersPrefix, publishedName } from './access.js';
+import { publishedName, unpublished } from './access.js';
 import { nameAllowed, type UpstreamConfig } from './schema.js';
 import { safeIcons } from './sanitize-content.js';
 
@@ -24,16 +24,13 @@ const MAX_ARGS = 50;
 
 const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
+/**
+ * The listing as published: a name only where a get of it reaches that prompt (access.ts
+ * `unpublished`), each name once. An allowed prompt left out is logged, with why.
+ */
 export function sanitizeListing(u: UpstreamConfig, separator: string, listed: readonly unknown[]): UpstreamPrompt[] {
   const out: UpstreamPrompt[] = [];
   const published = new Set<string>();
-  // An alias owns the name it publishes (access.ts servedOriginal routes it there): a prompt the upstream
-  // lists under that name itself could be listed but never served. A denied alias owns nothing.
-  const aliasTargets = new Set(
-    Object.entries(u.aliases)
-      .filter(([from]) => nameAllowed(u, from))
-      .map(([, to]) => to),
-  );
   let bytes = 0;
   let skipped = 0;
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
@@ -41,17 +38,9 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: re
     const original = p.name;
     if (typeof original !== 'string' || !original || !nameAllowed(u, original)) continue; // nameAllowed caps the length
     const name = publishedName(u, separator, original);
-    const taken = othersPrefix(u, separator, name);
-    const reason =
-      taken !== undefined
-        ? `"${taken}" is another's prefix`
-        : !Object.hasOwn(u.aliases, original) && aliasTargets.has(original)
-          ? 'an alias publishes this name'
-          : published.has(name)
-            ? 'listed twice'
-            : undefined;
+    const reason = unpublished(u, separator, original) ?? (published.has(name) ? 'listed twice' : undefined);
     if (reason !== undefined) {
-      log.warn('upstream prompt skipped', { upstream: u.id, name, reason });
+      log.warn('upstream prompt skipped', { upstream: u.id, name, original, reason });
       continue;
     }
     published.add(name);
