@@ -97,7 +97,7 @@ export class UsageStore extends DurableObject<Env> {
         for (const { id, batch } of batches) {
           if (this.sql.exec('SELECT 1 FROM batches WHERE id = ?', id).toArray().length) continue;
           this.sql.exec('INSERT INTO batches VALUES (?, ?)', id, now);
-          this.apply(batch);
+          this.apply(batch, this.oldestKept(now));
         }
       });
     } catch (e) {
@@ -106,8 +106,14 @@ export class UsageStore extends DurableObject<Env> {
     }
   }
 
-  private apply(batch: UsageBatch): void {
+  /** The oldest hour retention keeps at `now`: a row of an older one is pruned, or never written. */
+  private oldestKept(now: number): number {
+    return Math.floor(now / HOUR_MS) - configOf(this.env).usageRetentionDays * 24;
+  }
+
+  private apply(batch: UsageBatch, oldest: number): void {
     for (const [hour, method, prompt, client, era, outcome, count] of batch.usage) {
+      if (hour < oldest) continue;
       const row = [hour, method, prompt] as const;
       const stored = () =>
         this.sql.exec(`SELECT 1 FROM usage WHERE ${ROW_KEY}`, ...row, client, era, outcome).next().done === false;
@@ -128,18 +134,19 @@ export class UsageStore extends DurableObject<Env> {
       if (after?.count === count) this.clients.added(hour, label);
     }
     for (const [hour, cls, count] of batch.errors)
-      this.sql.exec(
-        'INSERT INTO errors VALUES (?, ?, ?) ON CONFLICT (hour, class) DO UPDATE SET count = count + excluded.count',
-        hour,
-        cls,
-        count,
-      );
+      if (hour >= oldest)
+        this.sql.exec(
+          'INSERT INTO errors VALUES (?, ?, ?) ON CONFLICT (hour, class) DO UPDATE SET count = count + excluded.count',
+          hour,
+          cls,
+          count,
+        );
   }
 
   private prune(now: number): void {
     const hour = Math.floor(now / HOUR_MS);
     if (hour === this.prunedHour) return;
-    const oldest = hour - configOf(this.env).usageRetentionDays * 24;
+    const oldest = this.oldestKept(now);
     this.sql.exec('DELETE FROM usage WHERE hour < ?', oldest);
     this.sql.exec('DELETE FROM errors WHERE hour < ?', oldest);
     this.sql.exec('DELETE FROM batches WHERE at < ?', now - BATCH_ID_MS);

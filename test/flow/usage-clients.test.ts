@@ -99,17 +99,19 @@ describe('client labels in the usage store', () => {
   it('prunes hours past retention before a write, so a write that fails still sheds them', async () => {
     const pruned = () => env.USAGE_STORE.getByName('prune-first');
     const old = Math.floor(Date.now() / HOUR_MS) - 24 * 365;
-    const oldRow: UsageTuple = [old, 'prompts/get', 'p', 'c/1', 'modern', 'ok', 1];
-    await pruned().add([{ id: 'old', batch: { usage: [oldRow], errors: [[old, 'parse', 1]] } }]);
+    // Rows of a year ago, as a store that ran then holds them (a write of them now is dropped, not stored).
+    await runInDurableObject(pruned(), (_o, ctx) => {
+      ctx.storage.sql.exec("INSERT INTO usage VALUES (?, 'prompts/get', 'p', 'c/1', 'modern', 'ok', 1)", old);
+      ctx.storage.sql.exec("INSERT INTO errors VALUES (?, 'parse', 1)", old);
+    });
     const count = () =>
       runInDurableObject(
         pruned(),
         (_o, ctx) => ctx.storage.sql.exec('SELECT hour FROM usage UNION ALL SELECT hour FROM errors').toArray().length,
       );
     expect(await count()).toBe(2);
-    // A restarted object prunes on its next write, which here fails (a row the table refuses).
-    await runInDurableObject(pruned(), (_o, ctx) => ctx.abort('restart')).catch(() => {});
-    const bad = [old + 1, null, 'p', 'c/1', 'modern', 'ok', 1] as unknown as UsageTuple;
+    // The object's next write prunes first; here that write fails (a row the table refuses).
+    const bad = [old + 24 * 365, null, 'p', 'c/1', 'modern', 'ok', 1] as unknown as UsageTuple;
     // Caught inside the object: a rejected RPC is reported as unhandled by the pool.
     const failed = await runInDurableObject(pruned(), (o: UsageStore) =>
       o.add([{ id: 'bad', batch: { usage: [bad], errors: [] } }]).then(
