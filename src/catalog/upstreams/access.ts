@@ -52,15 +52,30 @@ export function servedOriginal(u: UpstreamConfig, separator: string, asked: stri
   return Object.keys(u.aliases).find(serves) ?? (serves(original) ? original : null);
 }
 
+/** One listed prompt as a listing publishes it: its name, or why that name is not its own. */
+export interface Publication {
+  readonly name: string;
+  readonly skipped?: string;
+}
+
 /**
- * Why an allowed prompt of a listing is not published under its name (undefined: it is). A listing
- * shows a name only where a get of it reaches that prompt (servedOriginal), so the two never disagree.
+ * Publishes a listing's prompts one at a time, in its order (sanitize.ts lists, restate.ts restates
+ * a kept listing under the configuration now): undefined for a prompt `allow`/`deny` keeps out, else
+ * its name, `skipped` with why when a get of that name would not reach it (servedOriginal: another's
+ * prefix, a name an alias takes) or the name was published already. So a listing and a get never
+ * disagree, and no name is listed twice.
  */
-export function unpublished(u: UpstreamConfig, separator: string, original: string): string | undefined {
-  const name = publishedName(u, separator, original);
-  const taken = othersPrefix(u, separator, name);
-  if (taken !== undefined) return `"${taken}" is another's prefix`;
-  const owner = servedOriginal(u, separator, name, original);
-  if (owner === original) return undefined;
-  return owner === null ? 'not allowed' : `the alias of "${owner}" takes the name`;
+export function publisher(u: UpstreamConfig, separator: string): (original: string) => Publication | undefined {
+  const published = new Set<string>();
+  return (original) => {
+    if (!nameAllowed(u, original)) return undefined; // nameAllowed caps the length
+    const name = publishedName(u, separator, original);
+    const taken = othersPrefix(u, separator, name);
+    if (taken !== undefined) return { name, skipped: `"${taken}" is another's prefix` };
+    const owner = servedOriginal(u, separator, name, original);
+    if (owner !== original) return { name, skipped: `the alias of "${owner}" takes the name` };
+    if (published.has(name)) return { name, skipped: 'listed twice' };
+    published.add(name);
+    return { name };
+  };
 }

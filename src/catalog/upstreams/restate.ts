@@ -10,8 +10,8 @@
 import { sha256Hex } from '../../lib/hash.js';
 import { canonical } from '../diff.js';
 import type { UpstreamState } from '../types.js';
-import { publishedName, unpublished } from './access.js';
-import { nameAllowed, type UpstreamConfig } from './schema.js';
+import { publisher } from './access.js';
+import type { UpstreamConfig } from './schema.js';
 
 /**
  * The state with its prompts as `u` publishes them (its prefix must be the state's), or undefined
@@ -22,15 +22,12 @@ export async function restated(
   u: UpstreamConfig,
   separator: string,
 ): Promise<UpstreamState | undefined> {
-  const seen = new Set<string>();
+  // As sanitize.ts lists: a prefix configured since takes its namespace back from an unprefixed upstream,
+  // an alias configured since takes its name, and each name is listed once.
+  const publish = publisher(u, separator);
   const prompts = state.prompts.flatMap((p) => {
-    if (!nameAllowed(u, p.origin.name)) return [];
-    const name = publishedName(u, separator, p.origin.name);
-    // As sanitize.ts lists: a prefix configured since takes its namespace back from an unprefixed upstream,
-    // an alias configured since takes its name, and each name is listed once.
-    if (unpublished(u, separator, p.origin.name) !== undefined || seen.has(name)) return [];
-    seen.add(name);
-    return [{ ...p, name }];
+    const published = publish(p.origin.name);
+    return published && published.skipped === undefined ? [{ ...p, name: published.name }] : [];
   });
   if (prompts.length === state.prompts.length && prompts.every((p, i) => p.name === state.prompts[i]!.name))
     return undefined;

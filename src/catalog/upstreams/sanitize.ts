@@ -13,8 +13,8 @@ import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
 import { utf8Length } from '../arguments.js';
 import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
-import { publishedName, unpublished } from './access.js';
-import { nameAllowed, type UpstreamConfig } from './schema.js';
+import { publisher } from './access.js';
+import type { UpstreamConfig } from './schema.js';
 import { safeIcons } from './sanitize-content.js';
 
 export const MAX_UPSTREAM_PROMPTS = 1_000;
@@ -25,25 +25,25 @@ const MAX_ARGS = 50;
 const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
 /**
- * The listing as published: a name only where a get of it reaches that prompt (access.ts
- * `unpublished`), each name once. An allowed prompt left out is logged, with why.
+ * The listing as published (access.ts `publisher`): a name only where a get of it reaches that
+ * prompt, each name once. An allowed prompt left out is logged, with why.
  */
 export function sanitizeListing(u: UpstreamConfig, separator: string, listed: readonly unknown[]): UpstreamPrompt[] {
   const out: UpstreamPrompt[] = [];
-  const published = new Set<string>();
+  const publish = publisher(u, separator);
   let bytes = 0;
   let skipped = 0;
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
     if (!isRecord(p)) continue;
     const original = p.name;
-    if (typeof original !== 'string' || !original || !nameAllowed(u, original)) continue; // nameAllowed caps the length
-    const name = publishedName(u, separator, original);
-    const reason = unpublished(u, separator, original) ?? (published.has(name) ? 'listed twice' : undefined);
-    if (reason !== undefined) {
-      log.warn('upstream prompt skipped', { upstream: u.id, name, original, reason });
+    if (typeof original !== 'string' || !original) continue;
+    const published = publish(original);
+    if (!published) continue;
+    const { name } = published;
+    if (published.skipped !== undefined) {
+      log.warn('upstream prompt skipped', { upstream: u.id, name, original, reason: published.skipped });
       continue;
     }
-    published.add(name);
     const prompt: UpstreamPrompt = { name, origin: { upstream: u.id, name: original } };
     const title = str(p.title, 200);
     const description = str(p.description, 4000);
