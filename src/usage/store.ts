@@ -57,13 +57,13 @@ export class UsageStore extends DurableObject<Env> {
   /** The hour this instance last pruned in; pruning again within it finds nothing. */
   private prunedHour = -1;
   private readonly clients = new HourClients(MAX_CLIENTS_PER_HOUR, MAX_ROWS_PER_HOUR, (hour): StoredHour => {
-    const rows = this.sql.exec<{ client: string; n: number }>(
-      'SELECT client, COUNT(*) AS n FROM usage WHERE hour = ? GROUP BY client',
-      hour,
-    );
-    let n = 0;
-    const labels = rows.toArray().map((r) => ((n += r.n), r.client));
-    return { labels, rows: n };
+    const byClient = this.sql
+      .exec<{ client: string; n: number }>(
+        'SELECT client, COUNT(*) AS n FROM usage WHERE hour = ? GROUP BY client',
+        hour,
+      )
+      .toArray();
+    return { labels: byClient.map((r) => r.client), rows: byClient.reduce((sum, r) => sum + r.n, 0) };
   });
 
   constructor(ctx: DurableObjectState, env: Env) {
