@@ -16,7 +16,6 @@
  * Knobs: PROFILE_SCENARIOS (ping,get,list,modern-list,cached-get), PROFILE_SECONDS (8),
  * PROFILE_CONNECTIONS (10), PROFILE_INTERVAL_US (100), PROFILE_TOP (20).
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from './lib/cdp.mjs';
 import { envNum, envSelect } from './lib/env.mjs';
@@ -26,7 +25,7 @@ import { JSON_HEADERS, MODERN, MODERN_META, PROTOCOL, rpc, rpcResult } from './l
 import { assertClean, load } from './lib/load.mjs';
 import { openSession } from './lib/mcp-session.mjs';
 import { gatewayBaseOptions } from './lib/miniflare-options.mjs';
-import { OUT_DIR } from './lib/paths.mjs';
+import { writeOut } from './lib/output.mjs';
 import { GET_ARGS, GET_PROMPT } from './lib/prompts.mjs';
 import { seedCatalog } from './lib/seed.mjs';
 import { startMiniflare } from './lib/start-target.mjs';
@@ -113,8 +112,8 @@ async function main() {
     const m = await load(h, { ...plan, expectBody: first.text }, CONNECTIONS, SECONDS);
     const { profile } = await cdp.send('Profiler.stop');
     assertClean(m, name);
-    const file = join(OUT_DIR, `profile-${name}.cpuprofile`);
-    writeFileSync(file, JSON.stringify(profile));
+    // bench/out/ is gitignored: a fresh clone has none until the first harness writes there.
+    const file = writeOut(`profile-${name}.cpuprofile`, profile);
     console.log(report(name, m, summarize(profile), file));
   }
   cdp.close();
