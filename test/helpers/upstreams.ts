@@ -380,10 +380,16 @@ export async function sseServer(
  * processed `notifications/initialized`, and takes `delayMs` to process it:
  * the strictest reading of the lifecycle (some SDKs enforce it).
  */
-export async function strictLegacyServer(names: string[], delayMs = 150): Promise<Running & { refused: () => number }> {
+export async function strictLegacyServer(
+  names: string[],
+  delayMs = 150,
+): Promise<Running & { refused: () => number; gets: () => number }> {
   let initialized = false;
   let refused = 0;
+  let gets = 0;
   const { http, url } = await listen(async (req, res) => {
+    // A GET (the change stream) is refused below with a 400: it offers none.
+    if (req.method === 'GET') gets += 1;
     const msg = JSON.parse((await body(req)) || 'null');
     const reply = (status: number, payload?: unknown, headers: Record<string, string> = {}) =>
       void res
@@ -426,7 +432,7 @@ export async function strictLegacyServer(names: string[], delayMs = 150): Promis
       return reply(200, { jsonrpc: '2.0', id: msg.id, result: { prompts: names.map((name) => ({ name })) } });
     return reply(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
   });
-  return { url: `${url}/mcp`, refused: () => refused, close: () => stop(http) };
+  return { url: `${url}/mcp`, refused: () => refused, gets: () => gets, close: () => stop(http) };
 }
 
 export type Fault = 'hang' | 'error500' | 'garbage' | 'cut' | 'slowsse' | 'refuses';

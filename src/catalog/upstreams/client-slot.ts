@@ -9,6 +9,12 @@ import { clientKey, newClient } from './client-for.js';
 import { followChanges } from './follow.js';
 import type { UpstreamConfig } from './schema.js';
 
+/**
+ * How long an upstream's "no change stream" stands for the client that heard it. An upstream
+ * redeployed with a stream is followed within this long even if its client lives on.
+ */
+export const LISTEN_RECHECK_MS = 60 * 60_000;
+
 export class ClientSlot {
   private client: UpstreamClient | undefined;
   private clientKey = '';
@@ -17,6 +23,8 @@ export class ClientSlot {
   /** Calls under way per client (`hold`), and the retired clients waiting for theirs to end. */
   private readonly calls = new Map<UpstreamClient, number>();
   private readonly retired = new Set<UpstreamClient>();
+  /** The client whose upstream said it has no change stream, and until when that answer stands. */
+  private unlistened: { client: UpstreamClient; until: number } | undefined;
 
   /** `waitUntil`: the object's, so that a client closed in the background is closed all the same. */
   constructor(private readonly waitUntil: (p: Promise<unknown>) => void) {}
@@ -86,13 +94,25 @@ export class ClientSlot {
     return this.client;
   }
 
-  /** Follows the upstream's change notifications (follow.ts) until `drop` aborts it; one loop at a time. */
+  /**
+   * Follows the upstream's change notifications (follow.ts) until `drop` aborts it; one loop at a time.
+   * Every good listing calls this (the poll, the cron): an upstream that said it has no stream is not
+   * asked again on the same client for LISTEN_RECHECK_MS, so polling it costs no refused request per
+   * poll. A new client (configuration changed, the old one failed) asks at once.
+   */
   follow(u: UpstreamConfig, relist: () => Promise<unknown>): void {
     if (this.following) return;
+    const no = this.unlistened;
+    if (no && no.client === this.client && Date.now() < no.until) return;
     const ctl = (this.following = new AbortController());
     void followChanges({
       signal: ctl.signal,
-      listen: (changed, signal, opened) => (this.client ?? this.clientFor(u)).listen(changed, signal, opened),
+      listen: async (changed, signal, opened) => {
+        const client = this.client ?? this.clientFor(u);
+        const outcome = await client.listen(changed, signal, opened);
+        if (outcome === 'unsupported') this.unlistened = { client, until: Date.now() + LISTEN_RECHECK_MS };
+        return outcome;
+      },
       relist,
     }).finally(() => {
       if (this.following === ctl) this.following = undefined;
