@@ -50,7 +50,8 @@ export class CatalogWriter extends CatalogReads {
     this.sync = new SnapshotSync(ctx, env, async () => ({
       prompts: (await this.current()).map((p) => p.record),
       skills: this.versions.latest<SkillRecord>(SKILL_ROWS).map((s) => s.record),
-      upstreams: await this.upstreams(),
+      // What each isolate loads: the skipped prompts are the operator's, read from the writer (/status).
+      upstreams: (await this.upstreams()).map(({ skipped: _, ...u }) => u),
     }));
     this.writes = new VersionedWrites(this.versions, this.sync, (fn) => this.mutate(fn));
     this.staged = new StagedPublish(ctx.storage, this.writes);

@@ -93,6 +93,15 @@ export interface UpstreamPrompt extends Omit<PromptRecord, 'messages' | 'tags'> 
   origin: PromptOrigin;
 }
 
+/** A prompt an upstream listed that is not published, and why (upstreams/access.ts `publisher`). */
+export interface SkippedPrompt {
+  /** The name it would have been published under. */
+  name: string;
+  /** The upstream's own name for it. */
+  original: string;
+  reason: string;
+}
+
 /** The last good listing of one upstream, and how fresh it is. */
 export interface UpstreamState {
   id: string;
@@ -111,6 +120,11 @@ export interface UpstreamState {
   hints?: CacheHints;
   lastSuccess: string | null;
   lastError: string | null;
+  /**
+   * Prompts of the last good listing that are not published under their name, and why (at most
+   * MAX_SKIPPED_SHOWN, sanitize.ts). The writer's rows and /status only: the snapshot leaves it out.
+   */
+  skipped?: SkippedPrompt[];
 }
 
 export interface CatalogSnapshot {

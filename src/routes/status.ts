@@ -107,10 +107,12 @@ async function writerFigures(c: Context<AppEnv>, caller: Promise<Principal>, ope
   // An upstream guarded by groups the caller is not in is not shown at all: not even how many prompts it has.
   const configs = await upstreamConfigs(c.env);
   const guardedBy = guardingGroups(configs, listed);
-  const upstreams = upstreamHealth(
+  const health = upstreamHealth(
     configs.filter((u) => sees(guardedBy.get(u.id))),
     listed,
   );
+  // The skipped prompts name upstream prompts no client can reach, and what an alias maps: the operator's.
+  const upstreams = who.admin || open ? health : health.map(({ skipped: _, ...h }) => h);
   const { localPrefix, separator } = configOf(c.env);
   const collisions = collisionsSeen(
     {

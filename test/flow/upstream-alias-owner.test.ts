@@ -2,13 +2,17 @@
  * An alias owns the name it publishes: over the upstream's own prompt of that name, and over a later
  * alias onto the same name (the configuration's order decides, never the listing's). The listing,
  * prompts/get and completion/complete must agree on who that is, and a prompt that lost its name is
- * reachable by none. The upstream is a real SDK server in this isolate (test/helpers/in-isolate-upstream.ts).
+ * reachable by none, and /status names it. The upstream is a real SDK server in this isolate (test/helpers/in-isolate-upstream.ts).
  */
 import { completable, McpServer } from '@modelcontextprotocol/server';
+import { createExecutionContext, env, SELF } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { KV_KEYS } from '../../src/catalog/store.js';
+import { app } from '../../src/routes/app.js';
+import type { CatalogSnapshot } from '../../src/catalog/types.js';
 import { mountInIsolate, sdkUpstream } from '../helpers/in-isolate-upstream.js';
-import { adminFetch, openSession, type Session } from '../helpers/worker.js';
+import { ADMIN_TOKEN, adminFetch, openSession, type Session } from '../helpers/worker.js';
 
 /** In the upstream's listing order: `later` is listed before `first`, both aliased onto `both`. */
 const PROMPTS = ['a', 'b', 'later', 'first', 'keep'];
@@ -82,5 +86,39 @@ describe('an alias onto a name taken twice', () => {
       expect(got.body.error, name).toMatchObject({ code: -32602, message: `Unknown prompt "${name}"` });
       expect((await complete(s, name)).body.error, name).toMatchObject({ code: -32602 });
     }
+  });
+
+  it('names the prompts that lost their names, and why, in /status', async () => {
+    const res = await SELF.fetch('https://gateway.test/status', {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    const { upstreams } = await res.json<{ upstreams: { id: string; skipped?: unknown }[] }>();
+    expect(upstreams.find((u) => u.id === 'gh')?.skipped).toEqual([
+      { name: 'gh.b', original: 'b', reason: 'the alias of "a" takes the name' },
+      { name: 'gh.both', original: 'later', reason: 'the alias of "first" takes the name' },
+    ]);
+    // The operator's alone: the snapshot every isolate loads does not carry them.
+    const head = await env.PROMPTS.get<CatalogSnapshot>(KV_KEYS.head, 'json');
+    const gh = head?.upstreams?.find((u) => u.id === 'gh');
+    expect(gh?.prompts.map((p) => p.name)).toEqual(['gh.b', 'gh.both', 'gh.keep']);
+    expect(gh).not.toHaveProperty('skipped');
+  });
+
+  it("names them to an admin only: a reader sees the upstream's health without them", async () => {
+    const minted = await adminFetch('POST', '/keys', { name: 'alias-reader' });
+    expect(minted.status).toBe(201);
+    const { key } = await minted.json<{ key: string }>();
+    const guarded = { ...env, AUTH: 'apikey' } as Env;
+    const ghOf = async (bearer: string) => {
+      const req = new Request('https://gateway.test/status', { headers: { authorization: `Bearer ${bearer}` } });
+      const res = await app.fetch(req, guarded, createExecutionContext());
+      expect(res.status).toBe(200);
+      return (await res.json<{ upstreams: Record<string, unknown>[] }>()).upstreams.find((u) => u.id === 'gh');
+    };
+    const reader = await ghOf(key);
+    expect(reader).toMatchObject({ id: 'gh', state: 'healthy', prompts: 3 });
+    expect(reader).not.toHaveProperty('skipped');
+    expect((await ghOf(ADMIN_TOKEN))?.skipped).toHaveLength(2);
   });
 });

@@ -493,6 +493,10 @@ describe('what an upstream publishes, by name and by mount', () => {
     const restatedNow = await restated(state, now, '.');
     expect(restatedNow?.prompts.map((p) => [p.name, p.origin.name])).toEqual([['gh.b', 'a']]);
     expect(servedOriginal(now, '.', 'gh.b', 'b')).toBe('a');
+    // The prompt that lost its name is named for /status, and the old configuration's skips are gone.
+    expect(restatedNow?.skipped).toEqual([{ name: 'gh.b', original: 'b', reason: 'the alias of "a" takes the name' }]);
+    const old = { ...state, skipped: [{ name: 'gh.c', original: 'c', reason: 'listed twice' }] };
+    expect((await restated(old, one({ aliases: { b: 'z' } }), '.'))?.skipped).toBeUndefined();
   });
 });
 

@@ -3,7 +3,7 @@
  * so the two never disagree. The state is derived from the writer's last listing of each upstream
  * (healthy, stale, failing) and the configuration (disabled, never listed).
  */
-import type { UpstreamState } from '../types.js';
+import type { SkippedPrompt, UpstreamState } from '../types.js';
 import type { UpstreamConfig } from './schema.js';
 
 export interface UpstreamHealth {
@@ -19,6 +19,8 @@ export interface UpstreamHealth {
   skills?: number;
   /** Why its last skills listing failed (its skills are then stale); the prompts may be healthy. */
   skillsError?: string;
+  /** Prompts its last good listing has that are not published under their name, and why (an alias takes it, …). */
+  skipped?: SkippedPrompt[];
 }
 
 /** The health of each configured upstream (in configuration order), given the writer's listings. */
@@ -39,6 +41,7 @@ export function upstreamHealth(configs: readonly UpstreamConfig[], listed: reado
       // Only for upstreams with skills: omitted for the others.
       ...(s?.skills && { skills: s.skills.length }),
       ...(s?.skillsError !== undefined && { skillsError: s.skillsError }),
+      ...(s?.skipped?.length && { skipped: s.skipped }),
     };
   });
 }

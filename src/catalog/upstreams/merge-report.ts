@@ -65,6 +65,7 @@ export function mergeReport(
     };
     if (r.hints) state.hints = r.hints;
     if (r.groups) state.groups = r.groups;
+    if (r.skipped) state.skipped = r.skipped;
   } else {
     flipped ||= prev?.ok !== false;
     // Who sees the upstream follows its configuration at once, even while it fails: a visibility change.

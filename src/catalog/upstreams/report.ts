@@ -6,7 +6,7 @@
  * another.
  */
 import type { CacheHints } from '../hints.js';
-import type { CatalogSnapshot, UpstreamPrompt, UpstreamSkill } from '../types.js';
+import type { CatalogSnapshot, SkippedPrompt, UpstreamPrompt, UpstreamSkill } from '../types.js';
 import type { UpstreamConfig } from './schema.js';
 import { sanitizeListing } from './sanitize.js';
 
@@ -15,6 +15,8 @@ export interface ListReport {
   id: string;
   prefix: string;
   prompts?: UpstreamPrompt[];
+  /** Prompts it listed that are not published under their name, and why (sanitize.ts); absent: none. */
+  skipped?: SkippedPrompt[];
   /** Its skills (upstreams declaring the Skills extension; skills.ts), listed apart from the prompts. */
   skills?: UpstreamSkill[];
   /** Why listing its skills failed: the writer keeps the last good skills listing, marked stale. */
@@ -46,12 +48,14 @@ export function reported(
   separator: string,
   listing: { prompts: readonly unknown[]; hints?: CacheHints },
 ): ListReport {
+  const skipped: SkippedPrompt[] = [];
   const r: ListReport = {
     id: u.id,
     prefix: u.prefix,
-    prompts: sanitizeListing(u, separator, listing.prompts),
+    prompts: sanitizeListing(u, separator, listing.prompts, skipped),
     configKey: listingKey(u),
   };
+  if (skipped.length) r.skipped = skipped;
   if (listing.hints) r.hints = listing.hints;
   if (u.groups) r.groups = u.groups;
   return r;

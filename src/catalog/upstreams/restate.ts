@@ -9,13 +9,16 @@
  */
 import { sha256Hex } from '../../lib/hash.js';
 import { canonical } from '../diff.js';
-import type { UpstreamState } from '../types.js';
+import type { SkippedPrompt, UpstreamState } from '../types.js';
+import { MAX_SKIPPED_SHOWN } from './sanitize.js';
 import { publisher } from './access.js';
 import type { UpstreamConfig } from './schema.js';
 
 /**
  * The state with its prompts as `u` publishes them (its prefix must be the state's), or undefined
- * when they already are. The digest is the new prompts', as a listing of them would have.
+ * when they already are. The digest is the new prompts', as a listing of them would have. Its
+ * `skipped` are the kept prompts that lost their names now: the ones skipped under the old
+ * configuration were never kept, and the next listing names them as this one publishes them.
  */
 export async function restated(
   state: UpstreamState,
@@ -25,11 +28,15 @@ export async function restated(
   // As sanitize.ts lists: a prefix configured since takes its namespace back from an unprefixed upstream,
   // an alias configured since takes its name, and each name is listed once.
   const publish = publisher(u, separator);
+  const skipped: SkippedPrompt[] = [];
   const prompts = state.prompts.flatMap((p) => {
     const published = publish(p.origin.name);
+    if (published?.skipped !== undefined && skipped.length < MAX_SKIPPED_SHOWN)
+      skipped.push({ name: published.name, original: p.origin.name, reason: published.skipped });
     return published && published.skipped === undefined ? [{ ...p, name: published.name }] : [];
   });
   if (prompts.length === state.prompts.length && prompts.every((p, i) => p.name === state.prompts[i]!.name))
     return undefined;
-  return { ...state, prompts, digest: await sha256Hex(canonical(prompts)) };
+  const { skipped: _old, ...rest } = state;
+  return { ...rest, prompts, digest: await sha256Hex(canonical(prompts)), ...(skipped.length && { skipped }) };
 }

@@ -12,7 +12,7 @@
 import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
 import { utf8Length } from '../arguments.js';
-import type { ArgumentRecord, UpstreamPrompt } from '../types.js';
+import type { ArgumentRecord, SkippedPrompt, UpstreamPrompt } from '../types.js';
 import { publisher } from './access.js';
 import type { UpstreamConfig } from './schema.js';
 import { safeIcons } from './sanitize-content.js';
@@ -21,18 +21,26 @@ export const MAX_UPSTREAM_PROMPTS = 1_000;
 /** The kept prompts' JSON, in UTF-8 bytes: past it, the rest of the listing is skipped (and logged). */
 export const MAX_PROMPTS_LISTING_BYTES = 640 * 1024;
 const MAX_ARGS = 50;
+/** Skipped prompts an upstream's state keeps for /status: enough to name a misconfigured alias, bounded. */
+export const MAX_SKIPPED_SHOWN = 20;
 
 const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
 /**
  * The listing as published (access.ts `publisher`): a name only where a get of it reaches that
- * prompt, each name once. An allowed prompt left out is logged, with why.
+ * prompt, each name once. An allowed prompt left out is logged, with why, and the first
+ * MAX_SKIPPED_SHOWN of them go to `skipped` when given (report.ts: the operator sees them in /status).
  */
-export function sanitizeListing(u: UpstreamConfig, separator: string, listed: readonly unknown[]): UpstreamPrompt[] {
+export function sanitizeListing(
+  u: UpstreamConfig,
+  separator: string,
+  listed: readonly unknown[],
+  skipped?: SkippedPrompt[],
+): UpstreamPrompt[] {
   const out: UpstreamPrompt[] = [];
   const publish = publisher(u, separator);
   let bytes = 0;
-  let skipped = 0;
+  let overBound = 0;
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
     if (!isRecord(p)) continue;
     const original = p.name;
@@ -42,6 +50,7 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: re
     const { name } = published;
     if (published.skipped !== undefined) {
       log.warn('upstream prompt skipped', { upstream: u.id, name, original, reason: published.skipped });
+      if (skipped && skipped.length < MAX_SKIPPED_SHOWN) skipped.push({ name, original, reason: published.skipped });
       continue;
     }
     const prompt: UpstreamPrompt = { name, origin: { upstream: u.id, name: original } };
@@ -67,17 +76,17 @@ export function sanitizeListing(u: UpstreamConfig, separator: string, listed: re
     // The configuration's, never the upstream's: an upstream cannot widen or narrow who sees its prompts.
     if (u.groups) prompt.groups = u.groups;
     const size = utf8Length(JSON.stringify(prompt));
-    if (skipped > 0 || bytes + size > MAX_PROMPTS_LISTING_BYTES) {
-      skipped++;
+    if (overBound > 0 || bytes + size > MAX_PROMPTS_LISTING_BYTES) {
+      overBound++;
       continue;
     }
     bytes += size;
     out.push(prompt);
   }
-  if (skipped > 0)
+  if (overBound > 0)
     log.warn('upstream prompts skipped past the listing bound', {
       upstream: u.id,
-      skipped,
+      skipped: overBound,
       limitBytes: MAX_PROMPTS_LISTING_BYTES,
     });
   return out;
