@@ -93,14 +93,17 @@ export interface UpstreamPrompt extends Omit<PromptRecord, 'messages' | 'tags'> 
   origin: PromptOrigin;
 }
 
-/** A prompt an upstream listed that is not published, and why (upstreams/access.ts `publisher`). */
-export interface SkippedPrompt {
+/**
+ * A prompt an upstream listed that is not published, and why (upstreams/access.ts `publisher`). A
+ * type, not an interface: a log line's fields must be plain JSON data (lib/log.ts).
+ */
+export type SkippedPrompt = {
   /** The name it would have been published under. */
   name: string;
   /** The upstream's own name for it. */
   original: string;
   reason: string;
-}
+};
 
 /** The last good listing of one upstream, and how fresh it is. */
 export interface UpstreamState {

@@ -28,8 +28,9 @@ const str = (v: unknown, max: number): string | undefined => (typeof v === 'stri
 
 /**
  * The listing as published (access.ts `publisher`): a name only where a get of it reaches that
- * prompt, each name once. An allowed prompt left out is logged, with why, and the first
- * MAX_SKIPPED_SHOWN of them go to `skipped` when given (report.ts: the operator sees them in /status).
+ * prompt, each name once. The first MAX_SKIPPED_SHOWN allowed prompts left out go to `skipped`, with
+ * why, when given (report.ts): the operator sees them in /status, and the upstream's object logs them
+ * when they change (skip-log.ts).
  */
 export function sanitizeListing(
   u: UpstreamConfig,
@@ -49,7 +50,6 @@ export function sanitizeListing(
     if (!published) continue;
     const { name } = published;
     if (published.skipped !== undefined) {
-      log.warn('upstream prompt skipped', { upstream: u.id, name, original, reason: published.skipped });
       if (skipped && skipped.length < MAX_SKIPPED_SHOWN) skipped.push({ name, original, reason: published.skipped });
       continue;
     }

@@ -36,6 +36,7 @@ import {
 } from './forward.js';
 import { reported, type ListReport, type RefreshResult } from './report.js';
 import { InFlight } from './in-flight.js';
+import { SkipLog } from './skip-log.js';
 import { listUpstream } from './skills.js';
 import { deadline } from './deadline.js';
 import { log } from '../../lib/log.js';
@@ -46,6 +47,7 @@ export class UpstreamObject extends DurableObject<Env> {
   private readonly breaker = new Breaker();
   /** Forwarded calls a downstream cancel may still reach. */
   private readonly inFlight = new InFlight();
+  private readonly skipLog = new SkipLog();
 
   private async config(id: string, fresh = false): Promise<UpstreamConfig | undefined> {
     const u = (await upstreamConfigs(this.env, fresh)).find((x) => x.id === id && x.enabled);
@@ -94,6 +96,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const { listing: got, error: e, skills } = await listing;
     if (got) {
       const report = { ...reported(u, cfg.separator, got), ...skills, ms: took() };
+      this.skipLog.note(u.id, report.skipped);
       this.breaker.succeeded();
       this.slot.follow(u, () => this.refresh(u.id));
       return report;
