@@ -219,17 +219,31 @@ describe('change notifications', () => {
     const server = await started(modernServer(['plan']));
     expect(await changesSeen(server.url, () => server.notifyChanged())).toEqual({ changes: 1, outcome: 'ended' });
   });
-  it('a modern upstream that refuses subscriptions/listen (404 -32601, or -32601 on the stream) is not listened to again', async () => {
+  it('a modern upstream that refuses subscriptions/listen (404 -32601, -32601 on the stream, any error before the acknowledgement) is not listened to again', async () => {
     const server = await started(modernServer(['plan']));
-    const refusal = (id: unknown) =>
-      JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
-    const refusals: Record<string, (id: unknown) => Response> = {
-      json: (id) => new Response(refusal(id), { status: 404, headers: { 'content-type': 'application/json' } }),
-      bare: () => new Response('not here', { status: 404 }),
-      stream: (id) =>
-        new Response(`event: message\ndata: ${refusal(id)}\n\n`, { headers: { 'content-type': 'text/event-stream' } }),
+    const refusal = (id: unknown, code = -32601) =>
+      JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: 'Method not found' } });
+    const sse = (...data: string[]) =>
+      new Response(data.map((d) => `event: message\ndata: ${d}\n\n`).join(''), {
+        headers: { 'content-type': 'text/event-stream' },
+      });
+    const ack = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { promptsListChanged: true } },
+    });
+    const refusals: Record<string, [(id: unknown) => Response, 'unsupported' | 'ended']> = {
+      json: [
+        (id) => new Response(refusal(id), { status: 404, headers: { 'content-type': 'application/json' } }),
+        'unsupported',
+      ],
+      bare: [() => new Response('not here', { status: 404 }), 'unsupported'],
+      stream: [(id) => sse(refusal(id)), 'unsupported'],
+      invalid: [(id) => sse(refusal(id, -32602)), 'unsupported'],
+      // Acknowledged first: the listen was followed, and its end is a stream that ended (re-listed, opened again).
+      ended: [(id) => sse(ack, refusal(id, -32603)), 'ended'],
     };
-    for (const [how, answer] of Object.entries(refusals)) {
+    for (const [how, [answer, outcome]] of Object.entries(refusals)) {
       const c = new UpstreamClient({
         url: new URL(server.url),
         headers: {},
@@ -244,7 +258,7 @@ describe('change notifications', () => {
       await c.listPrompts();
       expect(c.era).toBe('modern');
       // 'unsupported': the follow loop leaves the upstream to its poll instead of re-listing it every minute.
-      expect(await c.listen(() => undefined, new AbortController().signal), how).toBe('unsupported');
+      expect(await c.listen(() => undefined, new AbortController().signal), how).toBe(outcome);
       await c.close();
     }
   });

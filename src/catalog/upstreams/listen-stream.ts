@@ -41,8 +41,9 @@ const isUnknownMethod = (msg: { error?: unknown }) => (msg.error as { code?: unk
 /**
  * Follows an opened listen's stream until it ends or drops, calling `onChange` for each change it
  * announces and answering a legacy session's pings. undefined once it was followed; when the
- * upstream answered with no stream, or refused the method (-32601) on it, how the listen ends:
- * 'ended' for a legacy session it forgot (404), else 'unsupported'.
+ * upstream answered with no stream, refused the method (-32601) on it, or answered a modern listen
+ * with an error before its acknowledgement, how the listen ends: 'ended' for a legacy session it
+ * forgot (404), else 'unsupported'.
  */
 export async function followListen(
   http: UpstreamHttp,
@@ -59,10 +60,15 @@ export async function followListen(
   }
   onOpen?.();
   let ponged = -Infinity;
+  /** Whether the stream carried a notification yet (a modern listen's first is its acknowledgement). */
+  let heard = false;
   try {
     for await (const ev of readSse(res.body as ReadableStream<Uint8Array>)) {
       if (!ev.data) continue;
       const msg = parseJson(ev);
+      // An error in place of the acknowledgement is a refusal of the listen: asked again, it is refused again.
+      if ('error' in msg && !heard && conn.era === 'modern') return 'unsupported';
+      if (msg.method !== undefined) heard = true;
       if (isChange(msg.method)) onChange();
       else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') {
         if (Date.now() - ponged >= PONG_INTERVAL_MS) {
