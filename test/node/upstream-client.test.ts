@@ -219,7 +219,7 @@ describe('change notifications', () => {
     const server = await started(modernServer(['plan']));
     expect(await changesSeen(server.url, () => server.notifyChanged())).toEqual({ changes: 1, outcome: 'ended' });
   });
-  it('a modern upstream that refuses subscriptions/listen (404 -32601, -32601 on the stream, any error before the acknowledgement) is not listened to again', async () => {
+  it('a modern upstream that refuses subscriptions/listen (404 -32601, -32601 on the stream, any error before the acknowledgement, an acknowledgement of nothing it follows) is not listened to again', async () => {
     const server = await started(modernServer(['plan']));
     const refusal = (id: unknown, code = -32601) =>
       JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: 'Method not found' } });
@@ -227,11 +227,17 @@ describe('change notifications', () => {
       new Response(data.map((d) => `event: message\ndata: ${d}\n\n`).join(''), {
         headers: { 'content-type': 'text/event-stream' },
       });
-    const ack = JSON.stringify({
-      jsonrpc: '2.0',
-      method: 'notifications/subscriptions/acknowledged',
-      params: { notifications: { promptsListChanged: true } },
-    });
+    const ackOf = (notifications: Record<string, boolean>) =>
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications } });
+    const ack = ackOf({ promptsListChanged: true });
+    /** A stream that stays open after its one event, as a listen that holds. */
+    const held = (data: string) =>
+      new Response(
+        new ReadableStream({
+          start: (c) => c.enqueue(new TextEncoder().encode(`event: message\ndata: ${data}\n\n`)),
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
     const refusals: Record<string, [(id: unknown) => Response, 'unsupported' | 'ended']> = {
       json: [
         (id) => new Response(refusal(id), { status: 404, headers: { 'content-type': 'application/json' } }),
@@ -242,6 +248,9 @@ describe('change notifications', () => {
       invalid: [(id) => sse(refusal(id, -32602)), 'unsupported'],
       // Acknowledged first: the listen was followed, and its end is a stream that ended (re-listed, opened again).
       ended: [(id) => sse(ack, refusal(id, -32603)), 'ended'],
+      // Acknowledged with none of the kinds it follows (this upstream has no skills): no stream is held for nothing.
+      honorsNone: [() => held(ackOf({})), 'unsupported'],
+      honorsOthers: [() => held(ackOf({ resourcesListChanged: true, toolsListChanged: true })), 'unsupported'],
     };
     for (const [how, [answer, outcome]] of Object.entries(refusals)) {
       const c = new UpstreamClient({

@@ -35,14 +35,36 @@ export function openListen(
  */
 export const PONG_INTERVAL_MS = 5_000;
 
+/** What each kind a modern listen asks for (openListen) is announced as. */
+const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
+const KIND_METHODS = {
+  promptsListChanged: 'notifications/prompts/list_changed',
+  resourcesListChanged: 'notifications/resources/list_changed',
+} as const;
+
+/**
+ * Whether a modern listen's acknowledgement honors a kind this listen follows. One that honors none
+ * (its `notifications` the honored subset, the others left out) would hold the stream, and the
+ * upstream's object, open for notifications that never come. An acknowledgement without the field
+ * is taken at its word that the listen stands.
+ */
+function honorsAny(params: unknown, isChange: (method: unknown) => boolean): boolean {
+  const honored = (params as { notifications?: unknown } | undefined)?.notifications;
+  if (typeof honored !== 'object' || honored === null) return true;
+  return Object.entries(KIND_METHODS).some(
+    ([kind, method]) => (honored as Record<string, unknown>)[kind] === true && isChange(method),
+  );
+}
+
 /** A listen the upstream does not know (-32601): asking again would be refused again. */
 const isUnknownMethod = (msg: { error?: unknown }) => (msg.error as { code?: unknown } | undefined)?.code === -32601;
 
 /**
  * Follows an opened listen's stream until it ends or drops, calling `onChange` for each change it
  * announces and answering a legacy session's pings. undefined once it was followed; when the
- * upstream answered with no stream, refused the method (-32601) on it, or answered a modern listen
- * with an error before its acknowledgement, how the listen ends: 'ended' for a legacy session it
+ * upstream answered with no stream, refused the method (-32601) on it, answered a modern listen
+ * with an error before its acknowledgement or acknowledged none of the kinds it follows, how the
+ * listen ends: 'ended' for a legacy session it
  * forgot (404), else 'unsupported'.
  */
 export async function followListen(
@@ -68,6 +90,8 @@ export async function followListen(
       const msg = parseJson(ev);
       // An error in place of the acknowledgement is a refusal of the listen: asked again, it is refused again.
       if ('error' in msg && !heard && conn.era === 'modern') return 'unsupported';
+      if (msg.method === ACKNOWLEDGED && !heard && conn.era === 'modern' && !honorsAny(msg.params, isChange))
+        return 'unsupported';
       if (msg.method !== undefined) heard = true;
       if (isChange(msg.method)) onChange();
       else if (msg.method === 'ping' && msg.id !== undefined && conn.era === 'legacy') {
