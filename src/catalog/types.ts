@@ -125,7 +125,7 @@ export interface UpstreamState {
   lastError: string | null;
   /**
    * Prompts of the last good listing that are not published under their name, and why (at most
-   * MAX_SKIPPED_SHOWN, sanitize.ts). The writer's rows and /status only: the snapshot leaves it out.
+   * MAX_SKIPPED_SHOWN, upstreams/access.ts). The writer's rows and /status only: the snapshot leaves it out.
    */
   skipped?: SkippedPrompt[];
 }

@@ -9,6 +9,7 @@
  * Lookups are own-property only: an upstream prompt called `constructor`
  * or `__proto__` is a name like any other.
  */
+import type { SkippedPrompt } from '../types.js';
 import { nameAllowed, type UpstreamConfig } from './schema.js';
 import { namespaced, prefixOf } from './names.js';
 
@@ -52,30 +53,46 @@ export function servedOriginal(u: UpstreamConfig, separator: string, asked: stri
   return Object.keys(u.aliases).find(serves) ?? (serves(original) ? original : null);
 }
 
-/** One listed prompt as a listing publishes it: its name, or why that name is not its own. */
-export interface Publication {
-  readonly name: string;
-  readonly skipped?: string;
+/** Skipped prompts a publisher keeps (an upstream's state, for /status): enough to name a misconfigured alias, bounded. */
+export const MAX_SKIPPED_SHOWN = 20;
+
+/** Publishes a listing's prompts one at a time, in its order, and keeps the first of those it skips. */
+export interface Publisher {
+  /** The name `original` is published under; undefined when `allow`/`deny` keeps it out or it is skipped. */
+  readonly publish: (original: string) => string | undefined;
+  /** The allowed prompts not published under their name, with why (at most MAX_SKIPPED_SHOWN). */
+  readonly skipped: SkippedPrompt[];
 }
 
 /**
- * Publishes a listing's prompts one at a time, in its order (sanitize.ts lists, restate.ts restates
- * a kept listing under the configuration now): undefined for a prompt `allow`/`deny` keeps out, else
- * its name, `skipped` with why when a get of that name would not reach it (servedOriginal: another's
- * prefix, a name an alias takes) or the name was published already. So a listing and a get never
- * disagree, and no name is listed twice.
+ * The publisher of a listing (sanitize.ts lists, restate.ts restates a kept listing under the
+ * configuration now): an allowed prompt is skipped when a get of its name would not reach it
+ * (servedOriginal: another's prefix, a name an alias takes) or the name was published already. So a
+ * listing and a get never disagree, and no name is listed twice.
  */
-export function publisher(u: UpstreamConfig, separator: string): (original: string) => Publication | undefined {
+export function publisher(u: UpstreamConfig, separator: string): Publisher {
   const published = new Set<string>();
-  return (original) => {
-    if (!nameAllowed(u, original)) return undefined; // nameAllowed caps the length
-    const name = publishedName(u, separator, original);
+  const skipped: SkippedPrompt[] = [];
+  /** Why a get of `name` would not reach `original` (undefined: it would, and the name is free). */
+  const whyNot = (name: string, original: string): string | undefined => {
     const taken = othersPrefix(u, separator, name);
-    if (taken !== undefined) return { name, skipped: `"${taken}" is another's prefix` };
+    if (taken !== undefined) return `"${taken}" is another's prefix`;
     const owner = servedOriginal(u, separator, name, original);
-    if (owner !== original) return { name, skipped: `the alias of "${owner}" takes the name` };
-    if (published.has(name)) return { name, skipped: 'listed twice' };
-    published.add(name);
-    return { name };
+    if (owner !== original) return `the alias of "${owner}" takes the name`;
+    return published.has(name) ? 'listed twice' : undefined;
+  };
+  return {
+    skipped,
+    publish: (original) => {
+      if (!nameAllowed(u, original)) return undefined; // nameAllowed caps the length
+      const name = publishedName(u, separator, original);
+      const reason = whyNot(name, original);
+      if (reason !== undefined) {
+        if (skipped.length < MAX_SKIPPED_SHOWN) skipped.push({ name, original, reason });
+        return undefined;
+      }
+      published.add(name);
+      return name;
+    },
   };
 }

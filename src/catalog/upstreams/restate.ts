@@ -9,8 +9,7 @@
  */
 import { sha256Hex } from '../../lib/hash.js';
 import { canonical } from '../diff.js';
-import type { SkippedPrompt, UpstreamState } from '../types.js';
-import { MAX_SKIPPED_SHOWN } from './sanitize.js';
+import type { UpstreamState } from '../types.js';
 import { publisher } from './access.js';
 import type { UpstreamConfig } from './schema.js';
 
@@ -27,13 +26,10 @@ export async function restated(
 ): Promise<UpstreamState | undefined> {
   // As sanitize.ts lists: a prefix configured since takes its namespace back from an unprefixed upstream,
   // an alias configured since takes its name, and each name is listed once.
-  const publish = publisher(u, separator);
-  const skipped: SkippedPrompt[] = [];
+  const { publish, skipped } = publisher(u, separator);
   const prompts = state.prompts.flatMap((p) => {
-    const published = publish(p.origin.name);
-    if (published?.skipped !== undefined && skipped.length < MAX_SKIPPED_SHOWN)
-      skipped.push({ name: published.name, original: p.origin.name, reason: published.skipped });
-    return published && published.skipped === undefined ? [{ ...p, name: published.name }] : [];
+    const name = publish(p.origin.name);
+    return name === undefined ? [] : [{ ...p, name }];
   });
   if (prompts.length === state.prompts.length && prompts.every((p, i) => p.name === state.prompts[i]!.name))
     return undefined;

@@ -21,16 +21,14 @@ export const MAX_UPSTREAM_PROMPTS = 1_000;
 /** The kept prompts' JSON, in UTF-8 bytes: past it, the rest of the listing is skipped (and logged). */
 export const MAX_PROMPTS_LISTING_BYTES = 640 * 1024;
 const MAX_ARGS = 50;
-/** Skipped prompts an upstream's state keeps for /status: enough to name a misconfigured alias, bounded. */
-export const MAX_SKIPPED_SHOWN = 20;
 
 const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' ? v.slice(0, max) : undefined);
 
 /**
  * The listing as published (access.ts `publisher`): a name only where a get of it reaches that
- * prompt, each name once. The first MAX_SKIPPED_SHOWN allowed prompts left out go to `skipped`, with
- * why, when given (report.ts): the operator sees them in /status, and the upstream's object logs them
- * when they change (skip-log.ts).
+ * prompt, each name once. The first allowed prompts left out go to `skipped`, with why, when given
+ * (report.ts): the operator sees them in /status, and the upstream's object logs them when they
+ * change (skip-log.ts).
  */
 export function sanitizeListing(
   u: UpstreamConfig,
@@ -39,20 +37,15 @@ export function sanitizeListing(
   skipped?: SkippedPrompt[],
 ): UpstreamPrompt[] {
   const out: UpstreamPrompt[] = [];
-  const publish = publisher(u, separator);
+  const publication = publisher(u, separator);
   let bytes = 0;
   let overBound = 0;
   for (const p of listed.slice(0, MAX_UPSTREAM_PROMPTS)) {
     if (!isRecord(p)) continue;
     const original = p.name;
     if (typeof original !== 'string' || !original) continue;
-    const published = publish(original);
-    if (!published) continue;
-    const { name } = published;
-    if (published.skipped !== undefined) {
-      if (skipped && skipped.length < MAX_SKIPPED_SHOWN) skipped.push({ name, original, reason: published.skipped });
-      continue;
-    }
+    const name = publication.publish(original);
+    if (name === undefined) continue;
     const prompt: UpstreamPrompt = { name, origin: { upstream: u.id, name: original } };
     const title = str(p.title, 200);
     const description = str(p.description, 4000);
@@ -83,6 +76,7 @@ export function sanitizeListing(
     bytes += size;
     out.push(prompt);
   }
+  skipped?.push(...publication.skipped);
   if (overBound > 0)
     log.warn('upstream prompts skipped past the listing bound', {
       upstream: u.id,
