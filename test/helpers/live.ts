@@ -33,11 +33,26 @@ export async function feedState(baseUrl: string): Promise<FeedState> {
  */
 export async function feedQuiet(baseUrl: string, ms = 20_000): Promise<FeedState> {
   let state: FeedState = { published: 0, pending: null };
-  await waitUntil(
-    async () => (state = await feedState(baseUrl)).pending === null,
-    'the change feed to announce every queued change',
-    ms,
-  );
+  let lastFailure: unknown;
+  // A probe whose connection the dev server dropped (a keep-alive socket closed under it) is asked
+  // again; one that never answers fails the wait, naming why.
+  const quiet = async () => {
+    try {
+      state = await feedState(baseUrl);
+    } catch (e) {
+      if (!(e instanceof TypeError)) throw e;
+      lastFailure = e.cause ?? e;
+      return false;
+    }
+    return state.pending === null;
+  };
+  try {
+    await waitUntil(quiet, 'the change feed to announce every queued change', ms);
+  } catch (e) {
+    throw lastFailure === undefined
+      ? e
+      : new Error(`${(e as Error).message}; the last probe failed: ${String(lastFailure)}`);
+  }
   return state;
 }
 
