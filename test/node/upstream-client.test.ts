@@ -219,7 +219,7 @@ describe('change notifications', () => {
     const server = await started(modernServer(['plan']));
     expect(await changesSeen(server.url, () => server.notifyChanged())).toEqual({ changes: 1, outcome: 'ended' });
   });
-  it('a modern upstream that refuses subscriptions/listen (404 -32601, -32601 on the stream, any error before the acknowledgement, an acknowledgement of nothing it follows) is not listened to again', async () => {
+  it('a modern upstream that refuses subscriptions/listen (404 -32601, -32601 on the stream, any error or final result before the acknowledgement, an acknowledgement of nothing it follows) is not listened to again', async () => {
     const server = await started(modernServer(['plan']));
     const refusal = (id: unknown, code = -32601) =>
       JSON.stringify({ jsonrpc: '2.0', id, error: { code, message: 'Method not found' } });
@@ -246,6 +246,11 @@ describe('change notifications', () => {
       bare: [() => new Response('not here', { status: 404 }), 'unsupported'],
       stream: [(id) => sse(refusal(id)), 'unsupported'],
       invalid: [(id) => sse(refusal(id, -32602)), 'unsupported'],
+      // Ended gracefully before it was acknowledged: asked again, it would end again.
+      finalFirst: [
+        (id) => sse(JSON.stringify({ jsonrpc: '2.0', id, result: { resultType: 'complete' } })),
+        'unsupported',
+      ],
       // Acknowledged first: the listen was followed, and its end is a stream that ended (re-listed, opened again).
       ended: [(id) => sse(ack, refusal(id, -32603)), 'ended'],
       // Acknowledged with none of the kinds it follows (this upstream has no skills): no stream is held for nothing.

@@ -63,9 +63,8 @@ const isUnknownMethod = (msg: { error?: unknown }) => (msg.error as { code?: unk
  * Follows an opened listen's stream until it ends or drops, calling `onChange` for each change it
  * announces and answering a legacy session's pings. undefined once it was followed; when the
  * upstream answered with no stream, refused the method (-32601) on it, answered a modern listen
- * with an error before its acknowledgement or acknowledged none of the kinds it follows, how the
- * listen ends: 'ended' for a legacy session it
- * forgot (404), else 'unsupported'.
+ * with an error or its final result before its acknowledgement, or acknowledged none of the kinds
+ * it follows, how the listen ends: 'ended' for a legacy session it forgot (404), else 'unsupported'.
  */
 export async function followListen(
   http: UpstreamHttp,
@@ -88,8 +87,9 @@ export async function followListen(
     for await (const ev of readSse(res.body as ReadableStream<Uint8Array>)) {
       if (!ev.data) continue;
       const msg = parseJson(ev);
-      // An error in place of the acknowledgement is a refusal of the listen: asked again, it is refused again.
-      if ('error' in msg && !heard && conn.era === 'modern') return 'unsupported';
+      // An error or a final result in place of the acknowledgement is a refusal of the listen: asked
+      // again, it is refused again, and re-listing would only cycle the backoff (follow.ts).
+      if (('error' in msg || 'result' in msg) && !heard && conn.era === 'modern') return 'unsupported';
       if (msg.method === ACKNOWLEDGED && !heard && conn.era === 'modern' && !honorsAny(msg.params, isChange))
         return 'unsupported';
       if (msg.method !== undefined) heard = true;
