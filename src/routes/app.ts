@@ -51,6 +51,16 @@ app.route('/.well-known', metadata);
 app.route('/', web);
 
 /**
+ * The headers of every error answer. None is kept by a cache in front of the gateway: an error tells
+ * of one moment and one caller (a 404 before the publish that adds the prompt, one view's 404, a
+ * 401). GET /prompts is CORS-open (listing.ts): a browser must be able to read why it failed, too.
+ */
+const errorHeadersOf = (c: Context<AppEnv>): Record<string, string> =>
+  c.req.path.startsWith('/prompts')
+    ? { 'cache-control': 'no-store', 'access-control-allow-origin': '*' }
+    : { 'cache-control': 'no-store' };
+
+/**
  * A page or listing read with a trailing slash (`/prompts/`, `/p/<name>/`) is sent to the path
  * without it, once. Here rather than in a middleware: only requests no route matched pay for it.
  * Anything else gets the same `{error: {code, message}}` shape as every other plain-HTTP error
@@ -61,7 +71,11 @@ app.notFound((c) => {
   const method = methodOf(c);
   if ((method === 'GET' || method === 'HEAD') && url.pathname.length > 1 && url.pathname.endsWith('/'))
     return withoutTrailingSlash(c, url);
-  return c.json({ error: { code: 'not_found', message: `No route for ${method} ${url.pathname.slice(0, 200)}` } }, 404);
+  return c.json(
+    { error: { code: 'not_found', message: `No route for ${method} ${url.pathname.slice(0, 200)}` } },
+    404,
+    errorHeadersOf(c),
+  );
 });
 
 /**
@@ -79,16 +93,6 @@ function misconfigured(err: MissingSecretError | AuthConfigError, mcpPath: boole
   }
   return mcpPath ? new HttpError(500, ErrorCode.InternalError, message) : new ApiError(500, 'misconfigured', message);
 }
-
-/**
- * The headers of every error answer. None is kept by a cache in front of the gateway: an error tells
- * of one moment and one caller (a 404 before the publish that adds the prompt, one view's 404, a
- * 401). GET /prompts is CORS-open (listing.ts): a browser must be able to read why it failed, too.
- */
-const errorHeadersOf = (c: Context<AppEnv>): Record<string, string> =>
-  c.req.path.startsWith('/prompts')
-    ? { 'cache-control': 'no-store', 'access-control-allow-origin': '*' }
-    : { 'cache-control': 'no-store' };
 
 /** The principal's id for log lines, once access control has set one. */
 const principalId = (c: Context<AppEnv>) => c.get('scope')?.principal.id;
