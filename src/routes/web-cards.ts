@@ -114,5 +114,9 @@ export async function changesOf(
   const rows = read.history.map((v) => ({ version: v.version, createdAt: v.createdAt, by: v.by, deleted: v.deleted }));
   // Versions are numbered from 1 without gaps (versions-table.ts `add`): those before the oldest shown are the rest.
   const older = read.next === undefined ? 0 : read.next - 1;
-  return { changed: rows.at(-1)?.createdAt, history: admin ? { rows, older } : undefined, known: true };
+  return {
+    changed: rows.at(-1)?.createdAt,
+    history: admin ? { rows, older, recordName: local.name } : undefined,
+    known: true,
+  };
 }

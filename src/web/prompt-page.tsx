@@ -72,8 +72,9 @@ function ArgsForm({ d }: { d: PromptPageData }) {
 }
 
 /** Where the versions the page leaves out are: the admin API's paged history, from just before the oldest shown. */
-function Older({ name, h }: { name: string; h: HistoryData }) {
+function Older({ h }: { h: HistoryData }) {
   if (!h.older || !h.rows.length) return null;
+  const name = h.recordName;
   const url = `/admin/prompts/${encodeURIComponent(name)}/history?before=${h.rows[0]!.version}`;
   return (
     <p id="history-older">
@@ -108,7 +109,7 @@ function History({ d }: { d: PromptPageData }) {
               ))}
             </tbody>
           </table>
-          <Older name={d.card.name} h={h} />
+          <Older h={h} />
         </>
       )}
     </section>

@@ -75,6 +75,8 @@ export interface HistoryData {
   rows: VersionRow[];
   /** Versions older than the first row, not shown. */
   older: number;
+  /** The record's own name, which the admin API and the CLI know it by (no LOCAL_PREFIX). */
+  recordName: string;
 }
 
 /** A content block as prompts/get returns it (only the fields the preview shows are typed). */
