@@ -1,7 +1,7 @@
 /**
  * upstreams/breaker.ts: an upstream's circuit opens after three failures in a row, for a backoff
  * that doubles from one second up to five minutes; the refusal names the last real fault first;
- * one success closes it.
+ * one success closes it; a call that timed out while the upstream answered others is not counted.
  */
 import { describe, expect, it } from 'vitest';
 import { Breaker, BREAKER_MAX_MS } from '../../src/catalog/upstreams/breaker.js';
@@ -42,5 +42,20 @@ describe('Breaker', () => {
     b.failed('timeout', T0);
     b.failed('timeout', T0);
     expect(b.refusal(T0)).toBeNull();
+  });
+
+  it('counts a timed-out call only when the upstream answered nothing since that call began', () => {
+    const b = new Breaker();
+    // Each slow call began at T0 + i, and another call was answered while it ran: none counts.
+    for (let i = 0; i < 5; i++) {
+      b.succeeded(T0 + i + 0.5);
+      expect(b.timedOut('timeout: slow prompt', T0 + i, T0 + i + 1)).toBe(false);
+    }
+    expect(b.failuresInARow).toBe(0);
+    expect(b.refusal(T0 + 10)).toBeNull();
+    // Nothing answered since they began (an upstream that stalls): each counts, and the third opens it.
+    const since = T0 + 20;
+    for (let i = 0; i < 3; i++) expect(b.timedOut('timeout: stalled', since, since + 100)).toBe(true);
+    expect(b.refusal(since + 100)).toMatch(/^timeout: stalled \(circuit open after 3 failures/);
   });
 });

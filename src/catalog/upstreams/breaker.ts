@@ -3,7 +3,9 @@
  * BREAKER_THRESHOLD failed calls in a row it opens: the object stops calling
  * the upstream for a backoff that starts at one second and doubles with
  * every further failure, up to five minutes, and answers at once with the
- * last real fault and when the next try is. One success closes it.
+ * last real fault and when the next try is. One success closes it. A call
+ * that ran out of time while the upstream answered others is slow, not the
+ * upstream down: it is not counted (`timedOut`).
  */
 
 export const BREAKER_THRESHOLD = 3;
@@ -14,6 +16,8 @@ export class Breaker {
   private openUntil = 0;
   /** The last real fault, kept in front of the breaker's notice. */
   private lastFault = '';
+  /** When the upstream last answered a call (Date.now()). */
+  private answeredAt = -Infinity;
 
   /** Failed calls in a row. */
   get failuresInARow(): number {
@@ -36,8 +40,20 @@ export class Breaker {
       this.openUntil = now + Math.min(BREAKER_MAX_MS, 1000 * 2 ** (this.failures - BREAKER_THRESHOLD));
   }
 
-  succeeded(): void {
+  /**
+   * A call started at `since` that ran out of time: counted as `failed` only when the upstream answered
+   * nothing since it began. One prompt slower than the timeout, among prompts the upstream answers,
+   * must not open the breaker that every other call of every caller goes through. Whether it counted.
+   */
+  timedOut(fault: string, since: number, now = Date.now()): boolean {
+    if (this.answeredAt >= since) return false;
+    this.failed(fault, now);
+    return true;
+  }
+
+  succeeded(now = Date.now()): void {
     this.failures = 0;
     this.openUntil = 0;
+    this.answeredAt = now;
   }
 }

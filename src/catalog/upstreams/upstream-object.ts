@@ -21,7 +21,7 @@ import type { UpstreamClient } from './client.js';
 import { ClientSlot } from './client-slot.js';
 import { upstreamConfigs } from './config.js';
 import type { UpstreamConfig } from './schema.js';
-import { describeFault } from './errors.js';
+import { describeFault, UpstreamError } from './errors.js';
 import {
   callFailure,
   cancelledCall,
@@ -61,15 +61,19 @@ export class UpstreamObject extends DurableObject<Env> {
   }
 
   /**
-   * A failed call on `used`: the breaker counts it, and the next call starts from a new client. Calls
-   * that were in flight together on one client fail together (an upstream that stalls times them all
-   * out): the first is counted, the rest found their client replaced already and are not.
+   * A failed call on `used`: the breaker counts it (a forwarded call that timed out, started at
+   * `since`, only if the upstream answered nothing meanwhile: breaker.ts), and the next call starts
+   * from a new client. Calls that were in flight together on one client and fail together (an
+   * upstream that stalls times them all out) are counted once: the rest found their client replaced.
+   * The client is retired, not closed: the other callers' calls under way on it finish, or time out,
+   * on their own (on HTTP+SSE a close ends the stream every reply comes back on).
    */
-  private failed(e: unknown, used: UpstreamClient): string {
+  private failed(e: unknown, used: UpstreamClient, since?: number): string {
     const fault = describeFault(e);
     if (used !== this.slot.current) return fault;
-    this.breaker.failed(fault);
-    this.slot.close(used);
+    if (since !== undefined && e instanceof UpstreamError && e.kind === 'timeout') this.breaker.timedOut(fault, since);
+    else this.breaker.failed(fault);
+    this.slot.retire(used);
     return fault;
   }
 
@@ -162,6 +166,7 @@ export class UpstreamObject extends DurableObject<Env> {
       return { ok: false, kind: 'unavailable', code: -32603, message: `Upstream "${id}" is unavailable: ${open}` };
     const client = this.slot.clientFor(u);
     const release = this.slot.hold(client);
+    const since = Date.now();
     try {
       const result = await client.request(method, renamed(method, params, original), deadline(u.timeoutMs, cancel));
       this.breaker.succeeded();
@@ -177,7 +182,7 @@ export class UpstreamObject extends DurableObject<Env> {
         this.slot.retire(client);
         return callFailure(e, u, describeFault(e));
       }
-      return rpcFailure(e) ?? callFailure(e, u, this.failed(e, client));
+      return rpcFailure(e) ?? callFailure(e, u, this.failed(e, client, since));
     } finally {
       release();
     }
