@@ -19,9 +19,10 @@ import { Layout } from './layout.js';
 import { Spark } from './spark.js';
 import type { IndexData, PromptCard } from './types.js';
 
+// The tags as JSON: a tag may be any string (spaces too), which no separator could split back exactly.
 function Card({ p, hidden }: { p: PromptCard; hidden: boolean }) {
   return (
-    <li class="prompt" data-name={p.name} data-source={p.source} data-tags={p.tags.join(' ')} hidden={hidden}>
+    <li class="prompt" data-name={p.name} data-source={p.source} data-tags={JSON.stringify(p.tags)} hidden={hidden}>
       <h2 class="title">
         <a href={`/p/${encodeURIComponent(p.name)}`}>{p.title ?? p.name}</a>
       </h2>

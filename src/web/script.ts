@@ -42,14 +42,17 @@ function ages() {
 function search() {
   const form = $('#filters'); if (!form) return;
   const items = $$('#prompts > li.prompt'), count = $('#count');
-  const text = (li) => [li.dataset.name, li.dataset.tags, ($('.title', li) || {}).textContent, ($('.desc', li) || {}).textContent].join(' ').toLowerCase();
+  const tags = new Map(items.map((li) => [li, JSON.parse(li.dataset.tags || '[]')]));
+  const text = (li) => [li.dataset.name, tags.get(li).join(' '), ($('.title', li) || {}).textContent, ($('.desc', li) || {}).textContent].join(' ').toLowerCase();
   const texts = new Map(items.map((li) => [li, text(li)]));
+  // Read as the server reads ?tag= and ?source= (web/filter.ts filtersOf), so both show the same prompts for any value.
+  const chosen = (id) => $(id).value.slice(0, 200).trim();
   const apply = () => {
     const words = $('#search').value.toLowerCase().split(/\\s+/).filter(Boolean);
-    const tag = $('#tag').value, source = $('#source').value;
+    const tag = chosen('#tag'), source = chosen('#source');
     let n = 0;
     for (const li of items) {
-      const ok = (!tag || li.dataset.tags.split(' ').includes(tag)) && (!source || li.dataset.source === source)
+      const ok = (!tag || tags.get(li).includes(tag)) && (!source || li.dataset.source === source)
         && words.every((w) => texts.get(li).includes(w));
       li.hidden = !ok; if (ok) n++;
     }

@@ -82,7 +82,7 @@ describe('the catalog page in Chromium', () => {
         'form#filters[method="get"] input[type="search"]#search[name="q"]',
         'form#filters select#tag[name="tag"]',
         'form#filters select#source[name="source"]',
-        'ul#prompts > li.prompt[data-name="ui_review"][data-source="local"][data-tags~="design"] a[href="/p/ui_review"]',
+        `ul#prompts > li.prompt[data-name="ui_review"][data-source="local"][data-tags*='"design"'] a[href="/p/ui_review"]`,
         'li.prompt[data-name="ui_review"] svg.spark',
         'p#count',
         'section#connect a#install-vscode',

@@ -127,7 +127,9 @@ describe('GET /', () => {
     expect(listed(html).map((p) => p.name)).toEqual(names);
     for (const p of listed(html)) expect(p.slash).toBe(`/${p.name}`);
     expect(html).toContain('<p id="count" aria-live="polite">8 prompts</p>');
-    expect(html).toMatch(/data-name="ui_review" data-source="local" data-tags="design ui accessibility review"/);
+    expect(html).toContain(
+      'data-name="ui_review" data-source="local" data-tags="[&quot;design&quot;,&quot;ui&quot;,&quot;accessibility&quot;,&quot;review&quot;]"',
+    );
     expect(html).toContain('<svg class="spark"');
   });
 
