@@ -7,6 +7,7 @@
 import type { Connection, UpstreamHttp } from './http.js';
 import { followListen, openListen } from './listen-stream.js';
 import { declaresSkills } from './skill-entries.js';
+import { UpstreamError } from './errors.js';
 
 /** What a listen uses of its client. */
 export interface ListenHost {
@@ -51,11 +52,34 @@ export async function listenOn(
     await Promise.race([conn.sse.done, new Promise((r) => stop.addEventListener('abort', r, { once: true }))]);
     return outcome();
   }
-  const res = await openListen(host.http, host.url, conn, skills, stop).catch((e: unknown) => {
-    if (stop.aborted) return undefined;
-    throw e;
-  });
+  const res = await opened(host, conn, skills, stop);
   if (!res) return outcome();
   if (res.status === 404 && conn.era === 'legacy') host.forget();
   return (await followListen(host.http, conn, res, isChange, onListChanged, onOpen)) ?? outcome();
+}
+
+/**
+ * The listen's response, its headers within the upstream's timeout; undefined when `stop` ended it.
+ * Only the wait for the headers is bounded: the stream itself may rightly stay quiet for hours. An
+ * upstream that never answers would otherwise hold the follow loop, which then never tries again.
+ */
+async function opened(
+  host: ListenHost,
+  conn: Connection,
+  skills: boolean,
+  stop: AbortSignal,
+): Promise<Response | undefined> {
+  const ms = host.http.opts.timeoutMs;
+  const late = new AbortController();
+  const timer = setTimeout(() => late.abort(), ms);
+  try {
+    return await openListen(host.http, host.url, conn, skills, AbortSignal.any([stop, late.signal]));
+  } catch (e) {
+    if (stop.aborted) return undefined;
+    if (late.signal.aborted)
+      throw new UpstreamError('timeout', `upstream timed out opening its change stream (${ms} ms)`);
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
 }
