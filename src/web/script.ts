@@ -88,17 +88,24 @@ function preview() {
     const why = r.status === 401 ? 'Sign in first.' : unavailable(r);
     box.replaceChildren(Object.assign(document.createElement('p'), { className: 'error', textContent: why }));
   };
+  // Completions per field: one request once typing pauses (each is a call against the client's rate
+  // budget, and an upstream call for an upstream prompt), and an edit aborts the one in flight, so a
+  // late answer for an earlier value never replaces the values offered for the text now in the field.
+  const asking = new Map();
   form.addEventListener('input', (e) => {
     clearTimeout(timer); timer = setTimeout(() => render().catch(() => {}), 250);
-    const input = e.target; if (input.dataset.argument !== undefined) complete(input).catch(() => {});
+    const input = e.target; if (input.dataset.argument === undefined) return;
+    const was = asking.get(input); if (was) { clearTimeout(was.timer); was.ctl.abort(); }
+    const ctl = new AbortController();
+    asking.set(input, { ctl, timer: setTimeout(() => complete(input, ctl.signal).catch(() => {}), 250) });
   });
   form.addEventListener('submit', (e) => { e.preventDefault(); clearTimeout(timer); render().catch(() => {}); });
-  const complete = async (input) => {
+  const complete = async (input, signal) => {
     const q = args(); q.delete(input.name);
-    const r = await fetch(base + '/complete?argument=' + encodeURIComponent(input.dataset.argument) + '&value=' + encodeURIComponent(input.value) + '&' + q, { headers: headers() });
+    const r = await fetch(base + '/complete?argument=' + encodeURIComponent(input.dataset.argument) + '&value=' + encodeURIComponent(input.value) + '&' + q, { headers: headers(), signal });
     if (!r.ok) return;
     const { values } = await r.json();
-    const list = input.list; if (!list) return;
+    const list = input.list; if (!list || signal.aborted) return;
     list.replaceChildren(...values.map((v) => Object.assign(document.createElement('option'), { value: v })));
   };
   $('#copy').addEventListener('click', async () => {

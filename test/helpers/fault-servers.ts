@@ -54,8 +54,8 @@ export interface ScriptOptions {
   getAnyName?: boolean;
   /** A JSON-RPC error prompts/get answers instead, for some names. */
   getError?: (name: string) => { code: number; message: string } | undefined;
-  /** The `completion` completion/complete answers for a prompt, when set (default: values one and two). */
-  completion?: (name: string) => Record<string, unknown> | undefined;
+  /** The `completion` completion/complete answers for a prompt and the value typed, when set (default: values one and two); it may take its time. */
+  completion?: (name: string, value: string) => Record<string, unknown> | undefined | Promise<Record<string, unknown>>;
   /** A JSON-RPC error completion/complete answers instead, for some prompts. */
   completeError?: (name: string) => { code: number; message: string } | undefined;
   /** An HTTP status completion/complete answers instead, while it returns one (an upstream failing for a moment). */
@@ -238,7 +238,8 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
       const name = String((msg.params?.ref as { name?: unknown } | undefined)?.name);
       const error = opts.completeError?.(name);
       if (error) return json(200, { jsonrpc: '2.0', id: msg.id, error });
-      const completion = opts.completion?.(name) ?? { values: ['one', 'two'] };
+      const value = String((msg.params?.argument as { value?: unknown } | undefined)?.value ?? '');
+      const completion = (await opts.completion?.(name, value)) ?? { values: ['one', 'two'] };
       return json(200, { jsonrpc: '2.0', id: msg.id, result: { completion } });
     }
     return json(200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
