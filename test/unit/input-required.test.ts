@@ -8,6 +8,8 @@ import { HttpError, RpcError } from '../../src/rpc/errors.js';
 import { relayedParams, relayInputRequired } from '../../src/rpc/methods/input-required.js';
 
 const origin = { upstream: 'up', name: 'needs_input' };
+/** The name the client asked for (an alias here: the upstream's own name is `origin.name`). */
+const ASKED = 'up.ask';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 /** A call by `principal` (undefined: anonymous), presenting `authorization` (which the binding must not depend on). */
 const ctx = (
@@ -47,12 +49,14 @@ describe('relayInputRequired', () => {
     const out = await relayInputRequired(
       ctx('modern', 'a'),
       origin,
+      ASKED,
       { resultType: 'input_required', inputRequests: elicit, requestState: 'v1.upstream.state' },
       sent,
     );
     expect(out.inputRequests).toEqual(elicit);
     const state = out.requestState as string;
     const back = await relayedParams(ctx('modern', 'a'), origin, {
+      name: ASKED,
       requestState: state,
       inputResponses: { user_context: { action: 'accept' } },
     });
@@ -60,22 +64,35 @@ describe('relayInputRequired', () => {
     // The same principal with another credential (a refreshed token, or an Access assertion, not a
     // bearer token at all) may continue; another principal may not, whatever header it presents.
     for (const same of [ctx('modern', 'a', 'Bearer refreshed'), ctx('modern', 'a', undefined)])
-      expect((await relayedParams(same, origin, { requestState: state })).requestState).toBe('v1.upstream.state');
+      expect((await relayedParams(same, origin, { name: ASKED, requestState: state })).requestState).toBe(
+        'v1.upstream.state',
+      );
     expect(
-      (await rejection(relayedParams(ctx('modern', 'b', 'Bearer token-of-a'), origin, { requestState: state }))).code,
+      (
+        await rejection(
+          relayedParams(ctx('modern', 'b', 'Bearer token-of-a'), origin, { name: ASKED, requestState: state }),
+        )
+      ).code,
     ).toBe(-32602);
-    for (const [c, o] of [
-      [ctx('modern', 'b'), origin],
-      [ctx('modern'), origin],
-      [ctx('modern', 'a'), { ...origin, name: 'other' }],
+    for (const [c, o, asked] of [
+      [ctx('modern', 'b'), origin, ASKED],
+      [ctx('modern'), origin, ASKED],
+      [ctx('modern', 'a'), origin, 'up.other'],
+      [ctx('modern', 'a'), { ...origin, upstream: 'other' }, ASKED],
     ] as const) {
-      expect((await rejection(relayedParams(c, o, { requestState: state }))).code).toBe(-32602);
+      expect((await rejection(relayedParams(c, o, { name: asked, requestState: state }))).code).toBe(-32602);
     }
+    // The retry reaching an isolate that routes the asked name by prefix (no listing, so no alias):
+    // its guess of the upstream's name differs, and the state is the same client's all the same.
+    const byPrefix = { ...origin, name: 'ask' };
+    expect((await relayedParams(ctx('modern', 'a'), byPrefix, { name: ASKED, requestState: state })).requestState).toBe(
+      'v1.upstream.state',
+    );
   });
   it('refuses an input request for a capability the client did not declare, whatever the upstream checked (400 -32021)', async () => {
     const sent = await relayedParams(ctx('modern'), origin, { _meta: { [CAPS]: { sampling: {} } } });
     const e = await rejection(
-      relayInputRequired(ctx('modern'), origin, { resultType: 'input_required', inputRequests: elicit }, sent),
+      relayInputRequired(ctx('modern'), origin, ASKED, { resultType: 'input_required', inputRequests: elicit }, sent),
     );
     expect(e).toBeInstanceOf(HttpError);
     expect((e as HttpError).status).toBe(400);
@@ -91,16 +108,16 @@ describe('relayInputRequired', () => {
       Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, { method: 'roots/list' }])),
     ]) {
       const e = await rejection(
-        relayInputRequired(modern, origin, { resultType: 'input_required', inputRequests: bad }, caps),
+        relayInputRequired(modern, origin, ASKED, { resultType: 'input_required', inputRequests: bad }, caps),
       );
       expect(e.code).toBe(-32603);
       expect(e.message).toContain('"up"');
     }
-    expect((await rejection(relayInputRequired(modern, origin, { resultType: 'input_required' }, caps))).code).toBe(
-      -32603,
-    );
+    expect(
+      (await rejection(relayInputRequired(modern, origin, ASKED, { resultType: 'input_required' }, caps))).code,
+    ).toBe(-32603);
     const legacy = await rejection(
-      relayInputRequired(ctx('legacy'), origin, { resultType: 'input_required', inputRequests: elicit }),
+      relayInputRequired(ctx('legacy'), origin, ASKED, { resultType: 'input_required', inputRequests: elicit }),
     );
     expect(legacy.code).toBe(-32603);
     expect(legacy.data).toMatchObject({ reason: 'input_required', requiredRevision: '2026-07-28' });

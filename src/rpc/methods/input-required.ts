@@ -12,7 +12,10 @@
  * The upstream binds its state to whoever called it, and that is always
  * the gateway (client credentials are never forwarded). So the state is
  * wrapped before it reaches the client: an HMAC under SIGNING_SECRET binds
- * it to the upstream, the upstream's prompt name and the caller's principal
+ * it to the upstream, the prompt name the client asked for (what the retry
+ * names again; the upstream's own name is this isolate's routing, which an
+ * isolate that has the listing and one routing by prefix may see apart for an
+ * alias) and the caller's principal
  * (its id, whatever credential named it: a bearer token, an API key, a
  * Cloudflare Access assertion; a refreshed token keeps it; with AUTH=none, a
  * digest of the Authorization the caller sent), and a retry
@@ -41,17 +44,17 @@ const MAX_INPUT_REQUESTS = 16;
 /** The client capabilities an input request can need; nothing else of the client's is declared upstream. */
 const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 
-async function binding(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
+async function binding(ctx: CallContext, origin: PromptOrigin, asked: string, state: string): Promise<string> {
   // Who the state is bound to: the principal's id, or under AUTH=none what the caller sent as Authorization.
   const who = await callerDigest(ctx.principal, ctx.header('authorization'));
-  return mac(ctx.secret, STATE_PURPOSE, JSON.stringify([origin.upstream, origin.name, who, state]));
+  return mac(ctx.secret, STATE_PURPOSE, JSON.stringify([origin.upstream, asked, who, state]));
 }
 
-async function wrapState(ctx: CallContext, origin: PromptOrigin, state: string): Promise<string> {
-  return `${STATE_PREFIX}${await binding(ctx, origin, state)}.${state}`;
+async function wrapState(ctx: CallContext, origin: PromptOrigin, asked: string, state: string): Promise<string> {
+  return `${STATE_PREFIX}${await binding(ctx, origin, asked, state)}.${state}`;
 }
 
-async function unwrapState(ctx: CallContext, origin: PromptOrigin, wrapped: unknown): Promise<string> {
+async function unwrapState(ctx: CallContext, origin: PromptOrigin, asked: string, wrapped: unknown): Promise<string> {
   const refuse = () =>
     invalidParams('Invalid params: requestState is malformed, or was issued for another prompt or client', {
       requestState: 'invalid',
@@ -61,7 +64,7 @@ async function unwrapState(ctx: CallContext, origin: PromptOrigin, wrapped: unkn
   const dot = wrapped.indexOf('.', STATE_PREFIX.length);
   if (dot < 0) throw refuse();
   const state = wrapped.slice(dot + 1);
-  if (!safeEqual(wrapped.slice(STATE_PREFIX.length, dot), await binding(ctx, origin, state))) throw refuse();
+  if (!safeEqual(wrapped.slice(STATE_PREFIX.length, dot), await binding(ctx, origin, asked, state))) throw refuse();
   return state;
 }
 
@@ -88,7 +91,8 @@ export async function relayedParams(
     if (!isRecord(params.inputResponses)) throw invalidParams('Invalid params: inputResponses must be an object');
     out.inputResponses = params.inputResponses;
   }
-  if (params.requestState !== undefined) out.requestState = await unwrapState(ctx, origin, params.requestState);
+  if (params.requestState !== undefined)
+    out.requestState = await unwrapState(ctx, origin, String(params.name), params.requestState);
   return out;
 }
 
@@ -137,6 +141,7 @@ function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): Http
 export async function relayInputRequired(
   ctx: CallContext,
   origin: PromptOrigin,
+  asked: string,
   result: Record<string, unknown>,
   relayed: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
@@ -168,7 +173,7 @@ export async function relayInputRequired(
   const out: Record<string, unknown> = { resultType: 'input_required' };
   if (requests !== undefined) out.inputRequests = inputRequests;
   // A state-only answer still needs one for the retry to be bound; an absent one stays absent.
-  if (typeof state === 'string') out.requestState = await wrapState(ctx, origin, state);
+  if (typeof state === 'string') out.requestState = await wrapState(ctx, origin, asked, state);
   return out;
 }
 

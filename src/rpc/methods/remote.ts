@@ -89,7 +89,7 @@ export async function getRemote(
     'prompts/get',
     args === undefined ? { ...relayed } : { ...relayed, arguments: args },
   );
-  if (isInputRequired(result)) return relayInputRequired(ctx, origin, result, relayed);
+  if (isInputRequired(result)) return relayInputRequired(ctx, origin, asked, result, relayed);
   if (JSON.stringify(result).length > MAX_RESULT_BYTES)
     throw new RpcError(
       ErrorCode.InternalError,
