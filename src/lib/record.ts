@@ -39,6 +39,13 @@ export class CallFact {
   errorCode: number | undefined = undefined;
   /** Handed to its method (rpc/dispatch.ts): a call refused before (its envelope, headers, session) never looked at its name. */
   dispatched = false;
+  /**
+   * The prompt's usage key (usage/count.ts) in the view that routed the call, null when that view
+   * does not list it. Set on the path that may list upstreams, whose view (one merged for a
+   * never-listed upstream) the isolate may not serve yet when the call is counted; undefined on the
+   * warm path, which routed by the catalog served, so the hot path pays nothing for it.
+   */
+  usageKey: string | null | undefined = undefined;
 
   constructor(
     readonly method: string,

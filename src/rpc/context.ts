@@ -8,7 +8,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { currentCatalog } from '../catalog/store.js';
 import type { Config } from '../lib/config.js';
 import type { Principal, RequestScope } from '../lib/scope.js';
-import type { RequestRecord } from '../lib/record.js';
+import type { CallFact, RequestRecord } from '../lib/record.js';
 import type { ProtocolVersion } from '../lib/versions.js';
 import type { Era } from './era.js';
 import type { Params } from './envelope.js';
@@ -23,7 +23,8 @@ export interface CallContext extends RequestScope {
   catalog(): Promise<Catalog>;
 }
 
-export type Handler = (params: Params, ctx: CallContext) => unknown;
+/** `fact` is the call's record, for what only the method learns (the view that routed its name). */
+export type Handler = (params: Params, ctx: CallContext, fact: CallFact) => unknown;
 
 /** The scope's fields the hot path reads are copied; the rest are read through it. No closures. */
 class Call implements CallContext {

@@ -144,7 +144,7 @@ function run(
     return callFailed(fact, msg.id, asRpcError(e, msg.method));
   };
   try {
-    const result = handler(msg.params, ctx);
+    const result = handler(msg.params, ctx, fact);
     if (result instanceof Promise) return result.then((r) => reply(msg, ctx, r)).catch(failed);
     return reply(msg, ctx, result);
   } catch (e) {

@@ -31,14 +31,16 @@ const AFTER_ROUTING: ReadonlySet<number> = new Set([
 
 /**
  * The prompt a call is counted under. Names are caller input, and each one a row kept for months:
- * a name is a row only when this isolate's catalog lists it in the caller's view, and the call
- * succeeded or failed after routing. Everything else is counted as one.
+ * a name is a row only when the catalog that routed the call lists it in the caller's view, and the
+ * call succeeded or failed after routing. Everything else is counted as one.
  */
 function countedName(scope: RequestScope, call: CallFact, ok: boolean): string {
   const { prompt, errorCode: code } = call;
   // No name at all (a get without one, a completion of a resource template): one row, as a made-up name is.
   if (prompt === undefined) return UNKNOWN_PROMPT;
   if (!ok && (!call.dispatched || code === undefined || !AFTER_ROUTING.has(code))) return UNKNOWN_PROMPT;
+  // Routing named it from a view the isolate may not serve yet (one merged for a never-listed upstream).
+  if (call.usageKey !== undefined) return call.usageKey ?? UNKNOWN_PROMPT;
   const view = servedCatalog(scope.env.PROMPTS)?.viewFor(scope.principal);
   // Listed names only, a call that succeeded included: an upstream may answer names it never listed
   // (matched loosely, made on the fly), and every made-up name would be a row. A name several

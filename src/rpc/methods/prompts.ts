@@ -9,6 +9,7 @@ import { readArguments } from '../../catalog/arguments.js';
 import type { Route, View } from '../../catalog/catalog.js';
 import { listing, withHints } from '../../catalog/listing.js';
 import type { Listing } from '../../catalog/listing-memo.js';
+import type { CallFact } from '../../lib/record.js';
 import { modernJson } from '../modern-result.js';
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
@@ -35,10 +36,10 @@ export function listResult(page: Listing, ctx: CallContext): RawJson {
 const modernPages = new WeakMap<Listing, RawJson>();
 
 /** Synchronous for a local prompt of a warm isolate's catalog, like a warm list: no promise on the hot path. */
-export function getPrompt(params: Params, ctx: CallContext): Rendered | Promise<Rendered> {
+export function getPrompt(params: Params, ctx: CallContext, fact: CallFact): Rendered | Promise<Rendered> {
   const warm = warmRouteOf(ctx, params?.name);
   if (warm) return renderPrompt(ctx, warm.catalog, warm.route, params);
-  return routeOf(ctx, params?.name).then(({ catalog, route }) => renderPrompt(ctx, catalog, route, params));
+  return routeOf(ctx, params?.name, fact).then(({ catalog, route }) => renderPrompt(ctx, catalog, route, params));
 }
 
 type Rendered = Record<string, unknown>;

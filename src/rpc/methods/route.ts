@@ -8,6 +8,7 @@
 import type { Route, View } from '../../catalog/catalog.js';
 import { peekCatalog } from '../../catalog/store.js';
 import { findListingMissing } from '../../catalog/upstreams/cold.js';
+import type { CallFact } from '../../lib/record.js';
 import type { CallContext } from '../context.js';
 
 /** `find` answers undefined for what the view does not know; then never-listed upstreams are listed and it asks again. */
@@ -42,8 +43,14 @@ export function warmRouteOf(ctx: CallContext, name: unknown): Routed | undefined
   return route && { catalog: view, route };
 }
 
-/** Where prompts/get, completion/complete and tools/call for a name go. */
-export async function routeOf(ctx: CallContext, name: unknown): Promise<Routed> {
+/**
+ * Where prompts/get, completion/complete and tools/call for a name go. A counted call's usage key is
+ * read here: the view may be one merged for a never-listed upstream, which the isolate serves only
+ * after the response, and the call would be counted as a name nobody lists (usage/count.ts).
+ */
+export async function routeOf(ctx: CallContext, name: unknown, fact?: CallFact): Promise<Routed> {
   const { view, found } = await lookup(ctx, (v) => knownRoute(v, name, ctx.cfg.separator));
+  // The name as counted (CallFact.prompt, cut to its bound), so the key is the one count.ts would read.
+  if (fact?.prompt !== undefined) fact.usageKey = view.usageKey(fact.prompt) ?? null;
   return { catalog: view, route: found ?? view.route(name, ctx.cfg.separator) };
 }
