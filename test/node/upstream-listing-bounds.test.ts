@@ -1,7 +1,8 @@
 /**
  * What a whole upstream listing keeps while its pages arrive (prompt-pages.ts, skills.ts): each
  * prompts/list entry cut to what sanitizing can publish of it, with nothing published changed, and
- * each skills/list page mapped as it arrives, so a listing of many heavy pages never holds them all.
+ * each skills/list page mapped as it arrives, so a listing of many heavy pages never holds them all;
+ * one longer than the page bound is cut there, not lost.
  */
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
@@ -10,6 +11,8 @@ import { cutListed } from '../../src/catalog/upstreams/prompt-pages.js';
 import { sanitizeListing } from '../../src/catalog/upstreams/sanitize.js';
 import type { UpstreamConfig } from '../../src/catalog/upstreams/schema.js';
 import { listSkills } from '../../src/catalog/upstreams/skills.js';
+import { MAX_SKILL_PAGES } from '../../src/catalog/upstreams/skill-entries.js';
+import type { Json } from '../../src/catalog/upstreams/wire.js';
 import { deadline } from '../../src/catalog/upstreams/deadline.js';
 import { pagedUpstream } from '../helpers/paged-upstream.js';
 
@@ -118,5 +121,42 @@ describe('a skills/list listing of many pages', () => {
     expect(skills).toHaveLength(1000);
     // The 99 pages before the last carried 38 MiB of entries; what is kept of them is about 150 KB.
     expect(atLast - base).toBeLessThan(8);
+  });
+});
+
+describe('a listing longer than its page bound', () => {
+  /** One entry a page (`entry(n)` for the n-th), and always a nextCursor: it never ends by itself. */
+  const endless = (key: 'prompts' | 'skills', entry: (n: number) => Json, capabilities?: Json) =>
+    pagedUpstream((_method, params) => {
+      const n = Number(params.cursor ?? 0);
+      return { [key]: [entry(n)], nextCursor: String(n + 1) };
+    }, capabilities);
+  const warned = () => vi.mocked(console.warn).mock.calls.map(([line]) => JSON.parse(String(line)) as Json);
+
+  it('keeps the prompts of the pages read and logs the cut, rather than failing the whole listing', async () => {
+    const { client, asked } = endless('prompts', (n) => ({ name: `p${n}` }));
+    const prompts = await client.listPrompts();
+    expect(asked).toHaveLength(100);
+    expect(prompts.map((p) => p.name)).toEqual(Array.from({ length: 100 }, (_, n) => `p${n}`));
+    expect(warned()).toContainEqual({ msg: 'upstream prompts listing cut past its page bound', pages: 100, kept: 100 });
+  });
+
+  it('keeps the skills of the pages read and logs the cut, rather than failing the skills listing', async () => {
+    const skill = (n: number) => ({
+      uri: `skill://s${n}/SKILL.md`,
+      frontmatter: { name: `s${n}`, description: 'd' },
+      resources: 'dynamic',
+    });
+    const { client, asked } = endless('skills', skill, { extensions: { 'io.modelcontextprotocol/skills': {} } });
+    const { skills, skillsError } = await listSkills(client, upstream, deadline(30_000));
+    expect(skillsError).toBeUndefined();
+    expect(asked).toHaveLength(MAX_SKILL_PAGES);
+    expect(skills?.map((s) => s.frontmatter.name)).toEqual(Array.from({ length: MAX_SKILL_PAGES }, (_, n) => `s${n}`));
+    expect(warned()).toContainEqual({
+      msg: 'upstream skills listing cut past its page bound',
+      upstream: 'gh',
+      pages: MAX_SKILL_PAGES,
+      kept: MAX_SKILL_PAGES,
+    });
   });
 });

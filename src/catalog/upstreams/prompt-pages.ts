@@ -1,10 +1,11 @@
 /**
  * An upstream's whole prompt list (client.ts `listing`): prompts/list page after page, following
  * nextCursor, within one deadline, bounded in pages, in prompts and in bytes, so a looping, endless
- * or bloated upstream can neither hang us nor fill memory. The byte cap (body.ts) bounds one reply;
- * a listing keeps only its entries cut down (`cutListed`) as each page arrives, at most
- * MAX_LISTED_BYTES of them, never the pages themselves. The cache hints of the pages (modern
- * upstreams) are narrowed into one.
+ * or bloated upstream can neither hang us nor fill memory. Past any bound the listing is what was
+ * read before it (logged), not a failure: an honest upstream that pages finely is still listed. The
+ * byte cap (body.ts) bounds one reply; a listing keeps only its entries cut down (`cutListed`) as
+ * each page arrives, at most MAX_LISTED_BYTES of them, never the pages themselves. The cache hints
+ * of the pages (modern upstreams) are narrowed into one.
  */
 import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
@@ -68,7 +69,7 @@ export async function allPromptPages(
   let bytes = 0;
   const pageHints: (CacheHints | undefined)[] = [];
   let cursor: string | undefined;
-  for (let page = 0; page < maxPages; page++) {
+  for (let page = 1; ; page++) {
     const r = await ask('prompts/list', cursor ? { cursor } : {}, d);
     if (!Array.isArray(r.prompts)) throw new UpstreamError('protocol', 'prompts/list result has no prompts array');
     pageHints.push(readHints(r));
@@ -88,14 +89,16 @@ export async function allPromptPages(
     // Past the prompt or byte cap further pages would only be dropped (sanitize.ts keeps far less): not read at all.
     if (full)
       log.warn('upstream prompts listing cut past its byte bound', {
-        pages: page + 1,
+        pages: page,
         kept: kept.length,
         limitBytes: MAX_LISTED_BYTES,
       });
-    if (!cursor || full || listed >= MAX_UPSTREAM_PROMPTS) {
+    // Past the page cap too: a looping upstream costs no more than maxPages, an endless one keeps what it listed.
+    else if (cursor && listed < MAX_UPSTREAM_PROMPTS && page >= maxPages)
+      log.warn('upstream prompts listing cut past its page bound', { pages: page, kept: kept.length });
+    if (!cursor || full || listed >= MAX_UPSTREAM_PROMPTS || page >= maxPages) {
       const first = pageHints.find((h) => h !== undefined);
       return first ? { prompts: kept, hints: narrowHints(first, pageHints) } : { prompts: kept };
     }
   }
-  throw new UpstreamError('protocol', `prompts/list did not end within ${maxPages} pages`);
 }

@@ -22,7 +22,8 @@ export interface SkillsOutcome {
 }
 
 /**
- * Every `skills/list` page (bounded like prompts/list), within the operation's deadline; never throws.
+ * Every `skills/list` page (bounded like prompts/list, and like it cut at the page bound), within the
+ * operation's deadline; never throws.
  * Each page is mapped as it arrives: the listing keeps its mapped skills (bounded in bytes), never the pages.
  */
 export async function listSkills(client: UpstreamClient, u: UpstreamConfig, d: Deadline): Promise<SkillsOutcome> {
@@ -30,7 +31,7 @@ export async function listSkills(client: UpstreamClient, u: UpstreamConfig, d: D
   let listed = 0;
   let cursor: string | undefined;
   try {
-    for (let page = 0; page < MAX_SKILL_PAGES; page++) {
+    for (let page = 1; ; page++) {
       const r = await client.request('skills/list', cursor ? { cursor } : {}, d);
       if (!Array.isArray(r.skills)) throw new UpstreamError('protocol', 'skills/list result has no skills array');
       // Entries past the cap are not read into the listing (mapSkills would skip them anyway).
@@ -39,8 +40,16 @@ export async function listSkills(client: UpstreamClient, u: UpstreamConfig, d: D
       mapSkills(u, entries, kept);
       cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
       if (!cursor || listed >= MAX_UPSTREAM_SKILLS) return { skills: kept.skills };
+      // Cut there like prompts/list (prompt-pages.ts): the skills read are kept, not the whole listing lost.
+      if (page >= MAX_SKILL_PAGES) {
+        log.warn('upstream skills listing cut past its page bound', {
+          upstream: u.id,
+          pages: page,
+          kept: kept.skills.length,
+        });
+        return { skills: kept.skills };
+      }
     }
-    throw new UpstreamError('protocol', `skills/list did not end within ${MAX_SKILL_PAGES} pages`);
   } catch (e) {
     const skillsError = describeFault(e);
     log.warn('upstream skills list failed', { upstream: u.id, error: skillsError });
