@@ -12,7 +12,7 @@ import type { HistoryData, PromptCard } from '../web/types.js';
 const DAYS = 7;
 
 /**
- * prompts/get counts per prompt and UTC day (usage/query.ts), kept per isolate for the hour (pages
+ * Uses per prompt and UTC day (usage/query.ts), kept per isolate for the hour (pages
  * are cached per hour too); undefined when the store could not be read in time. A failed read is
  * forgotten at once: kept, it would blank every sparkline of this isolate until the hour ends.
  */

@@ -13,6 +13,8 @@ import { HOUR_MS } from './store.js';
 
 const GET = 'prompts/get';
 const COMPLETE = 'completion/complete';
+/** The mirror's call of a prompt as a tool (docs/tools-mirror.md): a use of the prompt, like a get. */
+const TOOLS_CALL = 'tools/call';
 /** The prompt of a call that did not show its name to be a prompt the caller may see. */
 export const UNKNOWN_PROMPT = '(unknown)';
 
@@ -65,7 +67,7 @@ export function countUsage(scope: RequestScope, outcome: Outcome): void {
       tally.error(hour, String(code));
       errors += 1;
     }
-    if (call.method !== GET && call.method !== COMPLETE) continue;
+    if (call.method !== GET && call.method !== COMPLETE && call.method !== TOOLS_CALL) continue;
     const ok = code === undefined && status < 400;
     const result = ok ? 'ok' : errorTypeOf(code, status)!;
     const client = record.client;

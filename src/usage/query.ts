@@ -9,7 +9,7 @@ import { usageStore } from './stub.js';
 /**
  * One grouped count. `key` is what the rows are grouped by: the prompt name (`by: 'prompt'`) or the
  * client as `name/version` (`unknown` when the client did not name itself). `method` is
- * `prompts/get` or `completion/complete`; `era` is `legacy` or `modern`; `outcome` is `ok` or the
+ * `prompts/get`, `completion/complete` or the mirror's `tools/call`; `era` is `legacy` or `modern`; `outcome` is `ok` or the
  * call's `error.type` (the JSON-RPC code as a string, `-32602`, or the HTTP status of a failed request, `404`).
  */
 export interface UsageRow {
@@ -53,7 +53,7 @@ export async function usageSince(
 }
 
 /**
- * prompts/get counts (every outcome) per prompt for each of the last `days` UTC days, oldest first
+ * Uses (prompts/get and the mirror's tools/call, every outcome) per prompt for each of the last `days` UTC days, oldest first
  * and today last; a prompt not asked for in that time has no entry.
  */
 export async function dailyUse(env: Env, days: number, now = Date.now()): Promise<Map<string, number[]>> {

@@ -189,12 +189,12 @@ export class UsageStore extends DurableObject<Env> {
     return { rows: await this.usage(sinceHour, by, limit), totals };
   }
 
-  /** prompts/get counts per prompt and UTC day (day = floor(hour / 24)), from `sinceHour` on. */
+  /** Uses (prompts/get, and the mirror's tools/call) per prompt and UTC day (day = floor(hour / 24)), from `sinceHour` on. */
   async daily(sinceHour: number): Promise<{ prompt: string; day: number; count: number }[]> {
     return this.sql
       .exec<{ prompt: string; day: number; count: number }>(
         `SELECT prompt, hour / 24 AS day, SUM(count) AS count FROM usage
-         WHERE hour >= ? AND method = 'prompts/get' GROUP BY prompt, day`,
+         WHERE hour >= ? AND method IN ('prompts/get', 'tools/call') GROUP BY prompt, day`,
         sinceHour,
       )
       .toArray();

@@ -8,6 +8,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { datasetOf } from '../../src/usage/analytics.js';
+import { dailyUse } from '../../src/usage/query.js';
 import { HOUR_MS } from '../../src/usage/store.js';
 import { usageObject, usageStore } from '../../src/usage/stub.js';
 import { FIXTURE_PROMPTS } from '../helpers/fixtures.js';
@@ -21,7 +22,7 @@ import { hold } from '../helpers/hold.js';
 function modern(client: string, method: string, params: Record<string, unknown>, e: Env = usageEnv) {
   const info = { 'io.modelcontextprotocol/clientInfo': { name: client, version: '1' } };
   const body = request(method, { ...params, _meta: envelope(info) });
-  const name = method === 'prompts/get' ? (params.name as string) : undefined;
+  const name = method === 'prompts/get' || method === 'tools/call' ? (params.name as string) : undefined;
   return send(MCP_URL, { method: 'POST', headers: modernHeaders(method, name), body: JSON.stringify(body) }, e);
 }
 
@@ -94,6 +95,26 @@ describe('usage counts', () => {
     expect(byClient['client-a/1 prompts/get legacy ok']).toBe(N);
     expect(byClient['client-b/1 completion/complete legacy ok']).toBe(N);
     expect(byClient['client-b/1 prompts/get legacy -32602']).toBe(1);
+  });
+
+  it("counts the mirror's tools/call of a prompt as a use of that prompt, on the catalog page's figures too", async () => {
+    const mirror = { ...usageEnv, TOOLS_MIRROR: 'on' } as unknown as Env;
+    await settle();
+    const before = await counts('prompt');
+    const daysBefore = (await dailyUse(env, 1)).get('greet')?.[0] ?? 0;
+    await expectOk(await modern('client-a', 'tools/call', GET, mirror));
+    // A tool the mirror does not list is no prompt's use: one row for every such name.
+    const unknown = await modern('client-a', 'tools/call', { name: `made-up-${Date.now()}` }, mirror);
+    expect(unknown.status).toBe(200);
+    await settle();
+    const after = await counts('prompt');
+    const added = Object.fromEntries(
+      Object.entries(after)
+        .map(([k, v]) => [k, v - (before[k] ?? 0)])
+        .filter(([, v]) => v !== 0),
+    );
+    expect(added).toEqual({ 'greet tools/call modern ok': 1, '(unknown) tools/call modern -32602': 1 });
+    expect((await dailyUse(env, 1)).get('greet')?.[0]).toBe(daysBefore + 1);
   });
 
   it('loses nothing when a flush fails: the batch is resent whole with the next flush', async () => {

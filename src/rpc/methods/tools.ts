@@ -9,6 +9,7 @@ import { LookupError } from '../../catalog/errors.js';
 import { listing } from '../../catalog/listing.js';
 import { mirroredEntry, RENDERED_PROMPT_META, toolsKind } from '../../catalog/tools.js';
 import { isRecord } from '../../lib/json.js';
+import type { CallFact } from '../../lib/record.js';
 import type { CallContext } from '../context.js';
 import type { Params, RawJson } from '../envelope.js';
 import { invalidParams } from '../errors.js';
@@ -38,8 +39,9 @@ function argumentProblem(e: unknown): e is Error {
   return e instanceof UpstreamInvalidParams;
 }
 
-export async function callTool(params: Params, ctx: CallContext): Promise<unknown> {
-  const { catalog, route } = await routeOf(ctx, params?.name);
+export async function callTool(params: Params, ctx: CallContext, fact: CallFact): Promise<unknown> {
+  // The fact, so that usage counts the call under the prompt as the view that routed it lists it.
+  const { catalog, route } = await routeOf(ctx, params?.name, fact);
   const entry = mirroredEntry(catalog, toolsKind(ctx.cfg), params?.name);
   // Only a tool this caller's mirror lists is rendered: nothing else is ever routed upstream.
   if (!entry) throw unknownTool(params?.name);
