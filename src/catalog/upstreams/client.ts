@@ -17,6 +17,7 @@ import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { version } from '../../../package.json';
 import type { CacheHints } from '../hints.js';
 import { Handshake } from './handshake.js';
+import { refusedUninitialized } from './legacy-init.js';
 import { listenOn, type ListenHost } from './listen.js';
 import { allPromptPages } from './prompt-pages.js';
 import { UpstreamHttp, type Connection, type Era, type UpstreamClientOptions } from './http.js';
@@ -70,9 +71,10 @@ export class UpstreamClient {
       return await this.http.exchange(conn, method, params, d);
     } catch (e) {
       // The first request went out beside `initialized` (handshake.ts); a server that insists on
-      // seeing that notification first refused it. Once it has arrived, ask again, now in order.
+      // seeing that notification first refused it. Once it has arrived, ask again, now in order; a
+      // request the upstream answered, error or not, is never sent twice.
       const pending = conn.initializing;
-      if (pending && !(e instanceof UpstreamError && (e.kind === 'timeout' || e.kind === 'cancelled'))) {
+      if (pending && refusedUninitialized(e)) {
         await withTimeout(pending, d, 'waiting for the initialized notification');
         return this.http.exchange(conn, method, params, d);
       }

@@ -48,13 +48,27 @@ export async function legacyInitialize(http: UpstreamHttp, d: Deadline): Promise
 }
 
 /**
+ * Whether `e` is how a server that has not yet seen `notifications/initialized` refuses a request, so
+ * that sending it again once the notification is in cannot run it twice: an HTTP 400 or 404 not read
+ * as a JSON-RPC answer (http.ts `exchange`), -32600 (the request broke the lifecycle, so it was not
+ * served), or the SDK's -32000 "Server not initialized". Any other error, a JSON-RPC one above all,
+ * may be the upstream's real answer to a request it ran (a prompt with side effects or a cost).
+ */
+export function refusedUninitialized(e: unknown): boolean {
+  if (!(e instanceof UpstreamError)) return false;
+  if (e.kind === 'http') return e.code === 400 || e.code === 404;
+  return e.kind === 'rpc' && (e.code === -32600 || (e.code === -32000 && /initiali[sz]/i.test(e.message)));
+}
+
+/**
  * Sends `notifications/initialized` without waiting for its 202: the first
  * real request goes out beside it, which saves a round trip on every cold
  * legacy upstream (the spec asks the client to send the notification, and
  * to wait for the initialize reply, which it has). The official SDK servers
  * serve that request either way; a server that refuses requests until it
  * has seen the notification gets the request again once the 202 is in
- * (client.ts, `request`), so the worst case is the old sequence.
+ * (client.ts, `request`; only on such a refusal: `refusedUninitialized`),
+ * so the worst case is the old sequence.
  */
 export function sendInitialized(http: UpstreamHttp, conn: Connection): void {
   conn.initializing = http
