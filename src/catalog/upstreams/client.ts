@@ -86,7 +86,7 @@ export class UpstreamClient {
         conn.sessionId
       ))
         throw e;
-      this.conn = undefined;
+      this.forget(conn);
       if (this.closing.signal.aborted) return this.once(method, params, d);
       return this.http.exchange(await this.shared(d), method, params, d);
     }
@@ -138,14 +138,24 @@ export class UpstreamClient {
     signal: AbortSignal,
     onOpen?: () => void,
   ): Promise<'unsupported' | 'ended' | 'closed'> {
+    let used: Connection | undefined;
     const host: ListenHost = {
       http: this.http,
       url: this.opts.url,
       closing: this.closing.signal,
-      connect: () => this.connect(deadline(this.opts.timeoutMs)),
-      forget: () => void (this.conn = undefined),
+      connect: async () => (used = await this.connect(deadline(this.opts.timeoutMs))),
+      forget: () => this.forget(used),
     };
     return listenOn(host, onListChanged, signal, onOpen);
+  }
+
+  /**
+   * Forgets `conn`, a legacy session the upstream answered 404 on, if it is still the shared one. A
+   * call that failed on it after another call already replaced it uses the replacement: forgetting
+   * that would leave its session open upstream (never ended) and open yet another.
+   */
+  private forget(conn: Connection | undefined): void {
+    if (conn && this.conn === conn) this.conn = undefined;
   }
 
   /** Ends the session: its listens ('closed'), its HTTP+SSE stream, and a legacy session with DELETE. */
