@@ -463,6 +463,27 @@ describe('the negotiated revision', () => {
     await soon(() => server.deletes.length > 0);
     expect(server.deletes.map((h) => h['mcp-session-id'])).toEqual(['v-1']);
   });
+  it("one that echoes a credential sent to it is cut from the handshake's error, for capabilities and listen too", async () => {
+    // An upstream settling on what it was sent (a proxy's echo): the handshake quotes the revision.
+    const key = 'key-0123456789abcdef';
+    const server = await started(versionServer(key));
+    const c = new UpstreamClient({
+      url: new URL(server.url),
+      headers: { 'x-api-key': key },
+      timeoutMs: 2000,
+      clientInfo,
+    });
+    const failures = [
+      await c.capabilities().catch((e: unknown) => e),
+      await c.listen(() => undefined, new AbortController().signal).catch((e: unknown) => e),
+      await c.request('prompts/list').catch((e: unknown) => e),
+    ] as UpstreamError[];
+    for (const err of failures) {
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect(err.message).toBe('upstream negotiated protocol version "[redacted]", which this gateway does not speak');
+    }
+    await c.close();
+  });
 });
 
 describe("the upstream's own requests", () => {

@@ -58,8 +58,12 @@ export class UpstreamClient {
    * client (a call that began or went on after `close`) it runs on a session of its own (`once`).
    */
   request(method: string, params: Json = {}, d: Deadline = deadline(this.opts.timeoutMs)): Promise<Json> {
-    // Every answer of the upstream's leaves through here: its error text, without what we sent it.
-    return this.call(method, params, d).catch((e: unknown) => {
+    return this.scrubbed(this.call(method, params, d));
+  }
+
+  /** Each operation's failure leaves through here once (handshake, listen): its text without what we sent. */
+  private scrubbed<T>(p: Promise<T>): Promise<T> {
+    return p.catch((e: unknown) => {
       throw redacted(e, this.http.sent.all());
     });
   }
@@ -121,7 +125,7 @@ export class UpstreamClient {
 
   /** What the upstream declared when the session began (connecting first if need be); `{}` when unknown. */
   async capabilities(d: Deadline = deadline(this.opts.timeoutMs)): Promise<Json> {
-    return (await this.connect(d)).capabilities ?? {};
+    return (await this.scrubbed(this.connect(d))).capabilities ?? {};
   }
 
   /** Every prompt, plus the cache hints of the pages (modern upstreams; each page narrows them); all pages within one deadline. */
@@ -146,13 +150,12 @@ export class UpstreamClient {
       connect: async () => (used = await this.connect(deadline(this.opts.timeoutMs))),
       forget: () => this.forget(used),
     };
-    return listenOn(host, onListChanged, signal, onOpen);
+    return this.scrubbed(listenOn(host, onListChanged, signal, onOpen));
   }
 
   /**
-   * Forgets `conn`, a legacy session the upstream answered 404 on, if it is still the shared one. A
-   * call that failed on it after another call already replaced it uses the replacement: forgetting
-   * that would leave its session open upstream (never ended) and open yet another.
+   * Forgets `conn`, a legacy session answered 404, only while it is the shared one: forgetting the
+   * replacement another call made would leave that session open upstream, and open yet another.
    */
   private forget(conn: Connection | undefined): void {
     if (conn && this.conn === conn) this.conn = undefined;
