@@ -40,6 +40,14 @@ async function legacy(client: string) {
 const GET = { name: 'greet', arguments: { who: 'alice' } };
 const COMPLETE = { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'al' } };
 
+/** The counts that moved between two readings, and by how much. */
+const addedSince = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)])
+      .filter(([, v]) => v !== 0),
+  );
+
 async function expectOk(res: Response) {
   const body = (await res.json()) as any;
   expect(res.status, JSON.stringify(body)).toBe(200);
@@ -72,12 +80,7 @@ describe('usage counts', () => {
     await Promise.all(responses.slice(0, -5).map(expectOk));
     await settle();
 
-    const after = await counts('prompt');
-    const added = Object.fromEntries(
-      Object.entries(after)
-        .map(([k, v]) => [k, v - (before[k] ?? 0)])
-        .filter(([, v]) => v !== 0),
-    );
+    const added = addedSince(before, await counts('prompt'));
     expect(added).toEqual({
       'greet prompts/get modern ok': 2 * N,
       'greet prompts/get legacy ok': 2 * N,
@@ -107,12 +110,7 @@ describe('usage counts', () => {
     const unknown = await modern('client-a', 'tools/call', { name: `made-up-${Date.now()}` }, mirror);
     expect(unknown.status).toBe(200);
     await settle();
-    const after = await counts('prompt');
-    const added = Object.fromEntries(
-      Object.entries(after)
-        .map(([k, v]) => [k, v - (before[k] ?? 0)])
-        .filter(([, v]) => v !== 0),
-    );
+    const added = addedSince(before, await counts('prompt'));
     expect(added).toEqual({ 'greet tools/call modern ok': 1, '(unknown) tools/call modern -32602': 1 });
     expect((await dailyUse(env, 1)).get('greet')?.[0]).toBe(daysBefore + 1);
   });

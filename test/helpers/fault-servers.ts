@@ -7,7 +7,7 @@
  * test can prove what did and did not arrive.
  */
 import type { Server as HttpServer } from 'node:http';
-import { body, listen, stop } from './http-server.js';
+import { body, initializeReply, listen, stop } from './http-server.js';
 
 export type Behaviour =
   | 'ok'
@@ -194,15 +194,7 @@ export async function scriptedServer(opts: ScriptOptions = {}): Promise<Scripted
       });
     if (msg.method === 'initialize') {
       if (opts.initDelayMs) await new Promise((r) => setTimeout(r, opts.initDelayMs));
-      return json(200, {
-        jsonrpc: '2.0',
-        id: msg.id,
-        result: {
-          protocolVersion: '2025-11-25',
-          capabilities: { prompts: {} },
-          serverInfo: { name: 'scripted', version: '1' },
-        },
-      });
+      return json(200, initializeReply(msg.id, 'scripted'));
     }
     if (msg.id === undefined) return json(202);
     if (msg.method === 'prompts/list')

@@ -47,3 +47,10 @@ export async function relay(
   if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
   res.end();
 }
+
+/** A hand-written 2025-11-25 prompts server's answer to `initialize` (`name` tells the servers apart). */
+export const initializeReply = (id: unknown, name: string) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { protocolVersion: '2025-11-25', capabilities: { prompts: {} }, serverInfo: { name, version: '1' } },
+});

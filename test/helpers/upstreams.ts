@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { body, listen, relay, stop } from './http-server.js';
+import { body, initializeReply, listen, relay, stop } from './http-server.js';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
@@ -402,19 +402,7 @@ export async function strictLegacyServer(
         error: { code: -32000, message: 'Bad Request: no session' },
       });
     if (msg.method === 'initialize')
-      return reply(
-        200,
-        {
-          jsonrpc: '2.0',
-          id: msg.id,
-          result: {
-            protocolVersion: '2025-11-25',
-            capabilities: { prompts: {} },
-            serverInfo: { name: 'strict', version: '1' },
-          },
-        },
-        { 'mcp-session-id': 'strict-1' },
-      );
+      return reply(200, initializeReply(msg.id, 'strict'), { 'mcp-session-id': 'strict-1' });
     if (msg.method === 'notifications/initialized') {
       await new Promise((r) => setTimeout(r, delayMs));
       initialized = true;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import { UpstreamClient, UpstreamError } from '../../src/catalog/upstreams/client.js';
-import { body, listen, stop } from '../helpers/http-server.js';
+import { body, initializeReply, listen, stop } from '../helpers/http-server.js';
 import { closedAfterAll, type Running } from '../helpers/upstreams.js';
 
 type Message = { id?: unknown; method?: string; params?: { name?: string; _meta?: Record<string, unknown> } } | null;
@@ -65,19 +65,7 @@ async function sessionsServer(opts: Options = {}): Promise<SessionsServer> {
     const sid = String(known);
     if (msg?.method === 'initialize') {
       open.add(`s-${++sessions}`);
-      return json(
-        200,
-        {
-          jsonrpc: '2.0',
-          id: msg.id,
-          result: {
-            protocolVersion: '2025-11-25',
-            capabilities: { prompts: {} },
-            serverInfo: { name: 's', version: '1' },
-          },
-        },
-        { 'mcp-session-id': `s-${sessions}` },
-      );
+      return json(200, initializeReply(msg.id, 's'), { 'mcp-session-id': `s-${sessions}` });
     }
     if (msg?.method === 'notifications/initialized') {
       await new Promise((r) => setTimeout(r, opts.initializedMs ?? 0));
