@@ -54,8 +54,11 @@ async function expectOk(res: Response) {
   expect(body.error, JSON.stringify(body)).toBeUndefined();
 }
 
+/** A prompt kept out of the tools mirror. */
+const NO_TOOL = { name: 'no-tool', tool: false, messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] };
+
 beforeAll(async () => {
-  await publish(FIXTURE_PROMPTS);
+  await publish([...FIXTURE_PROMPTS, NO_TOOL] as typeof FIXTURE_PROMPTS);
 });
 
 describe('usage counts', () => {
@@ -106,12 +109,15 @@ describe('usage counts', () => {
     const before = await counts('prompt');
     const daysBefore = (await dailyUse(env, 1)).get('greet')?.[0] ?? 0;
     await expectOk(await modern('client-a', 'tools/call', GET, mirror));
-    // A tool the mirror does not list is no prompt's use: one row for every such name.
-    const unknown = await modern('client-a', 'tools/call', { name: `made-up-${Date.now()}` }, mirror);
-    expect(unknown.status).toBe(200);
+    // A tool the mirror does not list is no prompt's use: one row for every such name, a prompt the
+    // mirror leaves out included.
+    for (const name of [`made-up-${Date.now()}`, NO_TOOL.name]) {
+      const unknown = await modern('client-a', 'tools/call', { name }, mirror);
+      expect(((await unknown.json()) as any).error.message).toMatch(/Unknown tool/);
+    }
     await settle();
     const added = addedSince(before, await counts('prompt'));
-    expect(added).toEqual({ 'greet tools/call modern ok': 1, '(unknown) tools/call modern -32602': 1 });
+    expect(added).toEqual({ 'greet tools/call modern ok': 1, '(unknown) tools/call modern -32602': 2 });
     expect((await dailyUse(env, 1)).get('greet')?.[0]).toBe(daysBefore + 1);
   });
 

@@ -43,8 +43,12 @@ export async function callTool(params: Params, ctx: CallContext, fact: CallFact)
   // The fact, so that usage counts the call under the prompt as the view that routed it lists it.
   const { catalog, route } = await routeOf(ctx, params?.name, fact);
   const entry = mirroredEntry(catalog, toolsKind(ctx.cfg), params?.name);
-  // Only a tool this caller's mirror lists is rendered: nothing else is ever routed upstream.
-  if (!entry) throw unknownTool(params?.name);
+  // Only a tool this caller's mirror lists is rendered: nothing else is ever routed upstream. A prompt
+  // kept out of the mirror (`tool: false`, TOOLS_MIRROR_TAGS) is no tool, and its refusal no use of it.
+  if (!entry) {
+    fact.usageKey = null;
+    throw unknownTool(params?.name);
+  }
   let rendered: Record<string, unknown>;
   try {
     rendered = await renderPrompt(ctx, catalog, route, params);
