@@ -152,14 +152,17 @@ export function firstSeen(sorted: readonly Entry[], sees: (e: Entry) => boolean)
   return out;
 }
 
-/** The hints of the content alone: the configured TTL, narrowed by the upstreams'. */
+/**
+ * The hints of the content alone: the configured TTL, narrowed by the upstreams' on their prompts and
+ * on their skills alike, since every list and read is served under this one set of hints.
+ */
 export function contentHints(c: Compiled, ttlMs: number): CacheHints {
   if (c.hints?.ttlMs !== ttlMs)
     c.hints = {
       ttlMs,
       hints: narrowHints(
         ownHints(ttlMs),
-        (c.snapshot.upstreams ?? []).map((u) => u.hints),
+        (c.snapshot.upstreams ?? []).flatMap((u) => [u.hints, u.skillsHints]),
       ),
     };
   return c.hints.hints;

@@ -47,6 +47,15 @@ export function narrowHints(base: CacheHints, parts: readonly (CacheHints | unde
 }
 
 /**
+ * The hints of a listing read page by page (prompts/list, skills/list): every page narrows them, since
+ * the listing is made of them all; undefined when no page sent any (a legacy upstream narrows nothing).
+ */
+export function pagedHints(pages: readonly (CacheHints | undefined)[]): CacheHints | undefined {
+  const first = pages.find((h) => h !== undefined);
+  return first && narrowHints(first, pages);
+}
+
+/**
  * The hints of one view's pages, from the content's own: a catalog that uses groups at all is
  * `private` (what a caller sees depends on who it is), with the same TTL.
  */

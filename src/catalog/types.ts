@@ -112,6 +112,8 @@ export interface UpstreamState {
   prompts: UpstreamPrompt[];
   /** Its skills, when it declares the Skills extension (absent: it does not, or this listing predates skills). */
   skills?: UpstreamSkill[];
+  /** The upstream's own `ttlMs`/`cacheScope` on its last good skills listing (modern upstreams only). */
+  skillsHints?: CacheHints;
   /** Why its last skills listing failed (`fault: message`); `skills` is then the last good listing, stale. */
   skillsError?: string;
   /** The upstream's configured groups: they also guard names it has not listed (Catalog.route). */

@@ -57,6 +57,27 @@ describe('mergeReport', () => {
     expect(m).toMatchObject({ changed: false, flipped: true, lists: new Set() });
   });
 
+  it('new skills hints make a new snapshot, not a list change; a failure of either half keeps them', () => {
+    const skills = [
+      {
+        uri: 'skill://up/r/SKILL.md',
+        frontmatter: { name: 'r', description: 'd' },
+        resources: 'dynamic' as const,
+        origin: { upstream: 'up', uri: 'skill://r/SKILL.md' },
+      },
+    ];
+    const first = mergeReport(undefined, ok({ skills }), 'd1', T1).state;
+    const hinted = ok({ skills, skillsHints: { ttlMs: 0, cacheScope: 'private' } });
+    const m = mergeReport(first, hinted, 'd1', T2);
+    expect(m).toMatchObject({ changed: false, flipped: true, lists: new Set() });
+    expect(m.state.skillsHints).toEqual({ ttlMs: 0, cacheScope: 'private' });
+    expect(mergeReport(m.state, hinted, 'd1', T2)).toMatchObject({ changed: false, flipped: false });
+    const stale = mergeReport(m.state, ok({ skillsError: 'timeout: slow' }), 'd1', T2).state;
+    expect(stale).toMatchObject({ skills, skillsHints: { ttlMs: 0, cacheScope: 'private' } });
+    expect(mergeReport(m.state, failed({ skills }), undefined, T2).state.skillsHints).toBeUndefined();
+    expect(mergeReport(m.state, failed(hinted), undefined, T2).state.skillsHints).toEqual(hinted.skillsHints);
+  });
+
   it('a new prefix moves the prompts', () => {
     const first = mergeReport(undefined, ok(), 'd1', T1).state;
     expect(mergeReport(first, ok({ prefix: 'other' }), 'd1', T2)).toMatchObject({

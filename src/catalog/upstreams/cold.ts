@@ -128,6 +128,7 @@ async function listNow(
     prefix: r.prefix,
     prompts: r.prompts!,
     ...(r.skills && { skills: r.skills }),
+    ...(r.skillsHints && { skillsHints: r.skillsHints }),
     ...(r.hints && { hints: r.hints }),
     ...(r.groups && { groups: r.groups }),
     digest: '',

@@ -43,8 +43,12 @@ export function mergeReport(
   const lists = new Set<ChangedList>();
   const skills = nextSkills(prev, r);
   if (skills.changed) lists.add('skills');
-  // A skills listing that starts or stops failing is a new generation (stale marks), not a list change.
-  let flipped = skills.changed || (prev?.skillsError === undefined) !== (skills.state.skillsError === undefined);
+  // A skills listing that starts or stops failing is a new generation (stale marks), not a list change;
+  // so are new skills hints, as new prompt hints are (below): the content's hints narrow by both.
+  let flipped =
+    skills.changed ||
+    (prev?.skillsError === undefined) !== (skills.state.skillsError === undefined) ||
+    !sameHints(prev?.skillsHints, skills.state.skillsHints);
   // A new prefix or new groups move or re-guard its skills too.
   const moved = prev?.prefix !== r.prefix || !sameGroups(prev?.groups, r.groups);
   if (moved && (prev?.skills?.length || skills.state.skills?.length)) lists.add('skills');
@@ -74,6 +78,7 @@ export function mergeReport(
     const {
       groups: _old,
       skills: _s,
+      skillsHints: _h,
       skillsError: _e,
       ...kept
     } = prev ?? { prompts: [], digest: '', lastSuccess: null };

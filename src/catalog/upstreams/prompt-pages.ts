@@ -10,7 +10,7 @@
 import { isRecord } from '../../lib/json.js';
 import { log } from '../../lib/log.js';
 import { utf8Length } from '../arguments.js';
-import { narrowHints, readHints, type CacheHints } from '../hints.js';
+import { pagedHints, readHints, type CacheHints } from '../hints.js';
 import { MAX_REPLY_BYTES } from './body.js';
 import { MAX_UPSTREAM_PROMPTS } from './sanitize.js';
 import { safeIcons } from './sanitize-content.js';
@@ -97,8 +97,8 @@ export async function allPromptPages(
     else if (cursor && listed < MAX_UPSTREAM_PROMPTS && page >= maxPages)
       log.warn('upstream prompts listing cut past its page bound', { pages: page, kept: kept.length });
     if (!cursor || full || listed >= MAX_UPSTREAM_PROMPTS || page >= maxPages) {
-      const first = pageHints.find((h) => h !== undefined);
-      return first ? { prompts: kept, hints: narrowHints(first, pageHints) } : { prompts: kept };
+      const hints = pagedHints(pageHints);
+      return hints ? { prompts: kept, hints } : { prompts: kept };
     }
   }
 }

@@ -19,6 +19,8 @@ export interface ListReport {
   skipped?: SkippedPrompt[];
   /** Its skills (upstreams declaring the Skills extension; skills.ts), listed apart from the prompts. */
   skills?: UpstreamSkill[];
+  /** The upstream's cache hints on its skills listing, when it sent any (skills.ts SkillsOutcome). */
+  skillsHints?: CacheHints;
   /** Why listing its skills failed: the writer keeps the last good skills listing, marked stale. */
   skillsError?: string;
   /** listingKey of the configuration the listing was made under; the writer drops one made under another. */

@@ -6,7 +6,7 @@
  */
 import { log } from '../../lib/log.js';
 import { canonical } from '../diff.js';
-import type { CacheHints } from '../hints.js';
+import { pagedHints, readHints, type CacheHints } from '../hints.js';
 import type { UpstreamSkill, UpstreamState } from '../types.js';
 import type { UpstreamClient } from './client.js';
 import type { UpstreamConfig } from './schema.js';
@@ -18,6 +18,8 @@ import { deadline, type Deadline } from './deadline.js';
 /** The skills half of a listing: `skills` when listed, `skillsError` when that failed; neither when not declared. */
 export interface SkillsOutcome {
   skills?: UpstreamSkill[];
+  /** The cache hints of its skills/list pages (modern upstreams), narrowed as prompt-pages.ts narrows the prompts'. */
+  skillsHints?: CacheHints;
   skillsError?: string;
 }
 
@@ -29,17 +31,23 @@ export interface SkillsOutcome {
 export async function listSkills(client: UpstreamClient, u: UpstreamConfig, d: Deadline): Promise<SkillsOutcome> {
   const kept = noSkillsKept();
   let listed = 0;
+  const pageHints: (CacheHints | undefined)[] = [];
+  const done = (): SkillsOutcome => {
+    const skillsHints = pagedHints(pageHints);
+    return skillsHints ? { skills: kept.skills, skillsHints } : { skills: kept.skills };
+  };
   let cursor: string | undefined;
   try {
     for (let page = 1; ; page++) {
       const r = await client.request('skills/list', cursor ? { cursor } : {}, d);
       if (!Array.isArray(r.skills)) throw new UpstreamError('protocol', 'skills/list result has no skills array');
+      pageHints.push(readHints(r));
       // Entries past the cap are not read into the listing (mapSkills would skip them anyway).
       const entries = (r.skills as unknown[]).slice(0, MAX_UPSTREAM_SKILLS - listed);
       listed += entries.length;
       mapSkills(u, entries, kept);
       cursor = typeof r.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
-      if (!cursor || listed >= MAX_UPSTREAM_SKILLS) return { skills: kept.skills };
+      if (!cursor || listed >= MAX_UPSTREAM_SKILLS) return done();
       // Cut there like prompts/list (prompt-pages.ts): the skills read are kept, not the whole listing lost.
       if (page >= MAX_SKILL_PAGES) {
         log.warn('upstream skills listing cut past its page bound', {
@@ -47,7 +55,7 @@ export async function listSkills(client: UpstreamClient, u: UpstreamConfig, d: D
           pages: page,
           kept: kept.skills.length,
         });
-        return { skills: kept.skills };
+        return done();
       }
     }
   } catch (e) {
@@ -92,16 +100,28 @@ export async function listUpstream(client: UpstreamClient, u: UpstreamConfig): P
 
 /**
  * The skills part of an upstream's next state, given its last one and a report: a fresh listing replaces
- * the last; a failed one keeps the last good listing, marked by `skillsError`; an upstream that no longer
- * declares the extension has none. `changed` says whether what clients see changed (a list change).
+ * the last; a failed one keeps the last good listing and its hints (a failure never widens them), marked
+ * by `skillsError`; an upstream that no longer declares the extension has none. `changed` says whether
+ * what clients see changed (a list change); a change of hints alone is not one (merge-report.ts).
  */
 export function nextSkills(
-  prev: Pick<UpstreamState, 'skills'> | undefined,
+  prev: Pick<UpstreamState, 'skills' | 'skillsHints'> | undefined,
   r: SkillsOutcome,
-): { state: Pick<UpstreamState, 'skills' | 'skillsError'>; changed: boolean } {
+): { state: Pick<UpstreamState, 'skills' | 'skillsHints' | 'skillsError'>; changed: boolean } {
   const before = prev?.skills ?? [];
-  if (r.skills) return { state: { skills: r.skills }, changed: canonical(before) !== canonical(r.skills) };
+  if (r.skills)
+    return {
+      state: { skills: r.skills, ...(r.skillsHints && { skillsHints: r.skillsHints }) },
+      changed: canonical(before) !== canonical(r.skills),
+    };
   if (r.skillsError !== undefined)
-    return { state: { ...(prev?.skills && { skills: prev.skills }), skillsError: r.skillsError }, changed: false };
+    return {
+      state: {
+        ...(prev?.skills && { skills: prev.skills }),
+        ...(prev?.skillsHints && { skillsHints: prev.skillsHints }),
+        skillsError: r.skillsError,
+      },
+      changed: false,
+    };
   return { state: {}, changed: before.length > 0 };
 }
