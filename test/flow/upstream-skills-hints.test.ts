@@ -57,6 +57,13 @@ async function modern(method: string): Promise<Record<string, unknown>> {
   return (await (await SELF.fetch(MCP_URL, init)).json<{ result: Record<string, unknown> }>()).result;
 }
 
+/** The upstream mounted for the tests of the `describe` that calls this, and gone after them. */
+function mountedWhileRunning(id: string, prompt: boolean): void {
+  let unmount: () => Promise<void>;
+  beforeAll(async () => void (unmount = await mount(id, prompt)));
+  afterAll(() => unmount());
+}
+
 const hintsOf = async (method: string) => {
   const { ttlMs, cacheScope } = await modern(method);
   return { ttlMs, cacheScope };
@@ -64,16 +71,19 @@ const hintsOf = async (method: string) => {
 
 const LISTS = ['skills/list', 'resources/list', 'prompts/list'];
 
+/** Lists upstream `id` (its `prompts` and its one skill) and finds every list served with `hints`. */
+async function expectListedWith(id: string, prompts: number, hints: Record<string, unknown>): Promise<void> {
+  expect(await upstreamStub(env, id).refresh(id)).toMatchObject({ ok: true, prompts });
+  expect(JSON.stringify((await modern('skills/list')).skills)).toContain(`skill://${id}/review/SKILL.md`);
+  for (const m of LISTS) expect(await hintsOf(m), m).toEqual(hints);
+}
+
 describe("an upstream's skills/list cache hints", () => {
-  let unmount: () => Promise<void>;
-  beforeAll(async () => void (unmount = await mount('hs', true)));
-  afterAll(() => unmount());
+  mountedWhileRunning('hs', true);
 
   it('public and longer than the gateway TTL: they narrow nothing', async () => {
     skillsHints = { ttlMs: 300_000, cacheScope: 'public' };
-    expect(await upstreamStub(env, 'hs').refresh('hs')).toMatchObject({ ok: true, prompts: 1 });
-    expect(JSON.stringify((await modern('skills/list')).skills)).toContain('skill://hs/review/SKILL.md');
-    for (const m of LISTS) expect(await hintsOf(m), m).toEqual({ ttlMs: 60_000, cacheScope: 'public' });
+    await expectListedWith('hs', 1, { ttlMs: 60_000, cacheScope: 'public' });
   });
 
   it('turned private and uncacheable (the same skills): a new snapshot, and every list is 0/private', async () => {
@@ -92,14 +102,10 @@ describe("an upstream's skills/list cache hints", () => {
 });
 
 describe('an upstream with skills and no prompts', () => {
-  let unmount: () => Promise<void>;
-  beforeAll(async () => void (unmount = await mount('ho', false)));
-  afterAll(() => unmount());
+  mountedWhileRunning('ho', false);
 
   it("its private skills listing makes every list 0/private, though it lists no prompts' hints", async () => {
     skillsHints = { ttlMs: 0, cacheScope: 'private' };
-    expect(await upstreamStub(env, 'ho').refresh('ho')).toMatchObject({ ok: true, prompts: 0 });
-    expect(JSON.stringify((await modern('skills/list')).skills)).toContain('skill://ho/review/SKILL.md');
-    for (const m of LISTS) expect(await hintsOf(m), m).toEqual({ ttlMs: 0, cacheScope: 'private' });
+    await expectListedWith('ho', 0, { ttlMs: 0, cacheScope: 'private' });
   });
 });
