@@ -124,6 +124,18 @@ describe("the writer's next skills state", () => {
     expect(nextSkills({ skills: listed }, {})).toEqual({ state: {}, changed: true });
     expect(nextSkills(undefined, {})).toEqual({ state: {}, changed: false });
   });
+  it('a report that never asked (its handshake failed, its breaker open) keeps the last good listing, marked', () => {
+    expect(nextSkills({ skills: listed }, { error: 'HTTP 502' })).toEqual({
+      state: { skills: listed, skillsError: 'HTTP 502' },
+      changed: false,
+    });
+    expect(nextSkills({ skillsError: 'timeout: slow' }, { error: 'HTTP 502' })).toEqual({
+      state: { skillsError: 'HTTP 502' },
+      changed: false,
+    });
+    expect(nextSkills(undefined, { error: 'HTTP 502' })).toEqual({ state: {}, changed: false });
+    expect(nextSkills({}, { error: 'HTTP 502' })).toEqual({ state: {}, changed: false });
+  });
 });
 
 const FILES = () => ({

@@ -78,6 +78,34 @@ describe('mergeReport', () => {
     expect(mergeReport(m.state, failed(hinted), undefined, T2).state.skillsHints).toEqual(hinted.skillsHints);
   });
 
+  it('a failure before anything was asked (a handshake, an open breaker) keeps its skills too, marked stale', () => {
+    const skills = [
+      {
+        uri: 'skill://up/r/SKILL.md',
+        frontmatter: { name: 'r', description: 'd' },
+        resources: 'dynamic' as const,
+        origin: { upstream: 'up', uri: 'skill://r/SKILL.md' },
+      },
+    ];
+    const first = mergeReport(undefined, ok({ skills, skillsHints: { ttlMs: 0, cacheScope: 'private' } }), 'd1', T1);
+    // What listUpstream reports when the handshake fails, and upstream-object.ts when its breaker is open.
+    const m = mergeReport(first.state, failed(), undefined, T2);
+    expect(m).toMatchObject({ changed: false, flipped: true, lists: new Set() });
+    expect(m.state).toMatchObject({
+      skills,
+      skillsHints: { ttlMs: 0, cacheScope: 'private' },
+      skillsError: 'HTTP 502',
+    });
+    // Back: the fresh listing replaces them and the mark goes.
+    const back = mergeReport(m.state, ok({ skills }), 'd1', T2);
+    expect(back.state.skillsError).toBeUndefined();
+    expect(back.lists.has('skills')).toBe(false);
+    // An upstream that never had skills gains no mark from a failed handshake.
+    expect(mergeReport(mergeReport(undefined, ok(), 'd1', T1).state, failed(), undefined, T2).state).not.toHaveProperty(
+      'skillsError',
+    );
+  });
+
   it('a new prefix moves the prompts', () => {
     const first = mergeReport(undefined, ok(), 'd1', T1).state;
     expect(mergeReport(first, ok({ prefix: 'other' }), 'd1', T2)).toMatchObject({

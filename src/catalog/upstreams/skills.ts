@@ -103,10 +103,14 @@ export async function listUpstream(client: UpstreamClient, u: UpstreamConfig): P
  * the last; a failed one keeps the last good listing and its hints (a failure never widens them), marked
  * by `skillsError`; an upstream that no longer declares the extension has none. `changed` says whether
  * what clients see changed (a list change); a change of hints alone is not one (merge-report.ts).
+ *
+ * A report with neither half and an `error` never reached the question: its handshake failed or its
+ * breaker was open, so whether it still declares the extension is unknown. Its skills stay as its
+ * prompts do, the last good listing marked stale, rather than vanishing for one bad moment.
  */
 export function nextSkills(
-  prev: Pick<UpstreamState, 'skills' | 'skillsHints'> | undefined,
-  r: SkillsOutcome,
+  prev: Pick<UpstreamState, 'skills' | 'skillsHints' | 'skillsError'> | undefined,
+  r: SkillsOutcome & { error?: string },
 ): { state: Pick<UpstreamState, 'skills' | 'skillsHints' | 'skillsError'>; changed: boolean } {
   const before = prev?.skills ?? [];
   if (r.skills)
@@ -114,12 +118,14 @@ export function nextSkills(
       state: { skills: r.skills, ...(r.skillsHints && { skillsHints: r.skillsHints }) },
       changed: canonical(before) !== canonical(r.skills),
     };
-  if (r.skillsError !== undefined)
+  const unasked = r.skillsError === undefined && r.error !== undefined;
+  if (unasked && prev?.skills === undefined && prev?.skillsError === undefined) return { state: {}, changed: false };
+  if (r.skillsError !== undefined || unasked)
     return {
       state: {
         ...(prev?.skills && { skills: prev.skills }),
         ...(prev?.skillsHints && { skillsHints: prev.skillsHints }),
-        skillsError: r.skillsError,
+        skillsError: r.skillsError ?? r.error!,
       },
       changed: false,
     };
