@@ -20,10 +20,14 @@ export function matches(p: PromptCard, f: Filters): boolean {
   return words.every((w) => text.includes(w));
 }
 
-/** Filters from a query string: bounded, so a huge parameter costs nothing. */
+/**
+ * Filters from a query string: bounded, so a huge parameter costs nothing. The tag and source are
+ * taken as sent, never trimmed: a tag is any string, and one published with a space at either end
+ * must still be a filter that finds its prompts.
+ */
 export function filtersOf(get: (name: string) => string | undefined): Filters {
-  const read = (k: string) => (get(k) ?? '').slice(0, 200).trim();
-  return { q: read('q'), tag: read('tag'), source: read('source') };
+  const read = (k: string) => (get(k) ?? '').slice(0, 200);
+  return { q: read('q').trim(), tag: read('tag'), source: read('source') };
 }
 
 export const filtered = (f: Filters) => f.q !== '' || f.tag !== '' || f.source !== '';

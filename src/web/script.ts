@@ -46,7 +46,7 @@ function search() {
   const text = (li) => [li.dataset.name, tags.get(li).join(' '), ($('.title', li) || {}).textContent, ($('.desc', li) || {}).textContent].join(' ').toLowerCase();
   const texts = new Map(items.map((li) => [li, text(li)]));
   // Read as the server reads ?tag= and ?source= (web/filter.ts filtersOf), so both show the same prompts for any value.
-  const chosen = (id) => $(id).value.slice(0, 200).trim();
+  const chosen = (id) => $(id).value.slice(0, 200);
   const apply = () => {
     const words = $('#search').value.toLowerCase().split(/\\s+/).filter(Boolean);
     const tag = chosen('#tag'), source = chosen('#source');

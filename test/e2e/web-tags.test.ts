@@ -60,6 +60,11 @@ it('a tag with spaces, quotes or unicode filters in the browser as /?tag= does w
     expect(await shown(page)).toEqual(['tag_z']);
     await page.locator('#tag').selectOption('caf\u00e9');
     expect(await shown(page)).toEqual(['tag_unicode']);
+    // A tag with blanks at its ends is a tag like any other, in either filter.
+    await page.locator('#tag').selectOption('\tpadded ');
+    expect(await shown(page)).toEqual(['tag_nfd']);
+    await noScript.goto(`${gw.url}/?tag=${encodeURIComponent('\tpadded ')}`);
+    expect(await shown(noScript)).toEqual(['tag_nfd']);
 
     // Every tag offered, against the server's filter of the same value.
     const values = await page
