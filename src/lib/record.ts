@@ -46,6 +46,12 @@ export class CallFact {
    * warm path, which routed by the catalog served, so the hot path pays nothing for it.
    */
   usageKey: string | null | undefined = undefined;
+  /**
+   * The call was answered with a tool execution error (`isError`, the tools mirror's argument
+   * problems): a result, not a JSON-RPC error, yet a failure, which OTel's MCP conventions name
+   * `error.type: tool_error`.
+   */
+  toolError = false;
 
   constructor(
     readonly method: string,
@@ -110,6 +116,9 @@ export function callRecord(record: RequestRecord): RequestRecord {
   }
   return own;
 }
+
+/** `error.type` of a tool execution error (CallFact.toolError). */
+export const TOOL_ERROR = 'tool_error';
 
 /**
  * `error.type` (docs/observability.md): the JSON-RPC error code as a string when the request

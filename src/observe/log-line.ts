@@ -33,9 +33,9 @@ export function loggedPath(path: string): string {
   return clipped.includes(KEY_PREFIX) ? clipped.replace(KEY_IN_PATH, `${KEY_PREFIX}[redacted]`) : clipped;
 }
 
-/** The call the line speaks of: the first that failed, else the first. */
+/** The call the line speaks of: the first that failed (a tool execution error too), else the first. */
 function callOf(calls: readonly CallFact[]): CallFact | undefined {
-  for (const c of calls) if (c.errorCode !== undefined) return c;
+  for (const c of calls) if (c.errorCode !== undefined || c.toolError) return c;
   return calls[0];
 }
 

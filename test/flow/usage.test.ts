@@ -115,10 +115,22 @@ describe('usage counts', () => {
       const unknown = await modern('client-a', 'tools/call', { name }, mirror);
       expect(((await unknown.json()) as any).error.message).toMatch(/Unknown tool/);
     }
+    // A missing required argument is a tool execution error: a result, counted as a failed use of greet.
+    const since = Date.now();
+    const errorsBefore = await usageStore(env).errors(Math.floor(since / HOUR_MS));
+    const toolErrors = () => errorsBefore.find((r) => r.class === 'tool_error')?.count ?? 0;
+    const failed = (await (await modern('client-a', 'tools/call', { name: 'greet' }, mirror)).json()) as any;
+    expect(failed.result.isError).toBe(true);
     await settle();
     const added = addedSince(before, await counts('prompt'));
-    expect(added).toEqual({ 'greet tools/call modern ok': 1, '(unknown) tools/call modern -32602': 2 });
-    expect((await dailyUse(env, 1)).get('greet')?.[0]).toBe(daysBefore + 1);
+    expect(added).toEqual({
+      'greet tools/call modern ok': 1,
+      'greet tools/call modern tool_error': 1,
+      '(unknown) tools/call modern -32602': 2,
+    });
+    const errorsAfter = await usageStore(env).errors(Math.floor(since / HOUR_MS));
+    expect(errorsAfter.find((r) => r.class === 'tool_error')?.count).toBe(toolErrors() + 1);
+    expect((await dailyUse(env, 1)).get('greet')?.[0]).toBe(daysBefore + 2);
   });
 
   it('loses nothing when a flush fails: the batch is resent whole with the next flush', async () => {

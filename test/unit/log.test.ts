@@ -52,6 +52,31 @@ describe('log', () => {
 });
 
 describe('the request line (observe/log-line.ts)', () => {
+  it('names a tool execution error `tool_error`, the call it speaks of, with no JSON-RPC code', () => {
+    const info = captured('log');
+    const record = new RequestRecord();
+    record.batch = true;
+    record.call('tools/call', 1).prompt = 'ok';
+    const failed = record.call('tools/call', 2);
+    failed.prompt = 'greet';
+    failed.toolError = true;
+    logRequest(record, {
+      method: 'POST',
+      path: '/mcp',
+      status: 200,
+      durationMs: 1,
+      principal: undefined,
+      errorCode: undefined,
+    });
+    const line = JSON.parse(info[0]!) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      'error.type': 'tool_error',
+      'gen_ai.prompt.name': 'greet',
+      'jsonrpc.request.id': '2',
+    });
+    expect(line).not.toHaveProperty('rpc.response.status_code');
+  });
+
   it('prints every field it can have, none hidden by the credential filter', () => {
     const info = captured('log');
     const record = new RequestRecord();

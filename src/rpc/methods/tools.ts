@@ -53,7 +53,10 @@ export async function callTool(params: Params, ctx: CallContext, fact: CallFact)
   try {
     rendered = await renderPrompt(ctx, catalog, route, params);
   } catch (e) {
-    if (argumentProblem(e)) return toolError(e.message);
+    if (argumentProblem(e)) {
+      fact.toolError = true;
+      return toolError(e.message);
+    }
     throw e;
   }
   // A modern upstream asking the client for input (input-required.ts): the retry comes back as tools/call.
