@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CallContext } from '../../src/rpc/context.js';
 import { HttpError, RpcError } from '../../src/rpc/errors.js';
-import { relayedParams, relayInputRequired } from '../../src/rpc/methods/input-required.js';
+import { relayedParams, relayInputRequired, translateCapabilityError } from '../../src/rpc/methods/input-required.js';
+import { UpstreamMissingCapability } from '../../src/rpc/methods/remote.js';
 
 const origin = { upstream: 'up', name: 'needs_input' };
 /** The name the client asked for (an alias here: the upstream's own name is `origin.name`). */
@@ -98,6 +99,54 @@ describe('relayInputRequired', () => {
     expect((e as HttpError).status).toBe(400);
     expect(e.code).toBe(-32021);
     expect(e.data).toEqual({ requiredCapabilities: { elicitation: {} } });
+  });
+  it('needs the part of a capability a request uses: elicitation.url for URL mode, sampling.tools for tools', async () => {
+    const url = {
+      link: { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'https://x' } },
+    };
+    const tools = { s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 9, tools: [] } } };
+    const asked = (caps: object, inputRequests: object) =>
+      relayInputRequired(
+        ctx('modern'),
+        origin,
+        ASKED,
+        { resultType: 'input_required', inputRequests },
+        {
+          _meta: { [CAPS]: caps },
+        },
+      );
+    // A bare `elicitation: {}` declares form mode only; `sampling: {}` sampling without tools.
+    expect((await rejection(asked({ elicitation: {} }, url))).data).toEqual({
+      requiredCapabilities: { elicitation: { url: {} } },
+    });
+    expect((await rejection(asked({ sampling: {} }, tools))).data).toEqual({
+      requiredCapabilities: { sampling: { tools: {} } },
+    });
+    expect((await rejection(asked({}, { ...url, ...elicit }))).data).toEqual({
+      requiredCapabilities: { elicitation: { url: {} } },
+    });
+    expect((await asked({ elicitation: { url: {} } }, url)).inputRequests).toEqual(url);
+    expect((await asked({ sampling: { tools: {} } }, tools)).inputRequests).toEqual(tools);
+    expect((await asked({ elicitation: {} }, elicit)).inputRequests).toEqual(elicit);
+  });
+  it("passes an upstream's -32021 on only for capabilities the gateway relays", () => {
+    const modern = ctx('modern');
+    // As remote.ts throws it: the upstream's failure (-32603), its data kept.
+    const need = (requiredCapabilities: object) =>
+      new UpstreamMissingCapability(-32603, 'Upstream "up": needs', { requiredCapabilities });
+    const relayed = translateCapabilityError(modern, origin, need({ elicitation: {} })) as HttpError;
+    expect(relayed).toBeInstanceOf(HttpError);
+    expect([relayed.status, relayed.code, relayed.data]).toEqual([
+      400,
+      -32021,
+      { requiredCapabilities: { elicitation: {} } },
+    ]);
+    // The other hop's need (a capability never relayed): the client could not fix it by declaring it.
+    const other = need({ extensions: {} });
+    expect(translateCapabilityError(modern, origin, other)).toBe(other);
+    expect(translateCapabilityError(ctx('legacy'), origin, need({ elicitation: {} })).data).toMatchObject({
+      reason: 'input_required',
+    });
   });
   it('refuses malformed results with -32603 naming the upstream, and legacy clients with the revision they need', async () => {
     const modern = ctx('modern');

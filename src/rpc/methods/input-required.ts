@@ -121,6 +121,25 @@ const NEEDS: Record<string, (typeof RELAYED_CAPABILITIES)[number]> = {
   'roots/list': 'roots',
 };
 
+/**
+ * The part of its capability a request needs beyond the key itself: a URL-mode elicitation needs
+ * `elicitation.url` (a bare `elicitation: {}` declares form mode only), a sampling request that
+ * offers tools needs `sampling.tools`.
+ */
+function subCapability(method: string, params: unknown): string | undefined {
+  if (!isRecord(params)) return undefined;
+  if (method === 'elicitation/create' && params.mode === 'url') return 'url';
+  if (method === 'sampling/createMessage' && params.tools !== undefined) return 'tools';
+  return undefined;
+}
+
+/** Whether `declared` (the client's capabilities) covers `capability`, and its `sub` part when one is needed. */
+function covers(declared: Record<string, unknown>, capability: string, sub: string | undefined): boolean {
+  if (!Object.hasOwn(declared, capability)) return false;
+  const c = declared[capability];
+  return sub === undefined || (isRecord(c) && Object.hasOwn(c, sub));
+}
+
 /** The spec's capability gate answer (400 -32021), as the upstream itself gives it: the capabilities sent upstream were the client's own. */
 function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): HttpError {
   return new HttpError(
@@ -166,7 +185,9 @@ export async function relayInputRequired(
     if (!isRecord(r) || typeof r.method !== 'string' || !Object.hasOwn(NEEDS, r.method))
       throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
     const capability = NEEDS[r.method]!;
-    if (!Object.hasOwn(declared, capability)) needed[capability] = {};
+    const sub = subCapability(r.method, r.params);
+    if (!covers(declared, capability, sub))
+      needed[capability] = { ...(isRecord(needed[capability]) && needed[capability]), ...(sub && { [sub]: {} }) };
     inputRequests[key] = { method: r.method, ...(isRecord(r.params) ? { params: r.params } : {}) };
   }
   if (Object.keys(needed).length) throw undeclared(origin, needed);
@@ -178,12 +199,19 @@ export async function relayInputRequired(
 }
 
 /**
- * An upstream error that says the client lacks a capability an input
- * request needs (-32021 upstream, `data.requiredCapabilities`): for a legacy
- * client that is the refusal above; for a modern client the same 400 -32021
- * the upstream gave, naming the prompt. Anything else passes unchanged.
+ * The upstream's -32021 (the client lacks a capability an input request
+ * needs, `data.requiredCapabilities`): for a legacy client that is the
+ * refusal above; for a modern client the same 400 -32021 the upstream gave,
+ * naming the prompt, when what it names is a capability the gateway relays
+ * (the upstream saw the client's own). A -32021 for something the gateway
+ * never relays (the other hop's, not the client's to give) is the
+ * upstream's failure, as it came (-32603).
  */
-export function translateCapabilityError(ctx: CallContext, origin: PromptOrigin, e: unknown): unknown {
-  if (!(e instanceof RpcError) || !isRecord(e.data) || !isRecord(e.data.requiredCapabilities)) return e;
-  return ctx.era !== 'modern' ? legacyRefusal(origin, e.data) : undeclared(origin, e.data.requiredCapabilities);
+export function translateCapabilityError(ctx: CallContext, origin: PromptOrigin, e: RpcError): RpcError {
+  const required = isRecord(e.data) ? e.data.requiredCapabilities : undefined;
+  if (!isRecord(required)) return e;
+  if (ctx.era !== 'modern') return legacyRefusal(origin, e.data);
+  const keys = Object.keys(required);
+  if (keys.length === 0 || keys.some((k) => !(RELAYED_CAPABILITIES as readonly string[]).includes(k))) return e;
+  return undeclared(origin, required);
 }

@@ -14,7 +14,7 @@ import { modernJson } from '../modern-result.js';
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
 import { relayedParams, translateCapabilityError } from './input-required.js';
-import { getRemote } from './remote.js';
+import { getRemote, UpstreamMissingCapability } from './remote.js';
 import { routeOf, warmRouteOf } from './route.js';
 
 /** Synchronous when the page is already in this isolate (see catalog/listing.ts). */
@@ -65,6 +65,6 @@ async function renderRemote(
   readArguments(params?.arguments, ctx.cfg.limits);
   const relayed = await relayedParams(ctx, route.origin, params);
   return getRemote(ctx, route.origin, params?.arguments, String(params?.name), relayed).catch((e: unknown) => {
-    throw translateCapabilityError(ctx, route.origin, e);
+    throw e instanceof UpstreamMissingCapability ? translateCapabilityError(ctx, route.origin, e) : e;
   });
 }

@@ -31,6 +31,8 @@ const MAX_MESSAGES = 100;
 export class UpstreamInvalidParams extends RpcError {}
 /** The upstream has no such method (-32601): for completion, one that offers none (completeRemote). */
 class UpstreamMethodNotFound extends RpcError {}
+/** The upstream's -32021: the client lacks a capability it needs (input-required.ts translates it for prompts/get). */
+export class UpstreamMissingCapability extends RpcError {}
 const MAX_RESULT_BYTES = 1_000_000;
 
 /** `text` with the upstream's own name for the prompt, where it stands as a whole name, replaced by the client's. */
@@ -63,7 +65,14 @@ async function forward(
       r.kind === 'rpc' ? inClientTerms(r.message, origin.name, asked) : r.message,
       r.data,
     );
-  const Failure = r.kind === 'rpc' && r.code === ErrorCode.MethodNotFound ? UpstreamMethodNotFound : RpcError;
+  const Failure =
+    r.kind !== 'rpc'
+      ? RpcError
+      : r.code === ErrorCode.MethodNotFound
+        ? UpstreamMethodNotFound
+        : r.code === ErrorCode.MissingRequiredClientCapability
+          ? UpstreamMissingCapability
+          : RpcError;
   throw new Failure(
     ErrorCode.InternalError,
     r.kind === 'rpc' ? `Upstream "${origin.upstream}": ${r.message}` : r.message,
