@@ -21,8 +21,8 @@ export interface BridgeOptions<F> {
    */
   before?(frame: F): Promise<void> | undefined;
   keepaliveMs: number;
-  /** Ends the stream on its own after this long (the stream kind may write a last frame first). */
-  maxMs?: { ms: number; last?: () => Uint8Array | undefined };
+  /** Closes the stream on its own after this long (ms). */
+  maxMs?: number;
   /** Asked at each keepalive: false ends the stream as `maxMs` does (lib/caller.ts credentialCheck). */
   stillValid?: () => boolean | Promise<boolean>;
   /** The client's request signal: its abort (the client went away) ends the stream at once. */

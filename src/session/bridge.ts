@@ -152,10 +152,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
   else opts.clientGone?.addEventListener('abort', client.end, { once: true });
   for (const bytes of preamble) client.write(bytes);
   const finish = () => {
-    if (closed) return;
-    const last = opts.maxMs?.last?.();
-    if (last) client.write(last);
-    client.end();
+    if (!closed) client.end();
   };
   const validity = opts.stillValid && validityWatch(opts.stillValid, finish);
   let takenAtTick = 0;
@@ -172,7 +169,7 @@ export function bridge<F>(first: WebSocket, opts: BridgeOptions<F>, preamble: Ui
     validity?.();
   };
   const keepalive = setInterval(tick, opts.keepaliveMs);
-  const lifetime = opts.maxMs ? setTimeout(finish, opts.maxMs.ms) : undefined;
+  const lifetime = opts.maxMs ? setTimeout(finish, opts.maxMs) : undefined;
   attach(first);
   return new Response(readable, { status: 200, headers: SSE_HEADERS });
 }

@@ -4,9 +4,13 @@
  * First frame: `notifications/subscriptions/acknowledged` with the honored
  * subset; then, per catalog change, the list_changed notifications it means
  * among the honored ones (changes.ts: prompts, the tools mirror, skill
- * resources), each tagged with the subscription id (the listen request's id); after
- * LISTEN_MAX_MS the listen result, which tells the client the end was
- * deliberate. There is no resume in this revision, so nothing is stored
+ * resources), each tagged with the subscription id (the listen request's id).
+ * After LISTEN_MAX_MS, or once the caller's credential is no longer valid, the
+ * stream closes without the listen result: the spec calls that an unexpected
+ * disconnect, after which the client may listen again, where the result would
+ * tell it the subscription ended for good (the SDK reports it as `graceful`,
+ * and its guide re-listens only on `remote`). The result ends only a listen
+ * with nothing to honor. There is no resume in this revision, so nothing is stored
  * per listener: the Worker holds a hibernatable socket to a registry shard
  * (the same objects that fan changes out to legacy sessions), and a shard
  * with only idle listeners sleeps.
@@ -33,7 +37,7 @@ export interface ListenOptions extends StreamHooks {
   /** The requested notification types this server will send (the ack's `notifications`). */
   honored: Record<string, boolean>;
   subscriptionIdKey: string;
-  /** The serialized listen result, sent when the stream ends deliberately. */
+  /** The serialized listen result: the end of a listen with nothing to honor, which is final. */
   endResult: string;
   keepaliveMs: number;
   maxMs: number;
@@ -42,7 +46,7 @@ export interface ListenOptions extends StreamHooks {
   limits: StreamLimits;
   /** The catalog generation the client can have seen when it listened: only newer ones are announced. */
   since: number;
-  /** Asked at each keepalive; false ends the stream with the listen result (the credential expired or was revoked). */
+  /** Asked at each keepalive; false closes the stream (the credential expired or was revoked) as the lifetime does. */
   stillValid?: () => boolean | Promise<boolean>;
 }
 
@@ -57,7 +61,6 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
       params: { notifications: o.honored, _meta: tag },
     }),
   );
-  const end = () => message(o.endResult);
   const announced: Announced = {
     prompts: o.honored.promptsListChanged === true,
     tools: o.honored.toolsListChanged === true,
@@ -65,7 +68,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
   };
   if (!announced.prompts && !announced.tools && !announced.resources) {
     // Nothing this server could ever send: acknowledge and end at once rather than hold an empty stream.
-    return new Response(new Blob([ack, end()]).stream(), { headers: SSE_HEADERS });
+    return new Response(new Blob([ack, message(o.endResult)]).stream(), { headers: SSE_HEADERS });
   }
   const frames = new Map<string, Uint8Array>();
   const changed = (method: string): Uint8Array => {
@@ -86,7 +89,7 @@ export async function openListenStream(o: ListenOptions): Promise<Response> {
     {
       connect,
       keepaliveMs: o.keepaliveMs,
-      maxMs: { ms: o.maxMs, last: end },
+      maxMs: o.maxMs,
       ...(o.stillValid && { stillValid: o.stillValid }),
       ...watchedBy(o, () => generation),
       before: (frame) => {

@@ -241,3 +241,28 @@ describe('a gateway aggregating an SDK v2 upstream', () => {
       expect(ex.result, `prompts/list #${i + 1} hints`).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
   });
 });
+
+describe('a gateway whose listen streams live 2 s', () => {
+  let gw: Gateway;
+
+  beforeAll(async () => {
+    gw = await startGateway({ vars: { LISTEN_MAX_MS: 2_000 } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await gw?.stop();
+  });
+
+  it("ends a listen at LISTEN_MAX_MS as a drop ('remote'), so a client that follows the SDK's guide listens again", async () => {
+    const { client, rec } = await connectModern(gw.mcpUrl);
+    const sub = await client.listen({ promptsListChanged: true });
+    expect(sub.honoredFilter.promptsListChanged).toBe(true);
+    // 'graceful' would tell the client the subscription ended for good (the SDK guide: re-listen only on 'remote').
+    await expect(sub.closed).resolves.toBe('remote');
+    const again = await client.listen({ promptsListChanged: true });
+    expect(again.honoredFilter.promptsListChanged, 'the next listen is served as the first').toBe(true);
+    expect(rec.calls('subscriptions/listen')).toHaveLength(2);
+    await again.close();
+    await expect(again.closed).resolves.toBe('local');
+  });
+});
