@@ -145,10 +145,10 @@ describe('bridge: a stream that ends while its client reads nothing', () => {
         connect: () => Promise.resolve(404),
         keepaliveMs: 20,
         stalledMs: 40,
-        maxMs: { ms: 10, last: () => new TextEncoder().encode('event: end\n\n') },
+        maxMs: 10,
         onFrame: () => {},
       },
-      [new TextEncoder().encode('retry: 1000\n\n')],
+      [new TextEncoder().encode('retry: 1000\n\n'), new TextEncoder().encode(': opened\n\n')],
     );
     // Ended by its maximum (before any keepalive) with two frames unread: the close cannot complete behind them.
     await new Promise((r) => setTimeout(r, 150));
