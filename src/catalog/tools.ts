@@ -91,6 +91,7 @@ export function toolsKind(cfg: Config): ListKind<Entry> {
       id: tags ? `tools:${shortHash(key)}` : 'tools',
       field: 'tools',
       items: (view: View) => view.entries.filter((e) => mirrored(e, tags)),
+      keyOf: (e: Entry) => e.name,
       describe: describeTool,
     };
     kinds.set(key, kind);

@@ -8,6 +8,7 @@
  * The whole catalog (catalog.ts) is the view of admins, and of everyone when no prompt, skill or
  * upstream names a group.
  */
+import { fnv1a } from '../lib/hash.js';
 import { featuresOf, type Features, type ProtocolVersion } from '../lib/versions.js';
 import { contentHints, type Entry } from './compiled.js';
 import { mintCursor, readCursor } from './cursor.js';
@@ -29,6 +30,8 @@ export interface ListKind<T = unknown> {
   readonly field: string;
   /** The items this view lists, in page order: called once per view and kept. */
   items(view: View): readonly T[];
+  /** What tells an item apart in its list (a name, a URI): a list's identity is its items' keys, in order. */
+  keyOf(item: T): string;
   describe(item: T, f: Features): unknown;
 }
 
@@ -37,6 +40,7 @@ export const PROMPTS: ListKind<Entry> = {
   id: '',
   field: 'prompts',
   items: (view) => view.entries,
+  keyOf: (e) => e.name,
   describe: (e, f) =>
     'local' in e
       ? { ...describePrompt(e.local.record, f), name: e.name }
@@ -46,6 +50,7 @@ export const PROMPTS: ListKind<Entry> = {
 export class View extends ViewLookup {
   private readonly pages = new Map<string, Promise<string>>();
   private readonly lists = new Map<ListKind, readonly unknown[]>();
+  private readonly listIds = new Map<ListKind, string>();
   private hintMemo: { ttlMs: number; hints: CacheHints } | undefined;
 
   /** The items of a list kind this view shows, made once per view. */
@@ -53,6 +58,24 @@ export class View extends ViewLookup {
     let items = this.lists.get(kind);
     if (!items) this.lists.set(kind, (items = kind.items(this)));
     return items as readonly T[];
+  }
+
+  /**
+   * Which items a list holds, in which order, as a short base36 token its cursors carry
+   * (cursor.ts): the same list in another generation, or in an isolate a generation behind, has
+   * the same id, so its cursors stay good; any item added, removed or moved makes another.
+   * Length and an FNV-1a of the keys: a clash could only pass a cursor on to another list's
+   * offset, which is what paging through a changing list does anyway.
+   */
+  listId(kind: ListKind): string {
+    let id = this.listIds.get(kind);
+    if (id === undefined) {
+      const items = this.itemsOf(kind);
+      const keys = items.map((i) => kind.keyOf(i)).join('\n');
+      id = `${items.length.toString(36)}z${fnv1a(keys).toString(36)}${fnv1a(`${keys}\n`).toString(36)}`;
+      this.listIds.set(kind, id);
+    }
+    return id;
   }
 
   /**
@@ -68,7 +91,7 @@ export class View extends ViewLookup {
     kind: ListKind = PROMPTS,
   ): Promise<string> {
     const bound = kind.id ? `${this.key}|${kind.id}` : this.key;
-    const offset = cursor === undefined ? 0 : await readCursor(secret, cursor, this.generation, bound);
+    const offset = cursor === undefined ? 0 : await readCursor(secret, cursor, this.listId(kind), bound);
     if (offset > this.itemsOf(kind).length) throw new LookupError('invalid_cursor', 'Invalid cursor');
     const key = `${kind.id}|${version}|${offset}|${pageSize}`;
     let page = this.pages.get(key);
@@ -94,7 +117,7 @@ export class View extends ViewLookup {
       [kind.field]: all.slice(offset, offset + pageSize).map((i) => kind.describe(i, f)),
     };
     const next = offset + pageSize;
-    if (next < all.length) result.nextCursor = await mintCursor(secret, this.generation, next, bound);
+    if (next < all.length) result.nextCursor = await mintCursor(secret, this.listId(kind), next, bound);
     return JSON.stringify(result);
   }
 

@@ -118,10 +118,10 @@ beforeAll(async () => {
   });
   expect(del.status).toBe(200);
   const cursor = (await s1.call('prompts/list')).body.result.nextCursor as string;
-  // Opaque, but a known shape: base64url of `<generation>.<offset>.<mac>` (src/catalog/cursor.ts).
+  // Opaque, but a known shape: base64url of `<list>.<offset>.<mac>` (src/catalog/cursor.ts).
   expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
   const b64 = cursor.replace(/-/g, '+').replace(/_/g, '/');
-  expect(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4))).toMatch(/^\d+\.3\.[A-Za-z0-9_-]+$/);
+  expect(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4))).toMatch(/^[0-9a-z]+\.3\.[A-Za-z0-9_-]+$/);
   let ip = 0;
   world = {
     s1: s1.id,

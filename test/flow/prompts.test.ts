@@ -104,10 +104,24 @@ describe('prompts/list', () => {
       expect(r.status).toBe(200);
       expect(r.body.error.code, String(bad)).toBe(-32602);
     }
-    await publish(FIXTURE_PROMPTS);
-    const stale = await s.call('prompts/list', { cursor });
-    expect(stale.body.error.code).toBe(-32602);
-    expect(stale.body.error.message).toMatch(/older version/);
+    try {
+      // A publish that leaves the list as it was (one description changed) keeps the cursor good.
+      const names = (r: { body: any }) => r.body.result.prompts.map((p: { name: string }) => p.name);
+      const second = names(await s.call('prompts/list', { cursor }));
+      const [head, ...tail] = FIXTURE_PROMPTS;
+      await publish([{ ...head!, description: `${head!.description ?? ''} (reworded)` }, ...tail]);
+      const kept = await s.call('prompts/list', { cursor });
+      expect(kept.body.error, JSON.stringify(kept.body)).toBeUndefined();
+      expect(names(kept)).toEqual(second);
+      // One that adds a prompt refuses it: its offset could skip or repeat one.
+      const extra = { name: 'aaa-added', messages: [{ role: 'user', content: { type: 'text', text: 'x' } }] };
+      await publish([...FIXTURE_PROMPTS, extra] as typeof FIXTURE_PROMPTS);
+      const stale = await s.call('prompts/list', { cursor });
+      expect(stale.body.error.code).toBe(-32602);
+      expect(stale.body.error.message).toMatch(/list changed/);
+    } finally {
+      await publish(FIXTURE_PROMPTS);
+    }
   });
 });
 

@@ -223,6 +223,30 @@ describe('views', () => {
     expect(upstreamOnly.viewFor(member).usageKey('dup')).toBe('dup@fx');
   });
 
+  it('keeps a cursor good across generations that leave its list as it was, and only those', async () => {
+    const at = (generation: number, prompts: PromptRecord[], upstreams: UpstreamState[] = [upstream('pub')]) =>
+      new Catalog({ ...snap(prompts, upstreams), generation }).viewFor(bob);
+    const three = [prompt('a'), prompt('b'), prompt('c')];
+    const first = parse(await at(7, three).listPage(V, undefined, 2, 's'));
+    expect(first.prompts.map((p: { name: string }) => p.name)).toEqual(['a', 'b']);
+    // A silent generation: its upstream marked stale, a description changed; the names are the same.
+    const stale = [{ ...upstream('pub'), ok: false }];
+    const described = [prompt('a'), { ...prompt('b'), description: 'new words' }, prompt('c')];
+    const later = parse(await at(8, described, stale).listPage(V, first.nextCursor, 2, 's'));
+    expect(later.prompts.map((p: { name: string }) => p.name)).toEqual(['c', 'pub.review']);
+    // An isolate a generation behind the one that minted it serves it too.
+    expect(parse(await at(6, three).listPage(V, first.nextCursor, 2, 's')).prompts[0]!.name).toBe('c');
+    // A list that changed (a prompt added, one removed) refuses it: an offset there could skip or repeat one.
+    for (const changed of [
+      [...three, prompt('aa')],
+      [prompt('a'), prompt('c')],
+    ])
+      await expect(at(9, changed).listPage(V, first.nextCursor, 2, 's')).rejects.toMatchObject({
+        reason: 'invalid_cursor',
+        message: expect.stringMatching(/list changed/),
+      });
+  });
+
   it('lists each view on its own pages, and a cursor from one view is invalid in another', async () => {
     const c = grouped();
     const first = parse(await c.viewFor(alice).listPage(V, undefined, 2, 's'));
@@ -239,12 +263,12 @@ describe('views', () => {
     const second = parse(await c.viewFor(carol).listPage(V, first.nextCursor, 2, 's'));
     expect(second.prompts.map((p: { name: string }) => p.name)).toEqual(['open', 'ops-or-eng']);
     // Verified from its bytes, as another isolate would: the MAC covers the view.
-    const body = `7.2.${await mac('other-isolate-secret', 'cursor/v1', '7.2|eng')}`;
+    const body = `l7.2.${await mac('other-isolate-secret', 'cursor/v2', 'l7.2|eng')}`;
     const foreign = encodeBase64Url(new TextEncoder().encode(body));
-    await expect(readCursor('other-isolate-secret', foreign, 7, 'ops')).rejects.toMatchObject({
+    await expect(readCursor('other-isolate-secret', foreign, 'l7', 'ops')).rejects.toMatchObject({
       reason: 'invalid_cursor',
     });
-    expect(await readCursor('other-isolate-secret', foreign, 7, 'eng')).toBe(2);
+    expect(await readCursor('other-isolate-secret', foreign, 'l7', 'eng')).toBe(2);
     // Listings never carry the groups.
     expect(JSON.stringify(first)).not.toContain('"groups"');
   });

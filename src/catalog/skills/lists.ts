@@ -64,6 +64,7 @@ export const SKILLS: ListKind<SkillEntry> = {
   id: 'skills',
   field: 'skills',
   items: visible,
+  keyOf: (s) => s.uri,
   describe: describeSkill,
 };
 
@@ -71,5 +72,6 @@ export const RESOURCES: ListKind<SkillEntry> = {
   id: 'resources',
   field: 'resources',
   items: (view) => view.itemsOf(SKILLS),
+  keyOf: (s) => s.uri,
   describe: describeSkillResource,
 };
