@@ -29,7 +29,6 @@ adminKeys.post('/', async (c) => {
     throw refusal(400, 'invalid_key', 'no key was created', r.issues);
   }
   log.info('API key created', { id: r.info.id, by: r.info.createdBy });
-  c.header('cache-control', 'no-store');
   return c.json({ key: r.key, ...shown(c.env, r.info) }, 201);
 });
 

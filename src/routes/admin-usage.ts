@@ -51,7 +51,6 @@ adminUsage.get('/', async (c) => {
   const by = c.req.query('by') ?? 'prompt';
   if (by !== 'prompt' && by !== 'client') throw new ApiError(400, 'invalid_by', 'by must be "prompt" or "client"');
   const { rows, truncated, totals } = await usageSince(c.env, { since, by });
-  c.header('cache-control', 'no-store');
   const answer: UsageAnswer = {
     since: new Date(since).toISOString(),
     from: new Date(Math.floor(since / HOUR_MS) * HOUR_MS).toISOString(),

@@ -44,6 +44,15 @@ function promptName(c: Context<AppEnv>): string {
 
 export const admin = new Hono<AppEnv>();
 
+/**
+ * No admin answer is kept by anything between the admin and the gateway: each tells of one moment
+ * and carries what only an admin may read (a new API key, usage figures, upstream configuration).
+ * Set after the handler, so a Response a handler built itself is covered too.
+ */
+admin.use('*', async (c, next) => {
+  await next();
+  if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store');
+});
 admin.use('*', adminRateLimit, crossSiteWrite, identify('admin'), requireAdmin);
 admin.route('/keys', adminKeys);
 admin.route('/usage', adminUsage);

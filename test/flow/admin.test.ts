@@ -37,6 +37,36 @@ describe('auth', () => {
   });
 });
 
+describe('every admin answer', () => {
+  it('is no-store: reads, writes, a skill file download and errors alike', async () => {
+    const bytes = new TextEncoder().encode('# no-store probe\n');
+    const digest = `sha256:${[...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+    const file = (method: string) =>
+      SELF.fetch(`${BASE}/skills/files/${digest}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' },
+        ...(method === 'PUT' && { body: bytes }),
+      });
+    const answers: [string, Response][] = [
+      ['publish', await admin('POST', '/publish', { prompts: [text('no_store_probe', 'x')] })],
+      ['list', await admin('GET', '/prompts')],
+      ['one', await admin('GET', '/prompts/no_store_probe')],
+      ['history', await admin('GET', '/prompts/no_store_probe/history')],
+      ['upstreams', await admin('GET', '/upstreams')],
+      ['uploads', await admin('GET', '/uploads')],
+      ['file put', await file('PUT')],
+      ['file get', await file('GET')],
+      ['not found', await admin('GET', '/prompts/no_such_prompt')],
+      ['unauthorized', await admin('GET', '/prompts', undefined, 'wrong')],
+    ];
+    for (const [what, res] of answers) {
+      expect(res.status, what).toBeLessThan(what === 'not found' || what === 'unauthorized' ? 500 : 300);
+      expect(res.headers.get('cache-control'), what).toBe('no-store');
+      await res.body?.cancel();
+    }
+  });
+});
+
 describe('a write from another site’s page', () => {
   // A form posted cross-site carries the signed-in admin's Access cookie by itself; a bearer is used here.
   const post = (headers: Record<string, string>) =>
