@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CallContext } from '../../src/rpc/context.js';
 import { HttpError, RpcError } from '../../src/rpc/errors.js';
-import { relayedParams, relayInputRequired, translateCapabilityError } from '../../src/rpc/methods/input-required.js';
+import { translateCapabilityError } from '../../src/rpc/methods/input-capabilities.js';
+import { relayedParams, relayInputRequired } from '../../src/rpc/methods/input-required.js';
 import { UpstreamMissingCapability } from '../../src/rpc/methods/remote.js';
 
 const origin = { upstream: 'up', name: 'needs_input' };

@@ -31,18 +31,17 @@
 import type { PromptOrigin } from '../../catalog/types.js';
 import { callerDigest } from '../../lib/caller.js';
 import { mac, safeEqual } from '../../lib/hmac.js';
-import { CLIENT_CAPABILITIES_META, MODERN_VERSIONS } from '../../lib/versions.js';
+import { CLIENT_CAPABILITIES_META } from '../../lib/versions.js';
 import type { CallContext } from '../context.js';
 import type { Params } from '../envelope.js';
-import { ErrorCode, HttpError, invalidParams, RpcError } from '../errors.js';
+import { ErrorCode, invalidParams, RpcError } from '../errors.js';
 import { isRecord } from '../../lib/json.js';
+import { addMissing, isInputMethod, legacyRefusal, RELAYED_CAPABILITIES, undeclared } from './input-capabilities.js';
 
 const STATE_PURPOSE = 'mrtr-state/v2';
 const STATE_PREFIX = 'pg1.';
 const MAX_STATE = 16_384;
 const MAX_INPUT_REQUESTS = 16;
-/** The client capabilities an input request can need; nothing else of the client's is declared upstream. */
-const RELAYED_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 
 async function binding(ctx: CallContext, origin: PromptOrigin, asked: string, state: string): Promise<string> {
   // Who the state is bound to: the principal's id, or under AUTH=none what the caller sent as Authorization.
@@ -100,56 +99,6 @@ export function isInputRequired(result: Record<string, unknown>): boolean {
   return result.resultType === 'input_required';
 }
 
-function legacyRefusal(origin: PromptOrigin, data?: unknown): RpcError {
-  return new RpcError(
-    ErrorCode.InternalError,
-    `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input from the client while it is fetched (multi-round-trip requests), which only protocol revision ${MODERN_VERSIONS[0]} can carry; connect with ${MODERN_VERSIONS[0]} to use it`,
-    {
-      reason: 'input_required',
-      requiredRevision: MODERN_VERSIONS[0],
-      ...(isRecord(data) && isRecord(data.requiredCapabilities)
-        ? { requiredCapabilities: data.requiredCapabilities }
-        : {}),
-    },
-  );
-}
-
-/** Which client capability each relayable input request needs. */
-const NEEDS: Record<string, (typeof RELAYED_CAPABILITIES)[number]> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
-
-/**
- * The part of its capability a request needs beyond the key itself: a URL-mode elicitation needs
- * `elicitation.url` (a bare `elicitation: {}` declares form mode only), a sampling request that
- * offers tools needs `sampling.tools`.
- */
-function subCapability(method: string, params: unknown): string | undefined {
-  if (!isRecord(params)) return undefined;
-  if (method === 'elicitation/create' && params.mode === 'url') return 'url';
-  if (method === 'sampling/createMessage' && params.tools !== undefined) return 'tools';
-  return undefined;
-}
-
-/** Whether `declared` (the client's capabilities) covers `capability`, and its `sub` part when one is needed. */
-function covers(declared: Record<string, unknown>, capability: string, sub: string | undefined): boolean {
-  if (!Object.hasOwn(declared, capability)) return false;
-  const c = declared[capability];
-  return sub === undefined || (isRecord(c) && Object.hasOwn(c, sub));
-}
-
-/** The spec's capability gate answer (400 -32021), as the upstream itself gives it: the capabilities sent upstream were the client's own. */
-function undeclared(origin: PromptOrigin, needed: Record<string, unknown>): HttpError {
-  return new HttpError(
-    400,
-    ErrorCode.MissingRequiredClientCapability,
-    `Prompt "${origin.name}" of upstream "${origin.upstream}" needs input the client did not declare it can give: client capabilities ${JSON.stringify(needed).slice(0, 200)}`,
-    { data: { requiredCapabilities: needed } },
-  );
-}
-
 /**
  * The upstream's InputRequiredResult as the client gets it: modern clients
  * get the requests and a bound state; legacy clients a refusal. `relayed` is
@@ -182,12 +131,9 @@ export async function relayInputRequired(
   const inputRequests: Record<string, unknown> = {};
   const needed: Record<string, unknown> = {};
   for (const [key, r] of Object.entries(requests ?? {})) {
-    if (!isRecord(r) || typeof r.method !== 'string' || !Object.hasOwn(NEEDS, r.method))
+    if (!isRecord(r) || typeof r.method !== 'string' || !isInputMethod(r.method))
       throw bad(`input request "${key.slice(0, 64)}" is not an elicitation, sampling or roots request`);
-    const capability = NEEDS[r.method]!;
-    const sub = subCapability(r.method, r.params);
-    if (!covers(declared, capability, sub))
-      needed[capability] = { ...(isRecord(needed[capability]) && needed[capability]), ...(sub && { [sub]: {} }) };
+    addMissing(needed, declared, r.method, r.params);
     inputRequests[key] = { method: r.method, ...(isRecord(r.params) ? { params: r.params } : {}) };
   }
   if (Object.keys(needed).length) throw undeclared(origin, needed);
@@ -196,22 +142,4 @@ export async function relayInputRequired(
   // A state-only answer still needs one for the retry to be bound; an absent one stays absent.
   if (typeof state === 'string') out.requestState = await wrapState(ctx, origin, asked, state);
   return out;
-}
-
-/**
- * The upstream's -32021 (the client lacks a capability an input request
- * needs, `data.requiredCapabilities`): for a legacy client that is the
- * refusal above; for a modern client the same 400 -32021 the upstream gave,
- * naming the prompt, when what it names is a capability the gateway relays
- * (the upstream saw the client's own). A -32021 for something the gateway
- * never relays (the other hop's, not the client's to give) is the
- * upstream's failure, as it came (-32603).
- */
-export function translateCapabilityError(ctx: CallContext, origin: PromptOrigin, e: RpcError): RpcError {
-  const required = isRecord(e.data) ? e.data.requiredCapabilities : undefined;
-  if (!isRecord(required)) return e;
-  if (ctx.era !== 'modern') return legacyRefusal(origin, e.data);
-  const keys = Object.keys(required);
-  if (keys.length === 0 || keys.some((k) => !(RELAYED_CAPABILITIES as readonly string[]).includes(k))) return e;
-  return undeclared(origin, required);
 }

@@ -13,7 +13,8 @@ import type { CallFact } from '../../lib/record.js';
 import { modernJson } from '../modern-result.js';
 import { RawJson, type Params } from '../envelope.js';
 import type { CallContext } from '../context.js';
-import { relayedParams, translateCapabilityError } from './input-required.js';
+import { translateCapabilityError } from './input-capabilities.js';
+import { relayedParams } from './input-required.js';
 import { getRemote, UpstreamMissingCapability } from './remote.js';
 import { routeOf, warmRouteOf } from './route.js';
 
