@@ -2,9 +2,9 @@
  * A Markdown prompt's typed sections (files.ts): a section whose whole body is one fenced block
  * tagged `image`, `audio`, `resource` or `resource_link` is that content block, described in
  * YAML. `file:` in an image, audio or resource block names an asset relative to the prompt file,
- * sent as base64 (image, audio) or as its text (resource).
+ * inside the prompts directory, sent as base64 (image, audio) or as its text (resource).
  */
-import { parseDocument } from 'yaml';
+import { isNode, parseDocument } from 'yaml';
 import { isRecord } from '../src/lib/json.js';
 import { FileError, NOT_UTF8, utf8Text } from './file-text.js';
 
@@ -40,11 +40,20 @@ const MIME_BY_EXT: Record<string, string> = {
   py: 'text/x-python',
 };
 
-function resolve(from: string, rel: string): string {
+/** A path from the root of a disk (`/tmp/x`, `C:/x`), not from the prompt file. */
+const ABSOLUTE = /^(\/|[A-Za-z]:)/;
+
+/**
+ * Relative `rel` against the prompt file's folder, or undefined when its `..` climb out of the
+ * prompts directory: dropping the extra `..` would quietly read another file than the one named.
+ */
+function resolve(from: string, rel: string): string | undefined {
   const parts = from.split('/').slice(0, -1);
   for (const seg of rel.split('/')) {
-    if (seg === '..') parts.pop();
-    else if (seg !== '.' && seg !== '') parts.push(seg);
+    if (seg === '..') {
+      if (!parts.length) return undefined;
+      parts.pop();
+    } else if (seg !== '.' && seg !== '') parts.push(seg);
   }
   return parts.join('/');
 }
@@ -62,8 +71,15 @@ function assetText(bytes: Uint8Array, file: unknown): string {
   return text;
 }
 
-/** The block's YAML as an object; a syntax error is placed at its line in the prompt file (`fence`: the opening fence's). */
-function blockSpec(kind: string, yaml: string, fence: number): Record<string, unknown> {
+/**
+ * The block's YAML as an object, and the prompt file's line of one of its keys; a syntax error is
+ * placed at its line in the prompt file (`fence`: the opening fence's).
+ */
+function blockSpec(
+  kind: string,
+  yaml: string,
+  fence: number,
+): { spec: Record<string, unknown>; lineOf: (key: string) => number | undefined } {
   const doc = parseDocument(yaml);
   const e = doc.errors[0];
   if (e) {
@@ -72,7 +88,11 @@ function blockSpec(kind: string, yaml: string, fence: number): Record<string, un
   }
   const spec: unknown = doc.toJS();
   if (!isRecord(spec)) throw new FileError(`${kind} block must be a YAML mapping`);
-  return spec;
+  const lineOf = (key: string) => {
+    const node = doc.get(key, true);
+    return isNode(node) && node.range ? fence + yaml.slice(0, node.range[0]).split('\n').length : undefined;
+  };
+  return { spec, lineOf };
 }
 
 /** The content block `section` describes, or undefined when it is not one typed block (then it is text). */
@@ -85,7 +105,8 @@ export function typedBlock(
   const typed = TYPED_BLOCK.exec(section);
   if (!typed) return undefined;
   const kind = typed[1]!;
-  const { file, ...rest } = blockSpec(kind, typed[2]!, fence);
+  const { spec, lineOf } = blockSpec(kind, typed[2]!, fence);
+  const { file, ...rest } = spec;
   // A link points at its uri, and the gateway sends no bytes for it: a file would be read and then lost.
   if (kind === 'resource_link' && file !== undefined)
     throw new FileError(
@@ -95,7 +116,14 @@ export function typedBlock(
   let mime: string | undefined;
   if (file !== undefined) {
     if (typeof file !== 'string') throw new FileError(`${kind}.file must be a path`);
-    const assetPath = resolve(path, file);
+    // A file elsewhere on the author's disk would be read and published with the prompt. On Windows a
+    // \ separates folders too, so `..\x` would climb out past resolve's check.
+    const assetPath = ABSOLUTE.test(file) || file.includes('\\') ? undefined : resolve(path, file);
+    if (assetPath === undefined)
+      throw new FileError(
+        `${kind}.file: ${file} is not inside the prompts directory: a file: path is relative to the prompt file, with / between folders, and may not leave the prompts directory`,
+        lineOf('file'),
+      );
     bytes = src.readAsset(assetPath);
     if (!bytes) throw new FileError(`${kind}.file: cannot read ${assetPath}`);
     mime = MIME_BY_EXT[file.split('.').pop()?.toLowerCase() ?? ''];

@@ -248,6 +248,41 @@ describe('what a prompt file cannot say', () => {
     expect(records.map((r) => r.name)).toEqual(['a']);
   });
 
+  it('a file: that is absolute or leaves the prompts directory is an issue naming the file and line, and nothing is read', () => {
+    const read: string[] = [];
+    const block = (file: string) =>
+      `---\nname: p\n---\n\n## user\n\n\`\`\`resource\nuri: notes://a\nfile: ${file}\n\`\`\`\n`;
+    const files = {
+      'sub/a.md': block('../../shared/note.txt'),
+      'sub/b.md': block('/tmp/note.txt'),
+      'sub/c.md': block('C:/notes/note.txt'),
+      'sub/d.md': block('..\\..\\shared\\note.txt'),
+      'sub/e.md': block('./../x/../../note.txt'),
+    };
+    const { records, issues } = loadPromptFiles({
+      files: new Map(Object.entries(files)),
+      readAsset: (p) => (read.push(p), new TextEncoder().encode('note')),
+    });
+    const outside =
+      'is not inside the prompts directory: a file: path is relative to the prompt file, with / between folders, and may not leave the prompts directory';
+    expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      `sub/a.md:9: resource.file: ../../shared/note.txt ${outside}`,
+      `sub/b.md:9: resource.file: /tmp/note.txt ${outside}`,
+      `sub/c.md:9: resource.file: C:/notes/note.txt ${outside}`,
+      `sub/d.md:9: resource.file: ..\\..\\shared\\note.txt ${outside}`,
+      `sub/e.md:9: resource.file: ./../x/../../note.txt ${outside}`,
+    ]);
+    expect(records).toEqual([]);
+    expect(read).toEqual([]);
+    // One level up from sub/ is still inside: the file is read from the directory's root.
+    const inside = loadPromptFiles({
+      files: new Map([['sub/f.md', block('../shared/note.txt')]]),
+      readAsset: (p) => (read.push(p), new TextEncoder().encode('note')),
+    });
+    expect(inside.issues).toEqual([]);
+    expect(read).toEqual(['shared/note.txt']);
+  });
+
   it('a typed block followed by more of the section, a later code fence included, is a text block', () => {
     const section = '```image\nfile: x.png\n```\n\nThen run:\n\n```sh\nls\n```';
     const { records, issues } = loadPromptFiles(source({ 'p.md': `---\nname: p\n---\n## user\n${section}\n` }));
