@@ -132,11 +132,15 @@ export function typedBlock(
     case 'image':
     case 'audio':
       return { type: kind, mimeType: mime, ...rest, ...(bytes ? { data: toBase64(bytes) } : {}) };
-    case 'resource':
+    case 'resource': {
+      // Annotations are the block's: a resource's contents have none, and would be refused holding them.
+      const { annotations, ...contents } = rest;
       return {
         type: 'resource',
-        resource: { mimeType: mime, ...rest, ...(bytes ? { text: assetText(bytes, file) } : {}) },
+        resource: { mimeType: mime, ...contents, ...(bytes ? { text: assetText(bytes, file) } : {}) },
+        ...(annotations !== undefined ? { annotations } : {}),
       };
+    }
     default:
       return { type: 'resource_link', ...rest };
   }

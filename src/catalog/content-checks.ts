@@ -150,9 +150,31 @@ function checkBlockExtras(c: Checker, block: Obj, p: string): void {
     );
 }
 
+/**
+ * The fields of each content block, and of an embedded resource's contents, as the MCP 2025-11-25
+ * schema defines them (a resource's contents hold text or blob, never both). Anything else is
+ * refused: a misspelt `anotations` would be stored and served, and never do what it was meant to.
+ */
+const EXTRAS = ['annotations', '_meta'];
+const BLOCKS: Readonly<Record<string, readonly [what: string, fields: readonly string[]]>> = {
+  text: ['a text block', ['type', 'text', ...EXTRAS]],
+  image: ['an image block', ['type', 'data', 'mimeType', ...EXTRAS]],
+  audio: ['an audio block', ['type', 'data', 'mimeType', ...EXTRAS]],
+  resource_link: [
+    'a resource_link block',
+    ['type', 'uri', 'name', 'title', 'description', 'mimeType', 'size', 'icons', ...EXTRAS],
+  ],
+  resource: ['a resource block', ['type', 'resource', ...EXTRAS]],
+};
+const RESOURCE_CONTENTS_FIELDS = ['uri', 'mimeType', 'text', 'blob', '_meta'];
+
 export function checkContent(c: Checker, block: unknown, path: string): void {
   if (!isRecord(block)) return c.fail(path, 'must be an object');
   const p = `${path}.`;
+  if (typeof block.type === 'string' && Object.hasOwn(BLOCKS, block.type)) {
+    const [what, fields] = BLOCKS[block.type]!;
+    c.only(block, fields, p, what);
+  }
   checkBlockExtras(c, block, p);
   switch (block.type) {
     case 'text':
@@ -177,6 +199,8 @@ export function checkContent(c: Checker, block: unknown, path: string): void {
     case 'resource': {
       const r = block.resource;
       if (!isRecord(r)) return c.fail(`${p}resource`, 'required');
+      c.only(r, RESOURCE_CONTENTS_FIELDS, `${p}resource.`, 'an embedded resource');
+      if (r.text !== undefined && r.blob !== undefined) c.fail(`${p}resource`, 'has text and blob: keep one');
       c.str(r, 'uri', `${p}resource.`, { required: true, max: 4096 });
       c.str(r, 'mimeType', `${p}resource.`, { max: 100 });
       checkMeta(c, r, `${p}resource.`);

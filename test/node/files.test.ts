@@ -83,6 +83,24 @@ describe('loadPromptFiles', () => {
       resource: { uri: 'log://{{a}}', text: 'boom' },
     });
   });
+  it("a resource block's annotations are the block's, and a misspelt field is an issue naming it", () => {
+    const md = fm(
+      '## user\n```resource\nuri: log://{{a}}\ntext: boom\n_meta: {k: 1}\nannotations:\n  priority: 0.5\n```\n\n## user\n```resource\nuri: log://b\ntext: boom\nanotations: {priority: 1}\n```\n',
+    );
+    const { records, issues } = loadPromptFiles(source({ 'p.md': md }));
+    expect(issues.map((i) => `${i.path}: ${i.message.split('; known')[0]}`)).toEqual([
+      'p.md:16: messages[1].content.resource.anotations: is not an embedded resource field',
+    ]);
+    expect(records).toEqual([]);
+    const good = loadPromptFiles(source({ 'p.md': md.replace('anotations', 'annotations') }));
+    expect(good.issues).toEqual([]);
+    expect(good.records[0]!.messages[0]!.content).toEqual({
+      type: 'resource',
+      resource: { uri: 'log://{{a}}', text: 'boom', _meta: { k: 1 } },
+      annotations: { priority: 0.5 },
+    });
+    expect(good.records[0]!.messages[1]!.content).toMatchObject({ annotations: { priority: 1 } });
+  });
   it("a .json, .yaml or .md file a prompt reads as its content is that prompt's asset, not a prompt of its own", () => {
     const spec = '{"openapi":"3.1.0"}';
     const notes = '# Notes\n\nplain Markdown, no front matter';

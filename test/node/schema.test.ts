@@ -21,4 +21,18 @@ describe('schema/prompt.schema.json', () => {
     expect(validate({ name: 'p', messages: [{ role: 'system', content: { type: 'text', text: 'x' } }] })).toBe(false);
     expect(validate({ name: 'p', icons: [{ src: 'javascript:alert(1)' }] })).toBe(false);
   });
+  it("refuses a content block's unknown fields, and takes every field MCP defines for it", () => {
+    const record = (content: unknown) => ({ name: 'p', messages: [{ role: 'user', content }] });
+    const extras = { annotations: { audience: ['user'], priority: 0.5 }, _meta: { a: 1 } };
+    expect(validate(record({ type: 'text', text: 'hi', anotations: { priority: 1 } }))).toBe(false);
+    expect(validate(record({ type: 'resource', resource: { uri: 'x://y', text: 't', annotations: {} } }))).toBe(false);
+    expect(validate(record({ type: 'resource_link', uri: 'x://y', name: 'y', text: 't' }))).toBe(false);
+    for (const content of [
+      { type: 'text', text: 'hi', ...extras },
+      { type: 'image', data: 'AAAA', mimeType: 'image/png', ...extras },
+      { type: 'resource', resource: { uri: 'x://y', text: 't', _meta: {} }, ...extras },
+      { type: 'resource_link', uri: 'x://y', name: 'y', size: 1, icons: [{ src: 'https://e.com/i.svg' }], ...extras },
+    ])
+      expect(validate(record(content)), JSON.stringify(validate.errors)).toBe(true);
+  });
 });

@@ -42,6 +42,55 @@ describe('validatePrompt', () => {
       'arguments[0].Required: is not an argument field (did you mean "required"?)',
     ]);
   });
+  it('refuses fields a content block or its resource does not have, naming a near one', () => {
+    const bad = (content: unknown) =>
+      paths({ name: 'p', messages: [{ role: 'user', content }] }).map((p) => p.split('; known')[0]);
+    expect(bad({ type: 'text', text: 'hi', anotations: { priority: 1 } })).toEqual([
+      'messages[0].content.anotations: is not a text block field (did you mean "annotations"?)',
+    ]);
+    expect(bad({ type: 'image', data: 'AAAA', mimeType: 'image/png', mimetype: 'image/png' })).toEqual([
+      'messages[0].content.mimetype: is not an image block field (did you mean "mimeType"?)',
+    ]);
+    expect(bad({ type: 'audio', data: 'AAAA', mimeType: 'audio/wav', uri: 'x://y' })).toEqual([
+      'messages[0].content.uri: is not an audio block field',
+    ]);
+    expect(bad({ type: 'resource_link', uri: 'x://y', name: 'y', text: 'inline' })).toEqual([
+      'messages[0].content.text: is not a resource_link block field',
+    ]);
+    expect(bad({ type: 'resource', resource: { uri: 'x://y', text: 't' }, uri: 'x://y' })).toEqual([
+      'messages[0].content.uri: is not a resource block field',
+    ]);
+    expect(bad({ type: 'resource', resource: { uri: 'x://y', text: 't', annotations: {} } })).toEqual([
+      'messages[0].content.resource.annotations: is not an embedded resource field',
+    ]);
+    expect(bad({ type: 'resource', resource: { uri: 'x://y', text: 't', blob: 'AAAA' } })).toEqual([
+      'messages[0].content.resource: has text and blob: keep one',
+    ]);
+    expect(paths({ name: 'p', messages: [{ role: 'user', content: { type: 'text', text: 'hi', x: 1 } }] })).toEqual([
+      'messages[0].content.x: is not a text block field; known: type, text, annotations, _meta',
+    ]);
+    // Every field the MCP 2025-11-25 schema defines for a block is taken.
+    const extras = { annotations: { priority: 1 }, _meta: { a: 1 } };
+    for (const content of [
+      { type: 'text', text: 'hi', ...extras },
+      { type: 'image', data: 'AAAA', mimeType: 'image/png', ...extras },
+      { type: 'audio', data: 'AAAA', mimeType: 'audio/wav', ...extras },
+      {
+        type: 'resource_link',
+        uri: 'x://y',
+        name: 'y',
+        title: 'Y',
+        description: 'd',
+        mimeType: 'text/plain',
+        size: 1,
+        icons: [{ src: 'https://example.com/y.svg' }],
+        ...extras,
+      },
+      { type: 'resource', resource: { uri: 'x://y', mimeType: 'text/plain', text: 't', _meta: {} }, ...extras },
+      { type: 'resource', resource: { uri: 'x://y', mimeType: 'image/png', blob: 'AAAA', _meta: {} }, ...extras },
+    ])
+      expect(bad(content), JSON.stringify(content)).toEqual([]);
+  });
   it('rejects placeholders that name no declared argument, at load time', () => {
     const rec = {
       name: 'p',
