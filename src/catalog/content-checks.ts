@@ -204,7 +204,8 @@ export function checkContent(c: Checker, block: unknown, path: string): void {
       c.str(r, 'uri', `${p}resource.`, { required: true, max: 4096 });
       c.str(r, 'mimeType', `${p}resource.`, { max: 100 });
       checkMeta(c, r, `${p}resource.`);
-      if (typeof r.text === 'string') return;
+      // Text is text wherever it sits: a resource's is served and rendered as a text block's is.
+      if (typeof r.text === 'string') return c.str(r, 'text', `${p}resource.`);
       if (r.blob !== undefined)
         return checkBase64(
           c,

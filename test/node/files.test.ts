@@ -301,6 +301,14 @@ describe('what a prompt file cannot say', () => {
     expect(read).toEqual(['shared/note.txt']);
   });
 
+  it("a resource block's file longer than a text may be is an issue naming the prompt file and the field", () => {
+    const md = '---\nname: p\n---\n\n## user\n\n```resource\nuri: spec://api\nfile: spec.txt\n```\n';
+    const spec = new TextEncoder().encode('x'.repeat(100_001));
+    expect(say({ 'p.md': md }, { 'spec.txt': spec })).toEqual([
+      'p.md:5: messages[0].content.resource.text: longer than 100000 characters',
+    ]);
+  });
+
   it('a typed block followed by more of the section, a later code fence included, is a text block', () => {
     const section = '```image\nfile: x.png\n```\n\nThen run:\n\n```sh\nls\n```';
     const { records, issues } = loadPromptFiles(source({ 'p.md': `---\nname: p\n---\n## user\n${section}\n` }));

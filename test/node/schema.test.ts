@@ -35,4 +35,12 @@ describe('schema/prompt.schema.json', () => {
     ])
       expect(validate(record(content)), JSON.stringify(validate.errors)).toBe(true);
   });
+  it("bounds a text block's text and a resource's text at 100,000 characters", () => {
+    const record = (content: unknown) => ({ name: 'p', messages: [{ role: 'user', content }] });
+    const most = 'x'.repeat(100_000);
+    expect(validate(record({ type: 'text', text: most }))).toBe(true);
+    expect(validate(record({ type: 'resource', resource: { uri: 'x://y', text: most } }))).toBe(true);
+    expect(validate(record({ type: 'text', text: `${most}x` }))).toBe(false);
+    expect(validate(record({ type: 'resource', resource: { uri: 'x://y', text: `${most}x` } }))).toBe(false);
+  });
 });

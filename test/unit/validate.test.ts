@@ -91,6 +91,18 @@ describe('validatePrompt', () => {
     ])
       expect(bad(content), JSON.stringify(content)).toEqual([]);
   });
+  it("bounds a text block's text and a resource's text alike, at 100,000 characters", () => {
+    const bad = (content: unknown) => paths({ name: 'p', messages: [{ role: 'user', content }] });
+    const most = 'x'.repeat(100_000);
+    expect(bad({ type: 'text', text: most })).toEqual([]);
+    expect(bad({ type: 'resource', resource: { uri: 'x://y', text: most } })).toEqual([]);
+    expect(bad({ type: 'text', text: `${most}x` })).toEqual([
+      'messages[0].content.text: longer than 100000 characters',
+    ]);
+    expect(bad({ type: 'resource', resource: { uri: 'x://y', text: `${most}x` } })).toEqual([
+      'messages[0].content.resource.text: longer than 100000 characters',
+    ]);
+  });
   it('rejects placeholders that name no declared argument, at load time', () => {
     const rec = {
       name: 'p',
