@@ -141,8 +141,12 @@ async function run(argv: string[]): Promise<void> {
     case 'rollback': {
       need(2, '<name> <version>');
       nameOf(args[0]!, values.skill);
-      const version = Number(args[1]);
-      if (!Number.isInteger(version) || version < 1) throw new UsageError('version must be a positive integer');
+      // Digits only: Number() also reads 1e1, 0x3 and 3.0, which would roll back to a version never typed.
+      const version = /^[0-9]+$/.test(args[1]!) ? Number(args[1]) : NaN;
+      if (!Number.isSafeInteger(version) || version < 1)
+        throw new UsageError(
+          `version must be a positive integer (digits only), not ${JSON.stringify(args[1]!.slice(0, 80))}`,
+        );
       const api = client();
       const r = values.skill ? await api.rollbackSkill(args[0]!, version) : await api.rollback(args[0]!, version);
       return out(

@@ -5,11 +5,23 @@
  */
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/main.js';
-import { adminStandIn } from '../helpers/admin-stand-in.js';
+import { adminStandIn, EMPTY_DIFF } from '../helpers/admin-stand-in.js';
 
 const KEY_ID = '3f9c0a61d2b47e85';
-const stand = await adminStandIn(({ url }, json) => {
+/** The versions the stand-in was asked to roll `hello` back to. */
+const rolledBackTo: number[] = [];
+const stand = await adminStandIn(({ url, body }, json) => {
   if (url.startsWith('/admin/keys')) return json(200, { keys: [] });
+  if (url === '/admin/prompts/hello/rollback') {
+    const { version } = JSON.parse(body) as { version: number };
+    rolledBackTo.push(version);
+    return json(200, {
+      ok: true,
+      generation: 2,
+      diff: { ...EMPTY_DIFF, changed: ['hello'] },
+      versions: { hello: version + 10 },
+    });
+  }
   json(500, { error: { code: 'internal', message: 'the test expects no request here' } });
 });
 afterAll(() => stand.close());
@@ -27,7 +39,10 @@ async function cli(...args: string[]): Promise<{ code: number; stderr: string }>
   }
 }
 
-beforeEach(() => void stand.seen.splice(0));
+beforeEach(() => {
+  stand.seen.splice(0);
+  rolledBackTo.splice(0);
+});
 
 describe('an option the command does not read', () => {
   it.each([
@@ -61,5 +76,28 @@ describe('a name that is not one', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expect(stand.seen).toEqual([]);
+  });
+});
+
+describe('a rollback version', () => {
+  it.each(['1e1', '0x3', '3.0', '+3', ' 3', '3 ', '0', '00', 'three', '', '9007199254740993'])(
+    '%j is a usage error before any request',
+    async (version) => {
+      const r = await cli('rollback', 'hello', version);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('version must be a positive integer (digits only)');
+      expect(stand.seen).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['3', 3],
+    ['03', 3],
+    ['12', 12],
+  ])('%j is version %d', async (given, version) => {
+    const r = await cli('rollback', 'hello', given);
+    expect(r).toEqual({ code: 0, stderr: '' });
+    expect(stand.seen).toEqual(['POST /admin/prompts/hello/rollback']);
+    expect(rolledBackTo).toEqual([version]);
   });
 });
