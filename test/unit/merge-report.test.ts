@@ -18,6 +18,15 @@ const ok = (over: Partial<ListReport> = {}): ListReport => ({
 const failed = (over: Partial<ListReport> = {}): ListReport => ({ id: 'up', prefix: 'up', error: 'HTTP 502', ...over });
 const T1 = '2026-11-25T00:00:00.000Z';
 const T2 = '2026-11-25T00:01:00.000Z';
+/** One skill the upstream listed. */
+const skills = [
+  {
+    uri: 'skill://up/r/SKILL.md',
+    frontmatter: { name: 'r', description: 'd' },
+    resources: 'dynamic' as const,
+    origin: { upstream: 'up', uri: 'skill://r/SKILL.md' },
+  },
+];
 
 describe('mergeReport', () => {
   it('a first listing is a prompts change', () => {
@@ -58,14 +67,6 @@ describe('mergeReport', () => {
   });
 
   it('new skills hints make a new snapshot, not a list change; a failure of either half keeps them', () => {
-    const skills = [
-      {
-        uri: 'skill://up/r/SKILL.md',
-        frontmatter: { name: 'r', description: 'd' },
-        resources: 'dynamic' as const,
-        origin: { upstream: 'up', uri: 'skill://r/SKILL.md' },
-      },
-    ];
     const first = mergeReport(undefined, ok({ skills }), 'd1', T1).state;
     const hinted = ok({ skills, skillsHints: { ttlMs: 0, cacheScope: 'private' } });
     const m = mergeReport(first, hinted, 'd1', T2);
@@ -79,14 +80,6 @@ describe('mergeReport', () => {
   });
 
   it('a failure before anything was asked (a handshake, an open breaker) keeps its skills too, marked stale', () => {
-    const skills = [
-      {
-        uri: 'skill://up/r/SKILL.md',
-        frontmatter: { name: 'r', description: 'd' },
-        resources: 'dynamic' as const,
-        origin: { upstream: 'up', uri: 'skill://r/SKILL.md' },
-      },
-    ];
     const first = mergeReport(undefined, ok({ skills, skillsHints: { ttlMs: 0, cacheScope: 'private' } }), 'd1', T1);
     // What listUpstream reports when the handshake fails, and upstream-object.ts when its breaker is open.
     const m = mergeReport(first.state, failed(), undefined, T2);
