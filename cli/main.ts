@@ -1,6 +1,7 @@
 /**
  * `promptgate`: the command line, its options and its exit codes (0 on
- * success, 1 on any failure, 2 on a usage error). Each command lives with
+ * success, 1 on any failure, 2 on a usage error; `diff --exit-code` 1 when
+ * there is a difference). Each command lives with
  * its kind: prompt directories (with their skills, through
  * skill-commands.ts) in prompt-commands.ts and pull.ts, API keys in keys.ts, usage
  * counts in usage.ts; history and rollback are here.
@@ -24,7 +25,8 @@ Commands:
                                     be empty or new; --replace updates an earlier pull there (the files it
                                     wrote that are no longer published are removed), and refuses if <dir>
                                     holds other files, or ones changed since and not what is published
-  diff <dir>                        what push --prune would change (prompts and skills), field by field
+  diff <dir> [--exit-code]          what push --prune would change (prompts and skills), field by field;
+                                    --exit-code exits 1 when there is a difference, 0 when there is none
   history <name> [--skill]          every version of a prompt (or skill)
   rollback <name> <version> [--skill]
                                     republish an earlier version's exact text (or skill)
@@ -50,7 +52,7 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   validate: [],
   push: ['dry-run', 'prune'],
   pull: ['replace'],
-  diff: [],
+  diff: ['exit-code'],
   history: ['skill'],
   rollback: ['skill'],
   'keys create': ['name', 'group', 'scope', 'admin', 'expires-in-days'],
@@ -81,7 +83,8 @@ const out = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
 
-async function run(argv: string[]): Promise<void> {
+/** The exit code a command chose (`diff --exit-code`); none is 0. */
+async function run(argv: string[]): Promise<number | void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -91,6 +94,7 @@ async function run(argv: string[]): Promise<void> {
       'dry-run': { type: 'boolean' },
       prune: { type: 'boolean' },
       replace: { type: 'boolean' },
+      'exit-code': { type: 'boolean' },
       skill: { type: 'boolean' },
       name: { type: 'string' },
       group: { type: 'string', multiple: true },
@@ -125,9 +129,11 @@ async function run(argv: string[]): Promise<void> {
     case 'pull':
       need(1, '<dir> [--replace]');
       return pullCommand(client, args[0]!, { replace: values.replace }, out);
-    case 'diff':
-      need(1, '<dir>');
-      return diffCommand(client, args[0]!, out);
+    case 'diff': {
+      need(1, '<dir> [--exit-code]');
+      const same = await diffCommand(client, args[0]!, out);
+      return values['exit-code'] && !same ? 1 : 0;
+    }
     case 'history': {
       need(1, '<name>');
       const name = nameOf(args[0]!, values.skill);
@@ -164,8 +170,7 @@ async function run(argv: string[]): Promise<void> {
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    await run(argv);
-    return 0;
+    return (await run(argv)) ?? 0;
   } catch (e) {
     process.stderr.write(`promptgate: ${e instanceof Error ? e.message : String(e)}\n`);
     return e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;

@@ -73,8 +73,11 @@ export async function pushCommand(
   );
 }
 
-/** What `push --prune` would change, prompts and skills, with the fields of each changed record. */
-export async function diffCommand(client: () => AdminClient, dir: string, out: Out): Promise<void> {
+/**
+ * What `push --prune` would change, prompts and skills, with the fields of each changed record;
+ * whether nothing would (for `diff --exit-code`).
+ */
+export async function diffCommand(client: () => AdminClient, dir: string, out: Out): Promise<boolean> {
   const { records, sources, skills } = loadDirectory(dir);
   const api = client();
   const plans = [
@@ -100,4 +103,5 @@ export async function diffCommand(client: () => AdminClient, dir: string, out: O
     same &&= !p.plan.diff.added.length && !p.plan.diff.changed.length && !p.plan.diff.removed.length;
   }
   if (same) out('no differences');
+  return same;
 }
