@@ -107,6 +107,10 @@ async function readReply(res: Response, id: number, d: Deadline, session: ReplyS
   }
   if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
     throw new UpstreamError('protocol', 'upstream reply is not a JSON-RPC object');
+  // Another request's answer (a replaying proxy or cache) is not this one's, as on the SSE path; an
+  // error that could not read our id may leave it out or null.
+  if (msg.id !== id && !(msg.error !== undefined && (msg.id === undefined || msg.id === null)))
+    throw new UpstreamError('protocol', `upstream answered request ${JSON.stringify(msg.id)?.slice(0, 40)}, not ${id}`);
   return unwrap(msg);
 }
 

@@ -19,6 +19,7 @@ import type { CallContext } from '../context.js';
 import { ErrorCode, RpcError } from '../errors.js';
 import { isInputRequired, relayInputRequired } from './input-required.js';
 import { isRecord } from '../../lib/json.js';
+import { utf8Length } from '../../catalog/arguments.js';
 import { traceMeta } from '../../lib/trace-context.js';
 
 /** What the gateway itself put in `_meta` (input-required.ts: relayed capabilities); never the client's own. */
@@ -59,11 +60,12 @@ async function forward(
     () => (record.upstreamMs = Date.now() - started),
   );
   if (r.ok) return r.result;
+  const data = boundedData(r.data);
   if (r.code === ErrorCode.InvalidParams)
     throw new UpstreamInvalidParams(
       ErrorCode.InvalidParams,
       r.kind === 'rpc' ? inClientTerms(r.message, origin.name, asked) : r.message,
-      r.data,
+      data,
     );
   const Failure =
     r.kind !== 'rpc'
@@ -76,8 +78,18 @@ async function forward(
   throw new Failure(
     ErrorCode.InternalError,
     r.kind === 'rpc' ? `Upstream "${origin.upstream}": ${r.message}` : r.message,
-    r.data,
+    data,
   );
+}
+
+/** The most of an upstream error's `data` passed on, in UTF-8 bytes of its JSON; its message is clipped too. */
+const MAX_ERROR_DATA_BYTES = 16_384;
+
+/** An upstream error's `data` as the client gets it: as it came when small, else left out, with why. */
+function boundedData(data: unknown): unknown {
+  if (data === undefined) return undefined;
+  const bytes = utf8Length(JSON.stringify(data) ?? '');
+  return bytes <= MAX_ERROR_DATA_BYTES ? data : { omitted: `the upstream's error data, ${bytes} bytes` };
 }
 
 /**
@@ -98,12 +110,13 @@ export async function getRemote(
     'prompts/get',
     args === undefined ? { ...relayed } : { ...relayed, arguments: args },
   );
-  if (isInputRequired(result)) return relayInputRequired(ctx, origin, asked, result, relayed);
-  if (JSON.stringify(result).length > MAX_RESULT_BYTES)
+  // In UTF-8 bytes, as the limit says, and before an input request is relayed too: it is a result as well.
+  if (utf8Length(JSON.stringify(result)) > MAX_RESULT_BYTES)
     throw new RpcError(
       ErrorCode.InternalError,
       `Upstream "${origin.upstream}" returned a prompt over ${MAX_RESULT_BYTES} bytes`,
     );
+  if (isInputRequired(result)) return relayInputRequired(ctx, origin, asked, result, relayed);
   const f = featuresOf(ctx.version);
   const messages = (Array.isArray(result.messages) ? (result.messages as PromptMessage[]) : [])
     .slice(0, MAX_MESSAGES)
