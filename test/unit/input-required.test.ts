@@ -149,6 +149,19 @@ describe('relayInputRequired', () => {
       reason: 'input_required',
     });
   });
+  it("names the prompt as the client asked for it, never the upstream's own name an alias hides", async () => {
+    const asked = (c: CallContext, result: Record<string, unknown>, caps: object = {}) =>
+      rejection(relayInputRequired(c, origin, ASKED, result, { _meta: { [CAPS]: caps } }));
+    const errors = [
+      await asked(ctx('legacy'), { resultType: 'input_required', inputRequests: elicit }),
+      await asked(ctx('modern'), { resultType: 'input_required', inputRequests: elicit }),
+      await asked(ctx('modern'), { resultType: 'input_required' }, { elicitation: {} }),
+    ];
+    for (const e of errors) {
+      expect(e.message).toContain(`"${ASKED}"`);
+      expect(e.message).not.toContain(origin.name);
+    }
+  });
   it('refuses malformed results with -32603 naming the upstream, and legacy clients with the revision they need', async () => {
     const modern = ctx('modern');
     const caps = { _meta: { [CAPS]: { elicitation: {}, sampling: {}, roots: {} } } };

@@ -113,7 +113,9 @@ export async function relayInputRequired(
   result: Record<string, unknown>,
   relayed: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
-  if (ctx.era !== 'modern') throw legacyRefusal(origin);
+  // Named as the client asked: an alias hides the upstream's own name (an access boundary).
+  const shown = { upstream: origin.upstream, name: asked };
+  if (ctx.era !== 'modern') throw legacyRefusal(shown);
   const meta = isRecord(relayed._meta) ? relayed._meta : {};
   const declared = isRecord(meta[CLIENT_CAPABILITIES_META]) ? meta[CLIENT_CAPABILITIES_META] : {};
   const requests = result.inputRequests;
@@ -121,7 +123,7 @@ export async function relayInputRequired(
   const bad = (why: string) =>
     new RpcError(
       ErrorCode.InternalError,
-      `Upstream "${origin.upstream}" sent an invalid input_required result for "${origin.name}": ${why}`,
+      `Upstream "${origin.upstream}" sent an invalid input_required result for "${asked}": ${why}`,
     );
   if (requests !== undefined && (!isRecord(requests) || Object.keys(requests).length > MAX_INPUT_REQUESTS))
     throw bad(`inputRequests must be an object of at most ${MAX_INPUT_REQUESTS} requests`);
@@ -136,7 +138,7 @@ export async function relayInputRequired(
     addMissing(needed, declared, r.method, r.params);
     inputRequests[key] = { method: r.method, ...(isRecord(r.params) ? { params: r.params } : {}) };
   }
-  if (Object.keys(needed).length) throw undeclared(origin, needed);
+  if (Object.keys(needed).length) throw undeclared(shown, needed);
   const out: Record<string, unknown> = { resultType: 'input_required' };
   if (requests !== undefined) out.inputRequests = inputRequests;
   // A state-only answer still needs one for the retry to be bound; an absent one stays absent.

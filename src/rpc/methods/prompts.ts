@@ -66,6 +66,8 @@ async function renderRemote(
   readArguments(params?.arguments, ctx.cfg.limits);
   const relayed = await relayedParams(ctx, route.origin, params);
   return getRemote(ctx, route.origin, params?.arguments, String(params?.name), relayed).catch((e: unknown) => {
-    throw e instanceof UpstreamMissingCapability ? translateCapabilityError(ctx, route.origin, e) : e;
+    if (!(e instanceof UpstreamMissingCapability)) throw e;
+    // Named as the client asked: an alias hides the upstream's own name.
+    throw translateCapabilityError(ctx, { upstream: route.origin.upstream, name: String(params?.name) }, e);
   });
 }
