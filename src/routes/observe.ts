@@ -7,7 +7,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import { finishRequest } from '../observe/finish.js';
-import { countUsage } from '../usage/count.js';
+import { countUsage, sendKept } from '../usage/count.js';
 import { methodOf, onMcp, scopeOf } from './scope.js';
 
 export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -19,4 +19,5 @@ export const observe: MiddlewareHandler<AppEnv> = async (c, next) => {
   // Usage and error classes are the MCP endpoint's (docs/observability.md): /admin, /status and the
   // pages are logged, not counted.
   if (onMcp(c)) countUsage(scope, outcome);
+  else sendKept(scope);
 };

@@ -8,7 +8,7 @@ import { errorTypeOf, TOOL_ERROR, type CallFact, type Outcome } from '../lib/rec
 import type { RequestScope } from '../lib/scope.js';
 import { ErrorCode } from '../rpc/errors.js';
 import { servedCatalog } from '../catalog/store.js';
-import { arm, tally } from './flush.js';
+import { arm, armIfKept, tally } from './flush.js';
 import { HOUR_MS } from './store.js';
 
 const GET = 'prompts/get';
@@ -90,4 +90,10 @@ export function countUsage(scope: RequestScope, outcome: Outcome): void {
     }
   }
   if (counted || errors > 0) arm(scope.env, scope.cfg.usageFlushMs, scope.waitUntil);
+  else armIfKept(scope.env, scope.cfg.usageFlushMs, scope.waitUntil);
+}
+
+/** A request that counts nothing (a page, /status, /admin) still sends counts a failed flush kept. */
+export function sendKept(scope: RequestScope): void {
+  if (scope.cfg.usage) armIfKept(scope.env, scope.cfg.usageFlushMs, scope.waitUntil);
 }

@@ -9,7 +9,7 @@
  * so a count made during its store call arms the next. A failed store call (one that throws, or does
  * not answer within STORE_CALL_MS) keeps its batch, under its id, and resends it whole: a few times
  * more in the same background task (an isolate that gets no further request must not keep its
- * counts), then with the next flush. The store applies each id
+ * counts), then with the next flush, which the isolate's next request of any kind arms. The store applies each id
  * once, so a batch whose answer was lost after it landed does not count twice, and a batch is never
  * given a new id: past MAX_RETAINED kept batches, new counts wait in the tally instead of becoming
  * one. Nothing is doubled, and nothing is dropped while the isolate lives; batches still kept when
@@ -66,6 +66,15 @@ let armed = false;
 let overdue = 0;
 /** How long past its time an armed flush is given up on. */
 const GRACE_MS = 30_000;
+
+/**
+ * Arms a flush when batches a failed one kept are waiting and none is armed: any request does this,
+ * counted or not, so kept counts leave with the next request an isolate gets (an isolate serving only
+ * lists and pages would otherwise hold them until it was evicted). A check and nothing else when none wait.
+ */
+export function armIfKept(env: Env, flushMs: number, waitUntil: (p: Promise<unknown>) => void): void {
+  if (retained.length > 0) arm(env, flushMs, waitUntil);
+}
 
 /** Arms the next flush if none is armed. */
 export function arm(env: Env, flushMs: number, waitUntil: (p: Promise<unknown>) => void): void {

@@ -142,7 +142,12 @@ describe('usage counts', () => {
     await settle();
     await runInDurableObject(usageObject(env), (_o, state) => state.storage.sql.exec('ALTER TABLE u RENAME TO usage'));
     expect((await counts('prompt'))['zeta prompts/get modern ok'] ?? 0).toBe(before);
-    // The next count arms the next flush, which carries the failed batch too.
+    // The next request of any kind arms the next flush, which carries the failed batch: requests that
+    // count nothing themselves here (reading the counts through /admin, a catalog page).
+    await send('https://gateway.test/', { headers: { accept: 'text/html' } });
+    await settle();
+    expect((await counts('prompt'))['zeta prompts/get modern ok']).toBe(before + 5);
+    // And the next count goes in the next flush, as ever.
     await expectOk(await modern('client-a', 'prompts/get', { name: 'zeta' }));
     await settle();
     expect((await counts('prompt'))['zeta prompts/get modern ok']).toBe(before + 6);
