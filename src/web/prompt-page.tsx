@@ -38,26 +38,33 @@ function ArgumentsTable({ args }: { args: ArgumentRow[] }) {
   );
 }
 
+/**
+ * An argument's element ids: its name as a URI component, so an upstream's argument named with a
+ * space (`my arg`) still makes a valid id (HTML allows none with whitespace) for its label and
+ * datalist, two names never make one id, and a plain name is itself.
+ */
+const idOf = (name: string) => encodeURIComponent(name);
+
 function ArgsForm({ d }: { d: PromptPageData }) {
   return (
     <form id="args" method="get" action={`/p/${encodeURIComponent(d.card.name)}`} class="args">
       <input type="hidden" name="render" value="1" />
       {d.arguments.map((a) => (
         <div class="field">
-          <label for={`arg-${a.name}`}>
+          <label for={`arg-${idOf(a.name)}`}>
             {a.title ?? a.name}
             {a.required ? ' (required)' : ''}
           </label>
           <input
-            id={`arg-${a.name}`}
+            id={`arg-${idOf(a.name)}`}
             name={argField(a.name)}
             data-argument={a.name}
-            list={`values-${a.name}`}
+            list={`values-${idOf(a.name)}`}
             value={Object.hasOwn(d.given, a.name) ? d.given[a.name] : ''}
             required={a.required}
             autocomplete="off"
           />
-          <datalist id={`values-${a.name}`}>
+          <datalist id={`values-${idOf(a.name)}`}>
             {a.values.map((v) => (
               <option value={v} />
             ))}
