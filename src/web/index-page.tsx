@@ -43,14 +43,19 @@ function Card({ p, hidden }: { p: PromptCard; hidden: boolean }) {
   );
 }
 
-/** A filter's select: every value, with "all" first (an empty value filters nothing). */
+/**
+ * A filter's select: every value, with "all" first (an empty value filters nothing). A value asked
+ * for that no prompt has (an old link, a tag since removed) is offered too, selected: the page
+ * shows the filter it applied, and the script, which reads the select, keeps applying it.
+ */
 function Choice(p: { id: string; label: string; all: string; values: string[]; selected: string | undefined }) {
+  const values = p.selected && !p.values.includes(p.selected) ? [...p.values, p.selected] : p.values;
   return (
     <div>
       <label for={p.id}>{p.label}</label>
       <select id={p.id} name={p.id}>
         <option value="">{p.all}</option>
-        {p.values.map((v) => (
+        {values.map((v) => (
           <option value={v} selected={v === p.selected}>
             {v}
           </option>

@@ -146,6 +146,11 @@ describe('GET /', () => {
     expect(filtered).toContain('1 of 8 prompts');
     expect(filtered).toContain('<input type="search" id="search" name="q" value="link"');
     expect(await page('tag=design')).toContain('<option value="design" selected="">design</option>');
+    // A value no prompt has (an old link): the select shows the filter applied, so the script keeps it.
+    const none = await page('tag=gone-tag&source=gone-source');
+    expect(shown(none)).toEqual([]);
+    expect(none).toContain('<option value="gone-tag" selected="">gone-tag</option>');
+    expect(none).toContain('<option value="gone-source" selected="">gone-source</option>');
   });
 
   it('names the real /mcp URL in every connect instruction', async () => {
