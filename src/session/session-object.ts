@@ -130,6 +130,11 @@ export class SessionObject extends DurableObject<Env> {
       if (this.endedUntil !== undefined && Date.now() < this.endedUntil) await this.tellShard(init.id, this.endedUntil);
       return false;
     }
+    // Idle past its TTL, its alarm not run yet: expired, as any other request finds it (a 404 for all).
+    if (Date.now() >= s.lastSeenAt + s.ttlMs) {
+      await this.expire(s);
+      return false;
+    }
     await this.tellShard(s.id, await this.forget(s));
     return true;
   }

@@ -265,6 +265,19 @@ describe('session Durable Object', () => {
     expect(await stub.alive(init)).toBe(false);
     expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
   });
+  it('a DELETE after the idle TTL, before the alarm ran, is the 404 every other request gets', async () => {
+    const s = await openSession();
+    const init = await initOf(s.id);
+    const stub = stubOf(s.id);
+    await runInDurableObject(stub, async (o, ctx) => {
+      const st = (await ctx.storage.get<SessionState>('state'))!;
+      await ctx.storage.put('state', { ...st, lastSeenAt: Date.now() - 61_000 });
+      (o as unknown as { state: unknown }).state = undefined;
+    });
+    expect(await stub.end(init)).toBe(false);
+    expect(await stub.alive(init)).toBe(false);
+    expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
+  });
   it('a session found expired is a 404 even when its shard cannot be told', async () => {
     const s = await openSession();
     const stub = stubOf(s.id);
