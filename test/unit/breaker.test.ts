@@ -53,6 +53,10 @@ describe('Breaker', () => {
     }
     expect(b.failuresInARow).toBe(0);
     expect(b.refusal(T0 + 10)).toBeNull();
+    // An answer that is a JSON-RPC error is an answer too: the upstream is there.
+    b.answered(T0 + 10.5);
+    expect(b.timedOut('timeout: slow prompt', T0 + 10, T0 + 11)).toBe(false);
+    expect(b.failuresInARow).toBe(0);
     // Nothing answered since they began (an upstream that stalls): each counts, and the third opens it.
     const since = T0 + 20;
     for (let i = 0; i < 3; i++) expect(b.timedOut('timeout: stalled', since, since + 100)).toBe(true);

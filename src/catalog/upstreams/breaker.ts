@@ -51,6 +51,14 @@ export class Breaker {
     return true;
   }
 
+  /**
+   * The upstream answered a call with a JSON-RPC error: not a success of that call, but an answer,
+   * so a slow call running meanwhile is its own problem, not the upstream's (timedOut).
+   */
+  answered(now = Date.now()): void {
+    this.answeredAt = now;
+  }
+
   succeeded(now = Date.now()): void {
     this.failures = 0;
     this.openUntil = 0;

@@ -182,7 +182,12 @@ export class UpstreamObject extends DurableObject<Env> {
         this.slot.retire(client);
         return callFailure(e, u, describeFault(e));
       }
-      return rpcFailure(e) ?? callFailure(e, u, this.failed(e, client, since));
+      const rpc = rpcFailure(e);
+      if (rpc) {
+        this.breaker.answered();
+        return rpc;
+      }
+      return callFailure(e, u, this.failed(e, client, since));
     } finally {
       release();
     }
