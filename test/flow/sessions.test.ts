@@ -19,6 +19,14 @@ import worker from '../../src/index.js';
 const SECRET = 'test-signing-secret';
 const stubOf = (id: string) => env.SESSIONS.get(env.SESSIONS.idFromName(id));
 
+/** The session idle past its TTL, on a fresh instance (as after eviction), its alarm not run yet (alarms can be late). */
+const idleOnFreshInstance = (stub: ReturnType<typeof stubOf>) =>
+  runInDurableObject(stub, async (o, ctx) => {
+    const st = (await ctx.storage.get<SessionState>('state'))!;
+    await ctx.storage.put('state', { ...st, lastSeenAt: Date.now() - 61_000 });
+    (o as unknown as { state: unknown }).state = undefined;
+  });
+
 beforeAll(async () => {
   await publish(FIXTURE_PROMPTS);
 });
@@ -207,11 +215,7 @@ describe('session Durable Object', () => {
     const idle = (await send(initialize())).headers.get('mcp-session-id')!;
     // Its first level is the state that makes its object.
     expect((await send(setLevel, idle)).status).toBe(200);
-    await runInDurableObject(stubOf(idle), async (o, ctx) => {
-      const st = (await ctx.storage.get<SessionState>('state'))!;
-      await ctx.storage.put('state', { ...st, lastSeenAt: Date.now() - 61_000 });
-      (o as unknown as { state: unknown }).state = undefined;
-    });
+    await idleOnFreshInstance(stubOf(idle));
     await expectError(await send(setLevel, idle), 404, -32001);
     expect(await runInDurableObject(stubOf(idle), (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
   });
@@ -251,41 +255,21 @@ describe('session Durable Object', () => {
     const left = await runInDurableObject(stub, (_o, ctx) => ctx.storage.list());
     expect([...left.keys()]).toEqual(['ended']);
   });
-  it('a touch after the idle TTL, before the alarm ran, expires the session instead of reviving it', async () => {
-    const s = await openSession();
-    const init = await initOf(s.id);
-    const stub = stubOf(s.id);
-    // Idle past the TTL, on a fresh instance (as after eviction), its alarm not run yet (alarms can be late).
-    await runInDurableObject(stub, async (o, ctx) => {
-      const st = (await ctx.storage.get<SessionState>('state'))!;
-      await ctx.storage.put('state', { ...st, lastSeenAt: Date.now() - 61_000 });
-      (o as unknown as { state: unknown }).state = undefined;
+  // A touch must not revive it, and a DELETE must be the 404 every other request gets, not a 200.
+  for (const call of ['touch', 'end'] as const)
+    it(`a ${call === 'end' ? 'DELETE' : 'touch'} after the idle TTL, before the alarm ran, expires the session`, async () => {
+      const s = await openSession();
+      const init = await initOf(s.id);
+      const stub = stubOf(s.id);
+      await idleOnFreshInstance(stub);
+      expect(await stub[call](init)).toBe(false);
+      expect(await stub.alive(init)).toBe(false);
+      expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
     });
-    expect(await stub.touch(init)).toBe(false);
-    expect(await stub.alive(init)).toBe(false);
-    expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
-  });
-  it('a DELETE after the idle TTL, before the alarm ran, is the 404 every other request gets', async () => {
-    const s = await openSession();
-    const init = await initOf(s.id);
-    const stub = stubOf(s.id);
-    await runInDurableObject(stub, async (o, ctx) => {
-      const st = (await ctx.storage.get<SessionState>('state'))!;
-      await ctx.storage.put('state', { ...st, lastSeenAt: Date.now() - 61_000 });
-      (o as unknown as { state: unknown }).state = undefined;
-    });
-    expect(await stub.end(init)).toBe(false);
-    expect(await stub.alive(init)).toBe(false);
-    expect(await runInDurableObject(stub, (_o, ctx) => ctx.storage.get('state'))).toBeUndefined();
-  });
   it('a session found expired is a 404 even when its shard cannot be told', async () => {
     const s = await openSession();
     const stub = stubOf(s.id);
-    await runInDurableObject(stub, async (o, ctx) => {
-      const st = (await ctx.storage.get<SessionState>('state'))!;
-      await ctx.storage.put('state', { ...st, lastSeenAt: Date.now() - 61_000 });
-      (o as unknown as { state: unknown }).state = undefined;
-    });
+    await idleOnFreshInstance(stub);
     // The session's shard is reset under the call that would end its stream.
     const shard = hold(shardStub(env, shardIndex(s.id, shardCount(env))), 'shard reset');
     const answer = post(request('ping'), { session: s.id });
