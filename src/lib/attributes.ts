@@ -5,7 +5,7 @@
  * (observe/log-line.ts) and the spans (rpc/span.ts). docs/observability.md
  * has the table. No credential is ever among them: the principal is its id.
  */
-import { errorTypeOf, TOOL_ERROR, type CallFact, type RequestRecord } from './record.js';
+import { callErrorType, errorTypeOf, type CallFact, type RequestRecord } from './record.js';
 import { traceIdOf } from './trace-context.js';
 import { clip } from './clip.js';
 
@@ -35,7 +35,7 @@ export function callAttributes(
   }
   if (record.version !== undefined) out['mcp.protocol.version'] = record.version;
   if (record.era === 'legacy' && record.sessionId !== undefined) out['mcp.session.id'] = record.sessionId;
-  const errorType = fact?.toolError && code === undefined ? TOOL_ERROR : errorTypeOf(code, status);
+  const errorType = fact ? callErrorType(fact, status) : errorTypeOf(code, status);
   if (errorType !== undefined) out['error.type'] = errorType;
   if (code !== undefined) out['rpc.response.status_code'] = String(code);
   if (record.era !== undefined) out['promptgate.era'] = record.era;

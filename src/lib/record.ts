@@ -121,6 +121,15 @@ export function callRecord(record: RequestRecord): RequestRecord {
 export const TOOL_ERROR = 'tool_error';
 
 /**
+ * One call's `error.type`, for its log line, its span and its usage count alike: a tool execution
+ * error answered as a result is `tool_error`; otherwise as `errorTypeOf` says.
+ */
+export function callErrorType(call: CallFact, status: number): string | undefined {
+  const code = call.errorCode;
+  return call.toolError && code === undefined && status < 400 ? TOOL_ERROR : errorTypeOf(code, status);
+}
+
+/**
  * `error.type` (docs/observability.md): the JSON-RPC error code as a string when the request
  * failed with one, else the HTTP status of a failed request (OTel's HTTP conventions), else undefined.
  */

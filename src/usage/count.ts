@@ -4,7 +4,7 @@
  * path a counted call allocates nothing (tally.ts); a request with no counted call costs a loop.
  * Outcomes and error classes are `error.type`, as the log line names them (errorTypeOf).
  */
-import { errorTypeOf, TOOL_ERROR, type CallFact, type Outcome } from '../lib/record.js';
+import { callErrorType, errorTypeOf, TOOL_ERROR, type CallFact, type Outcome } from '../lib/record.js';
 import type { RequestScope } from '../lib/scope.js';
 import { ErrorCode } from '../rpc/errors.js';
 import { servedCatalog } from '../catalog/store.js';
@@ -68,17 +68,16 @@ export function countUsage(scope: RequestScope, outcome: Outcome): void {
       errors += 1;
     }
     if (call.method !== GET && call.method !== COMPLETE && call.method !== TOOLS_CALL) continue;
-    // Answered with a result: a tool execution error is one (after routing, so under its name), and a failure.
-    const answered = code === undefined && status < 400;
-    const toolError = answered && call.toolError;
+    const type = callErrorType(call, status);
+    // A tool execution error is a failure, but answered with a result after routing: under its name.
+    const toolError = type === TOOL_ERROR;
     if (toolError) {
       tally.error(hour, TOOL_ERROR);
       errors += 1;
     }
-    const result = toolError ? TOOL_ERROR : answered ? 'ok' : errorTypeOf(code, status)!;
     const client = record.client;
-    const prompt = countedName(scope, call, answered);
-    tally.add(hour, call.method, prompt, client?.name, client?.version, record.era ?? 'unknown', result);
+    const prompt = countedName(scope, call, type === undefined || toolError);
+    tally.add(hour, call.method, prompt, client?.name, client?.version, record.era ?? 'unknown', type ?? 'ok');
     counted = true;
   }
   // A failed request with no failed call read (a body that does not parse, a refusal, a 404 route).
